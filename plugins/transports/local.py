@@ -1,0 +1,34 @@
+"""In-process transport: subgames of a pass run on a thread pool of this process."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from solverkit.core.params import Param
+from solverkit.core.transport import Transport
+
+
+class LocalTransport(Transport):
+    """Runs every subgame of a pass on threads here (numba kernels release the GIL)."""
+
+    name = "local"
+    description = "subgames on threads of this process (the default)"
+    params = {"threads": Param("int", 2, "worker threads for subgames", min=1, max=1024)}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._pool = None
+
+    def map_subgames(self, job, inputs):
+        keys = list(inputs)
+        if self.config["threads"] == 1 or len(keys) <= 1:
+            return {k: self.game.subgame_pass(k, job, inputs[k], self.store) for k in keys}
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.config["threads"], thread_name_prefix="solverkit")
+        futures = {k: self._pool.submit(self.game.subgame_pass, k, job, inputs[k], self.store) for k in keys}
+        return {k: f.result() for k, f in futures.items()}
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None

@@ -1,0 +1,148 @@
+"""The ``solverkit`` command line: plugins, solve, exploit, export, study."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import SolverkitError
+
+
+class _Group(click.Group):
+    """Turns SolverkitError into one line on stderr and exit status 2, without a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SolverkitError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="solverkit")
+def cli():
+    """Solve imperfect-information games with counterfactual regret minimization."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def plugins(as_json):
+    """List every installed plugin with its kind, name, source distribution and version."""
+    from .core.registry import get_registry
+
+    reg = get_registry()
+    rows = [
+        {
+            "kind": i.kind,
+            "name": i.name,
+            "plugin": i.plugin,
+            "distribution": i.distribution,
+            "version": i.version,
+            "description": getattr(i.cls, "description", ""),
+        }
+        for i in reg.all()
+    ]
+    if as_json:
+        click.echo(json.dumps({"plugins": rows, "errors": [{"plugin": p, "error": e} for p, e in reg.load_errors]}, indent=2))
+        return
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in ("kind", "name", "distribution", "version")}
+    head = "  ".join(k.upper().ljust(widths[k]) for k in widths) + "  DESCRIPTION"
+    click.echo(head)
+    for r in rows:
+        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in widths) + "  " + r["description"])
+    for plugin, err in reg.load_errors:
+        click.echo(f"warning: plugin {plugin} failed to load: {err}", err=True)
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--iterations", type=click.IntRange(min=1), help="Iterations to run at most.")
+@click.option("--target", type=click.FloatRange(min=0), help="Stop once exploitability <= TARGET.")
+@click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config>-<time>).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def solve(config, iterations, target, out, overrides, quiet):
+    """Solve the assembly described by CONFIG (a TOML file)."""
+    from .core.config import load_config
+    from .core.solver import run_solve
+
+    assembly = load_config(config, overrides)
+    if out is None:
+        out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet)
+    unit = assembly.game.unit_name
+    click.echo(
+        f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
+        f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}"
+    )
+    click.echo(f"exploitability {result.exploitability:.6g}{' ' + unit if unit else ''}  (outputs in {out})")
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+def exploit(run_dir):
+    """Recompute the exploitability of the strategy saved in RUN_DIR."""
+    from .core.config import load_config
+    from .core.solver import exploitability
+    from .core.strategy_file import check_layout, load_strategy
+
+    run_dir = Path(run_dir)
+    assembly = load_config(_run_config(run_dir))
+    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
+    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    expl, br0, br1 = exploitability(assembly.game, strategy)
+    click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
+    click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}")
+    click.echo(f"exploitability {expl:.12g}")
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
+def export(run_dir, fmt, output):
+    """Export the strategy saved in RUN_DIR (small games only)."""
+    from .core.config import load_config
+    from .core.export import export_json
+    from .core.strategy_file import check_layout, load_strategy
+
+    run_dir = Path(run_dir)
+    assembly = load_config(_run_config(run_dir))
+    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz")
+    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    text = json.dumps(export_json(assembly.game, strategy), indent=1)
+    if output:
+        Path(output).write_text(text + "\n")
+    else:
+        click.echo(text)
+
+
+@cli.command()
+@click.argument("study_file", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def study(study_file, out, jobs, quiet):
+    """Run a grid of assemblies x games x seeds; write results.csv and plots to OUT."""
+    from .core.study import load_study, run_study
+
+    spec = load_study(study_file)
+    summary = run_study(spec, out, jobs=jobs, progress=not quiet)
+    click.echo(summary)
+
+
+def _run_config(run_dir: Path) -> Path:
+    path = run_dir / "config.toml"
+    if not path.is_file():
+        raise SolverkitError(f"{run_dir} is not a solve output directory: {path} not found")
+    return path
+
+
+def main():  # pragma: no cover - console entry
+    sys.exit(cli())

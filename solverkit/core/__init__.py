@@ -1,0 +1,1 @@
+"""Plugin-agnostic core: hookspecs, registry, config, solver loop, store and transports API."""

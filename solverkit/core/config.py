@@ -1,0 +1,183 @@
+"""Assemblies from TOML: presets, --set overrides, plugin resolution and parameter checks.
+
+A config names a game, a regret rule, an averaging scheme, a compressor and a transport, each a
+table with ``name`` and the plugin's parameters, plus a ``[solver]`` table. ``preset`` (e.g.
+``cfr_plus``) supplies rule, averaging and update order; any table given explicitly overrides it.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli_w
+
+from ..errors import ConfigError, PluginError, choices
+from .params import Param, ParamSpec, spec_of
+from .registry import KINDS, Registry, get_registry
+
+#: Named combinations (OpenSpiel style): a variant is a rule + averaging + update order.
+PRESETS = {
+    "cfr": {"rule": "rm", "averaging": "uniform", "update": "simultaneous"},
+    "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating"},
+    "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating"},
+    "dcfr": {"rule": "dcfr", "averaging": "quadratic", "update": "alternating"},
+}
+
+PLUGIN_SECTIONS = ("game", "rule", "averaging", "compressor", "transport")
+DEFAULT_NAMES = {"compressor": "none", "transport": "local"}
+
+SOLVER_PARAMS = ParamSpec(
+    {
+        "iterations": Param("int", 1000, "iterations to run at most", min=1),
+        "target": Param("float", 0.0, "stop once exploitability <= target (0: never)", min=0.0),
+        "update": Param("str", "alternating", "update order", choices=("alternating", "simultaneous")),
+        "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
+        "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),
+    }
+)
+
+TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "solver")
+
+
+@dataclass
+class Assembly:
+    """A fully resolved solver assembly: plugin instances plus the resolved config tables."""
+
+    game: object
+    rule: object
+    averaging: object
+    compressor: object
+    transport: object
+    solver: dict
+    resolved: dict = field(default_factory=dict)
+    source: str = "<dict>"
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(self.resolved)
+
+    def fresh_transport(self):
+        """A new transport of the same kind (transports hold threads or sockets)."""
+        cls = type(self.transport)
+        return cls(**_params(self.resolved["transport"]))
+
+
+def _params(table: dict) -> dict:
+    return {k: v for k, v in table.items() if k != "name"}
+
+
+def parse_value(text: str):
+    """A --set value: a TOML value when it parses as one, else the raw string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(raw: dict, overrides) -> dict:
+    """Apply ``KEY=VALUE`` strings (``section.param=value`` or ``preset=name``) to a raw config."""
+    raw = copy.deepcopy(raw)
+    for item in overrides or ():
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r} is not KEY=VALUE (e.g. --set solver.iterations=500)")
+        key, text = item.split("=", 1)
+        key = key.strip()
+        value = parse_value(text.strip())
+        if key == "preset":
+            raw["preset"] = value
+            continue
+        if "." not in key:
+            raise ConfigError(f"--set key {key!r} is not SECTION.PARAM; sections: {choices(TOP_KEYS)}")
+        section, param = key.split(".", 1)
+        if section not in TOP_KEYS or section == "preset":
+            raise ConfigError(f"--set key {key!r}: unknown section {section!r}; sections: {choices(TOP_KEYS[1:])}")
+        raw.setdefault(section, {})[param] = value
+    return raw
+
+
+def read_toml(path) -> dict:
+    """Parse a TOML file with errors that name the file (and line, from tomllib)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"malformed TOML in {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text: {exc}") from None
+
+
+def load_config(source, overrides=(), registry: Registry | None = None) -> Assembly:
+    """Resolve a TOML path or a raw dict (plus --set overrides) into an Assembly."""
+    if isinstance(source, (str, Path)):
+        raw = read_toml(source)
+        base = Path(source).resolve().parent
+        where = str(source)
+    else:
+        raw, base, where = dict(source), Path.cwd(), "<dict>"
+    raw = apply_overrides(raw, overrides)
+    return resolve(raw, base_dir=base, registry=registry, source=where)
+
+
+def _table(raw, section):
+    value = raw.get(section, {})
+    if isinstance(value, str):  # shorthand: game = "skewed_pennies"
+        value = {"name": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{section}] must be a table or a plugin name, got {value!r}")
+    return dict(value)
+
+
+def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
+    """Check every key of a raw config and build the plugin instances it names."""
+    registry = registry or get_registry()
+    base_dir = Path(base_dir or Path.cwd())
+    for key in raw:
+        if key not in TOP_KEYS:
+            raise ConfigError(f"unknown top-level key {key!r} in {source}; valid: {choices(TOP_KEYS)}")
+    preset = {}
+    if "preset" in raw:
+        pname = raw["preset"]
+        if pname not in PRESETS:
+            raise ConfigError(f"unknown preset {pname!r}; available: {choices(PRESETS)}")
+        preset = PRESETS[pname]
+    resolved, instances = {}, {}
+    for section in PLUGIN_SECTIONS:
+        table = _table(raw, section)
+        name = table.get("name", preset.get(section, DEFAULT_NAMES.get(section)))
+        if name is None:
+            hint = f"; available: {choices(registry.names(section))}"
+            if section in ("rule", "averaging"):
+                hint += f" (or set preset, one of {choices(PRESETS)})"
+            raise ConfigError(f"missing [{section}] name in {source}{hint}")
+        if not isinstance(name, str):
+            raise ConfigError(f"[{section}] name = {name!r} must be a string")
+        try:
+            cls = registry.get(section, name, where=f"[{section}] name")
+        except PluginError as exc:
+            raise ConfigError(str(exc)) from None
+        params = spec_of(cls).resolve(table, f"[{section}] ({name})")
+        for key, p in spec_of(cls).params.items():
+            if p.type == "path" and params.get(key) and not Path(params[key]).is_absolute():
+                params[key] = str((base_dir / params[key]).resolve())
+        instances[section] = cls(**params)
+        resolved[section] = {"name": name, **{k: v for k, v in params.items() if v is not None}}
+    solver_table = _table(raw, "solver")
+    if "update" not in solver_table and "update" in preset:
+        solver_table["update"] = preset["update"]
+    solver = SOLVER_PARAMS.resolve(solver_table, "[solver]", ignore=())
+    resolved["solver"] = solver
+    return Assembly(
+        game=instances["game"],
+        rule=instances["rule"],
+        averaging=instances["averaging"],
+        compressor=instances["compressor"],
+        transport=instances["transport"],
+        solver=solver,
+        resolved=resolved,
+        source=source,
+    )

@@ -1,0 +1,109 @@
+"""Base class of games and the job that describes one pass over a game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .layout import Layout, policy
+from .params import Param
+from .store import SegmentSpec
+
+
+@dataclass
+class PassJob:
+    """One CFR pass: iteration t (1-based) updating the regrets of `players`.
+
+    The pass folds the players' instantaneous regrets into their stored regrets with
+    :meth:`update_regret`, and adds to the *other* player's cumulative strategy the
+    reach-weighted strategy that this update was computed against (:meth:`accumulate`),
+    so that with alternating updates each average pairs with the opponent's regrets
+    (Tammelin et al. 2015). With simultaneous updates, ``players == (0, 1)``: both regrets and
+    both averages are updated from the same profile.
+    """
+
+    iteration: int
+    players: tuple[int, ...]
+    rule: object
+    averaging: object
+
+    def update_regret(self, regret: np.ndarray, delta: np.ndarray) -> None:
+        self.rule.update(regret, delta, self.iteration)
+
+    def accumulate(self, total: np.ndarray | None, contrib: np.ndarray) -> None:
+        if total is not None:
+            self.averaging.update(total, contrib, self.iteration)
+
+
+class Game:
+    """A two-player zero-sum game the solver can run passes over.
+
+    Subclasses declare ``name``, ``params`` and implement :meth:`layout`, :meth:`cfr_pass` and
+    :meth:`best_response`. Values are in the game's native utility unit for player 0;
+    ``unit_scale`` converts them to ``unit_name`` (1000 / big blind for mbb/g in poker).
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, Param]] = {}
+    unit_name: ClassVar[str] = ""
+    #: largest number of information sets `solverkit export` writes as JSON
+    export_limit: ClassVar[int] = 200_000
+
+    def __init__(self, **params):
+        self.config = params
+        self.unit_scale = 1.0
+
+    # --- structure ---------------------------------------------------------------------------
+
+    def layout(self, player: int) -> Layout:
+        """Information-set layout of `player`'s flat value arrays."""
+        raise NotImplementedError
+
+    def segments(self, with_average: bool) -> list[SegmentSpec]:
+        """Segments of the value store. Default: one segment ``root`` holding
+        ``regret0``, ``regret1`` (and ``avg0``, ``avg1`` when an average is kept)."""
+        arrays = {}
+        for p in (0, 1):
+            arrays[f"regret{p}"] = self.layout(p).size
+        if with_average:
+            for p in (0, 1):
+                arrays[f"avg{p}"] = self.layout(p).size
+        return [SegmentSpec("root", arrays)]
+
+    def warmup(self) -> None:
+        """Compile or load this game's kernels, so that solve timings exclude compilation."""
+
+    # --- passes ------------------------------------------------------------------------------
+
+    def cfr_pass(self, store, job: PassJob, transport) -> None:
+        """Run one CFR pass and update `store` in place."""
+        raise NotImplementedError
+
+    def subgame_pass(self, key, job: PassJob, inputs, store):
+        """Run the part of a pass inside subgame `key`; only for decomposed games."""
+        raise NotImplementedError(f"game {self.name!r} has no subgames")
+
+    def best_response(self, strategy: list[np.ndarray]) -> tuple[float, float]:
+        """(br_0, br_1): value of each player's best response to the other's strategy."""
+        raise NotImplementedError
+
+    # --- strategies --------------------------------------------------------------------------
+
+    def strategy(self, store, which: str) -> list[np.ndarray]:
+        """Per-player flat policy: ``"current"`` (regret matching) or ``"average"``."""
+        seg = store.read("root")
+        name = "regret" if which == "current" else "avg"
+        return [policy(seg[f"{name}{p}"], self.layout(p)) for p in (0, 1)]
+
+    # --- presentation ------------------------------------------------------------------------
+
+    def infoset_keys(self, player: int) -> list[str]:
+        """Human-readable key of each information set of `player`, in layout order."""
+        return [f"p{player}/i{i}" for i in range(self.layout(player).num_infosets)]
+
+    def action_names(self, player: int) -> list[str] | None:
+        """Action labels when every information set of `player` shares them, else None."""
+        return None

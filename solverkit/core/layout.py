@@ -1,0 +1,89 @@
+"""Flat information-set layout and the kernels that turn stored values into policies.
+
+A player's values live in one flat float64 array. Information sets come in *blocks*: a block is
+a run of `count` consecutive information sets with `num_actions` actions each, actions innermost.
+A matrix game is one block of one information set; a public-tree node with 52 private hands is
+one block of 52 information sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Blocks of information sets of one player, in flat-array order."""
+
+    block_start: np.ndarray  # int64, offset of the block's first value
+    block_count: np.ndarray  # int64, information sets in the block
+    block_actions: np.ndarray  # int64, actions of each information set in the block
+
+    @classmethod
+    def single(cls, num_actions: int) -> "Layout":
+        """One information set with `num_actions` actions (a matrix-game player)."""
+        return cls.from_blocks([(1, num_actions)])
+
+    @classmethod
+    def from_blocks(cls, blocks) -> "Layout":
+        """Build from (count, num_actions) pairs laid out one after another."""
+        counts = np.array([b[0] for b in blocks], dtype=np.int64)
+        actions = np.array([b[1] for b in blocks], dtype=np.int64)
+        sizes = counts * actions
+        start = np.zeros(len(blocks), dtype=np.int64)
+        if len(blocks):
+            start[1:] = np.cumsum(sizes)[:-1]
+        return cls(start, counts, actions)
+
+    @property
+    def size(self) -> int:
+        """Number of (information set, action) values."""
+        return int(np.sum(self.block_count * self.block_actions))
+
+    @property
+    def num_infosets(self) -> int:
+        return int(np.sum(self.block_count))
+
+    def infoset_slices(self):
+        """Yield (start, num_actions) per information set; for small games and export only."""
+        for s, c, a in zip(self.block_start, self.block_count, self.block_actions):
+            for i in range(int(c)):
+                yield int(s + i * a), int(a)
+
+
+@njit(cache=True)
+def regret_matching(values, block_start, block_count, block_actions, out):
+    """out = positive part of `values` normalised per information set (uniform if all <= 0).
+
+    Applied to non-negative cumulative strategies this is plain normalisation, so the same
+    kernel turns regrets into the current policy and cumulative strategies into the average.
+    """
+    for b in range(block_start.shape[0]):
+        na = block_actions[b]
+        base = block_start[b]
+        for i in range(block_count[b]):
+            o = base + i * na
+            total = 0.0
+            for a in range(na):
+                v = values[o + a]
+                if v > 0.0:
+                    total += v
+            if total > 0.0:
+                for a in range(na):
+                    v = values[o + a]
+                    out[o + a] = v / total if v > 0.0 else 0.0
+            else:
+                u = 1.0 / na
+                for a in range(na):
+                    out[o + a] = u
+
+
+def policy(values: np.ndarray, layout: Layout, out: np.ndarray | None = None) -> np.ndarray:
+    """Regret matching (or normalisation) of a flat array over `layout`."""
+    if out is None:
+        out = np.empty_like(values)
+    regret_matching(values, layout.block_start, layout.block_count, layout.block_actions, out)
+    return out

@@ -1,0 +1,78 @@
+"""The strategy file, ``strategy.npz``: per-player flat policies plus their layouts.
+
+Arrays: ``policy0``, ``policy1`` (float64, probabilities, actions innermost), and for each
+player ``block_start{p}``, ``block_count{p}``, ``block_actions{p}`` (int64, see
+:class:`solverkit.core.layout.Layout`). ``meta`` is a JSON string with ``format``
+(``"solverkit.strategy"``), ``version`` (1), ``kind`` (``"average"`` or ``"current"``),
+``iteration`` and ``game`` (the resolved [game] table).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SolverkitError
+from .layout import Layout
+
+FORMAT = "solverkit.strategy"
+VERSION = 1
+
+
+def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict) -> None:
+    """Write the strategy file atomically (temporary file, fsync, rename)."""
+    path = Path(path)
+    arrays = {}
+    for p in (0, 1):
+        arrays[f"policy{p}"] = np.asarray(strategy[p], dtype=np.float64)
+        arrays[f"block_start{p}"] = layouts[p].block_start
+        arrays[f"block_count{p}"] = layouts[p].block_count
+        arrays[f"block_actions{p}"] = layouts[p].block_actions
+    meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table}
+    arrays["meta"] = np.array(json.dumps(meta))
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_strategy(path):
+    """Read a strategy file: returns (strategy list, layouts list, meta dict)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SolverkitError(f"strategy file not found: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            strategy = [data[f"policy{p}"].astype(np.float64) for p in (0, 1)]
+            layouts = [
+                Layout(data[f"block_start{p}"], data[f"block_count{p}"], data[f"block_actions{p}"]) for p in (0, 1)
+            ]
+    except (OSError, ValueError, KeyError) as exc:
+        raise SolverkitError(f"cannot read strategy file {path}: {exc}") from None
+    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+        raise SolverkitError(
+            f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
+            f"expected {FORMAT!r} version {VERSION}"
+        )
+    return strategy, layouts, meta
+
+
+def check_layout(path, layouts, game) -> None:
+    """Raise unless the file's layouts are the game's (same game, same parameters)."""
+    for p in (0, 1):
+        mine = game.layout(p)
+        theirs = layouts[p]
+        same = all(
+            np.array_equal(getattr(mine, f), getattr(theirs, f)) for f in ("block_start", "block_count", "block_actions")
+        )
+        if not same:
+            raise SolverkitError(
+                f"{path}: player {p}'s layout ({theirs.num_infosets} information sets, {theirs.size} values) "
+                f"does not match game {game.name!r} ({mine.num_infosets} information sets, {mine.size} values)"
+            )

@@ -1,0 +1,40 @@
+"""Base class of transports: who runs a pass over a game's subgames, and where."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .params import Param
+
+
+class Transport:
+    """Carries out the subgame part of a pass.
+
+    A game's pass runs its trunk in the calling process and hands the subgames to
+    :meth:`map_subgames` with one input per subgame (reach vectors, going down); the transport
+    returns one output per subgame (counterfactual values, coming up). ``local`` runs them on
+    threads of this process; a network transport runs them on workers that own the subgames'
+    stored values. Games without a decomposition never call it.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, Param]] = {}
+
+    def __init__(self, **params):
+        self.config = params
+        self.game = None
+        self.store = None
+
+    def start(self, game, store) -> None:
+        """Bind the transport to a game and its value store before the first pass."""
+        self.game, self.store = game, store
+
+    def map_subgames(self, job, inputs: dict) -> dict[object, np.ndarray]:
+        """Run ``game.subgame_pass(key, job, value, store)`` for every (key, value) in inputs."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release threads, sockets and workers."""

@@ -1,0 +1,19 @@
+"""Errors that reach the user: one line that names the bad value and the valid choices."""
+
+
+class SolverkitError(Exception):
+    """Base class of every error solverkit reports to the user (CLI exit status 2)."""
+
+
+class ConfigError(SolverkitError):
+    """A config file, a --set override or a plugin parameter is malformed or out of range."""
+
+
+class PluginError(SolverkitError):
+    """The plugin registry is inconsistent: duplicate names, bad hooks, unknown plugins."""
+
+
+def choices(names) -> str:
+    """Format valid choices the same way everywhere: sorted and comma-separated."""
+    names = sorted(str(n) for n in names)
+    return ", ".join(names) if names else "(none)"

@@ -1,0 +1,27 @@
+"""Test set-up: only solverkit's own entry points load; tests register inline plugins."""
+
+import os
+
+# Never load third-party entry points installed on this machine (before anything imports solverkit).
+os.environ["SOLVERKIT_LOAD_PLUGINS"] = "solverkit"
+
+import pytest  # noqa: E402
+
+from solverkit.core import registry as _registry  # noqa: E402
+
+
+@pytest.fixture
+def fresh_registry():
+    """A registry of the built-ins and solverkit's own plugins, installed process-wide for the test."""
+    reg = _registry.Registry()
+    _registry.reset_registry(reg)
+    yield reg
+    _registry.reset_registry(None)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_registry():
+    """Every test starts and ends with no cached process-wide registry."""
+    _registry.reset_registry(None)
+    yield
+    _registry.reset_registry(None)
