@@ -86,6 +86,11 @@ class Game:
         """Run the part of a pass inside subgame `key`; only for decomposed games."""
         raise NotImplementedError(f"game {self.name!r} has no subgames")
 
+    def best_response_from_store(self, store, kind: str) -> tuple[float, float] | None:
+        """Optional fast path: (br_0, br_1) of the store's ``kind`` strategy ("average" or
+        "current") from values the passes maintain; None means "use :meth:`best_response`"."""
+        return None
+
     def best_response(self, strategy: list[np.ndarray]) -> tuple[float, float]:
         """(br_0, br_1): value of each player's best response to the other's strategy."""
         raise NotImplementedError

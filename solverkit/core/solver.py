@@ -91,8 +91,14 @@ class Solver:
     def strategy(self, kind: str | None = None):
         return self.game.strategy(self.store, kind or self.output_kind)
 
-    def evaluate(self) -> dict:
-        expl, br0, br1 = exploitability(self.game, self.strategy())
+    def evaluate(self, exact: bool = False) -> dict:
+        """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
+        fast = None if exact else self.game.best_response_from_store(self.store, self.output_kind)
+        if fast is None:
+            expl, br0, br1 = exploitability(self.game, self.strategy())
+        else:
+            br0, br1 = fast
+            expl = (br0 + br1) / 2.0
         return {
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
@@ -144,10 +150,13 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             if reached:
                 break
         if row is None or row["iteration"] != solver.iteration:
-            row = solver.evaluate()
+            row = solver.evaluate(exact=True)
             metrics.append(row)
             if writer:
                 writer.write(row)
+        else:
+            # the reported result is always recomputed from the strategy itself
+            row = dict(row, **{k: v for k, v in solver.evaluate(exact=True).items() if k != "seconds"})
         strategy = solver.strategy()
         if out is not None:
             layouts = [assembly.game.layout(p) for p in (0, 1)]
