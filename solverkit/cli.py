@@ -82,6 +82,9 @@ def solve(config, iterations, target, out, overrides, quiet):
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}"
     )
     click.echo(f"exploitability {result.exploitability:.6g}{' ' + unit if unit else ''}  (outputs in {out})")
+    if result.interrupted:
+        click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
+        sys.exit(130)
 
 
 @cli.command()

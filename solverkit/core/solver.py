@@ -42,6 +42,7 @@ class Result:
     seconds: float
     reached_target: bool
     metrics: list[dict] = field(default_factory=list)
+    interrupted: bool = False
     strategy: list[np.ndarray] | None = None
     out: Path | None = None
 
@@ -128,10 +129,14 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     writer = _MetricsWriter(out / "metrics.csv") if out is not None else None
     bar = _progress(iterations) if progress else None
     reached = False
+    interrupted = False
     row = None
+    stop = _StopRequest()
     try:
         while solver.iteration < iterations:
             solver.step()
+            if stop.requested:
+                interrupted = True
             t = solver.iteration
             due = (t % every == 0) if every else log_schedule(t)
             if due or t == iterations:
@@ -147,7 +152,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                     reached = True
             if bar is not None:
                 bar.update(1)
-            if reached:
+            if reached or interrupted:
                 break
         if row is None or row["iteration"] != solver.iteration:
             row = solver.evaluate(exact=True)
@@ -170,9 +175,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "target": target,
                 "reached_target": reached,
                 "strategy": solver.output_kind,
+                "interrupted": interrupted,
             }
             (out / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
     finally:
+        stop.restore()
         if bar is not None:
             bar.close()
         if writer:
@@ -185,9 +192,41 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         seconds=solver.solve_seconds,
         reached_target=reached,
         metrics=metrics,
+        interrupted=interrupted,
         strategy=strategy,
         out=out,
     )
+
+
+class _StopRequest:
+    """SIGINT/SIGTERM ask the loop to stop after the current iteration and save its outputs;
+    a second SIGINT interrupts at once."""
+
+    def __init__(self):
+        import signal
+        import threading
+
+        self.requested = False
+        self._old = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.getsignal(sig)
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum, frame):
+        import signal
+
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def restore(self):
+        import signal
+
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
+        self._old = {}
 
 
 def _toml(table):
