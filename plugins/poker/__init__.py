@@ -1,0 +1,11 @@
+"""Poker games from ACPC game definitions: any 2-player limit file, plus kuhn and leduc."""
+
+from solverkit.core.hookspecs import hookimpl
+
+from .games import AcpcGame, Kuhn, Leduc
+
+
+@hookimpl
+def register_games(register):
+    for cls in (AcpcGame, Kuhn, Leduc):
+        register(cls)

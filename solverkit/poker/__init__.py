@@ -1,0 +1,1 @@
+"""Shared machinery of limit poker games: cards, ACPC game definitions, evaluators, public trees."""

@@ -1,0 +1,390 @@
+"""PokerGame: a limit poker game solved over its public tree with the numba kernels.
+
+Without a split the whole tree is one segment (``root``) and one kernel call is one pass. With
+``split_round = s`` the tree is cut at the start of round s: the *trunk* (rounds < s) is one
+segment, and every (round-end node of round s-1, board of round s-1) pair is a *subgame* segment
+holding everything below it. A pass then walks the trunk down to the cut (reach vectors out),
+hands the subgames to the transport, and walks the trunk again with the subgames'
+counterfactual values (regret updates on the way up). Both paths run the same kernel.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.averaging import Averaging
+from ..core.game import Game, PassJob
+from ..core.layout import Layout
+from ..core.params import Param
+from ..core.rule import RegretRule
+from ..core.store import SegmentSpec
+from ..errors import ConfigError
+from .betting import ACTION_CHARS, DECISION, ROUND_END
+from .cards import card_name
+from .gamedef import GameDef
+from .kernels import dfs_pass
+from .tree import PokerTree, build_tree
+
+NO_COEFFS = (1.0, 1.0, -np.inf, 1.0, 0.0)
+
+
+def _bits(players) -> int:
+    m = 0
+    for p in players:
+        m |= 1 << p
+    return m
+
+
+@dataclass
+class _Region:
+    """What one kernel call walks: rounds r0..r_end from node n0, node ranges per round."""
+
+    r0: int
+    r_end: int
+    n0: int
+    round_lo: np.ndarray
+    round_hi: np.ndarray
+    node_off: np.ndarray  # offsets of decision nodes in their player's segment array
+    sizes: tuple[int, int]  # values per player in one segment of this region
+    blocks: tuple[list, list]  # (node, boards per segment) per player, in offset order
+
+
+@dataclass
+class _Job:
+    """Per-pass settings of a kernel call (what to update, accumulate and evaluate)."""
+
+    upd_mask: int
+    avg_mask: int
+    val_mask: int
+    br_player: int
+    coeffs: tuple
+    inline_rule: bool = True
+    inline_avg: bool = True
+    source: str = "regret"  # policy source: "regret" (CFR) or a strategy kind for best response
+
+
+class PokerGame(Game):
+    """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
+
+    unit_name = "mbb/g"
+    export_limit = 200_000
+    params = {
+        "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
+    }
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.gd: GameDef = self.gamedef()
+        self.tree: PokerTree = build_tree(self.gd, self.strength_function())
+        self.unit_scale = 1000.0 / self.gd.big_blind
+        s = int(params.get("split_round", 0) or 0)
+        if s >= self.gd.num_rounds:
+            raise ConfigError(
+                f"[game] split_round = {s}: the game has {self.gd.num_rounds} rounds; valid: 0 (no split) "
+                f"to {self.gd.num_rounds - 1}"
+            )
+        self.split = s
+        self._local = threading.local()
+        self._prepare()
+
+    # --- to override -------------------------------------------------------------------------
+
+    def gamedef(self) -> GameDef:
+        raise NotImplementedError
+
+    def strength_function(self):
+        """None for ACPC ranking, else f(hands, board, out) filling strengths (-1 on clashes)."""
+        return None
+
+    # --- structure ---------------------------------------------------------------------------
+
+    def _region(self, r0, r_end, n0, round_lo, round_hi, boards_per_round):
+        bet = self.tree.bet
+        H = self.tree.num_hands
+        node_off = np.zeros(bet.num_nodes, dtype=np.int64)
+        sizes = [0, 0]
+        blocks = ([], [])
+        for r in range(r0, r_end + 1):
+            for n in range(round_lo[r], round_hi[r]):
+                if bet.kind[n] != DECISION:
+                    continue
+                p = int(bet.player[n])
+                node_off[n] = sizes[p]
+                nb = int(boards_per_round[r])
+                sizes[p] += nb * H * int(bet.num_actions[n])
+                blocks[p].append((n, nb))
+        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, tuple(sizes), blocks)
+
+    def _prepare(self):
+        t = self.tree
+        bet = t.bet
+        R = self.gd.num_rounds
+        nboards = np.diff(t.boards.round_start)
+        lo = np.array([bet.nodes_of_round(r)[0] for r in range(R)], dtype=np.int64)
+        hi = np.array([bet.nodes_of_round(r)[-1] + 1 for r in range(R)], dtype=np.int64)
+        self.re_index = np.full(bet.num_nodes, -1, dtype=np.int64)
+        for r in range(R):
+            ends = np.flatnonzero((bet.kind == ROUND_END) & (bet.round == r))
+            self.re_index[ends] = np.arange(ends.size)
+        self.full = self._region(0, R - 1, 0, lo, hi, nboards)
+        self._layouts = tuple(Layout.from_blocks([(nb * t.num_hands, int(bet.num_actions[n])) for n, nb in self.full.blocks[p]]) for p in (0, 1))
+        s = self.split
+        if not s:
+            self.trunk = self.full
+            self.entries = []
+            return
+        self.trunk = self._region(0, s - 1, 0, lo, hi, nboards)
+        # subgames: one per (round-end node of round s-1, board of round s-1)
+        self.entries = [int(e) for e in np.flatnonzero((bet.kind == ROUND_END) & (bet.round == s - 1))]
+        per_parent = nboards / nboards[s - 1]  # boards of round r below one board of round s-1
+        self.sub_regions = {}
+        for e in self.entries:
+            root = int(bet.children[e, 0])
+            desc = self._descendants(root)
+            slo, shi = lo.copy(), hi.copy()
+            for r in range(s, R):
+                ids = desc[bet.round[desc] == r]
+                slo[r], shi[r] = ids.min(), ids.max() + 1
+            self.sub_regions[e] = self._region(s, R - 1, root, slo, shi, per_parent.astype(np.int64))
+        self.sub_boards = list(t.boards.of_round(s - 1))
+
+    def _descendants(self, root):
+        ch = self.tree.bet.children
+        out, stack = [], [root]
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack.extend(int(c) for c in ch[n] if c >= 0)
+        return np.array(sorted(out), dtype=np.int64)
+
+    def _seg_board_lo(self, b):
+        """First board of each round below board b of round s-1 (global ids)."""
+        t = self.tree
+        out = t.boards.round_start.copy()
+        g = b
+        for r in range(self.split, self.gd.num_rounds):
+            g = int(t.boards.child_start[g])
+            out[r] = g
+        return out
+
+    def layout(self, player):
+        return self._layouts[player]
+
+    def segments(self, with_average):
+        def spec(key, region):
+            arrays = {f"regret{p}": region.sizes[p] for p in (0, 1)}
+            if with_average:
+                arrays.update({f"avg{p}": region.sizes[p] for p in (0, 1)})
+            return SegmentSpec(key, arrays)
+
+        if not self.split:
+            return [spec("root", self.full)]
+        out = [spec("trunk", self.trunk)]
+        for e in self.entries:
+            for b in self.sub_boards:
+                out.append(spec(f"sub/{e}/{b}", self.sub_regions[e]))
+        return out
+
+    def subgame_keys(self):
+        return [(e, b) for e in self.entries for b in self.sub_boards]
+
+    # --- kernel calls ------------------------------------------------------------------------
+
+    def _bufs(self):
+        bufs = getattr(self._local, "bufs", None)
+        if bufs is None:
+            N, H = self.tree.bet.num_nodes, self.tree.num_hands
+            bufs = (np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros((N, H, 3)), np.zeros((2, H)))
+            self._local.bufs = bufs
+        return bufs
+
+    def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
+              do_backward=True):
+        t = self.tree
+        bet = t.bet
+        reach, cfv, sigma, out = self._bufs()
+        pos, neg, floor, decay, weight = job.coeffs
+        last = self.gd.num_rounds - 1
+        if boundary is None:
+            boundary = np.zeros((1, 1, 2, 1))
+        dfs_pass(
+            bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+            region.round_lo, region.round_hi,
+            t.hands, t.valid, t.boards.child_start, t.boards.child_end, t.sd_order, t.sd_strength, t.sd_count,
+            int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+            region.r0, region.r_end, region.n0, b0, entry, seg_board_lo, region.node_off,
+            src[0], src[1], reg[0], reg[1], avg[0], avg[1],
+            job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
+            float(pos), float(neg), float(floor), float(decay), float(weight),
+            boundary_mode, boundary, do_backward, reach, cfv, sigma, out,
+        )
+        return out.copy()
+
+    def _segment_arrays(self, seg, job: _Job):
+        """(src, reg, avg) for one decoded segment, allocating delta buffers for custom rules."""
+        regs = [seg["regret0"], seg["regret1"]]
+        if job.source == "regret":
+            src = regs
+        else:
+            src = [seg[f"{job.source}0"], seg[f"{job.source}1"]]
+        reg = regs if job.inline_rule else [np.zeros_like(r) for r in regs]
+        if seg.get("avg0") is None or not job.avg_mask:
+            avg = [np.zeros(1), np.zeros(1)]
+        elif job.inline_avg:
+            avg = [seg["avg0"], seg["avg1"]]
+        else:
+            avg = [np.zeros_like(seg["avg0"]), np.zeros_like(seg["avg1"])]
+        return src, reg, avg
+
+    def _finish_segment(self, seg, reg, avg, job: _Job, pj: PassJob | None):
+        if pj is None:
+            return
+        if not job.inline_rule:
+            for p in (0, 1):
+                if (job.upd_mask >> p) & 1:
+                    pj.update_regret(seg[f"regret{p}"], reg[p])
+        if not job.inline_avg and job.avg_mask and seg.get("avg0") is not None:
+            for p in (0, 1):
+                if (job.avg_mask >> p) & 1:
+                    pj.accumulate(seg[f"avg{p}"], avg[p])
+
+    def _root_entry(self):
+        v = self.tree.valid[0].astype(np.float64)
+        return np.stack([v, v])
+
+    def _pass(self, store, job: _Job, transport, pj: PassJob | None = None, sources=None):
+        """Run one walk over the whole game (split or not); return root values [2, H]."""
+        t = self.tree
+        if not self.split:
+            with store.open("root") as seg:
+                src, reg, avg = self._segment_arrays(seg, job) if sources is None else (sources["root"], *self._segment_arrays(seg, job)[1:])
+                out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
+                self._finish_segment(seg, reg, avg, job, pj)
+            return out
+        s = self.split
+        nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
+        boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
+        # down: reach vectors at the cut
+        seg = store.read("trunk")
+        src, reg, avg = self._segment_arrays(seg, job)
+        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                   boundary_mode=1, boundary=boundary, do_backward=False)
+        base = int(t.boards.round_start[s - 1])
+        inputs = {(e, b): boundary[self.re_index[e], b - base].copy() for e, b in self.subgame_keys()}
+        outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
+            k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
+        for (e, b), v in outputs.items():
+            boundary[self.re_index[e], b - base] = v
+        # up: values from the subgames, trunk updates
+        with store.open("trunk") as seg:
+            src, reg, avg = self._segment_arrays(seg, job)
+            out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                             boundary_mode=2, boundary=boundary)
+            self._finish_segment(seg, reg, avg, job, pj)
+        return out
+
+    def subgame_pass(self, key, job, inputs, store):
+        """Values [2, H] at the cut for subgame key = (round-end node, board), given reach [2, H]."""
+        kjob, pj = job
+        e, b = key
+        t = self.tree
+        region = self.sub_regions[e]
+        seg_lo = self._seg_board_lo(b)
+        total = np.zeros((2, t.num_hands))
+        with store.open(f"sub/{e}/{b}") as seg:
+            src, reg, avg = self._segment_arrays(seg, kjob)
+            for c in range(int(t.boards.child_start[b]), int(t.boards.child_end[b])):
+                entry = inputs * t.valid[c]
+                total += self._call(region, c, entry, seg_lo, src, reg, avg, kjob)
+            self._finish_segment(seg, reg, avg, kjob, pj)
+        return total
+
+    def cfr_pass(self, store, job: PassJob, transport=None):
+        players = job.players
+        others = [1 - p for p in players] if len(players) == 1 else [0, 1]
+        keep = job.averaging.keeps_average
+        inline_rule = type(job.rule).update is RegretRule.update
+        inline_avg = type(job.averaging).update is Averaging.update
+        pos, neg, floor = job.rule.coefficients(job.iteration) if inline_rule else (1.0, 1.0, -np.inf)
+        decay, weight = job.averaging.coefficients(job.iteration) if keep else (1.0, 0.0)
+        avg_mask = _bits(others) if keep and (weight != 0.0 or decay != 1.0) else 0
+        if keep and not inline_avg:
+            decay, weight = 1.0, 1.0
+        kjob = _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule, inline_avg)
+        self._pass(store, kjob, transport, job)
+
+    # --- evaluation --------------------------------------------------------------------------
+
+    def best_response(self, strategy):
+        """(br_0, br_1) against a flat per-player strategy over the unsplit layout."""
+        vals = []
+        t = self.tree
+        for p in (0, 1):
+            job = _Job(0, 0, 1 << p, p, NO_COEFFS)
+            out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
+                             [np.zeros(1), np.zeros(1)], job)
+            vals.append(float(out[p].sum()))
+        return vals[0], vals[1]
+
+    def expected_values(self, strategy) -> tuple[float, float]:
+        """(v_0, v_1): each player's expected payoff (chips) when both play `strategy`."""
+        t = self.tree
+        job = _Job(0, 0, 3, -1, NO_COEFFS)
+        out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
+                         [np.zeros(1), np.zeros(1)], job)
+        return float(out[0].sum()), float(out[1].sum())
+
+    def strategy(self, store, which):
+        """Flat per-player policies over the unsplit layout, gathered from every segment."""
+        from ..core.layout import policy
+
+        name = "regret" if which == "current" else "avg"
+        if not self.split:
+            seg = store.read("root")
+            return [policy(seg[f"{name}{p}"], self._layouts[p]) for p in (0, 1)]
+        flat = [np.zeros(self._layouts[p].size) for p in (0, 1)]
+        self._scatter(flat, self.trunk, store.read("trunk"), name, None)
+        for e, b in self.subgame_keys():
+            self._scatter(flat, self.sub_regions[e], store.read(f"sub/{e}/{b}"), name, b)
+        return [policy(flat[p], self._layouts[p]) for p in (0, 1)]
+
+    def _scatter(self, flat, region, seg, name, b):
+        t = self.tree
+        H = t.num_hands
+        bet = t.bet
+        seg_lo = t.boards.round_start if b is None else self._seg_board_lo(b)
+        for p in (0, 1):
+            arr = seg[f"{name}{p}"]
+            for n, nb in region.blocks[p]:
+                A = int(bet.num_actions[n])
+                r = int(bet.round[n])
+                start = self.full.node_off[n] + (int(seg_lo[r]) - int(t.boards.round_start[r])) * H * A
+                src = region.node_off[n]
+                flat[p][start : start + nb * H * A] = arr[src : src + nb * H * A]
+
+    def warmup(self):
+        self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
+
+    # --- presentation ------------------------------------------------------------------------
+
+    def infoset_keys(self, player):
+        """'<hand>|<board>|<betting>' for each (decision node, board, hand) of the player."""
+        t = self.tree
+        bet = t.bet
+        S = self.gd.num_suits
+        hands = ["".join(card_name(c, S) for c in row) for row in t.hands]
+        keys = []
+        for n, _ in self.full.blocks[player]:
+            r = bet.round[n]
+            for g in t.boards.of_round(r):
+                board = "".join(card_name(c, S) for c in t.boards.cards[g, : t.boards.num_cards[g]])
+                for name in hands:
+                    keys.append(f"{name}|{board}|{bet.history[n]}")
+        return keys
+
+    def action_labels(self, node: int) -> list[str]:
+        bet = self.tree.bet
+        return [ACTION_CHARS[a] for a in bet.actions[node, : bet.num_actions[node]]]

@@ -1,0 +1,178 @@
+"""ACPC game definitions (``GAMEDEF ... END GAMEDEF``) for two-player limit poker.
+
+Keys are case-insensitive, ``#`` starts a comment, and per-round fields take one value per
+round. Only the fields used by two-player limit games are accepted; no-limit files are
+rejected with a clear "not supported" error and malformed files name the line and field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..errors import ConfigError, choices
+
+PER_ROUND = ("blind", "raisesize", "firstplayer", "maxraises", "numboardcards", "stack")
+SCALAR = ("numplayers", "numrounds", "numsuits", "numranks", "numholecards")
+CANONICAL = {
+    "blind": "blind", "raisesize": "raiseSize", "firstplayer": "firstPlayer",
+    "maxraises": "maxRaises", "numboardcards": "numBoardCards", "stack": "stack",
+    "numplayers": "numPlayers", "numrounds": "numRounds", "numsuits": "numSuits",
+    "numranks": "numRanks", "numholecards": "numHoleCards",
+}
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """A two-player limit game. Lists are per round, except ``blind`` which is per player."""
+
+    num_rounds: int
+    blind: tuple[int, int]
+    raise_size: tuple[int, ...]
+    first_player: tuple[int, ...]  # 0-based
+    max_raises: tuple[int, ...]
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    num_board_cards: tuple[int, ...]
+    source: str = "<string>"
+
+    @property
+    def deck_size(self) -> int:
+        return self.num_suits * self.num_ranks
+
+    @property
+    def big_blind(self) -> int:
+        """The unit of mbb/g: the largest blind, or the first round's bet size without blinds."""
+        b = max(self.blind)
+        return b if b > 0 else self.raise_size[0]
+
+    def validate(self):
+        """Raise ConfigError when the definition cannot describe a playable game."""
+        where = self.source
+        if self.num_hole_cards not in (1, 2):
+            raise ConfigError(f"{where}: numHoleCards = {self.num_hole_cards} is not supported; valid: 1, 2")
+        if not 1 <= self.num_suits <= 4 or not 1 <= self.num_ranks <= 13:
+            raise ConfigError(f"{where}: numSuits = {self.num_suits}, numRanks = {self.num_ranks}: expected 1..4 suits and 1..13 ranks")
+        cards = 2 * self.num_hole_cards + sum(self.num_board_cards)
+        if cards > self.deck_size:
+            raise ConfigError(f"{where}: the deal needs {cards} cards but the deck has {self.deck_size}")
+        if any(r <= 0 for r in self.raise_size):
+            raise ConfigError(f"{where}: raiseSize = {list(self.raise_size)}: every round needs a positive bet size")
+        if any(b < 0 for b in self.blind):
+            raise ConfigError(f"{where}: blind = {list(self.blind)}: blinds must be >= 0")
+        if any(m < 0 for m in self.max_raises):
+            raise ConfigError(f"{where}: maxRaises = {list(self.max_raises)}: must be >= 0")
+        if any(b < 0 for b in self.num_board_cards):
+            raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: must be >= 0")
+        return self
+
+
+def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
+    """Parse the text of an ACPC game definition."""
+    fields: dict[str, tuple[int, list[int]]] = {}
+    betting = None
+    inside = False
+    ended = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        low = line.lower()
+        if low == "gamedef":
+            inside = True
+            continue
+        if low == "end gamedef":
+            ended = True
+            break
+        if not inside:
+            raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {line!r}")
+        if low in ("limit", "nolimit"):
+            betting = low
+            continue
+        if "=" not in line:
+            raise ConfigError(f"{source}:{lineno}: expected 'field = values' or limit/nolimit, got {line!r}")
+        key, _, value = line.partition("=")
+        key = key.strip().lower()
+        if key not in CANONICAL:
+            raise ConfigError(f"{source}:{lineno}: unknown field {key!r}; valid: {choices(CANONICAL.values())}")
+        try:
+            nums = [int(v) for v in value.split()]
+        except ValueError:
+            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} = {value.strip()!r}: expected integers") from None
+        if not nums:
+            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} has no value")
+        if key in SCALAR and len(nums) != 1:
+            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} = {value.strip()!r}: expected one integer")
+        fields[key] = (lineno, nums)
+    if not inside:
+        raise ConfigError(f"{source}: no GAMEDEF block found")
+    if not ended:
+        raise ConfigError(f"{source}: missing END GAMEDEF")
+    if betting == "nolimit":
+        raise ConfigError(f"{source}: no-limit games are not supported (only limit betting)")
+    if betting is None:
+        raise ConfigError(f"{source}: betting type missing; expected a line 'limit'")
+
+    def get(key, default=None):
+        if key not in fields:
+            if default is None:
+                raise ConfigError(f"{source}: missing field {CANONICAL[key]}")
+            return default
+        return fields[key][1]
+
+    players = get("numplayers")[0]
+    if players != 2:
+        raise ConfigError(f"{source}:{fields['numplayers'][0]}: numPlayers = {players}: only 2-player games are supported")
+    rounds = get("numrounds")[0]
+    if not 1 <= rounds <= 8:
+        raise ConfigError(f"{source}:{fields['numrounds'][0]}: numRounds = {rounds}: expected 1..8")
+
+    def per_round(key, default=None):
+        vals = get(key, default)
+        if len(vals) < rounds:
+            line = fields[key][0] if key in fields else "?"
+            raise ConfigError(f"{source}:{line}: field {CANONICAL[key]} has {len(vals)} values, expected {rounds} (one per round)")
+        return tuple(vals[:rounds])
+
+    blind = get("blind", [0, 0])
+    if len(blind) != 2:
+        raise ConfigError(f"{source}:{fields['blind'][0]}: field blind has {len(blind)} values, expected 2 (one per player)")
+    first = per_round("firstplayer", [1] * rounds)
+    if any(f not in (1, 2) for f in first):
+        raise ConfigError(f"{source}:{fields['firstplayer'][0]}: firstPlayer = {list(first)}: expected 1 or 2 per round")
+    return GameDef(
+        num_rounds=rounds,
+        blind=(blind[0], blind[1]),
+        raise_size=per_round("raisesize"),
+        first_player=tuple(f - 1 for f in first),
+        max_raises=per_round("maxraises"),
+        num_suits=get("numsuits")[0],
+        num_ranks=get("numranks")[0],
+        num_hole_cards=get("numholecards")[0],
+        num_board_cards=per_round("numboardcards", [0] * rounds),
+        source=source,
+    ).validate()
+
+
+BUNDLED_DIR = "gamedefs"
+
+
+def bundled_names() -> list[str]:
+    """Names of the game definitions shipped with solverkit (file stems)."""
+    folder = resources.files("solverkit.poker").joinpath(BUNDLED_DIR)
+    return sorted(p.name[: -len(".game")] for p in folder.iterdir() if p.name.endswith(".game"))
+
+
+def load_gamedef(name_or_path: str) -> GameDef:
+    """A bundled game by name (``leduc``) or a game file by path."""
+    path = Path(name_or_path)
+    if path.suffix == ".game" or path.exists() or "/" in name_or_path:
+        if not path.is_file():
+            raise ConfigError(f"game definition file not found: {name_or_path}")
+        return parse_gamedef(path.read_text(), str(path))
+    if name_or_path not in bundled_names():
+        raise ConfigError(f"unknown bundled game definition {name_or_path!r}; available: {choices(bundled_names())} (or a path to a .game file)")
+    res = resources.files("solverkit.poker").joinpath(BUNDLED_DIR, name_or_path + ".game")
+    return parse_gamedef(res.read_text(), name_or_path)

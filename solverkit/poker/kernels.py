@@ -1,0 +1,282 @@
+"""Numba kernels of the public-tree pass: forward reach, terminal values, backward values.
+
+One depth-first walk over boards serves CFR and best response. At a board, a whole round of
+betting nodes is processed at once with hand vectors: a forward sweep (policies from regret
+matching, reach vectors down), the next round's boards one after another, then terminal values
+and a backward sweep (counterfactual values up, regret updates). Terminal values are O(hands)
+with card removal: fold by inclusion-exclusion over card sums, showdown by prefix sums over
+hands sorted by strength.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def fold_values(opp, hands, valid_row, deck, payoff, scale, out):
+    """out[h] = payoff * scale * (opponent reach on hands sharing no card with h)."""
+    H, k = hands.shape
+    total = 0.0
+    card = np.zeros(deck, dtype=np.float64)
+    for h in range(H):
+        r = opp[h]
+        total += r
+        for j in range(k):
+            card[hands[h, j]] += r
+    for h in range(H):
+        if valid_row[h] == 0:
+            out[h] = 0.0
+            continue
+        m = total
+        for j in range(k):
+            m -= card[hands[h, j]]
+        if k == 2:
+            m += opp[h]
+        out[h] = payoff * scale * m
+
+
+@njit(cache=True, nogil=True)
+def showdown_values(opp, hands, order, strength, count, deck, payoff, scale, out):
+    """out[h] = payoff * scale * (reach of weaker minus reach of stronger non-clashing hands)."""
+    H, k = hands.shape
+    for h in range(H):
+        out[h] = 0.0
+    card = np.zeros(deck, dtype=np.float64)
+    # ascending: opponents strictly weaker
+    total = 0.0
+    i = 0
+    while i < count:
+        j = i
+        while j < count and strength[j] == strength[i]:
+            j += 1
+        for t in range(i, j):
+            h = order[t]
+            m = total
+            for c in range(k):
+                m -= card[hands[h, c]]
+            out[h] += m
+        for t in range(i, j):
+            h = order[t]
+            total += opp[h]
+            for c in range(k):
+                card[hands[h, c]] += opp[h]
+        i = j
+    # descending: opponents strictly stronger
+    for c in range(deck):
+        card[c] = 0.0
+    total = 0.0
+    i = count - 1
+    while i >= 0:
+        j = i
+        while j >= 0 and strength[j] == strength[i]:
+            j -= 1
+        for t in range(i, j, -1):
+            h = order[t]
+            m = total
+            for c in range(k):
+                m -= card[hands[h, c]]
+            out[h] -= m
+        for t in range(i, j, -1):
+            h = order[t]
+            total += opp[h]
+            for c in range(k):
+                card[hands[h, c]] += opp[h]
+        i = j
+    for h in range(H):
+        out[h] *= payoff * scale
+
+
+@njit(cache=True, nogil=True)
+def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo, valid,
+                   src0, src1, avg0, avg1, avg_mask, decay, weight, br_player, reach, sigma):
+    H = reach.shape[2]
+    for n in range(lo, hi):
+        if kind[n] != DECISION:
+            continue
+        q = player[n]
+        o = 1 - q
+        A = nact[n]
+        off = node_off[n] + (g - seg_board_lo[r]) * H * A
+        src = src0 if q == 0 else src1
+        for h in range(H):
+            total = 0.0
+            for a in range(A):
+                v = src[off + h * A + a]
+                if v > 0.0:
+                    total += v
+            for a in range(A):
+                if total > 0.0:
+                    v = src[off + h * A + a]
+                    sigma[n, h, a] = v / total if v > 0.0 else 0.0
+                else:
+                    sigma[n, h, a] = 1.0 / A
+        for a in range(A):
+            c = children[n, a]
+            for h in range(H):
+                reach[c, o, h] = reach[n, o, h]
+                reach[c, q, h] = reach[n, q, h] * sigma[n, h, a]
+        if (avg_mask >> q) & 1 and q != br_player:
+            avg = avg0 if q == 0 else avg1
+            for h in range(H):
+                rq = reach[n, q, h] * weight
+                base = off + h * A
+                if decay == 1.0:
+                    for a in range(A):
+                        avg[base + a] += rq * sigma[n, h, a]
+                else:
+                    for a in range(A):
+                        avg[base + a] = avg[base + a] * decay + rq * sigma[n, h, a]
+
+
+@njit(cache=True, nogil=True)
+def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_strength, sd_count,
+               last_board_lo, deck, scale, val_mask, reach, cfv):
+    for n in range(lo, hi):
+        kd = kind[n]
+        if kd == FOLD:
+            f = player[n]
+            for p in range(2):
+                if (val_mask >> p) & 1:
+                    payoff = -spent[n, p] if f == p else spent[n, 1 - p]
+                    fold_values(reach[n, 1 - p], hands, valid[g], deck, float(payoff), scale[r], cfv[n, p])
+        elif kd == SHOWDOWN:
+            i = g - last_board_lo
+            for p in range(2):
+                if (val_mask >> p) & 1:
+                    showdown_values(reach[n, 1 - p], hands, sd_order[i], sd_strength[i], sd_count[i], deck,
+                                    float(spent[n, p]), scale[r], cfv[n, p])
+
+
+@njit(cache=True, nogil=True)
+def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo,
+                    reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv):
+    H = cfv.shape[2]
+    for n in range(hi - 1, lo - 1, -1):
+        if kind[n] != DECISION:
+            continue
+        q = player[n]
+        A = nact[n]
+        for p in range(2):
+            if not (val_mask >> p) & 1:
+                continue
+            if p != q:
+                for h in range(H):
+                    s = 0.0
+                    for a in range(A):
+                        s += cfv[children[n, a], p, h]
+                    cfv[n, p, h] = s
+            elif p == br_player:
+                for h in range(H):
+                    best = cfv[children[n, 0], p, h]
+                    for a in range(1, A):
+                        v = cfv[children[n, a], p, h]
+                        if v > best:
+                            best = v
+                    cfv[n, p, h] = best
+            else:
+                for h in range(H):
+                    s = 0.0
+                    for a in range(A):
+                        s += sigma[n, h, a] * cfv[children[n, a], p, h]
+                    cfv[n, p, h] = s
+                if (upd_mask >> q) & 1:
+                    reg = reg0 if q == 0 else reg1
+                    off = node_off[n] + (g - seg_board_lo[r]) * H * A
+                    for h in range(H):
+                        base = off + h * A
+                        v = cfv[n, p, h]
+                        for a in range(A):
+                            x = reg[base + a] + (cfv[children[n, a], p, h] - v)
+                            x = x * pos if x > 0.0 else x * neg
+                            reg[base + a] = x if x > floor else floor
+
+
+@njit(cache=True, nogil=True)
+def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+             hands, valid, child_start, child_end, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+             r0, r_end, n0, b0, entry_reach, seg_board_lo, node_off,
+             src0, src1, reg0, reg1, avg0, avg1,
+             upd_mask, avg_mask, val_mask, br_player, pos, neg, floor, decay, weight,
+             boundary_mode, boundary, do_backward, reach, cfv, sigma, out_cfv):
+    """One walk from betting node n0 at board b0 (round r0) down to round r_end.
+
+    boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach
+    into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
+    counterfactual values of those nodes from `boundary` instead.
+    scale[r] = 1 / (number of equally likely deals of hands and boards up to round r).
+    Values out: out_cfv[p, h] at n0 for players in val_mask.
+    """
+    H = hands.shape[0]
+    nlev = r_end - r0 + 1
+    cur = np.zeros(nlev, dtype=np.int64)
+    nxt = np.zeros(nlev, dtype=np.int64)
+    for p in range(2):
+        for h in range(H):
+            reach[n0, p, h] = entry_reach[p, h]
+    level = 0
+    cur[0] = b0
+    _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, seg_board_lo,
+                   valid, src0, src1, avg0, avg1, avg_mask if do_backward else 0, decay, weight, br_player, reach, sigma)
+    nxt[0] = child_start[b0]
+    for n in range(round_lo[r0], round_hi[r0]):
+        if kind[n] == ROUND_END:
+            for p in range(2):
+                for h in range(H):
+                    cfv[n, p, h] = 0.0
+    while True:
+        r = r0 + level
+        g = cur[level]
+        if r < r_end and nxt[level] < child_end[g]:
+            c = nxt[level]
+            nxt[level] += 1
+            for e in range(round_lo[r], round_hi[r]):
+                if kind[e] == ROUND_END:
+                    m = children[e, 0]
+                    for p in range(2):
+                        for h in range(H):
+                            reach[m, p, h] = reach[e, p, h] * valid[c, h]
+            level += 1
+            r += 1
+            cur[level] = c
+            _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
+                           valid, src0, src1, avg0, avg1, avg_mask if do_backward else 0, decay, weight, br_player,
+                           reach, sigma)
+            nxt[level] = child_start[c]
+            for n in range(round_lo[r], round_hi[r]):
+                if kind[n] == ROUND_END:
+                    for p in range(2):
+                        for h in range(H):
+                            cfv[n, p, h] = 0.0
+            continue
+        if r == r_end and boundary_mode != 0:
+            bi = g - seg_board_lo[r]
+            for e in range(round_lo[r], round_hi[r]):
+                if kind[e] == ROUND_END:
+                    j = re_index[e]
+                    for p in range(2):
+                        for h in range(H):
+                            if boundary_mode == 1:
+                                boundary[j, bi, p, h] = reach[e, p, h]
+                            else:
+                                cfv[e, p, h] = boundary[j, bi, p, h]
+        if do_backward:
+            _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
+                       sd_count, last_board_lo, deck, scale, val_mask, reach, cfv)
+            _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
+                            reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv)
+        if level == 0:
+            break
+        for e in range(round_lo[r - 1], round_hi[r - 1]):
+            if kind[e] == ROUND_END:
+                m = children[e, 0]
+                for p in range(2):
+                    for h in range(H):
+                        cfv[e, p, h] += cfv[m, p, h]
+        level -= 1
+    for p in range(2):
+        for h in range(H):
+            out_cfv[p, h] = cfv[n0, p, h]
