@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -13,13 +14,42 @@ from . import __version__
 from .errors import SolverkitError
 
 
+class _OneLineUsageError(click.ClickException):
+    """A usage error shown as the single line ``Error: ...`` (exit status 2), no usage block."""
+
+    exit_code = 2
+
+
+def _one_line(exc: click.UsageError) -> _OneLineUsageError:
+    hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+    return _OneLineUsageError(exc.format_message() + hint)
+
+
 class _Group(click.Group):
-    """Turns SolverkitError into one line on stderr and exit status 2, without a traceback."""
+    """Turns every bad input (SolverkitError, a file the OS refuses, a click usage error) into
+    one line ``Error: ...`` on stderr and exit status 2, without a traceback."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
         except SolverkitError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
 

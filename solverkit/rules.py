@@ -55,9 +55,16 @@ class DiscountedCFR(RegretRule):
     }
 
     def coefficients(self, t):
-        ta = float(t) ** self.config["alpha"]
-        tb = float(t) ** self.config["beta"]
-        return ta / (ta + 1.0), tb / (tb + 1.0), -math.inf
+        return _discount(t, self.config["alpha"]), _discount(t, self.config["beta"]), -math.inf
+
+
+def _discount(t, exponent):
+    """t^e / (t^e + 1); exactly 1.0 when t^e is beyond float range (large t and exponent)."""
+    try:
+        te = float(t) ** exponent
+    except OverflowError:
+        return 1.0
+    return te / (te + 1.0)
 
 
 @hookimpl

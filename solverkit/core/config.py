@@ -93,7 +93,13 @@ def apply_overrides(raw: dict, overrides) -> dict:
         section, param = key.split(".", 1)
         if section not in TOP_KEYS or section == "preset":
             raise ConfigError(f"--set key {key!r}: unknown section {section!r}; sections: {choices(TOP_KEYS[1:])}")
-        raw.setdefault(section, {})[param] = value
+        table = raw.get(section, {})
+        if isinstance(table, str):  # shorthand in the file: game = "skewed_pennies"
+            table = {"name": table}
+        if not isinstance(table, dict):
+            raise ConfigError(f"--set key {key!r}: [{section}] in the config is {table!r}, not a table")
+        table[param] = value
+        raw[section] = table
     return raw
 
 
@@ -142,7 +148,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     preset = {}
     if "preset" in raw:
         pname = raw["preset"]
-        if pname not in PRESETS:
+        if not isinstance(pname, str) or pname not in PRESETS:
             raise ConfigError(f"unknown preset {pname!r}; available: {choices(PRESETS)}")
         preset = PRESETS[pname]
     resolved, instances = {}, {}

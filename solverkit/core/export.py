@@ -6,7 +6,8 @@ from ..errors import SolverkitError
 
 
 def export_json(game, strategy) -> dict:
-    """``{"players": [{infoset_key: [probabilities]}, ...], "actions": [names or null, ...]}``."""
+    """``{"game": name, "players": [{infoset_key: [probabilities]}, ...],
+    "actions": [names or null, ...]}``, one entry per player in ``players`` and ``actions``."""
     total = sum(game.layout(p).num_infosets for p in (0, 1))
     if total > game.export_limit:
         raise SolverkitError(

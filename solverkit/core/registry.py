@@ -3,7 +3,9 @@
 Entry points of the ``solverkit`` group are loaded at start-up. The environment variable
 ``SOLVERKIT_LOAD_PLUGINS`` limits that: unset loads every entry point; an empty value loads
 none; otherwise a comma-separated list of entry-point names or distribution names to load.
-A plugin that fails to import is reported (``solverkit plugins``) and skipped, never fatal.
+An entry-point plugin that fails to import, names an unknown hook, raises in a hook or registers
+something that is not a proper plugin class is reported (``solverkit plugins``) and skipped,
+never fatal. Duplicate names are fatal: the error names both plugins.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata as md
 import os
+import re
 from dataclasses import dataclass
 
 import pluggy
@@ -50,11 +53,38 @@ class PluginInfo:
     version: str
 
 
+def _canonical(name: str) -> str:
+    """Distribution names compare as PEP 503 normalised names (solverkit_x == SolverKit-X)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _selected(ep, wanted: set[str] | None) -> bool:
     if wanted is None:
         return True
     dist = ep.dist.name if ep.dist is not None else ""
-    return ep.name in wanted or dist in wanted
+    return ep.name in wanted or (bool(dist) and _canonical(dist) in {_canonical(w) for w in wanted})
+
+
+def _who(plugin: str, distribution: str) -> str:
+    """How messages name a plugin: its name and where it comes from."""
+    return f"plugin {plugin!r} ({distribution.strip('()')})"
+
+
+class _Duplicate(Exception):
+    """Two plugins registered one name: always fatal, whoever registered them."""
+
+    def __init__(self, error: PluginError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _HookFailure(Exception):
+    """A plugin's hook failed while the tables were built; `plugin` is the culprit."""
+
+    def __init__(self, plugin, error: PluginError):
+        super().__init__(str(error))
+        self.plugin = plugin
+        self.error = error
 
 
 class Registry:
@@ -64,18 +94,20 @@ class Registry:
         self.pm = pluggy.PluginManager("solverkit")
         self.pm.add_hookspecs(hookspecs)
         self.load_errors: list[tuple[str, str]] = []
-        self._origin: dict[object, tuple[str, str, str]] = {}
+        self._origin: dict[str, tuple[str, str, str]] = {}  # plugin name -> (name, dist, version)
+        self._from_entrypoints: set[str] = set()  # names of plugins skipped, not fatal, if broken
+        self.by_kind: dict[str, dict[str, PluginInfo]] = {k: {} for k in KINDS}
         own = _own_distribution()
         for modname in DEFAULT_PLUGINS:
             mod = importlib.import_module(modname)
-            self.pm.register(mod, name=modname)
-            self._origin[mod] = (modname, *own)
+            self._register_plugin(mod, modname)
+            self._origin[modname] = (modname, *own)
         if load_entrypoints is None:
             load_entrypoints = True
         if load_entrypoints:
             self._load_entrypoints()
         for plugin in extra_plugins:
-            self.add(plugin)
+            self._add_inline(plugin)
         self._build()
 
     def _load_entrypoints(self):
@@ -84,70 +116,132 @@ class Registry:
         if wanted is not None and not wanted:
             return
         for ep in md.entry_points(group="solverkit"):
-            if not _selected(ep, wanted) or self.pm.get_plugin(ep.name) is not None:
+            if not _selected(ep, wanted):
                 continue
             dist = ep.dist.name if ep.dist is not None else "?"
             version = ep.dist.version if ep.dist is not None else "?"
+            label = f"{ep.name} ({dist})"
+            if self.pm.get_plugin(ep.name) is not None:
+                _, other, _ = self._origin.get(ep.name, (ep.name, "?", "?"))
+                self.load_errors.append(
+                    (label, f"entry-point name {ep.name!r} is already used by distribution {other}; skipped")
+                )
+                continue
             try:
                 plugin = ep.load()
-                self.pm.register(plugin, name=ep.name)
+                self._register_plugin(plugin, ep.name)
             except Exception as exc:  # one broken plugin must not break start-up
-                self.load_errors.append((f"{ep.name} ({dist})", f"{type(exc).__name__}: {exc}"))
+                self.load_errors.append((label, f"{type(exc).__name__}: {exc}"))
                 continue
-            self._origin[plugin] = (ep.name, dist, version)
+            self._origin[ep.name] = (ep.name, dist, version)
+            self._from_entrypoints.add(ep.name)
+
+    def _register_plugin(self, plugin, name: str) -> None:
+        """Register `plugin` with pluggy and check its hook names and arguments, or undo it."""
+        try:
+            self.pm.register(plugin, name=name)
+            self.pm.check_pending()  # earlier plugins passed this check, so a failure is this one's
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            if self.pm.get_plugin(name) is plugin:  # pluggy keeps half-registered plugins
+                self.pm.unregister(name=name)
+            hint = ""
+            if isinstance(exc, pluggy.PluginValidationError):
+                hooks = choices(hook for hook, _, _ in KINDS.values())
+                hint = f"; solverkit hooks (each takes one argument, register): {hooks}"
+            why = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())  # one line
+            raise PluginError(f"cannot register plugin {name!r}: {why}{hint}") from None
+
+    def _add_inline(self, plugin, name: str | None = None) -> None:
+        name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+        self._register_plugin(plugin, name)
+        self._origin[name] = (name, "(inline)", "")
 
     def add(self, plugin, name: str | None = None):
-        """Register an extra plugin object (a module or an object with hookimpls)."""
-        name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
-        self.pm.register(plugin, name=name)
-        self._origin[plugin] = (name, "(inline)", "")
-        self._build()
+        """Register an extra plugin object (a module or an object with hookimpls).
+
+        Raises PluginError, leaving the registry as it was, if the plugin's hooks are misnamed,
+        raise, register a bad class or a name that is already taken.
+        """
+        self._add_inline(plugin, name)
+        try:
+            self._build()
+        except PluginError:
+            self._origin.pop(self.pm.get_name(plugin), None)
+            self.pm.unregister(plugin)
+            self._build()
+            raise
 
     def remove(self, plugin):
         """Unregister a plugin added with :meth:`add`."""
+        if not self.pm.is_registered(plugin):
+            raise PluginError(f"cannot remove {plugin!r}: it is not a registered plugin")
+        self._origin.pop(self.pm.get_name(plugin), None)
         self.pm.unregister(plugin)
-        self._origin.pop(plugin, None)
         self._build()
 
     def _build(self):
-        try:
-            self.pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin hook error: {exc}") from None
-        self.by_kind: dict[str, dict[str, PluginInfo]] = {k: {} for k in KINDS}
+        """Call every plugin's hooks and rebuild the tables; a broken entry-point plugin is
+        reported in ``load_errors`` and dropped, any other failure raises PluginError."""
+        while True:
+            try:
+                self._collect()
+                return
+            except _HookFailure as failure:
+                name = self.pm.get_name(failure.plugin)
+                if name not in self._from_entrypoints:
+                    raise failure.error from failure.error.__cause__
+                _, dist, _ = self._origin.pop(name)
+                self._from_entrypoints.discard(name)
+                self.pm.unregister(failure.plugin)
+                self.load_errors.append((f"{name} ({dist})", str(failure.error)))
+
+    def _collect(self):
+        self.by_kind = {k: {} for k in KINDS}
         for kind, (hook, base, label) in KINDS.items():
             caller = getattr(self.pm.hook, hook)
             for impl in caller.get_hookimpls():
-                origin = self._origin.get(impl.plugin, (impl.plugin_name, "?", "?"))
+                origin = self._origin.get(impl.plugin_name, (impl.plugin_name, "?", "?"))
 
                 def register(cls, _kind=kind, _origin=origin, _base=base, _label=label):
                     self._register(_kind, cls, _origin, _base, _label)
 
                 try:
                     impl.function(register=register)
-                except PluginError:
-                    raise
+                except _Duplicate as exc:
+                    raise exc.error from None
+                except PluginError as exc:
+                    raise _HookFailure(impl.plugin, exc) from None
                 except Exception as exc:
-                    raise PluginError(
-                        f"plugin {origin[0]!r} ({origin[1]}) failed in {hook}: "
+                    error = PluginError(
+                        f"{_who(*origin[:2])} failed in {hook}: "
                         f"{type(exc).__name__}: {exc}"
-                    ) from exc
+                    )
+                    error.__cause__ = exc
+                    raise _HookFailure(impl.plugin, error) from exc
 
     def _register(self, kind, cls, origin, base, label):
         if not (isinstance(cls, type) and issubclass(cls, base)):
             raise PluginError(
-                f"plugin {origin[0]!r} registered {cls!r} as a {label}; expected a subclass of "
+                f"{_who(*origin[:2])} registered {cls!r} as a {label}; expected a subclass of "
                 f"{base.__module__}.{base.__name__}"
             )
         name = getattr(cls, "name", "")
         if not name or not isinstance(name, str):
-            raise PluginError(f"plugin {origin[0]!r} registered {label} {cls.__name__} without a name")
+            raise PluginError(
+                f"{_who(*origin[:2])} registered {label} {cls.__name__} without a name; "
+                "set its class attribute `name` to the name configs use"
+            )
         table = self.by_kind[kind]
         if name in table:
             other = table[name]
-            raise PluginError(
-                f"duplicate {label} name {name!r}: registered by plugin {other.plugin!r} "
-                f"({other.distribution}) and by plugin {origin[0]!r} ({origin[1]})"
+            fix = "rename one"
+            if {other.plugin, origin[0]} & self._from_entrypoints:
+                fix += f", or leave one plugin out with {ENV_LOAD}=<comma-separated plugins to load>"
+            raise _Duplicate(
+                PluginError(
+                    f"duplicate {label} name {name!r}: registered by {_who(other.plugin, other.distribution)} "
+                    f"and by {_who(*origin[:2])}; {fix}"
+                )
             )
         table[name] = PluginInfo(kind, name, cls, *origin)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +54,20 @@ def load_strategy(path):
             layouts = [
                 Layout(data[f"block_start{p}"], data[f"block_count{p}"], data[f"block_actions{p}"]) for p in (0, 1)
             ]
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise SolverkitError(f"cannot read strategy file {path}: {exc}") from None
+    if not isinstance(meta, dict):
+        raise SolverkitError(f"cannot read strategy file {path}: meta is {type(meta).__name__}, not an object")
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
         raise SolverkitError(
             f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
             f"expected {FORMAT!r} version {VERSION}"
         )
+    for p in (0, 1):
+        if strategy[p].ndim != 1 or strategy[p].shape[0] != layouts[p].size:
+            raise SolverkitError(
+                f"{path}: policy{p} has shape {strategy[p].shape}; its layout needs {layouts[p].size} values"
+            )
     return strategy, layouts, meta
 
 

@@ -1,0 +1,316 @@
+"""The command line: solve, exploit, export, their outputs (docs/formats.md) and bad input."""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.core.config import load_config
+from solverkit.core.solver import METRIC_COLUMNS
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMATS_DOC = ROOT / "docs" / "formats.md"
+
+PENNIES = 'preset = "cfr_plus"\n\n[game]\nname = "skewed_pennies"\n\n[solver]\niterations = 300\neval_every = 10\n'
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=True)
+
+
+def number(text, label):
+    """The number printed after `label` (e.g. 'exploitability 0.0123')."""
+    m = re.search(rf"(?m)(?:^|\s){label} (\S+)", text)
+    assert m, (label, text)
+    return float(m.group(1))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cli")
+    cfg = base / "pennies.toml"
+    cfg.write_text(PENNIES)
+    out = base / "run"
+    result = invoke("solve", cfg, "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+# --- solve ------------------------------------------------------------------------------------------
+
+
+def test_solve_writes_the_four_outputs(run_dir):
+    out, result = run_dir
+    assert sorted(p.name for p in out.iterdir()) == ["config.toml", "metrics.csv", "result.json", "strategy.npz"]
+    assert result.stderr == ""
+    summary = json.loads((out / "result.json").read_text())
+    assert summary["iterations"] == 300 and summary["strategy"] == "average"
+    assert summary["reached_target"] is False and summary["interrupted"] is False
+    # the printed exploitability is the saved one
+    assert number(result.stdout, "exploitability") == pytest.approx(summary["exploitability"], rel=1e-5)
+    assert number(result.stdout, "iterations") == 300
+    assert str(out) in result.stdout
+
+
+def test_metrics_csv(run_dir):
+    out, _ = run_dir
+    lines = (out / "metrics.csv").read_text().splitlines()
+    assert lines[0] == "iteration,seconds,exploitability,br_0,br_1"
+    rows = list(csv.DictReader(lines))
+    assert [int(r["iteration"]) for r in rows] == list(range(10, 301, 10))
+    seconds = [float(r["seconds"]) for r in rows]
+    assert seconds == sorted(seconds)
+    for r in rows:
+        br0, br1 = float(r["br_0"]), float(r["br_1"])
+        assert float(r["exploitability"]) == pytest.approx((br0 + br1) / 2, abs=1e-15)
+        assert br0 >= -1e-12 and br1 >= -1e-12  # the value of skewed pennies is 0
+    summary = json.loads((out / "result.json").read_text())
+    assert float(rows[-1]["exploitability"]) == pytest.approx(summary["exploitability"], rel=1e-12)
+    assert float(rows[-1]["seconds"]) == summary["seconds"]
+
+
+def test_config_toml_is_resolved_and_reloads(run_dir):
+    out, _ = run_dir
+    asm = load_config(out / "config.toml")
+    assert asm.resolved["rule"]["name"] == "rm_plus" and asm.resolved["averaging"]["name"] == "linear"
+    assert asm.solver == {"iterations": 300, "target": 0.0, "update": "alternating", "eval_every": 10, "seed": 0}
+    assert "preset" not in (out / "config.toml").read_text()
+    assert load_config(out / "config.toml").resolved == asm.resolved
+
+
+def test_exploit_recomputes_the_same_number(run_dir):
+    out, _ = run_dir
+    result = invoke("exploit", out)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "result.json").read_text())
+    assert number(result.stdout, "exploitability") == pytest.approx(summary["exploitability"], rel=1e-11)
+    assert number(result.stdout, "br_0") == pytest.approx(summary["br_0"], rel=1e-11)
+    assert number(result.stdout, "br_1") == pytest.approx(summary["br_1"], rel=1e-11)
+    assert "strategy average after iteration 300" in result.stdout
+
+
+def test_export_json(run_dir, tmp_path):
+    out, _ = run_dir
+    result = invoke("export", out, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [list(t) for t in doc["players"]] == [["row"], ["column"]]
+    assert doc["actions"] == [["heads", "tails"], ["heads", "tails"]]
+    assert doc["game"] == "skewed_pennies"
+    with np.load(out / "strategy.npz") as data:
+        assert doc["players"][0]["row"] == data["policy0"].tolist()
+        assert doc["players"][1]["column"] == data["policy1"].tolist()
+    assert sum(doc["players"][0]["row"]) == pytest.approx(1.0)
+    assert doc["players"][0]["row"] == pytest.approx([2 / 3, 1 / 3], abs=0.05)
+    target = tmp_path / "strategy.json"
+    again = invoke("export", out, "--output", target)
+    assert again.exit_code == 0 and again.stdout == ""
+    assert json.loads(target.read_text()) == doc
+
+
+def test_iterations_target_and_set_options(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(PENNIES)
+    out = tmp_path / "a"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--iterations", 40, "--set", "rule.name=rm", "--set", "solver.eval_every=1")
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "result.json").read_text())
+    assert summary["iterations"] == 40
+    asm = load_config(out / "config.toml")
+    assert asm.solver["iterations"] == 40 and asm.solver["eval_every"] == 1
+    assert asm.resolved["rule"]["name"] == "rm" and asm.resolved["averaging"]["name"] == "linear"
+    assert len((out / "metrics.csv").read_text().splitlines()) == 41
+
+    out = tmp_path / "b"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--target", "1e-2", "--set", "solver.eval_every=1", "--iterations", 5000)
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "result.json").read_text())
+    assert summary["reached_target"] is True and summary["target"] == 1e-2
+    assert summary["iterations"] < 5000 and summary["exploitability"] <= 1e-2
+    assert load_config(out / "config.toml").solver["target"] == 1e-2
+
+
+def test_default_output_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.toml").write_text(PENNIES)
+    r = invoke("solve", "mine.toml", "--quiet", "--iterations", 5)
+    assert r.exit_code == 0, r.output
+    (made,) = (tmp_path / "runs").iterdir()
+    assert made.name.startswith("mine-") and (made / "strategy.npz").is_file()
+
+
+def test_current_strategy_run(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(PENNIES)
+    out = tmp_path / "cur"
+    assert invoke("solve", cfg, "--out", out, "--quiet", "--set", "averaging.name=current").exit_code == 0
+    assert json.loads((out / "result.json").read_text())["strategy"] == "current"
+    assert "strategy current after iteration 300" in invoke("exploit", out).stdout
+
+
+# --- bad input: exit status 2 and one line "Error: ..." -----------------------------------------------
+
+
+def _cfg(tmp_path, text=PENNIES, name="c.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _copy_run(run_dir, tmp_path, strategy=True):
+    out = tmp_path / "copy"
+    out.mkdir()
+    (out / "config.toml").write_text((run_dir / "config.toml").read_text())
+    if strategy:
+        (out / "strategy.npz").write_bytes((run_dir / "strategy.npz").read_bytes())
+    return out
+
+
+def _other_game(run_dir, tmp_path):
+    out = _copy_run(run_dir, tmp_path)
+    text = (out / "config.toml").read_text().replace('name = "skewed_pennies"', 'name = "random_matrix"\nrows = 3\ncols = 2')
+    text = re.sub(r"(?m)^(heads|tails|mismatch) = .*\n", "", text)
+    (out / "config.toml").write_text(text)
+    return out
+
+
+def _truncated(run_dir, tmp_path):
+    out = _copy_run(run_dir, tmp_path)
+    (out / "strategy.npz").write_bytes((run_dir / "strategy.npz").read_bytes()[:200])
+    return out
+
+
+def _tampered(run_dir, tmp_path, **changes):
+    out = _copy_run(run_dir, tmp_path)
+    with np.load(run_dir / "strategy.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays.update(changes)
+    with open(out / "strategy.npz", "wb") as fh:
+        np.savez(fh, **arrays)
+    return out
+
+
+def _bad_config_in_run(run_dir, tmp_path):
+    out = _copy_run(run_dir, tmp_path)
+    (out / "config.toml").write_text("[game\n")
+    return out
+
+
+BAD = {
+    "missing config": (lambda t, r: ["solve", t / "nope.toml"], "config file not found"),
+    "malformed toml": (lambda t, r: ["solve", _cfg(t, "preset = \n")], "malformed TOML"),
+    "unknown game": (lambda t, r: ["solve", _cfg(t, 'preset = "cfr"\ngame = "chess"\n')], "unknown game 'chess'"),
+    "unknown key": (lambda t, r: ["solve", _cfg(t, PENNIES + "[bogus]\n")], "unknown top-level key 'bogus'"),
+    "bad set value": (lambda t, r: ["solve", _cfg(t), "--set", "solver.iterations=abc"], "[solver] iterations = 'abc'"),
+    "set without =": (lambda t, r: ["solve", _cfg(t), "--set", "solver.iterations"], "KEY=VALUE"),
+    "set unknown section": (lambda t, r: ["solve", _cfg(t), "--set", "solvr.x=1"], "unknown section 'solvr'"),
+    "set unknown param": (lambda t, r: ["solve", _cfg(t), "--set", "game.rows=3"], "unknown parameter 'rows'"),
+    "bad preset type": (lambda t, r: ["solve", _cfg(t), "--set", "preset=[1]"], "unknown preset"),
+    "zero iterations": (lambda t, r: ["solve", _cfg(t), "--iterations", "0"], "--iterations"),
+    "text iterations": (lambda t, r: ["solve", _cfg(t), "--iterations", "many"], "--iterations"),
+    "negative target": (lambda t, r: ["solve", _cfg(t), "--target", "-1"], "--target"),
+    "config is a directory": (lambda t, r: ["solve", t], "is a directory"),
+    "out is a file": (lambda t, r: ["solve", _cfg(t), "--out", _cfg(t, "x", "file.txt")], "--out"),
+    "missing argument": (lambda t, r: ["solve"], "Missing argument"),
+    "unknown option": (lambda t, r: ["solve", _cfg(t), "--iters", "3"], "No such option"),
+    "unknown command": (lambda t, r: ["solv"], "No such command"),
+    "exploit no dir": (lambda t, r: ["exploit", t / "nowhere"], "not a solve output directory"),
+    "exploit no strategy": (lambda t, r: ["exploit", _copy_run(r, t, strategy=False)], "strategy file not found"),
+    "exploit truncated strategy": (lambda t, r: ["exploit", _truncated(r, t)], "cannot read strategy file"),
+    "exploit short policy": (lambda t, r: ["exploit", _tampered(r, t, policy0=np.ones(3))], "policy0 has shape (3,)"),
+    "exploit meta not object": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array("[1]"))], "meta is list"),
+    "exploit wrong format": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array('{"format": "x"}'))], "expected 'solverkit.strategy'"),
+    "exploit other game": (lambda t, r: ["exploit", _other_game(r, t)], "does not match game 'random_matrix'"),
+    "exploit bad config": (lambda t, r: ["exploit", _bad_config_in_run(r, t)], "malformed TOML"),
+    "export bad format": (lambda t, r: ["export", r, "--format", "xml"], "--format"),
+    "export other game": (lambda t, r: ["export", _other_game(r, t)], "does not match"),
+    "export output dir missing": (lambda t, r: ["export", r, "--output", t / "no" / "s.json"], "No such file or directory"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_is_one_error_line(case, run_dir, tmp_path):
+    build, expect = BAD[case]
+    result = invoke(*build(tmp_path, run_dir[0]))
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ")
+    assert expect in lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_bad_input_through_python_m(tmp_path):
+    """A real process: status 2, one stderr line, nothing on stdout, no traceback."""
+    env = dict(os.environ, SOLVERKIT_LOAD_PLUGINS="solverkit")
+    cfg = _cfg(tmp_path, 'preset = "cfr"\ngame = "skewed_pennies"\n')
+    for args, expect in [
+        (["solve", str(cfg), "--set", "rule.name=rmplus"], "unknown regret rule 'rmplus' in [rule] name; available: dcfr, lcfr, rm, rm_plus"),
+        (["solve", str(cfg), "--iterations", "0"], "Error: Invalid value for '--iterations'"),
+    ]:
+        proc = subprocess.run([sys.executable, "-m", "solverkit", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and expect in lines[0], proc.stderr
+
+
+# --- docs/formats.md matches the files ------------------------------------------------------------
+
+
+def _section(title):
+    text = FORMATS_DOC.read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else None]
+
+
+def _table_keys(section):
+    return [m.group(1) for m in re.finditer(r"(?m)^\| `([^`]+)` \|", section)]
+
+
+def test_doc_metrics_columns():
+    section = _section("metrics.csv")
+    assert "```text\niteration,seconds,exploitability,br_0,br_1\n```" in section
+    assert tuple(_table_keys(section)) == METRIC_COLUMNS
+
+
+def test_doc_result_json_keys(run_dir):
+    out, _ = run_dir
+    summary = json.loads((out / "result.json").read_text())
+    assert _table_keys(_section("result.json")) == list(summary)
+
+
+def test_doc_strategy_arrays(run_dir):
+    out, _ = run_dir
+    documented = {k.replace("{p}", str(p)) for k in _table_keys(_section("strategy.npz")) for p in (0, 1)}
+    with np.load(out / "strategy.npz") as data:
+        assert documented == set(data.files)
+        meta = json.loads(str(data["meta"]))
+    assert set(meta) == {"format", "version", "kind", "iteration", "game"}
+
+
+def test_doc_python_snippet_runs(run_dir):
+    out, _ = run_dir
+    (code,) = re.findall(r"```python\n(.*?)```", FORMATS_DOC.read_text(), flags=re.S)
+    scope = {"run_dir": str(out)}
+    exec(code, scope)
+    assert scope["meta"]["kind"] == "average"
+    assert len(scope["infosets"]) == 1 and sum(scope["infosets"][0]) == pytest.approx(1.0)
+
+
+def test_doc_export_example_has_the_real_keys(run_dir):
+    out, _ = run_dir
+    (example,) = re.findall(r"```json\n(.*?)```", FORMATS_DOC.read_text(), flags=re.S)
+    real = json.loads(invoke("export", out).stdout)
+    assert set(json.loads(example)) == set(real)
+    assert json.loads(example)["actions"] == real["actions"]

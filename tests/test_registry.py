@@ -1,0 +1,535 @@
+"""The plugin registry: inline plugins of every kind, the checks made at registration, entry-point
+loading with SOLVERKIT_LOAD_PLUGINS, and the `solverkit plugins` command.
+
+No test loads a third-party entry point: inline plugins are registered through fixtures and
+unregistered afterwards, and entry points are faked in the registry's ``md`` namespace.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata as md
+import json
+import types
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import solverkit
+from solverkit.cli import cli
+from solverkit.core import registry as registry_module
+from solverkit.core.averaging import Averaging
+from solverkit.core.compressor import Compressor
+from solverkit.core.config import load_config
+from solverkit.core.game import Game
+from solverkit.core.hookspecs import hookimpl
+from solverkit.core.layout import Layout, policy
+from solverkit.core.registry import DEFAULT_PLUGINS, ENV_LOAD, KINDS, Registry, reset_registry
+from solverkit.core.rule import RegretRule
+from solverkit.core.transport import Transport
+from solverkit.errors import ConfigError, PluginError
+
+SOLVERKIT_VERSION = md.version("solverkit")
+
+
+# --- one inline plugin of each kind ------------------------------------------------------------
+
+
+class SkewedCoins(Game):
+    """Payoffs [[2, -1], [-1, 1]] for player 0: value 1/5, player 1 plays (2/5, 3/5)."""
+
+    name = "test_coins"
+    description = "2x2 test game"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.payoff = np.array([[2.0, -1.0], [-1.0, 1.0]])
+        self._layout = Layout.single(2)
+
+    def layout(self, player):
+        return self._layout
+
+    def cfr_pass(self, store, job, transport=None):
+        A = self.payoff
+        with store.open("root") as seg:
+            x = policy(seg["regret0"], self._layout)
+            y = policy(seg["regret1"], self._layout)
+            if 0 in job.players:
+                u0 = A @ y
+                job.update_regret(seg["regret0"], u0 - x @ u0)
+                job.accumulate(seg.get("avg1"), y)
+            if 1 in job.players:
+                u1 = -(x @ A)
+                job.update_regret(seg["regret1"], u1 - y @ u1)
+                job.accumulate(seg.get("avg0"), x)
+
+    def best_response(self, strategy):
+        x, y = strategy
+        return float(np.max(self.payoff @ y)), float(np.max(-(x @ self.payoff)))
+
+
+class ClippedRM(RegretRule):
+    name = "test_clipped_rm"
+    description = "RM+ again, under a test name"
+
+    def coefficients(self, t):
+        return 1.0, 1.0, 0.0
+
+
+class TWeighted(Averaging):
+    name = "test_t_weighted"
+    description = "linear averaging again"
+
+    def coefficients(self, t):
+        return 1.0, float(t)
+
+
+class ReversingCodec(Compressor):
+    """Not the identity, so the store really encodes and decodes every segment."""
+
+    name = "test_reverse"
+    description = "bytes reversed"
+
+    def compress(self, data, typesize):
+        return bytes(data)[::-1]
+
+    def decompress(self, payload):
+        return payload[::-1]
+
+
+class InlineTransport(Transport):
+    name = "test_inline_transport"
+    description = "subgames in turn"
+
+    def map_subgames(self, job, inputs):
+        return {k: self.game.subgame_pass(k, job, v, self.store) for k, v in inputs.items()}
+
+
+class InlinePlugin:
+    """Implements all five hooks."""
+
+    @hookimpl
+    def register_games(self, register):
+        register(SkewedCoins)
+
+    @hookimpl
+    def register_regret_rules(self, register):
+        register(ClippedRM)
+
+    @hookimpl
+    def register_averaging(self, register):
+        register(TWeighted)
+
+    @hookimpl
+    def register_compressors(self, register):
+        register(ReversingCodec)
+
+    @hookimpl
+    def register_transports(self, register):
+        register(InlineTransport)
+
+
+INLINE_NAMES = {
+    "game": "test_coins",
+    "rule": "test_clipped_rm",
+    "averaging": "test_t_weighted",
+    "compressor": "test_reverse",
+    "transport": "test_inline_transport",
+}
+
+
+@pytest.fixture
+def inline_registry(fresh_registry):
+    """The process-wide registry with InlinePlugin added; removed again afterwards."""
+    plugin = InlinePlugin()
+    fresh_registry.add(plugin, name="inline-test")
+    yield fresh_registry
+    fresh_registry.remove(plugin)
+    for kind, name in INLINE_NAMES.items():
+        assert name not in fresh_registry.names(kind)
+
+
+def _plugin(**hooks):
+    """A plugin object whose hooks are the given functions of `register`."""
+    ns = types.SimpleNamespace()
+    for hook, fn in hooks.items():
+        setattr(ns, hook, hookimpl(fn))
+    return ns
+
+
+def _registers(*classes, hook="register_games"):
+    def impl(register):
+        for cls in classes:
+            register(cls)
+
+    impl.__name__ = hook
+    return _plugin(**{hook: impl})
+
+
+class OtherCoins(SkewedCoins):
+    name = "test_other_coins"
+
+
+# --- inline plugins ----------------------------------------------------------------------------
+
+
+def test_inline_plugin_registers_every_kind(inline_registry):
+    infos = {(i.kind, i.name): i for i in inline_registry.all()}
+    for kind, name in INLINE_NAMES.items():
+        info = infos[(kind, name)]
+        assert info.plugin == "inline-test"
+        assert info.distribution == "(inline)"
+        assert issubclass(info.cls, KINDS[kind][1])
+        assert inline_registry.get(kind, name) is info.cls
+
+
+def test_inline_plugins_solve_through_the_process_wide_registry(inline_registry):
+    config = {"solver": {"iterations": 3000}, **{kind: name for kind, name in INLINE_NAMES.items()}}
+    result = solverkit.solve(config)
+    assert result.exploitability < 1e-3
+    assert result.br[0] == pytest.approx(0.2, abs=1e-3)  # the game's value
+    np.testing.assert_allclose(result.strategy[1], [0.4, 0.6], atol=1e-2)
+
+
+def test_extra_plugins_at_construction():
+    reg = Registry(extra_plugins=[InlinePlugin()])
+    assert "test_coins" in reg.names("game")
+    assert "skewed_pennies" in reg.names("game")  # solverkit's own entry points still load
+
+
+def test_builtins_register_through_the_same_hooks():
+    reg = Registry(load_entrypoints=False)
+    assert {"dcfr", "lcfr", "rm", "rm_plus"} <= set(reg.names("rule"))
+    assert {"uniform", "linear", "current"} <= set(reg.names("averaging"))
+    assert {i.plugin for i in reg.all()} <= set(DEFAULT_PLUGINS)
+    assert {(i.distribution, i.version) for i in reg.all()} == {("solverkit", SOLVERKIT_VERSION)}
+
+
+def test_remove_unknown_plugin_is_an_error(fresh_registry):
+    with pytest.raises(PluginError, match="not a registered plugin"):
+        fresh_registry.remove(InlinePlugin())
+
+
+def test_plugin_name_taken(fresh_registry):
+    with pytest.raises(PluginError, match="cannot register plugin 'solverkit.rules'"):
+        fresh_registry.add(InlinePlugin(), name="solverkit.rules")
+
+
+# --- checks at registration --------------------------------------------------------------------
+
+
+def test_duplicate_names_are_rejected_naming_both_plugins(fresh_registry):
+    first, second = _registers(OtherCoins), _registers(OtherCoins)
+    fresh_registry.add(first, name="first-plugin")
+    with pytest.raises(PluginError) as err:
+        fresh_registry.add(second, name="second-plugin")
+    message = str(err.value)
+    assert "duplicate game name 'test_other_coins'" in message
+    assert "'first-plugin' (inline)" in message and "'second-plugin' (inline)" in message
+    # the failed add left the registry as it was
+    assert fresh_registry.pm.get_plugin("second-plugin") is None
+    assert fresh_registry.get("game", "test_other_coins") is OtherCoins
+    fresh_registry.remove(first)
+
+
+def test_duplicate_of_a_builtin_names_the_builtin():
+    class MyRMPlus(RegretRule):
+        name = "rm_plus"
+
+        def coefficients(self, t):
+            return 1.0, 1.0, 0.0
+
+    with pytest.raises(PluginError) as err:
+        Registry(load_entrypoints=False, extra_plugins=[_registers(MyRMPlus, hook="register_regret_rules")])
+    assert "duplicate regret rule name 'rm_plus'" in str(err.value)
+    assert "plugin 'solverkit.rules' (solverkit)" in str(err.value)
+    assert "plugin 'SimpleNamespace' (inline)" in str(err.value)
+
+
+def test_misspelled_hook_is_caught(fresh_registry):
+    class Typo:
+        @hookimpl
+        def register_game(self, register):  # should be register_games
+            register(OtherCoins)
+
+    before = fresh_registry.all()
+    with pytest.raises(PluginError) as err:
+        fresh_registry.add(Typo())
+    assert "cannot register plugin 'Typo': unknown hook 'register_game'" in str(err.value)
+    assert "register_averaging, register_compressors, register_games, register_regret_rules" in str(err.value)
+    assert fresh_registry.pm.get_plugin("Typo") is None
+    assert fresh_registry.all() == before
+
+
+def test_hook_argument_must_be_register(fresh_registry):
+    class WrongArgument:
+        @hookimpl
+        def register_games(self, add):
+            add(OtherCoins)
+
+    with pytest.raises(PluginError, match=r"cannot register plugin 'WrongArgument'.*\{'add'\}") as err:
+        fresh_registry.add(WrongArgument())
+    assert "\n" not in str(err.value)  # errors are one line
+    assert fresh_registry.pm.get_plugin("WrongArgument") is None
+
+
+def test_non_subclass_is_rejected(fresh_registry):
+    with pytest.raises(PluginError) as err:
+        fresh_registry.add(_registers(ClippedRM), name="wrong-kind")  # a rule as a game
+    assert "plugin 'wrong-kind' (inline) registered" in str(err.value)
+    assert "ClippedRM" in str(err.value)
+    assert "expected a subclass of solverkit.core.game.Game" in str(err.value)
+
+
+def test_instance_instead_of_class_is_rejected(fresh_registry):
+    with pytest.raises(PluginError, match="as a compressor; expected a subclass of solverkit.core.compressor.Compressor"):
+        fresh_registry.add(_registers(ReversingCodec(), hook="register_compressors"))
+
+
+def test_class_without_name_is_rejected(fresh_registry):
+    class Nameless(Transport):
+        pass
+
+    with pytest.raises(PluginError, match="registered transport Nameless without a name"):
+        fresh_registry.add(_registers(Nameless, hook="register_transports"), name="nameless")
+    assert "local" in fresh_registry.names("transport")
+
+
+def test_hook_that_raises_names_plugin_and_hook(fresh_registry):
+    def register_averaging(register):
+        raise RuntimeError("boom")
+
+    with pytest.raises(PluginError, match=r"plugin 'raiser' \(inline\) failed in register_averaging: RuntimeError: boom"):
+        fresh_registry.add(_plugin(register_averaging=register_averaging), name="raiser")
+
+
+# --- look-ups ----------------------------------------------------------------------------------
+
+
+def test_unknown_name_lists_available(fresh_registry):
+    rules = fresh_registry.names("rule")
+    assert {"dcfr", "lcfr", "rm", "rm_plus"} <= set(rules)
+    with pytest.raises(PluginError) as err:
+        fresh_registry.get("rule", "rmplus", where="[rule] name")
+    assert str(err.value) == f"unknown regret rule 'rmplus' in [rule] name; available: {', '.join(rules)}"
+    with pytest.raises(PluginError) as err:
+        fresh_registry.get("game", "nope")
+    assert str(err.value) == f"unknown game 'nope'; available: {', '.join(fresh_registry.names('game'))}"
+    assert "skewed_pennies" in str(err.value)
+
+
+def test_unknown_kind_lists_kinds(fresh_registry):
+    with pytest.raises(PluginError, match="unknown plugin kind 'games'; kinds: averaging, compressor, game, rule, transport"):
+        fresh_registry.get("games", "skewed_pennies")
+
+
+def test_unknown_name_in_config_lists_available(inline_registry):
+    with pytest.raises(ConfigError) as err:
+        load_config({"preset": "cfr", "game": "test_coin"})
+    assert "unknown game 'test_coin' in [game] name; available:" in str(err.value)
+    assert "test_coins" in str(err.value)
+
+
+# --- entry points and SOLVERKIT_LOAD_PLUGINS --------------------------------------------------
+
+
+class _Dist:
+    def __init__(self, name, version):
+        self.name, self.version = name, version
+
+
+class FakeEntryPoint:
+    """What registry code uses of importlib.metadata.EntryPoint: name, dist, load()."""
+
+    def __init__(self, name, target, dist="solverkit-extra", version="1.2.3"):
+        self.name = name
+        self.target = target
+        self.dist = _Dist(dist, version)
+
+    def load(self):
+        if isinstance(self.target, BaseException):
+            raise self.target
+        if isinstance(self.target, str):
+            return importlib.import_module(self.target)
+        return self.target
+
+
+class ExtraGame(SkewedCoins):
+    name = "test_extra_game"
+
+
+class TypoPlugin:
+    @hookimpl
+    def register_game(self, register):
+        register(ExtraGame)
+
+
+def _raising_games(register):
+    raise RuntimeError("boom")
+
+
+MATRIX = FakeEntryPoint("matrix", "solverkit_matrix", dist="solverkit", version=SOLVERKIT_VERSION)
+EXTRA = FakeEntryPoint("extra", _registers(ExtraGame))
+BROKEN = FakeEntryPoint("broken", ImportError("No module named 'solverkit_broken'"), dist="solverkit-broken")
+
+
+@pytest.fixture
+def entry_points(monkeypatch):
+    """Replace the installed entry points the registry sees with the given fakes."""
+
+    def install(*eps):
+        def fake_entry_points(group):
+            return list(eps) if group == "solverkit" else []
+
+        fake_md = types.SimpleNamespace(
+            entry_points=fake_entry_points, version=md.version, PackageNotFoundError=md.PackageNotFoundError
+        )
+        monkeypatch.setattr(registry_module, "md", fake_md)
+
+    return install
+
+
+def test_broken_entry_point_is_reported_not_fatal(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(
+        MATRIX,
+        BROKEN,
+        FakeEntryPoint("typo", TypoPlugin(), dist="solverkit-typo"),
+        FakeEntryPoint("raises", _plugin(register_games=_raising_games), dist="solverkit-raises"),
+        FakeEntryPoint("bad-class", _registers(ClippedRM), dist="solverkit-bad-class"),
+        EXTRA,
+    )
+    reg = Registry()
+    errors = dict(reg.load_errors)
+    assert errors["broken (solverkit-broken)"] == "ImportError: No module named 'solverkit_broken'"
+    assert "unknown hook 'register_game'" in errors["typo (solverkit-typo)"]
+    assert "failed in register_games: RuntimeError: boom" in errors["raises (solverkit-raises)"]
+    assert "expected a subclass of solverkit.core.game.Game" in errors["bad-class (solverkit-bad-class)"]
+    assert len(errors) == 4
+    # everything else loaded
+    assert {"skewed_pennies", "test_extra_game"} <= set(reg.names("game"))
+    info = next(i for i in reg.all() if i.name == "test_extra_game")
+    assert (info.plugin, info.distribution, info.version) == ("extra", "solverkit-extra", "1.2.3")
+    assert {p for p, _ in reg.pm.list_name_plugin()} == {*DEFAULT_PLUGINS, "matrix", "extra"}
+
+
+def test_duplicate_names_across_entry_points_stop_start_up(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(EXTRA, FakeEntryPoint("again", _registers(ExtraGame), dist="solverkit-again", version="2.0"))
+    with pytest.raises(PluginError) as err:
+        Registry()
+    message = str(err.value)
+    assert "duplicate game name 'test_extra_game'" in message
+    assert "plugin 'extra' (solverkit-extra)" in message and "plugin 'again' (solverkit-again)" in message
+    assert ENV_LOAD in message  # the way out
+
+
+def test_entry_point_name_used_twice(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(EXTRA, FakeEntryPoint("extra", _registers(OtherCoins), dist="solverkit-other"))
+    reg = Registry()
+    assert "test_extra_game" in reg.names("game")
+    assert "test_other_coins" not in reg.names("game")
+    assert dict(reg.load_errors) == {
+        "extra (solverkit-other)": "entry-point name 'extra' is already used by distribution solverkit-extra; skipped"
+    }
+
+
+@pytest.mark.parametrize(
+    "env, loaded, errors",
+    [
+        (None, {"matrix", "extra"}, ["broken (solverkit-broken)"]),
+        ("", set(), []),
+        ("solverkit", {"matrix"}, []),  # a distribution name
+        ("extra", {"extra"}, []),  # an entry-point name
+        ("solverkit-extra", {"extra"}, []),
+        ("SolverKit_Extra", {"extra"}, []),  # distribution names are normalised
+        (" matrix , solverkit-broken ,", {"matrix"}, ["broken (solverkit-broken)"]),
+        ("nothing-installed", set(), []),
+    ],
+)
+def test_environment_selects_entry_points(entry_points, monkeypatch, env, loaded, errors):
+    if env is None:
+        monkeypatch.delenv(ENV_LOAD, raising=False)
+    else:
+        monkeypatch.setenv(ENV_LOAD, env)
+    entry_points(MATRIX, EXTRA, BROKEN)
+    reg = Registry()
+    assert {p for p, _ in reg.pm.list_name_plugin()} == {*DEFAULT_PLUGINS, *loaded}
+    assert ("skewed_pennies" in reg.names("game")) == ("matrix" in loaded)
+    assert ("test_extra_game" in reg.names("game")) == ("extra" in loaded)
+    assert [p for p, _ in reg.load_errors] == errors
+    assert "rm_plus" in reg.names("rule")  # built-ins never depend on entry points
+
+
+def test_load_entrypoints_false_ignores_environment(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(MATRIX, EXTRA, BROKEN)
+    reg = Registry(load_entrypoints=False)
+    assert {p for p, _ in reg.pm.list_name_plugin()} == set(DEFAULT_PLUGINS) and reg.load_errors == []
+
+
+# --- solverkit plugins -------------------------------------------------------------------------
+
+
+def _runner():
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()  # click >= 8.2 keeps stderr apart by itself
+
+
+def test_plugins_json_lists_kind_name_distribution_version(inline_registry):
+    result = _runner().invoke(cli, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    rows = {(r["kind"], r["name"]): r for r in data["plugins"]}
+    for kind, name in INLINE_NAMES.items():
+        row = rows[(kind, name)]
+        assert row["plugin"] == "inline-test" and row["distribution"] == "(inline)" and row["version"] == ""
+    for key, plugin in [(("rule", "rm_plus"), "solverkit.rules"), (("game", "skewed_pennies"), "matrix")]:
+        row = rows[key]
+        assert (row["plugin"], row["distribution"], row["version"]) == (plugin, "solverkit", SOLVERKIT_VERSION)
+        assert row["description"]
+    assert set(rows) == {(i.kind, i.name) for i in inline_registry.all()}
+    assert data["errors"] == []
+
+
+def test_plugins_table(inline_registry):
+    result = _runner().invoke(cli, ["plugins"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["KIND", "NAME", "DISTRIBUTION", "VERSION", "DESCRIPTION"]
+    table = {tuple(line.split()[:2]): line.split() for line in lines[1:]}
+    assert table[("game", "test_coins")][2] == "(inline)"
+    assert table[("rule", "dcfr")][2:4] == ["solverkit", SOLVERKIT_VERSION]
+    assert table[("transport", "local")][2:4] == ["solverkit", SOLVERKIT_VERSION]
+    assert len(table) == len(inline_registry.all())
+
+
+def test_plugins_reports_broken_entry_points(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(MATRIX, BROKEN, EXTRA)
+    runner = _runner()
+    result = runner.invoke(cli, ["plugins"])
+    assert result.exit_code == 0, result.output
+    assert "test_extra_game" in result.stdout
+    assert "warning: plugin broken (solverkit-broken) failed to load: ImportError" in result.stderr
+    reset_registry(None)
+    result = runner.invoke(cli, ["plugins", "--json"])
+    data = json.loads(result.stdout)
+    assert data["errors"] == [
+        {"plugin": "broken (solverkit-broken)", "error": "ImportError: No module named 'solverkit_broken'"}
+    ]
+    extra = next(r for r in data["plugins"] if r["name"] == "test_extra_game")
+    assert (extra["kind"], extra["distribution"], extra["version"]) == ("game", "solverkit-extra", "1.2.3")
+
+
+def test_plugins_duplicate_is_one_line_error(entry_points, monkeypatch):
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(EXTRA, FakeEntryPoint("again", _registers(ExtraGame), dist="solverkit-again"))
+    result = _runner().invoke(cli, ["plugins"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: duplicate game name 'test_extra_game'")
+    assert "Traceback" not in result.output
