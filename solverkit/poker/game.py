@@ -73,12 +73,13 @@ class PokerGame(Game):
     export_limit = 200_000
     params = {
         "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
+        "isomorphism": Param("bool", True, "merge boards that differ only by a permutation of suits"),
     }
 
     def __init__(self, **params):
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
-        self.tree: PokerTree = build_tree(self.gd, self.strength_function())
+        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), bool(params.get("isomorphism", False)))
         self.unit_scale = 1000.0 / self.gd.big_blind
         s = int(params.get("split_round", 0) or 0)
         if s >= self.gd.num_rounds:
@@ -213,7 +214,8 @@ class PokerGame(Game):
         dfs_pass(
             bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
             region.round_lo, region.round_hi,
-            t.hands, t.valid, t.boards.child_start, t.boards.child_end, t.sd_order, t.sd_strength, t.sd_count,
+            t.hands, t.valid, t.boards.child_start, t.boards.child_end,
+            t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
             int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
             region.r0, region.r_end, region.n0, b0, entry, seg_board_lo, region.node_off,
             src[0], src[1], reg[0], reg[1], avg[0], avg[1],
@@ -298,7 +300,10 @@ class PokerGame(Game):
             src, reg, avg = self._segment_arrays(seg, kjob)
             for c in range(int(t.boards.child_start[b]), int(t.boards.child_end[b])):
                 entry = inputs * t.valid[c]
-                total += self._call(region, c, entry, seg_lo, src, reg, avg, kjob)
+                out = self._call(region, c, entry, seg_lo, src, reg, avg, kjob)
+                total += out
+                for j in range(int(t.boards.perm_start[c]), int(t.boards.perm_end[c])):
+                    total += out[:, t.boards.perms[j]]
             self._finish_segment(seg, reg, avg, kjob, pj)
         return total
 

@@ -197,7 +197,8 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_bo
 
 @njit(cache=True, nogil=True)
 def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
-             hands, valid, child_start, child_end, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+             hands, valid, child_start, child_end, perm_start, perm_end, perms,
+             sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
              r0, r_end, n0, b0, entry_reach, seg_board_lo, node_off,
              src0, src1, reg0, reg1, avg0, avg1,
              upd_mask, avg_mask, val_mask, br_player, pos, neg, floor, decay, weight,
@@ -270,12 +271,19 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                             reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv)
         if level == 0:
             break
+        # the parent's round ends collect this board's values and, through the hand maps,
+        # those of the other boards of its suit orbit
         for e in range(round_lo[r - 1], round_hi[r - 1]):
             if kind[e] == ROUND_END:
                 m = children[e, 0]
                 for p in range(2):
+                    if not (val_mask >> p) & 1:
+                        continue
                     for h in range(H):
                         cfv[e, p, h] += cfv[m, p, h]
+                    for j in range(perm_start[g], perm_end[g]):
+                        for h in range(H):
+                            cfv[e, p, h] += cfv[m, p, perms[j, h]]
         level -= 1
     for p in range(2):
         for h in range(H):

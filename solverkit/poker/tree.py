@@ -9,7 +9,7 @@ hands that share a card with the board simply have zero reach.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 from math import comb
 
 import numpy as np
@@ -22,7 +22,13 @@ from .gamedef import GameDef
 
 @dataclass
 class Boards:
-    """Board sequences of every round, flattened over rounds (global board ids)."""
+    """Board sequences of every round, flattened over rounds (global board ids).
+
+    With suit isomorphism only canonical boards are listed; a canonical board stands for its
+    whole orbit under the suit permutations that fix its parent, and ``perms[perm_start[g] :
+    perm_end[g]]`` hold, for every other member of the orbit, the hand index map h -> h' such
+    that the member's value for hand h is the canonical board's value for hand h'.
+    """
 
     round_start: np.ndarray  # int64 [num_rounds + 1]: first global id of each round
     cards: np.ndarray  # int64 [num_boards, max_board_cards]: cumulative cards, -1 padded
@@ -30,56 +36,113 @@ class Boards:
     parent: np.ndarray  # int64 [num_boards]: board of the previous round (-1 in round 0)
     child_start: np.ndarray  # int64 [num_boards]: first child in the next round
     child_end: np.ndarray  # int64 [num_boards]
+    perm_start: np.ndarray  # int64 [num_boards]
+    perm_end: np.ndarray  # int64 [num_boards]
+    perms: np.ndarray  # int64 [num_perms, num_hands]
+    hand_orbits: np.ndarray  # int64 [num_boards]: valid hands up to the board's suit symmetries
 
     def of_round(self, r):
         return range(int(self.round_start[r]), int(self.round_start[r + 1]))
 
+    def orbit_size(self, g) -> int:
+        return 1 + int(self.perm_end[g] - self.perm_start[g])
 
-def enumerate_boards(gd: GameDef, max_boards: int = 20_000_000) -> Boards:
-    """All board sequences, round by round, children contiguous."""
-    total_cards = int(np.sum(gd.num_board_cards))
+
+def _suit_perms(num_suits):
+    return [np.array(p, dtype=np.int64) for p in permutations(range(num_suits))]
+
+
+def _apply(perm, cards, num_suits):
+    return tuple(sorted(int(c - c % num_suits + perm[c % num_suits]) for c in cards))
+
+
+def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000) -> Boards:
+    """All board sequences (or their suit-canonical representatives), children contiguous."""
+    S = gd.num_suits
+    H = hands.shape[0]
     deck = list(range(gd.deck_size))
-    per_round = [[()]]
-    parents = [[-1]]
+    perms = _suit_perms(S) if isomorphic else [np.arange(S)]
+    hand_index = {tuple(int(c) for c in row): i for i, row in enumerate(hands)}
+
+    def hand_map(perm, inverse):
+        if inverse:
+            perm = np.argsort(perm)
+        return np.array([hand_index[_apply(perm, row, S)] for row in hands], dtype=np.int64)
+
+    # each board: (per-round card sets, parent index in previous round, orbit hand maps)
+    rounds = [[((), -1, [])]]
     for r in range(1, gd.num_rounds):
         nb = gd.num_board_cards[r]
-        nxt, par = [], []
-        for i, b in enumerate(per_round[-1]):
+        nxt = []
+        for i, (sets, _, _) in enumerate(rounds[-1]):
+            used = {c for st in sets for c in st}
             if nb == 0:
-                nxt.append(b)
-                par.append(i)
+                nxt.append((sets + ((),), i, []))
                 continue
-            rest = [c for c in deck if c not in b]
-            for combo in combinations(rest, nb):
-                nxt.append(b + combo)
-                par.append(i)
+            stab = [p for p in perms if all(_apply(p, st, S) == tuple(sorted(st)) for st in sets)]
+            groups: dict[tuple, list] = {}
+            for combo in combinations([c for c in deck if c not in used], nb):
+                key = min(_apply(p, combo, S) for p in stab)
+                groups.setdefault(key, []).append(combo)
+            for key in sorted(groups):
+                maps = []
+                for member in groups[key]:
+                    if member == key:
+                        continue
+                    perm = next(p for p in stab if _apply(p, key, S) == member)
+                    maps.append(hand_map(perm, inverse=True))
+                nxt.append((sets + (key,), i, maps))
             if len(nxt) > max_boards:
                 raise MemoryError(f"more than {max_boards:,} boards in round {r}")
-        per_round.append(nxt)
-        parents.append(par)
+        rounds.append(nxt)
     starts = np.zeros(gd.num_rounds + 1, dtype=np.int64)
     for r in range(gd.num_rounds):
-        starts[r + 1] = starts[r] + len(per_round[r])
+        starts[r + 1] = starts[r] + len(rounds[r])
     n = int(starts[-1])
-    cards = np.full((n, max(total_cards, 1)), -1, dtype=np.int64)
+    total_cards = max(int(np.sum(gd.num_board_cards)), 1)
+    cards = np.full((n, total_cards), -1, dtype=np.int64)
     num = np.zeros(n, dtype=np.int64)
     parent = np.full(n, -1, dtype=np.int64)
     child_start = np.zeros(n, dtype=np.int64)
     child_end = np.zeros(n, dtype=np.int64)
+    perm_start = np.zeros(n, dtype=np.int64)
+    perm_end = np.zeros(n, dtype=np.int64)
+    orbits = np.zeros(n, dtype=np.int64)
+    all_maps = []
     for r in range(gd.num_rounds):
-        for i, b in enumerate(per_round[r]):
+        for i, (sets, par, maps) in enumerate(rounds[r]):
             g = starts[r] + i
-            cards[g, : len(b)] = b
-            num[g] = len(b)
+            flat = [c for st in sets for c in st]
+            cards[g, : len(flat)] = flat
+            num[g] = len(flat)
             if r > 0:
-                parent[g] = starts[r - 1] + parents[r][i]
+                parent[g] = starts[r - 1] + par
+            perm_start[g] = len(all_maps)
+            all_maps.extend(maps)
+            perm_end[g] = len(all_maps)
+            if isomorphic:
+                orbits[g] = _hand_orbits(sets, hands, perms, hand_index, S)
+            else:
+                orbits[g] = int(np.count_nonzero(~np.isin(hands, flat).any(axis=1))) if flat else H
     for r in range(1, gd.num_rounds):
         p = parent[starts[r] : starts[r + 1]]
-        first = np.searchsorted(p, np.arange(starts[r - 1], starts[r]), side="left")
-        last = np.searchsorted(p, np.arange(starts[r - 1], starts[r]), side="right")
-        child_start[starts[r - 1] : starts[r]] = starts[r] + first
-        child_end[starts[r - 1] : starts[r]] = starts[r] + last
-    return Boards(starts, cards, num, parent, child_start, child_end)
+        idx = np.arange(starts[r - 1], starts[r])
+        child_start[starts[r - 1] : starts[r]] = starts[r] + np.searchsorted(p, idx, side="left")
+        child_end[starts[r - 1] : starts[r]] = starts[r] + np.searchsorted(p, idx, side="right")
+    perm_arr = np.array(all_maps, dtype=np.int64).reshape(len(all_maps), H) if all_maps else np.zeros((1, H), dtype=np.int64)
+    return Boards(starts, cards, num, parent, child_start, child_end, perm_start, perm_end, perm_arr, orbits)
+
+
+def _hand_orbits(sets, hands, perms, hand_index, S):
+    """Number of valid hands distinct up to the suit permutations fixing the board."""
+    used = {c for st in sets for c in st}
+    stab = [p for p in perms if all(_apply(p, st, S) == tuple(sorted(st)) for st in sets)]
+    seen = set()
+    for row in hands:
+        if used.intersection(int(c) for c in row):
+            continue
+        seen.add(min(_apply(p, row, S) for p in stab))
+    return len(seen)
 
 
 @dataclass
@@ -101,14 +164,15 @@ class PokerTree:
         return int(self.hands.shape[0])
 
     def num_infosets(self, player: int | None = None) -> int:
-        """Information sets = (decision node, board, valid hand), per player or both."""
+        """Information sets = (decision node, board, hand), per player or both; with suit
+        isomorphism, (board, hand) pairs are counted up to suit permutations."""
         total = 0
         for n in np.flatnonzero(self.bet.kind == DECISION):
             if player is not None and self.bet.player[n] != player:
                 continue
             r = self.bet.round[n]
             lo, hi = self.boards.round_start[r], self.boards.round_start[r + 1]
-            total += int(self.valid[lo:hi].sum())
+            total += int(self.boards.hand_orbits[lo:hi].sum())
         return total
 
 
@@ -126,11 +190,11 @@ def count_deals(gd: GameDef) -> np.ndarray:
     return np.array(out)
 
 
-def build_tree(gd: GameDef, strength=None) -> PokerTree:
+def build_tree(gd: GameDef, strength=None, isomorphic: bool = False) -> PokerTree:
     """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking."""
     bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd)
+    boards = enumerate_boards(gd, hands, isomorphic)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)
