@@ -17,77 +17,103 @@ DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
-def fold_values(opp, hands, valid_row, deck, payoff, scale, out):
-    """out[h] = payoff * scale * (opponent reach on hands sharing no card with h)."""
+def fold_values(opp, hands, valid_row, card, payoff, scale, out):
+    """out[h] = payoff * scale * (opponent reach on hands sharing no card with h).
+
+    `card` is scratch of at least deck-size length. One-card hands clash only with themselves;
+    two-card hands by inclusion-exclusion over per-card sums (the hand itself added back).
+    """
     H, k = hands.shape
+    f = payoff * scale
     total = 0.0
-    card = np.zeros(deck, dtype=np.float64)
+    for h in range(H):
+        total += opp[h]
+    if k == 1:
+        for h in range(H):
+            out[h] = f * (total - opp[h]) if valid_row[h] else 0.0
+        return
+    for c in range(card.shape[0]):
+        card[c] = 0.0
     for h in range(H):
         r = opp[h]
-        total += r
         for j in range(k):
             card[hands[h, j]] += r
     for h in range(H):
         if valid_row[h] == 0:
             out[h] = 0.0
             continue
-        m = total
+        m = total + opp[h]
         for j in range(k):
             m -= card[hands[h, j]]
-        if k == 2:
-            m += opp[h]
-        out[h] = payoff * scale * m
+        out[h] = f * m
 
 
 @njit(cache=True, nogil=True)
-def showdown_values(opp, hands, order, strength, count, deck, payoff, scale, out):
-    """out[h] = payoff * scale * (reach of weaker minus reach of stronger non-clashing hands)."""
+def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out):
+    """out[h] = payoff * scale * (reach of weaker minus reach of stronger non-clashing hands).
+
+    Hands are visited in ascending strength, ties as one group: the mass below a group is
+    accumulated in one pass and the mass above is the remainder, less card-removal terms.
+    `card` is scratch of at least 2 * deck-size length.
+    """
     H, k = hands.shape
+    f = payoff * scale
     for h in range(H):
         out[h] = 0.0
-    card = np.zeros(deck, dtype=np.float64)
-    # ascending: opponents strictly weaker
     total = 0.0
+    for t in range(count):
+        total += opp[order[t]]
+    if k == 1:
+        below = 0.0
+        i = 0
+        while i < count:
+            j = i
+            tie = 0.0
+            while j < count and strength[j] == strength[i]:
+                tie += opp[order[j]]
+                j += 1
+            above = total - below - tie
+            for t in range(i, j):
+                out[order[t]] = f * (below - above)
+            below += tie
+            i = j
+        return
+    deck = card.shape[0] // 2
+    for c in range(2 * deck):
+        card[c] = 0.0
+    # card[c]: mass below the group holding card c; card[deck + c]: mass of all hands holding c
+    for t in range(count):
+        h = order[t]
+        for j in range(k):
+            card[deck + hands[h, j]] += opp[h]
+    below = 0.0
     i = 0
     while i < count:
         j = i
+        tie = 0.0
         while j < count and strength[j] == strength[i]:
+            tie += opp[order[j]]
             j += 1
+        # mass of tied hands per card, kept in out[] temporarily is not possible: recompute
         for t in range(i, j):
             h = order[t]
-            m = total
+            win = below
             for c in range(k):
-                m -= card[hands[h, c]]
-            out[h] += m
+                win -= card[hands[h, c]]
+            out[h] = win
         for t in range(i, j):
             h = order[t]
-            total += opp[h]
             for c in range(k):
                 card[hands[h, c]] += opp[h]
-        i = j
-    # descending: opponents strictly stronger
-    for c in range(deck):
-        card[c] = 0.0
-    total = 0.0
-    i = count - 1
-    while i >= 0:
-        j = i
-        while j >= 0 and strength[j] == strength[i]:
-            j -= 1
-        for t in range(i, j, -1):
+        below += tie
+        # after adding the group, card[c] = mass at or below the group holding c
+        for t in range(i, j):
             h = order[t]
-            m = total
+            lose = total - below
             for c in range(k):
-                m -= card[hands[h, c]]
-            out[h] -= m
-        for t in range(i, j, -1):
-            h = order[t]
-            total += opp[h]
-            for c in range(k):
-                card[hands[h, c]] += opp[h]
+                lose -= card[deck + hands[h, c]] - card[hands[h, c]]
+            out[h] = f * (out[h] - lose)
         i = j
-    for h in range(H):
-        out[h] *= payoff * scale
 
 
 @njit(cache=True, nogil=True)
@@ -101,40 +127,47 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_boa
         o = 1 - q
         A = nact[n]
         off = node_off[n] + (g - seg_board_lo[r]) * H * A
-        src = src0 if q == 0 else src1
+        src = src0[off : off + H * A] if q == 0 else src1[off : off + H * A]
+        sig = sigma[n]
+        # regret matching (or normalisation of a given strategy) per hand
         for h in range(H):
             total = 0.0
             for a in range(A):
-                v = src[off + h * A + a]
+                v = src[h * A + a]
                 if v > 0.0:
                     total += v
-            for a in range(A):
-                if total > 0.0:
-                    v = src[off + h * A + a]
-                    sigma[n, h, a] = v / total if v > 0.0 else 0.0
-                else:
-                    sigma[n, h, a] = 1.0 / A
+            if total > 0.0:
+                inv = 1.0 / total
+                for a in range(A):
+                    v = src[h * A + a]
+                    sig[h, a] = v * inv if v > 0.0 else 0.0
+            else:
+                for a in range(A):
+                    sig[h, a] = 1.0 / A
+        rq = reach[n, q]
+        ro = reach[n, o]
         for a in range(A):
             c = children[n, a]
+            cq = reach[c, q]
+            co = reach[c, o]
             for h in range(H):
-                reach[c, o, h] = reach[n, o, h]
-                reach[c, q, h] = reach[n, q, h] * sigma[n, h, a]
+                co[h] = ro[h]
+                cq[h] = rq[h] * sig[h, a]
         if (avg_mask >> q) & 1 and q != br_player:
-            avg = avg0 if q == 0 else avg1
+            avg = avg0[off : off + H * A] if q == 0 else avg1[off : off + H * A]
             for h in range(H):
-                rq = reach[n, q, h] * weight
-                base = off + h * A
+                w = rq[h] * weight
                 if decay == 1.0:
                     for a in range(A):
-                        avg[base + a] += rq * sigma[n, h, a]
+                        avg[h * A + a] += w * sig[h, a]
                 else:
                     for a in range(A):
-                        avg[base + a] = avg[base + a] * decay + rq * sigma[n, h, a]
+                        avg[h * A + a] = avg[h * A + a] * decay + w * sig[h, a]
 
 
 @njit(cache=True, nogil=True)
 def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_strength, sd_count,
-               last_board_lo, deck, scale, val_mask, reach, cfv):
+               last_board_lo, card, scale, val_mask, reach, cfv):
     for n in range(lo, hi):
         kd = kind[n]
         if kd == FOLD:
@@ -142,12 +175,12 @@ def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_str
             for p in range(2):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p]
-                    fold_values(reach[n, 1 - p], hands, valid[g], deck, float(payoff), scale[r], cfv[n, p])
+                    fold_values(reach[n, 1 - p], hands, valid[g], card, float(payoff), scale[r], cfv[n, p])
         elif kd == SHOWDOWN:
             i = g - last_board_lo
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    showdown_values(reach[n, 1 - p], hands, sd_order[i], sd_strength[i], sd_count[i], deck,
+                    showdown_values(reach[n, 1 - p], hands, sd_order[i], sd_strength[i], sd_count[i], card,
                                     float(spent[n, p]), scale[r], cfv[n, p])
 
 
@@ -163,36 +196,39 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_bo
         for p in range(2):
             if not (val_mask >> p) & 1:
                 continue
+            v = cfv[n, p]
+            c0 = cfv[children[n, 0], p]
+            for h in range(H):
+                v[h] = 0.0
             if p != q:
-                for h in range(H):
-                    s = 0.0
-                    for a in range(A):
-                        s += cfv[children[n, a], p, h]
-                    cfv[n, p, h] = s
+                # the opponent's policy is already in the reach: values add up
+                for a in range(A):
+                    ca = cfv[children[n, a], p]
+                    for h in range(H):
+                        v[h] += ca[h]
             elif p == br_player:
                 for h in range(H):
-                    best = cfv[children[n, 0], p, h]
-                    for a in range(1, A):
-                        v = cfv[children[n, a], p, h]
-                        if v > best:
-                            best = v
-                    cfv[n, p, h] = best
-            else:
-                for h in range(H):
-                    s = 0.0
-                    for a in range(A):
-                        s += sigma[n, h, a] * cfv[children[n, a], p, h]
-                    cfv[n, p, h] = s
-                if (upd_mask >> q) & 1:
-                    reg = reg0 if q == 0 else reg1
-                    off = node_off[n] + (g - seg_board_lo[r]) * H * A
+                    v[h] = c0[h]
+                for a in range(1, A):
+                    ca = cfv[children[n, a], p]
                     for h in range(H):
-                        base = off + h * A
-                        v = cfv[n, p, h]
-                        for a in range(A):
-                            x = reg[base + a] + (cfv[children[n, a], p, h] - v)
+                        if ca[h] > v[h]:
+                            v[h] = ca[h]
+            else:
+                sig = sigma[n]
+                for a in range(A):
+                    ca = cfv[children[n, a], p]
+                    for h in range(H):
+                        v[h] += sig[h, a] * ca[h]
+                if (upd_mask >> q) & 1:
+                    off = node_off[n] + (g - seg_board_lo[r]) * H * A
+                    reg = reg0[off : off + H * A] if q == 0 else reg1[off : off + H * A]
+                    for a in range(A):
+                        ca = cfv[children[n, a], p]
+                        for h in range(H):
+                            x = reg[h * A + a] + (ca[h] - v[h])
                             x = x * pos if x > 0.0 else x * neg
-                            reg[base + a] = x if x > floor else floor
+                            reg[h * A + a] = x if x > floor else floor
 
 
 @njit(cache=True, nogil=True)
@@ -212,6 +248,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     Values out: out_cfv[p, h] at n0 for players in val_mask.
     """
     H = hands.shape[0]
+    card = np.zeros(2 * deck, dtype=np.float64)
     nlev = r_end - r0 + 1
     cur = np.zeros(nlev, dtype=np.int64)
     nxt = np.zeros(nlev, dtype=np.int64)
@@ -266,7 +303,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                                 cfv[e, p, h] = boundary[j, bi, p, h]
         if do_backward:
             _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
-                       sd_count, last_board_lo, deck, scale, val_mask, reach, cfv)
+                       sd_count, last_board_lo, card, scale, val_mask, reach, cfv)
             _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
                             reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv)
         if level == 0:
