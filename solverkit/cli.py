@@ -111,7 +111,11 @@ def solve(config, iterations, target, out, overrides, quiet):
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}"
     )
-    click.echo(f"exploitability {result.exploitability:.6g}{' ' + unit if unit else ''}  (outputs in {out})")
+    if unit == "mbb/g":
+        mbb = result.exploitability * assembly.game.unit_scale
+        click.echo(f"exploitability {result.exploitability:.6g} chips = {mbb:.4g} mbb/g  (outputs in {out})")
+    else:
+        click.echo(f"exploitability {result.exploitability:.6g}{' ' + unit if unit else ''}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
         sys.exit(130)
@@ -132,7 +136,10 @@ def exploit(run_dir):
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}")
-    click.echo(f"exploitability {expl:.12g}")
+    if assembly.game.unit_name == "mbb/g":
+        click.echo(f"exploitability {expl:.12g} chips = {expl * assembly.game.unit_scale:.6g} mbb/g")
+    else:
+        click.echo(f"exploitability {expl:.12g}")
 
 
 @cli.command()

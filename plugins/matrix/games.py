@@ -3,18 +3,114 @@
 A matrix game is a sequential game with one information set per player, so a CFR pass is two
 matrix-vector products: the row player's counterfactual values are A y, the column player's
 are -x^T A. Exploitability of (x, y) is (max A y + max -x^T A) / 2.
+
+The passes also keep A S1 and -(S0 A) for the cumulative strategies S0, S1 (store arrays
+``avgval0``, ``avgval1``), accumulated with the same averaging coefficients from the products the
+passes compute anyway, so evaluating the average strategy costs O(rows + cols), not two more
+products. The O(n) work of a pass is two small kernels around the BLAS product; the rule and the
+averaging scheme stay plug-ins (``job.update_regret``, ``job.accumulate``).
 """
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
+from solverkit.core.averaging import Averaging
 from solverkit.core.game import Game, PassJob
-from solverkit.core.layout import Layout, policy
+from solverkit.core.layout import Layout
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
+
+
+@njit(cache=True)
+def current_policy(regret, out):
+    """out = regret matching of one information set: positive part normalised, uniform if none."""
+    n = regret.shape[0]
+    total = 0.0
+    for a in range(n):
+        if regret[a] > 0.0:
+            total += regret[a]
+    if total > 0.0:
+        for a in range(n):
+            r = regret[a]
+            out[a] = r / total if r > 0.0 else 0.0
+    else:
+        u = 1.0 / n
+        for a in range(n):
+            out[a] = u
+
+
+@njit(cache=True)
+def instantaneous_regret(regret, values, negate, delta):
+    """delta = values - sigma . values, where sigma is the regret matching of `regret`.
+
+    With `negate`, `values` is first negated in place (the column player's values are -(x A)).
+    sigma . values is computed as (sum of r+ * v) / (sum of r+): no division per action.
+    """
+    n = regret.shape[0]
+    if negate:
+        for a in range(n):
+            values[a] = -values[a]
+    total = 0.0
+    weighted = 0.0
+    for a in range(n):
+        r = regret[a]
+        if r > 0.0:
+            total += r
+            weighted += r * values[a]
+    if total > 0.0:
+        ev = weighted / total
+    else:
+        ev = 0.0
+        for a in range(n):
+            ev += values[a]
+        ev /= n
+    for a in range(n):
+        delta[a] = values[a] - ev
+
+
+@njit(cache=True)
+def average_best_responses(avgval0, avgval1, avg0, avg1):
+    """(max(avgval0) / sum(avg1), max(avgval1) / sum(avg0)); nan where a cumulative strategy has
+    a negative entry or no positive weight, or a value is nan (the caller then falls back)."""
+    out = np.empty(2)
+    for p in range(2):
+        values = avgval0 if p == 0 else avgval1
+        weights = avg1 if p == 0 else avg0
+        total = 0.0
+        bad = False
+        for w in weights:
+            if not w >= 0.0:
+                bad = True
+            total += w
+        best = -np.inf
+        for v in values:
+            if v != v:
+                bad = True
+            if v > best:
+                best = v
+        out[p] = best / total if total > 0.0 and not bad else np.nan
+    return out[0], out[1]
+
+
+class _Scratch:
+    """Buffers of the passes over one store: policies, action values, instantaneous regrets."""
+
+    def __init__(self, rows, cols):
+        self.x, self.u0, self.d0 = np.empty(rows), np.empty(rows), np.empty(rows)
+        self.y, self.u1, self.d1 = np.empty(cols), np.empty(cols), np.empty(cols)
+        self.averaging = None
+        # avgval0/1 equal A S1 and -(S0 A) only while every accumulate was linear
+        self.avgval_ok = True
+
+
+def _is_linear(averaging) -> bool:
+    """True when the scheme accumulates S <- S * decay + weight * contrib (the base update)."""
+    return type(averaging).update is Averaging.update
 
 
 class MatrixGame(Game):
@@ -31,32 +127,104 @@ class MatrixGame(Game):
             raise ConfigError(f"game {self.name!r}: payoff matrix has non-finite entries")
         self.matrix = matrix
         self._layouts = (Layout.single(matrix.shape[0]), Layout.single(matrix.shape[1]))
+        self._scratches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def build_matrix(self) -> np.ndarray:
         raise NotImplementedError
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_scratches"] = None  # per-store buffers stay with this process
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._scratches = weakref.WeakKeyDictionary()
+
     def layout(self, player):
         return self._layouts[player]
 
+    def segments(self, with_average):
+        """The default segment, plus ``avgval0`` = A S1 and ``avgval1`` = -(S0 A) when an average
+        is kept: each player's action values against the opponent's cumulative strategy, which
+        :meth:`best_response_from_store` turns into the average's best responses in O(n)."""
+        specs = super().segments(with_average)
+        if with_average:
+            rows, cols = self.matrix.shape
+            specs[0].arrays.update({"avgval0": rows, "avgval1": cols})
+        return specs
+
+    def warmup(self):
+        a = np.zeros(2)
+        current_policy(a, a.copy())
+        instantaneous_regret(a, a.copy(), True, a.copy())
+        average_best_responses(a, a, a, a)
+
+    def _scratch(self, store) -> "_Scratch":
+        s = self._scratches.get(store)
+        if s is None:
+            s = self._scratches[store] = _Scratch(*self.matrix.shape)
+        return s
+
     def cfr_pass(self, store, job: PassJob, transport=None):
+        # Per pass: the opponent's policy, one BLAS product, one fused kernel for the updating
+        # player's policy and regrets, then the rule and averaging plug-ins.
         A = self.matrix
+        s = self._scratch(store)
+        if job.averaging is not s.averaging:
+            s.averaging = job.averaging
+            s.avgval_ok = s.avgval_ok and _is_linear(job.averaging)
+        players = job.players
         with store.open("root") as seg:
             r0, r1 = seg["regret0"], seg["regret1"]
-            s0, s1 = seg.get("avg0"), seg.get("avg1")
-            x = policy(r0, self._layouts[0])
-            y = policy(r1, self._layouts[1])
-            if 0 in job.players:
-                u0 = A @ y  # row player's action values against y
-                d0 = u0 - x @ u0
-            if 1 in job.players:
-                u1 = -(x @ A)  # column player's action values against x
-                d1 = u1 - y @ u1
-            if 0 in job.players:
-                job.update_regret(r0, d0)
-                job.accumulate(s1, y)  # y is what the row player's regrets were computed against
-            if 1 in job.players:
-                job.update_regret(r1, d1)
-                job.accumulate(s0, x)
+            if players == (0,):
+                current_policy(r1, s.y)
+                np.dot(A, s.y, out=s.u0)  # row player's action values against y
+                instantaneous_regret(r0, s.u0, False, s.d0)
+                job.update_regret(r0, s.d0)
+                job.accumulate(seg.get("avg1"), s.y)  # y is what the row player's regrets were computed against
+                job.accumulate(seg.get("avgval0"), s.u0)  # so avgval0 stays A @ avg1
+            elif players == (1,):
+                current_policy(r0, s.x)
+                np.dot(s.x, A, out=s.u1)
+                instantaneous_regret(r1, s.u1, True, s.d1)  # negates u1: column values are -(x A)
+                job.update_regret(r1, s.d1)
+                job.accumulate(seg.get("avg0"), s.x)
+                job.accumulate(seg.get("avgval1"), s.u1)
+            elif set(players) == {0, 1}:
+                # simultaneous: both players' regrets from the same profile
+                current_policy(r0, s.x)
+                current_policy(r1, s.y)
+                np.dot(A, s.y, out=s.u0)
+                np.dot(s.x, A, out=s.u1)
+                instantaneous_regret(r0, s.u0, False, s.d0)
+                instantaneous_regret(r1, s.u1, True, s.d1)
+                job.update_regret(r0, s.d0)
+                job.update_regret(r1, s.d1)
+                job.accumulate(seg.get("avg1"), s.y)
+                job.accumulate(seg.get("avgval0"), s.u0)
+                job.accumulate(seg.get("avg0"), s.x)
+                job.accumulate(seg.get("avgval1"), s.u1)
+            else:
+                raise ValueError(f"matrix game pass: players must be (0,), (1,) or (0, 1), got {players!r}")
+
+    def best_response_from_store(self, store, kind):
+        """Best responses to the average strategy from ``avgval0/1``: br_0 = max(A S1) / sum(S1),
+        br_1 = max(-(S0 A)) / sum(S0). None (use the exact path) for the current strategy, before
+        any weight reached the average, or when the averaging may not be linear."""
+        if kind != "average":
+            return None
+        s = self._scratches.get(store)
+        if s is None or not s.avgval_ok:
+            return None
+        seg = store.read("root")
+        arrays = [seg.get(k) for k in ("avgval0", "avgval1", "avg0", "avg1")]
+        if any(a is None for a in arrays):
+            return None
+        br0, br1 = average_best_responses(*arrays)
+        if br0 != br0 or br1 != br1:
+            return None
+        return float(br0), float(br1)
 
     def best_response(self, strategy):
         x, y = strategy

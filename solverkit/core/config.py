@@ -33,6 +33,7 @@ SOLVER_PARAMS = ParamSpec(
     {
         "iterations": Param("int", 1000, "iterations to run at most", min=1),
         "target": Param("float", 0.0, "stop once exploitability <= target (0: never)", min=0.0),
+        "target_mbb": Param("float", 0.0, "poker: stop once exploitability <= this many mbb/g (0: never)", min=0.0),
         "update": Param("str", "alternating", "update order", choices=("alternating", "simultaneous")),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
         "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),

@@ -16,6 +16,13 @@ from .store import Store
 from .strategy_file import save_strategy
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
+#: extra column for games measured in milli-big-blinds per game (poker)
+MBB_COLUMN = "exploitability_mbb"
+
+
+def metric_columns(game) -> tuple[str, ...]:
+    """metrics.csv columns for `game`: the base columns, plus exploitability_mbb for poker."""
+    return METRIC_COLUMNS + ((MBB_COLUMN,) if game.unit_name == "mbb/g" else ())
 POINTS_PER_DECADE = 20
 
 
@@ -100,13 +107,16 @@ class Solver:
         else:
             br0, br1 = fast
             expl = (br0 + br1) / 2.0
-        return {
+        row = {
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
             "exploitability": expl,
             "br_0": br0,
             "br_1": br1,
         }
+        if self.game.unit_name == "mbb/g":
+            row[MBB_COLUMN] = expl * self.game.unit_scale
+        return row
 
     def close(self):
         self.transport.close()
@@ -118,6 +128,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     iterations = int(iterations if iterations is not None else cfg["iterations"])
     target = float(target if target is not None else cfg["target"])
     every = cfg["eval_every"]
+    target_mbb = float(cfg.get("target_mbb", 0.0))
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -126,7 +137,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         (out / "config.toml").write_text(_toml(resolved))
     solver = Solver(assembly)
     metrics: list[dict] = []
-    writer = _MetricsWriter(out / "metrics.csv") if out is not None else None
+    writer = _MetricsWriter(out / "metrics.csv", metric_columns(assembly.game)) if out is not None else None
     bar = _progress(iterations) if progress else None
     reached = False
     interrupted = False
@@ -149,6 +160,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 if bar is not None:
                     bar.set_postfix_str(f"exploitability={row['exploitability']:.3e}", refresh=False)
                 if target > 0 and row["exploitability"] <= target:
+                    reached = True
+                if target_mbb > 0 and row.get(MBB_COLUMN, float("inf")) <= target_mbb:
                     reached = True
             if bar is not None:
                 bar.update(1)
@@ -244,9 +257,9 @@ def _progress(total):
 class _MetricsWriter:
     """metrics.csv, flushed after every row so an interrupted run keeps what it measured."""
 
-    def __init__(self, path):
+    def __init__(self, path, columns=METRIC_COLUMNS):
         self.fh = open(path, "w", newline="")
-        self.csv = csv.DictWriter(self.fh, fieldnames=METRIC_COLUMNS)
+        self.csv = csv.DictWriter(self.fh, fieldnames=columns)
         self.csv.writeheader()
 
     def write(self, row):

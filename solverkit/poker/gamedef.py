@@ -44,9 +44,12 @@ class GameDef:
 
     @property
     def big_blind(self) -> int:
-        """The unit of mbb/g: the largest blind, or the first round's bet size without blinds."""
-        b = max(self.blind)
-        return b if b > 0 else self.raise_size[0]
+        """The unit of mbb/g: the big blind; in games with antes instead (equal or no blinds,
+        Kuhn, Leduc, Rhode Island) the first round's bet size, as the original CFR+ code's
+        "mSBet/h"."""
+        if self.blind[0] != self.blind[1]:
+            return max(self.blind)
+        return self.raise_size[0]
 
     def validate(self):
         """Raise ConfigError when the definition cannot describe a playable game."""
