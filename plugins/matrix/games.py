@@ -22,6 +22,7 @@ from numba import njit
 from solverkit.core.averaging import Averaging
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
+from solverkit.core.rule import RegretRule
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
 
@@ -74,6 +75,44 @@ def instantaneous_regret(regret, values, negate, delta):
 
 
 @njit(cache=True)
+def fused_update(regret, values, negate, pos, neg, floor, total, contrib, avgval, decay, weight, policy_out):
+    """The whole O(n) part of an alternating pass, for the rules and averaging schemes of the
+    discounted family: instantaneous regrets (as :func:`instantaneous_regret`), the regret
+    update max(scale(R + delta), floor), and the opponent's cumulative strategy and avgval
+    accumulations S <- S * decay + weight * contrib (skipped when `total` is empty), and
+    finally policy_out = regret matching of the updated regrets."""
+    n = regret.shape[0]
+    if negate:
+        for a in range(n):
+            values[a] = -values[a]
+    rsum = 0.0
+    weighted = 0.0
+    for a in range(n):
+        r = regret[a]
+        if r > 0.0:
+            rsum += r
+            weighted += r * values[a]
+    if rsum > 0.0:
+        ev = weighted / rsum
+    else:
+        ev = 0.0
+        for a in range(n):
+            ev += values[a]
+        ev /= n
+    for a in range(n):
+        x = regret[a] + (values[a] - ev)
+        x = x * pos if x > 0.0 else x * neg
+        regret[a] = x if x > floor else floor
+    if total.shape[0] == contrib.shape[0] and not (weight == 0.0 and decay == 1.0):
+        for i in range(contrib.shape[0]):
+            total[i] = total[i] * decay + weight * contrib[i]
+        for i in range(n):
+            avgval[i] = avgval[i] * decay + weight * values[i]
+    # the updated player's new policy, which the opponent's next pass is computed against
+    current_policy(regret, policy_out)
+
+
+@njit(cache=True)
 def average_best_responses(avgval0, avgval1, avg0, avg1):
     """(max(avgval0) / sum(avg1), max(avgval1) / sum(avg0)); nan where a cumulative strategy has
     a negative entry or no positive weight, or a value is nan (the caller then falls back)."""
@@ -103,9 +142,16 @@ class _Scratch:
     def __init__(self, rows, cols):
         self.x, self.u0, self.d0 = np.empty(rows), np.empty(rows), np.empty(rows)
         self.y, self.u1, self.d1 = np.empty(cols), np.empty(cols), np.empty(cols)
+        self.empty = np.zeros(0)
+        self.fresh = (False, False)
         self.averaging = None
         # avgval0/1 equal A S1 and -(S0 A) only while every accumulate was linear
         self.avgval_ok = True
+
+
+def _fusable(job) -> bool:
+    """True when the rule and the averaging scheme are given by their coefficients alone."""
+    return type(job.rule).update is RegretRule.update and _is_linear(job.averaging)
 
 
 def _is_linear(averaging) -> bool:
@@ -159,6 +205,7 @@ class MatrixGame(Game):
         current_policy(a, a.copy())
         instantaneous_regret(a, a.copy(), True, a.copy())
         average_best_responses(a, a, a, a)
+        fused_update(a, a.copy(), True, 1.0, 1.0, 0.0, a.copy(), a.copy(), a.copy(), 1.0, 1.0, a.copy())
 
     def _scratch(self, store) -> "_Scratch":
         s = self._scratches.get(store)
@@ -177,6 +224,30 @@ class MatrixGame(Game):
         players = job.players
         with store.open("root") as seg:
             r0, r1 = seg["regret0"], seg["regret1"]
+            if len(players) == 1 and _fusable(job):
+                # one BLAS product and one kernel: the common case (CFR+ and relatives)
+                p = players[0]
+                pos, neg, floor = job.rule.coefficients(job.iteration)
+                if job.averaging.keeps_average:
+                    decay, weight = job.averaging.coefficients(job.iteration)
+                    total, avgval = seg["avg1" if p == 0 else "avg0"], seg[f"avgval{p}"]
+                else:
+                    decay, weight, total, avgval = 1.0, 0.0, s.empty, s.empty
+                # s.fresh[q]: s.x / s.y already hold player q's policy (the last fused pass
+                # updated q and left it there); anything else recomputes it
+                if p == 0:
+                    if not s.fresh[1]:
+                        current_policy(r1, s.y)
+                    np.dot(A, s.y, out=s.u0)
+                    fused_update(r0, s.u0, False, pos, neg, floor, total, s.y, avgval, decay, weight, s.x)
+                else:
+                    if not s.fresh[0]:
+                        current_policy(r0, s.x)
+                    np.dot(s.x, A, out=s.u1)
+                    fused_update(r1, s.u1, True, pos, neg, floor, total, s.x, avgval, decay, weight, s.y)
+                s.fresh = (p == 0, p == 1)
+                return
+            s.fresh = (False, False)
             if players == (0,):
                 current_policy(r1, s.y)
                 np.dot(A, s.y, out=s.u0)  # row player's action values against y

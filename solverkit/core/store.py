@@ -8,7 +8,6 @@ it again on exit. With a passthrough compressor the arrays simply stay in memory
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,16 +60,12 @@ class Store:
         if key not in self.specs:
             raise KeyError(f"unknown segment {key!r}; segments: {', '.join(sorted(self.specs))}")
 
-    @contextmanager
-    def open(self, key: str):
-        """Decode segment `key`, yield its arrays for in-place update, re-encode on exit."""
+    def open(self, key: str) -> "_OpenSegment":
+        """Decode segment `key`, yield its arrays for in-place update, re-encode on exit
+        (``with store.open(key) as arrays: ...``); an exception inside leaves the stored
+        segment as it was."""
         self._check_key(key)
-        if self.compressor.passthrough:
-            yield self._live[key]
-            return
-        arrays = self._decode(key)
-        yield arrays
-        self._encoded[key] = self._encode(arrays)
+        return _OpenSegment(self, key)
 
     def read(self, key: str) -> dict[str, np.ndarray]:
         """Decoded arrays of segment `key` for reading only (changes are not stored)."""
@@ -84,3 +79,23 @@ class Store:
         if self.compressor.passthrough:
             return sum(a.nbytes for seg in self._live.values() for a in seg.values())
         return sum(len(p) for seg in self._encoded.values() for p in seg.values())
+
+
+class _OpenSegment:
+    """Context manager of :meth:`Store.open` (a class: cheaper than a generator per pass)."""
+
+    __slots__ = ("store", "key", "arrays")
+
+    def __init__(self, store, key):
+        self.store, self.key = store, key
+
+    def __enter__(self):
+        st = self.store
+        self.arrays = st._live[self.key] if st.compressor.passthrough else st._decode(self.key)
+        return self.arrays
+
+    def __exit__(self, exc_type, exc, tb):
+        st = self.store
+        if exc_type is None and not st.compressor.passthrough:
+            st._encoded[self.key] = st._encode(self.arrays)
+        return False
