@@ -79,7 +79,8 @@ class PokerGame(Game):
     def __init__(self, **params):
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
-        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), bool(params.get("isomorphism", False)))
+        self.tree_isomorphic = bool(params.get("isomorphism", False))
+        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic)
         self.unit_scale = 1000.0 / self.gd.big_blind
         s = int(params.get("split_round", 0) or 0)
         if s >= self.gd.num_rounds:
@@ -173,6 +174,39 @@ class PokerGame(Game):
 
     def layout(self, player):
         return self._layouts[player]
+
+    def locate(self, board_sets, hand) -> tuple[int, int]:
+        """(global board id, hand index) where a deal's board (card sets per round dealt so
+        far) and private hand are stored; under suit isomorphism, their canonical images."""
+        t = self.tree
+        if not hasattr(self, "_board_lookup"):
+            self._board_lookup = {}
+            for g in range(int(t.boards.round_start[-1])):
+                cards = [int(c) for c in t.boards.cards[g, : t.boards.num_cards[g]]]
+                sets, pos = [], 0
+                r = 0
+                while pos < len(cards) or r == 0:
+                    nb = self.gd.num_board_cards[r]
+                    sets.append(tuple(cards[pos : pos + nb]))
+                    pos += nb
+                    r += 1
+                    if pos >= len(cards):
+                        break
+                self._board_lookup[tuple(sets)] = g
+            self._hand_lookup = {tuple(int(c) for c in row): i for i, row in enumerate(t.hands)}
+        S = self.gd.num_suits
+        from itertools import permutations
+
+        perms = permutations(range(S)) if self.tree_isomorphic else [tuple(range(S))]
+        for perm in perms:
+            def move(cards):
+                return tuple(sorted(int(c) - int(c) % S + perm[int(c) % S] for c in cards))
+
+            key = tuple(move(st) for st in board_sets)
+            g = self._board_lookup.get(key)
+            if g is not None:
+                return g, self._hand_lookup[move(hand)]
+        raise KeyError(f"board {board_sets!r} is not a board of game {self.name!r}")
 
     def segments(self, with_average):
         def spec(key, region):

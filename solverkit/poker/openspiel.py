@@ -52,7 +52,6 @@ def openspiel_table(game, strategy) -> dict[str, dict[int, float]]:
     t = game.tree
     bet = t.bet
     H = t.num_hands
-    board_index = {tuple(t.boards.cards[g, : t.boards.num_cards[g]]): g for g in range(int(t.boards.round_start[-1]))}
     table: dict[str, dict[int, float]] = {}
 
     def visit(state, node, hole, board):
@@ -71,9 +70,9 @@ def openspiel_table(game, strategy) -> dict[str, dict[int, float]]:
         # our node: a round end (kind 3) is followed by the next round's first decision node
         p = state.current_player()
         key = state.information_state_string(p)
-        g = board_index[tuple(sorted(board))]
-        h = hole[p][0]
         r = int(bet.round[node])
+        sets = [()] + [tuple(sorted(board[i : i + 1])) for i in range(r)]
+        g, h = game.locate(sets[: r + 1], tuple(hole[p]))
         A = int(bet.num_actions[node])
         off = game.full.node_off[node] + (g - int(t.boards.round_start[r])) * H * A + h * A
         facing = bet.spent[node, 1 - p] > bet.spent[node, p]
