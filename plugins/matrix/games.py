@@ -279,7 +279,7 @@ class MatrixGame(Game):
             else:
                 raise ValueError(f"matrix game pass: players must be (0,), (1,) or (0, 1), got {players!r}")
 
-    def best_response_from_store(self, store, kind):
+    def best_response_from_store(self, store, kind, transport=None):
         """Best responses to the average strategy from ``avgval0/1``: br_0 = max(A S1) / sum(S1),
         br_1 = max(-(S0 A)) / sum(S0). None (use the exact path) for the current strategy, before
         any weight reached the average, or when the averaging may not be linear."""

@@ -86,9 +86,10 @@ class Game:
         """Run the part of a pass inside subgame `key`; only for decomposed games."""
         raise NotImplementedError(f"game {self.name!r} has no subgames")
 
-    def best_response_from_store(self, store, kind: str) -> tuple[float, float] | None:
+    def best_response_from_store(self, store, kind: str, transport=None) -> tuple[float, float] | None:
         """Optional fast path: (br_0, br_1) of the store's ``kind`` strategy ("average" or
-        "current") from values the passes maintain; None means "use :meth:`best_response`"."""
+        "current") straight from the store (values the passes maintain, or a pass over the
+        segments through `transport`); None means "use :meth:`best_response`"."""
         return None
 
     def best_response(self, strategy: list[np.ndarray]) -> tuple[float, float]:

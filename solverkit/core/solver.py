@@ -101,7 +101,9 @@ class Solver:
 
     def evaluate(self, exact: bool = False) -> dict:
         """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
-        fast = None if exact else self.game.best_response_from_store(self.store, self.output_kind)
+        fast = None if exact else self.game.best_response_from_store(
+            self.store, self.output_kind, transport=self.transport
+        )
         if fast is None:
             expl, br0, br1 = exploitability(self.game, self.strategy())
         else:

@@ -381,6 +381,20 @@ class PokerGame(Game):
             vals.append(float(out[p].sum()))
         return vals[0], vals[1]
 
+    def best_response_from_store(self, store, kind, transport=None):
+        """(br_0, br_1) of the stored average (or current) strategy, walking the segments as a
+        CFR pass does (trunk, subgames through the transport, trunk), max at the responder's
+        nodes. Cumulative strategies are used unnormalised: the walk normalises per hand."""
+        if kind == "average" and store.specs[next(iter(store.specs))].arrays.get("avg0") is None:
+            return None
+        source = "avg" if kind == "average" else "regret"
+        vals = []
+        for p in (0, 1):
+            job = _Job(0, 0, 1 << p, p, NO_COEFFS, source=source)
+            out = self._pass(store, job, transport)
+            vals.append(float(out[p].sum()))
+        return vals[0], vals[1]
+
     def expected_values(self, strategy) -> tuple[float, float]:
         """(v_0, v_1): each player's expected payoff (chips) when both play `strategy`."""
         t = self.tree
