@@ -1,0 +1,83 @@
+"""ACPC game definitions: bundled files load, errors name the file, line and field."""
+
+import pytest
+
+from solverkit.errors import ConfigError
+from solverkit.poker.gamedef import bundled_names, load_gamedef, parse_gamedef
+
+LEDUC = """# Leduc
+GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 1 1
+raiseSize = 2 4
+firstPlayer = 1 1
+maxRaises = 2 2
+numSuits = 2
+numRanks = 3
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+
+
+def test_bundled_games_load():
+    assert {"kuhn", "leduc", "rhode", "holdem.limit.2p.reverse_blinds", "royal", "holdem2r"} <= set(bundled_names())
+    for name in bundled_names():
+        gd = load_gamedef(name)
+        assert gd.num_rounds >= 1
+
+
+def test_hulhe_definition():
+    gd = load_gamedef("holdem.limit.2p.reverse_blinds")
+    assert gd.blind == (10, 5) and gd.raise_size == (10, 10, 20, 20)
+    assert gd.first_player == (1, 0, 0, 0) and gd.max_raises == (3, 4, 4, 4)
+    assert gd.num_board_cards == (0, 3, 1, 1) and gd.big_blind == 10
+
+
+def test_units():
+    assert load_gamedef("rhode").big_blind == 10  # antes: the first round's bet
+    assert load_gamedef("leduc").big_blind == 2
+    assert load_gamedef("kuhn").big_blind == 1
+
+
+def test_keys_are_case_insensitive_and_comments_ignored():
+    text = LEDUC.replace("numRounds", "NUMROUNDS").replace("blind = 1 1", "blind = 1 1   # antes")
+    assert parse_gamedef(text) == parse_gamedef(LEDUC)
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        ("limit\n", "nolimit\n", "no-limit games are not supported"),
+        ("numPlayers = 2", "numPlayers = 3", ":4: numPlayers = 3: only 2-player games"),
+        ("raiseSize = 2 4", "raiseSize = 2 x", ":7: field raiseSize = '2 x': expected integers"),
+        ("raiseSize = 2 4", "raiseSize = 2", ":7: field raiseSize has 1 values, expected 2"),
+        ("maxRaises = 2 2", "maxRaise = 2 2", ":9: unknown field 'maxraise'"),
+        ("numHoleCards = 1", "numHoleCards = 3", "numHoleCards = 3 is not supported"),
+        ("firstPlayer = 1 1", "firstPlayer = 1 3", ":8: firstPlayer = [1, 3]: expected 1 or 2"),
+        ("END GAMEDEF\n", "", "missing END GAMEDEF"),
+        ("numRanks = 3", "numRanks = 1", "the deal needs 3 cards but the deck has 2"),
+        ("blind = 1 1", "blind = 1 1 1", "field blind has 3 values, expected 2"),
+        ("numSuits = 2\n", "", "missing field numSuits"),
+        ("numRounds = 2", "numRounds = 2 2", "field numRounds = '2 2': expected one integer"),
+    ],
+)
+def test_malformed_files_name_line_and_field(old, new, expected):
+    text = LEDUC.replace(old, new)
+    with pytest.raises(ConfigError) as err:
+        parse_gamedef(text, "x.game")
+    assert expected in str(err.value)
+    assert str(err.value).startswith("x.game")
+
+
+def test_unknown_bundled_name_lists_choices():
+    with pytest.raises(ConfigError) as err:
+        load_gamedef("ledoc")
+    assert "unknown bundled game definition 'ledoc'" in str(err.value) and "leduc" in str(err.value)
+
+
+def test_missing_file():
+    with pytest.raises(ConfigError, match="game definition file not found: /nope/x.game"):
+        load_gamedef("/nope/x.game")
