@@ -117,8 +117,30 @@ def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out
 
 
 @njit(cache=True, nogil=True)
+def _policy(src, off, H, A, sig):
+    """sig[h, a] = regret matching of src[off + h * A + a] (normalisation of a strategy)."""
+    for h in range(H):
+        total = 0.0
+        base = off + h * A
+        for a in range(A):
+            v = src[base + a]
+            if v > 0.0:
+                total += v
+        if total > 0.0:
+            inv = 1.0 / total
+            for a in range(A):
+                v = src[base + a]
+                sig[h, a] = v * inv if v > 0.0 else 0.0
+        else:
+            for a in range(A):
+                sig[h, a] = 1.0 / A
+
+
+@njit(cache=True, nogil=True)
 def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo, valid,
-                   src0, src1, avg0, avg1, avg_mask, decay, weight, br_player, reach, sigma):
+                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, sigma):
+    """Reach vectors down one round at board g, for the players in reach_mask only (a player's
+    own reach matters only for its average; its values use the opponent's reach)."""
     H = reach.shape[2]
     for n in range(lo, hi):
         if kind[n] != DECISION:
@@ -126,34 +148,23 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_boa
         q = player[n]
         o = 1 - q
         A = nact[n]
-        off = node_off[n] + (g - seg_board_lo[r]) * H * A
-        src = src0[off : off + H * A] if q == 0 else src1[off : off + H * A]
-        sig = sigma[n]
-        # regret matching (or normalisation of a given strategy) per hand
-        for h in range(H):
-            total = 0.0
+        if (reach_mask >> o) & 1:
+            ro = reach[n, o]
             for a in range(A):
-                v = src[h * A + a]
-                if v > 0.0:
-                    total += v
-            if total > 0.0:
-                inv = 1.0 / total
-                for a in range(A):
-                    v = src[h * A + a]
-                    sig[h, a] = v * inv if v > 0.0 else 0.0
-            else:
-                for a in range(A):
-                    sig[h, a] = 1.0 / A
+                co = reach[children[n, a], o]
+                for h in range(H):
+                    co[h] = ro[h]
+        if not (reach_mask >> q) & 1:
+            continue
+        off = node_off[n] + (g - seg_board_lo[r]) * H * A
+        sig = sigma[n]
+        _policy(src0 if q == 0 else src1, off, H, A, sig)
         rq = reach[n, q]
-        ro = reach[n, o]
         for a in range(A):
-            c = children[n, a]
-            cq = reach[c, q]
-            co = reach[c, o]
+            cq = reach[children[n, a], q]
             for h in range(H):
-                co[h] = ro[h]
                 cq[h] = rq[h] * sig[h, a]
-        if (avg_mask >> q) & 1 and q != br_player:
+        if (avg_mask >> q) & 1:
             avg = avg0[off : off + H * A] if q == 0 else avg1[off : off + H * A]
             for h in range(H):
                 w = rq[h] * weight
@@ -186,7 +197,8 @@ def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_str
 
 @njit(cache=True, nogil=True)
 def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo,
-                    reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv):
+                    src0, src1, reg0, reg1, upd_mask, val_mask, reach_mask, br_player, pos, neg, floor,
+                    sigma, cfv):
     H = cfv.shape[2]
     for n in range(hi - 1, lo - 1, -1):
         if kind[n] != DECISION:
@@ -216,6 +228,8 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_bo
                             v[h] = ca[h]
             else:
                 sig = sigma[n]
+                if not (reach_mask >> q) & 1:  # the forward sweep skipped this player's policy
+                    _policy(src0 if q == 0 else src1, node_off[n] + (g - seg_board_lo[r]) * H * A, H, A, sig)
                 for a in range(A):
                     ca = cfv[children[n, a], p]
                     for h in range(H):
@@ -257,8 +271,17 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             reach[n0, p, h] = entry_reach[p, h]
     level = 0
     cur[0] = b0
+    amask = avg_mask if do_backward else 0
+    if br_player >= 0:
+        amask &= ~(1 << br_player)
+    # reach is needed for the players whose averages grow and for the opponents of the players
+    # whose values are computed
+    reach_mask = amask
+    for p in range(2):
+        if (val_mask >> p) & 1:
+            reach_mask |= 1 << (1 - p)
     _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, seg_board_lo,
-                   valid, src0, src1, avg0, avg1, avg_mask if do_backward else 0, decay, weight, br_player, reach, sigma)
+                   valid, src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, sigma)
     nxt[0] = child_start[b0]
     for n in range(round_lo[r0], round_hi[r0]):
         if kind[n] == ROUND_END:
@@ -275,14 +298,14 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                 if kind[e] == ROUND_END:
                     m = children[e, 0]
                     for p in range(2):
-                        for h in range(H):
-                            reach[m, p, h] = reach[e, p, h] * valid[c, h]
+                        if (reach_mask >> p) & 1:
+                            for h in range(H):
+                                reach[m, p, h] = reach[e, p, h] * valid[c, h]
             level += 1
             r += 1
             cur[level] = c
             _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
-                           valid, src0, src1, avg0, avg1, avg_mask if do_backward else 0, decay, weight, br_player,
-                           reach, sigma)
+                           valid, src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, sigma)
             nxt[level] = child_start[c]
             for n in range(round_lo[r], round_hi[r]):
                 if kind[n] == ROUND_END:
@@ -305,7 +328,8 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
                        sd_count, last_board_lo, card, scale, val_mask, reach, cfv)
             _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
-                            reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, sigma, cfv)
+                            src0, src1, reg0, reg1, upd_mask, val_mask, reach_mask, br_player, pos, neg, floor,
+                            sigma, cfv)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,
