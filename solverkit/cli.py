@@ -109,7 +109,8 @@ def solve(config, iterations, target, out, overrides, quiet):
     unit = assembly.game.unit_name
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
-        f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}"
+        f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
+        f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
     )
     if unit == "mbb/g":
         mbb = result.exploitability * assembly.game.unit_scale
@@ -135,7 +136,7 @@ def exploit(run_dir):
     check_layout(run_dir / "strategy.npz", layouts, assembly.game)
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
-    click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}")
+    click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
     if assembly.game.unit_name == "mbb/g":
         click.echo(f"exploitability {expl:.12g} chips = {expl * assembly.game.unit_scale:.6g} mbb/g")
     else:
