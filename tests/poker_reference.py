@@ -129,16 +129,14 @@ def best_response_value(gd, bet, policy, rank, br):
 def policy_from_flat(game, strategy):
     """policy(p, key, node) reading a solverkit flat strategy (unsplit layout, raw boards)."""
     t = game.tree
-    H = t.num_hands
     hand_index = {tuple(int(c) for c in row): i for i, row in enumerate(t.hands)}
     board_index = {tuple(t.boards.cards[g, : t.boards.num_cards[g]]): g for g in range(int(t.boards.round_start[-1]))}
 
     def policy(p, key, node):
         hand, board, _ = key
         g = board_index[tuple(board)]
-        r = int(t.bet.round[node])
         A = int(t.bet.num_actions[node])
-        off = game.full.node_off[node] + (g - int(t.boards.round_start[r])) * H * A + hand_index[tuple(hand)] * A
+        off = game.value_offset(node, g, hand_index[tuple(hand)])
         return strategy[p][off : off + A]
 
     return policy

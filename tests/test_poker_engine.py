@@ -208,6 +208,37 @@ def test_trunk_and_subgames_equal_the_whole_tree(tmp_path, split, preset):
     assert solvers[1].evaluate()["exploitability"] == pytest.approx(solvers[0].evaluate()["exploitability"], abs=1e-12)
 
 
+@pytest.mark.parametrize("preset", ["cfr_plus", "cfr", "lcfr", "dcfr"])
+@pytest.mark.parametrize("split", [0, 1])
+def test_pruning_zero_reach_subtrees_changes_nothing(tmp_path, preset, split):
+    """Skipping subtrees that nothing reaches must leave every regret and average bit for bit
+    as the full walk does, also for rules whose zero updates still discount (lcfr, dcfr)."""
+    path = tmp_path / "mini3.game"
+    path.write_text(MINI3)
+    solvers = []
+    for pruning in (False, True):
+        a = load_config({"game": {"name": "acpc", "gamedef": str(path), "split_round": split}, "preset": preset})
+        sv = Solver(a)
+        sv.game.pruning = pruning
+        solvers.append(sv)
+    for _ in range(30):
+        for sv in solvers:
+            sv.step()
+    full, pruned = solvers
+    for kind in ("current", "average"):
+        for p in (0, 1):
+            np.testing.assert_array_equal(pruned.strategy(kind)[p], full.strategy(kind)[p])
+    # the current strategies give some action zero probability on every hand: the pruned
+    # walk really skipped subtrees
+    cur = full.strategy("current")
+    layout = full.game.layout(0)
+    zero_blocks = 0
+    for start, count, A in zip(layout.block_start, layout.block_count, layout.block_actions):
+        block = cur[0][start : start + count * A].reshape(count, A)
+        zero_blocks += int(np.any(np.all(block == 0.0, axis=0)))
+    assert preset in ("lcfr", "dcfr") or zero_blocks > 0
+
+
 def test_isomorphism_gives_the_same_run(tmp_path):
     path = tmp_path / "mini3.game"
     path.write_text(MINI3)

@@ -25,7 +25,7 @@ from ..errors import ConfigError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
-from .kernels import dfs_pass
+from .kernels import copy_runs, dfs_pass
 from .tree import PokerTree, build_tree
 
 NO_COEFFS = (1.0, 1.0, -np.inf, 1.0, 0.0)
@@ -53,16 +53,26 @@ def _bits(players) -> int:
 
 @dataclass
 class _Region:
-    """What one kernel call walks: rounds r0..r_end from node n0, node ranges per round."""
+    """What one kernel call walks: rounds r0..r_end from node n0, node ranges per round.
+
+    Values are laid out in the order the kernel visits them: round by round, board by board,
+    and within a board the round's decision nodes of the player (hands, then actions). The
+    values of (node n, k-th board of its round in this region) start at
+    ``node_off[n] + k * stride[player, round]``.
+    """
 
     r0: int
     r_end: int
     n0: int
     round_lo: np.ndarray
     round_hi: np.ndarray
-    node_off: np.ndarray  # offsets of decision nodes in their player's segment array
+    node_off: np.ndarray  # int64 [nodes]: offset of a decision node's block on the first board
+    stride: np.ndarray  # int64 [2, rounds]: values per board of a round, per player
     sizes: tuple[int, int]  # values per player in one segment of this region
-    blocks: tuple[list, list]  # (node, boards per segment) per player, in offset order
+    units: tuple  # per player: (node, board index) int64 arrays, one (H x A) block each, in order
+
+    def offset(self, node: int, k: int, player: int, rnd: int) -> int:
+        return int(self.node_off[node] + k * self.stride[player, rnd])
 
 
 @dataclass
@@ -77,6 +87,7 @@ class _Job:
     inline_rule: bool = True
     inline_avg: bool = True
     source: str = "regret"  # policy source: "regret" (CFR) or a strategy kind for best response
+    prune: bool = True  # skip zero-reach subtrees (exact unless a zero update changes stored values)
 
 
 class PokerGame(Game):
@@ -84,6 +95,7 @@ class PokerGame(Game):
 
     unit_name = "mbb/g"
     export_limit = 200_000
+    pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
     params = {
         "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
         "isomorphism": Param("bool", True, "merge boards that differ only by a permutation of suits"),
@@ -120,18 +132,27 @@ class PokerGame(Game):
         bet = self.tree.bet
         H = self.tree.num_hands
         node_off = np.zeros(bet.num_nodes, dtype=np.int64)
+        stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
         sizes = [0, 0]
-        blocks = ([], [])
+        units = ([], [])
         for r in range(r0, r_end + 1):
+            nodes = [([], []), ([], [])]
             for n in range(round_lo[r], round_hi[r]):
                 if bet.kind[n] != DECISION:
                     continue
                 p = int(bet.player[n])
-                node_off[n] = sizes[p]
-                nb = int(boards_per_round[r])
-                sizes[p] += nb * H * int(bet.num_actions[n])
-                blocks[p].append((n, nb))
-        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, tuple(sizes), blocks)
+                node_off[n] = sizes[p] + stride[p, r]
+                stride[p, r] += H * int(bet.num_actions[n])
+                nodes[p][0].append(n)
+            nb = int(boards_per_round[r])
+            for p in (0, 1):
+                sizes[p] += nb * int(stride[p, r])
+                ids = np.array(nodes[p][0], dtype=np.int64)
+                units[p].append((np.tile(ids, nb), np.repeat(np.arange(nb, dtype=np.int64), ids.size)))
+        units = tuple(
+            (np.concatenate([u[0] for u in units[p]]), np.concatenate([u[1] for u in units[p]])) for p in (0, 1)
+        )
+        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, stride, tuple(sizes), units)
 
     def _prepare(self):
         t = self.tree
@@ -145,7 +166,7 @@ class PokerGame(Game):
             ends = np.flatnonzero((bet.kind == ROUND_END) & (bet.round == r))
             self.re_index[ends] = np.arange(ends.size)
         self.full = self._region(0, R - 1, 0, lo, hi, nboards)
-        self._layouts = tuple(Layout.from_blocks([(nb * t.num_hands, int(bet.num_actions[n])) for n, nb in self.full.blocks[p]]) for p in (0, 1))
+        self._layouts = tuple(self._layout_of(self.full, p) for p in (0, 1))
         s = self.split
         if not s:
             self.trunk = self.full
@@ -157,14 +178,30 @@ class PokerGame(Game):
         per_parent = nboards / nboards[s - 1]  # boards of round r below one board of round s-1
         self.sub_regions = {}
         for e in self.entries:
-            root = int(bet.children[e, 0])
-            desc = self._descendants(root)
+            # a subgame's walk starts at its round-end node e on the parent board: the kernel
+            # then deals the next round's boards itself (one call per subgame)
+            desc = self._descendants(int(bet.children[e, 0]))
             slo, shi = lo.copy(), hi.copy()
+            slo[s - 1], shi[s - 1] = e, e + 1
             for r in range(s, R):
                 ids = desc[bet.round[desc] == r]
                 slo[r], shi[r] = ids.min(), ids.max() + 1
-            self.sub_regions[e] = self._region(s, R - 1, root, slo, shi, per_parent.astype(np.int64))
+            self.sub_regions[e] = self._region(s - 1, R - 1, e, slo, shi, per_parent.astype(np.int64))
         self.sub_boards = list(t.boards.of_round(s - 1))
+
+    def _layout_of(self, region, p):
+        counts = np.full(region.units[p][0].size, self.tree.num_hands, dtype=np.int64)
+        actions = self.tree.bet.num_actions[region.units[p][0]].astype(np.int64)
+        start = np.zeros(counts.size, dtype=np.int64)
+        start[1:] = np.cumsum(counts * actions)[:-1]
+        return Layout(start, counts, actions)
+
+    def value_offset(self, node: int, board: int, hand: int) -> int:
+        """Offset of (decision node, global board id, hand index) in the unsplit layout."""
+        bet = self.tree.bet
+        r = int(bet.round[node])
+        k = board - int(self.tree.boards.round_start[r])
+        return self.full.offset(node, k, int(bet.player[node]), r) + hand * int(bet.num_actions[node])
 
     def _descendants(self, root):
         ch = self.tree.bet.children
@@ -245,7 +282,7 @@ class PokerGame(Game):
         bufs = getattr(self._local, "bufs", None)
         if bufs is None:
             N, H = self.tree.bet.num_nodes, self.tree.num_hands
-            bufs = (np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros((N, H, 3)), np.zeros((2, H)))
+            bufs = (np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
             self._local.bufs = bufs
         return bufs
 
@@ -253,7 +290,7 @@ class PokerGame(Game):
               do_backward=True):
         t = self.tree
         bet = t.bet
-        reach, cfv, sigma, out = self._bufs()
+        reach, cfv, live, out = self._bufs()
         pos, neg, floor, decay, weight = job.coeffs
         last = self.gd.num_rounds - 1
         if boundary is None:
@@ -264,11 +301,11 @@ class PokerGame(Game):
             t.hands, t.valid, t.boards.child_start, t.boards.child_end,
             t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
             int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
-            region.r0, region.r_end, region.n0, b0, entry, seg_board_lo, region.node_off,
+            region.r0, region.r_end, region.n0, b0, entry, seg_board_lo, region.node_off, region.stride,
             src[0], src[1], reg[0], reg[1], avg[0], avg[1],
             job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
             float(pos), float(neg), float(floor), float(decay), float(weight),
-            boundary_mode, boundary, do_backward, reach, cfv, sigma, out,
+            boundary_mode, boundary, do_backward, job.prune, reach, cfv, live, out,
         )
         return out.copy()
 
@@ -339,20 +376,13 @@ class PokerGame(Game):
         """Values [2, H] at the cut for subgame key = (round-end node, board), given reach [2, H]."""
         kjob, pj = job
         e, b = key
-        t = self.tree
         region = self.sub_regions[e]
         seg_lo = self._seg_board_lo(b)
-        total = np.zeros((2, t.num_hands))
         with store.open(f"sub/{e}/{b}") as seg:
             src, reg, avg = self._segment_arrays(seg, kjob)
-            for c in range(int(t.boards.child_start[b]), int(t.boards.child_end[b])):
-                entry = inputs * t.valid[c]
-                out = self._call(region, c, entry, seg_lo, src, reg, avg, kjob)
-                total += out
-                for j in range(int(t.boards.perm_start[c]), int(t.boards.perm_end[c])):
-                    total += out[:, t.boards.perms[j]]
+            out = self._call(region, b, inputs, seg_lo, src, reg, avg, kjob)
             self._finish_segment(seg, reg, avg, kjob, pj)
-        return total
+        return out
 
     def cfr_pass(self, store, job: PassJob, transport=None):
         players = job.players
@@ -365,7 +395,11 @@ class PokerGame(Game):
         avg_mask = _bits(others) if keep and (weight != 0.0 or decay != 1.0) else 0
         if keep and not inline_avg:
             decay, weight = 1.0, 1.0
-        kjob = _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule, inline_avg)
+        # a subtree that nothing reaches gets zero updates; skipping it is exact when a zero
+        # update leaves regrets (no discount) and averages (no decay) as they are
+        prune = self.pruning and (pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
+        kjob = _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule,
+                    inline_avg, prune=prune)
         self._pass(store, kjob, transport, job)
 
     # --- evaluation --------------------------------------------------------------------------
@@ -419,17 +453,16 @@ class PokerGame(Game):
 
     def _scatter(self, flat, region, seg, name, b):
         t = self.tree
-        H = t.num_hands
         bet = t.bet
         seg_lo = t.boards.round_start if b is None else self._seg_board_lo(b)
         for p in (0, 1):
-            arr = seg[f"{name}{p}"]
-            for n, nb in region.blocks[p]:
-                A = int(bet.num_actions[n])
-                r = int(bet.round[n])
-                start = self.full.node_off[n] + (int(seg_lo[r]) - int(t.boards.round_start[r])) * H * A
-                src = region.node_off[n]
-                flat[p][start : start + nb * H * A] = arr[src : src + nb * H * A]
+            nodes, k = region.units[p]
+            rnd = bet.round[nodes]
+            length = t.num_hands * bet.num_actions[nodes].astype(np.int64)
+            src = region.node_off[nodes] + k * region.stride[p, rnd]
+            kf = k + seg_lo[rnd] - t.boards.round_start[rnd]
+            dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
+            copy_runs(seg[f"{name}{p}"], flat[p], src, dst, length)
 
     def warmup(self):
         self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
@@ -437,18 +470,17 @@ class PokerGame(Game):
     # --- presentation ------------------------------------------------------------------------
 
     def infoset_keys(self, player):
-        """'<hand>|<board>|<betting>' for each (decision node, board, hand) of the player."""
+        """'<hand>|<board>|<betting>' for each (decision node, board, hand) of the player, in
+        layout order."""
         t = self.tree
         bet = t.bet
         S = self.gd.num_suits
         hands = ["".join(card_name(c, S) for c in row) for row in t.hands]
         keys = []
-        for n, _ in self.full.blocks[player]:
-            r = bet.round[n]
-            for g in t.boards.of_round(r):
-                board = "".join(card_name(c, S) for c in t.boards.cards[g, : t.boards.num_cards[g]])
-                for name in hands:
-                    keys.append(f"{name}|{board}|{bet.history[n]}")
+        for n, k in zip(*self.full.units[player]):
+            g = int(t.boards.round_start[bet.round[n]]) + int(k)
+            board = "".join(card_name(c, S) for c in t.boards.cards[g, : t.boards.num_cards[g]])
+            keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
         return keys
 
     def action_labels(self, node: int) -> list[str]:

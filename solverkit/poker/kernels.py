@@ -16,250 +16,467 @@ from numba import njit
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
-def fold_values(opp, hands, valid_row, card, payoff, scale, out):
-    """out[h] = payoff * scale * (opponent reach on hands sharing no card with h).
-
-    `card` is scratch of at least deck-size length. One-card hands clash only with themselves;
-    two-card hands by inclusion-exclusion over per-card sums (the hand itself added back).
-    """
+@njit(cache=True, nogil=True, inline="always")
+def _fold(reach, n, o, hands, valid, g, card, f, cfv, p):
+    """cfv[n, p, h] = f * (reach[n, o] on hands sharing no card with h), 0 where h clashes
+    with board g. `card` is scratch of at least deck-size length. One-card hands clash only
+    with themselves; two-card hands by inclusion-exclusion over per-card sums (the hand itself
+    added back)."""
     H, k = hands.shape
-    f = payoff * scale
     total = 0.0
     for h in range(H):
-        total += opp[h]
+        total += reach[n, o, h]
     if k == 1:
         for h in range(H):
-            out[h] = f * (total - opp[h]) if valid_row[h] else 0.0
+            cfv[n, p, h] = f * (total - reach[n, o, h]) if valid[g, h] else 0.0
         return
     for c in range(card.shape[0]):
         card[c] = 0.0
     for h in range(H):
-        r = opp[h]
+        x = reach[n, o, h]
         for j in range(k):
-            card[hands[h, j]] += r
+            card[hands[h, j]] += x
     for h in range(H):
-        if valid_row[h] == 0:
-            out[h] = 0.0
+        if valid[g, h] == 0:
+            cfv[n, p, h] = 0.0
             continue
-        m = total + opp[h]
+        m = total + reach[n, o, h]
         for j in range(k):
             m -= card[hands[h, j]]
-        out[h] = f * m
+        cfv[n, p, h] = f * m
 
 
-@njit(cache=True, nogil=True)
-def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out):
-    """out[h] = payoff * scale * (reach of weaker minus reach of stronger non-clashing hands).
+@njit(cache=True, nogil=True, inline="always")
+def _showdown(reach, n, o, hands, sd_order, sd_strength, i, count, card, f, cfv, p):
+    """cfv[n, p, h] = f * (reach[n, o] of weaker minus stronger hands not clashing with h).
 
-    Hands are visited in ascending strength, ties as one group: the mass below a group is
-    accumulated in one pass and the mass above is the remainder, less card-removal terms.
-    `card` is scratch of at least 2 * deck-size length.
+    Hands are visited in ascending strength (row i of sd_order / sd_strength), ties as one
+    group: the mass below a group is accumulated in one pass and the mass above is the
+    remainder, less card-removal terms. `card` is scratch of at least 2 * deck-size length.
     """
     H, k = hands.shape
-    f = payoff * scale
     for h in range(H):
-        out[h] = 0.0
+        cfv[n, p, h] = 0.0
     total = 0.0
     for t in range(count):
-        total += opp[order[t]]
+        total += reach[n, o, sd_order[i, t]]
     if k == 1:
         below = 0.0
-        i = 0
-        while i < count:
-            j = i
+        t0 = 0
+        while t0 < count:
+            t1 = t0
             tie = 0.0
-            while j < count and strength[j] == strength[i]:
-                tie += opp[order[j]]
-                j += 1
-            above = total - below - tie
-            for t in range(i, j):
-                out[order[t]] = f * (below - above)
+            s0 = sd_strength[i, t0]
+            while t1 < count and sd_strength[i, t1] == s0:
+                tie += reach[n, o, sd_order[i, t1]]
+                t1 += 1
+            x = f * (below - (total - below - tie))
+            for t in range(t0, t1):
+                cfv[n, p, sd_order[i, t]] = x
             below += tie
-            i = j
+            t0 = t1
         return
     deck = card.shape[0] // 2
     for c in range(2 * deck):
         card[c] = 0.0
     # card[c]: mass below the group holding card c; card[deck + c]: mass of all hands holding c
     for t in range(count):
-        h = order[t]
+        h = sd_order[i, t]
         for j in range(k):
-            card[deck + hands[h, j]] += opp[h]
+            card[deck + hands[h, j]] += reach[n, o, h]
     below = 0.0
-    i = 0
-    while i < count:
-        j = i
+    t0 = 0
+    while t0 < count:
+        t1 = t0
         tie = 0.0
-        while j < count and strength[j] == strength[i]:
-            tie += opp[order[j]]
-            j += 1
-        # mass of tied hands per card, kept in out[] temporarily is not possible: recompute
-        for t in range(i, j):
-            h = order[t]
+        s0 = sd_strength[i, t0]
+        while t1 < count and sd_strength[i, t1] == s0:
+            tie += reach[n, o, sd_order[i, t1]]
+            t1 += 1
+        for t in range(t0, t1):
+            h = sd_order[i, t]
             win = below
             for c in range(k):
                 win -= card[hands[h, c]]
-            out[h] = win
-        for t in range(i, j):
-            h = order[t]
+            cfv[n, p, h] = win
+        for t in range(t0, t1):
+            h = sd_order[i, t]
             for c in range(k):
-                card[hands[h, c]] += opp[h]
+                card[hands[h, c]] += reach[n, o, h]
         below += tie
         # after adding the group, card[c] = mass at or below the group holding c
-        for t in range(i, j):
-            h = order[t]
+        for t in range(t0, t1):
+            h = sd_order[i, t]
             lose = total - below
             for c in range(k):
                 lose -= card[deck + hands[h, c]] - card[hands[h, c]]
-            out[h] = f * (out[h] - lose)
-        i = j
+            cfv[n, p, h] = f * (cfv[n, p, h] - lose)
+        t0 = t1
 
 
 @njit(cache=True, nogil=True)
-def _policy(src, off, H, A, sig):
-    """sig[h, a] = regret matching of src[off + h * A + a] (normalisation of a strategy)."""
-    for h in range(H):
-        total = 0.0
-        base = off + h * A
-        for a in range(A):
-            v = src[base + a]
-            if v > 0.0:
-                total += v
-        if total > 0.0:
-            inv = 1.0 / total
-            for a in range(A):
-                v = src[base + a]
-                sig[h, a] = v * inv if v > 0.0 else 0.0
-        else:
-            for a in range(A):
-                sig[h, a] = 1.0 / A
+def fold_values(opp, hands, valid_row, card, payoff, scale, out):
+    """out[h] = payoff * scale * (opponent reach `opp` on hands sharing no card with h); the
+    fold kernel on one vector (for tests and callers outside the pass)."""
+    H = hands.shape[0]
+    reach = opp.reshape((1, 1, H))
+    cfv = out.reshape((1, 1, H))
+    _fold(reach, 0, 0, hands, valid_row.reshape((1, H)), 0, card, payoff * scale, cfv, 0)
 
 
 @njit(cache=True, nogil=True)
-def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo, valid,
-                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, sigma):
+def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out):
+    """out[h] = payoff * scale * (reach `opp` of weaker minus stronger non-clashing hands); the
+    showdown kernel on one vector (hands sorted by `order`, strengths `strength`)."""
+    H = hands.shape[0]
+    reach = opp.reshape((1, 1, H))
+    cfv = out.reshape((1, 1, H))
+    _showdown(reach, 0, 0, hands, order.reshape((1, H)), strength.reshape((1, H)), 0, count, card,
+              payoff * scale, cfv, 0)
+
+
+@njit(cache=True, nogil=True)
+def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
+                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, live, prune):
     """Reach vectors down one round at board g, for the players in reach_mask only (a player's
-    own reach matters only for its average; its values use the opponent's reach)."""
+    own reach matters only for its average; its values use the opponent's reach). Policies are
+    computed per hand only where the acting player's reach is nonzero.
+
+    With `prune`, live[n] = 0 marks a node whose masked reach vectors are all zero (set by its
+    parent); its children inherit that and nothing below it is computed. Without, all live."""
     H = reach.shape[2]
     for n in range(lo, hi):
         if kind[n] != DECISION:
             continue
+        A = nact[n]
+        if not live[n]:
+            for a in range(A):
+                live[children[n, a]] = 0
+            continue
         q = player[n]
         o = 1 - q
-        A = nact[n]
+        for a in range(A):
+            live[children[n, a]] = 0 if prune else 1
         if (reach_mask >> o) & 1:
-            ro = reach[n, o]
+            nz = 0
+            for h in range(H):
+                if reach[n, o, h] != 0.0:
+                    nz = 1
+                    break
             for a in range(A):
-                co = reach[children[n, a], o]
+                c = children[n, a]
                 for h in range(H):
-                    co[h] = ro[h]
+                    reach[c, o, h] = reach[n, o, h]
+                if nz:
+                    live[c] = 1
         if not (reach_mask >> q) & 1:
             continue
-        off = node_off[n] + (g - seg_board_lo[r]) * H * A
-        sig = sigma[n]
-        _policy(src0 if q == 0 else src1, off, H, A, sig)
-        rq = reach[n, q]
+        off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+        do_avg = (avg_mask >> q) & 1
+        # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
+        # reference-count updates per node)
+        if A == 2:
+            if q == 0:
+                _reach_down2(n, q, off, children[n, 0], children[n, 1], src0, avg0, do_avg, decay, weight, reach, live)
+            else:
+                _reach_down2(n, q, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight, reach, live)
+        elif q == 0:
+            _reach_down(n, q, A, off, children, src0, avg0, do_avg, decay, weight, reach, live)
+        else:
+            _reach_down(n, q, A, off, children, src1, avg1, do_avg, decay, weight, reach, live)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live):
+    """At player q's node n: children's reach = reach x policy (regret matching of src, only
+    where the reach is nonzero), average += weight x reach x policy (after decay)."""
+    H = reach.shape[2]
+    uniform = 1.0 / A
+    for h in range(H):
+        rq = reach[n, q, h]
+        base = off + h * A
+        if rq == 0.0:
+            for a in range(A):
+                reach[children[n, a], q, h] = 0.0
+            if do_avg and decay != 1.0:
+                for a in range(A):
+                    avg[base + a] = avg[base + a] * decay
+            continue
+        total = 0.0
         for a in range(A):
-            cq = reach[children[n, a], q]
-            for h in range(H):
-                cq[h] = rq[h] * sig[h, a]
-        if (avg_mask >> q) & 1:
-            avg = avg0[off : off + H * A] if q == 0 else avg1[off : off + H * A]
-            for h in range(H):
-                w = rq[h] * weight
+            v = src[base + a]
+            if v > 0.0:
+                total += v
+        inv = 1.0 / total if total > 0.0 else 0.0
+        w = rq * weight
+        for a in range(A):
+            if total > 0.0:
+                v = src[base + a]
+                sg = v * inv if v > 0.0 else 0.0
+            else:
+                sg = uniform
+            x = rq * sg
+            c = children[n, a]
+            reach[c, q, h] = x
+            if x != 0.0:
+                live[c] = 1
+            if do_avg:
                 if decay == 1.0:
-                    for a in range(A):
-                        avg[h * A + a] += w * sig[h, a]
+                    avg[base + a] += w * sg
                 else:
-                    for a in range(A):
-                        avg[h * A + a] = avg[h * A + a] * decay + w * sig[h, a]
+                    avg[base + a] = avg[base + a] * decay + w * sg
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach_down2(n, q, off, c0, c1, src, avg, do_avg, decay, weight, reach, live):
+    """_reach_down for two actions, unrolled (same arithmetic, same rounding)."""
+    H = reach.shape[2]
+    nz0 = False
+    nz1 = False
+    for h in range(H):
+        rq = reach[n, q, h]
+        b = off + 2 * h
+        x0 = src[b]
+        x1 = src[b + 1]
+        y0 = x0 if x0 > 0.0 else 0.0
+        y1 = x1 if x1 > 0.0 else 0.0
+        total = y0 + y1
+        if total > 0.0:
+            inv = 1.0 / total
+            s0 = y0 * inv
+            s1 = y1 * inv
+        else:
+            s0 = 0.5
+            s1 = 0.5
+        r0 = rq * s0
+        r1 = rq * s1
+        reach[c0, q, h] = r0
+        reach[c1, q, h] = r1
+        nz0 |= r0 != 0.0
+        nz1 |= r1 != 0.0
+        if do_avg:
+            w = rq * weight
+            if decay == 1.0:
+                avg[b] += w * s0
+                avg[b + 1] += w * s1
+            else:
+                avg[b] = avg[b] * decay + w * s0
+                avg[b + 1] = avg[b + 1] * decay + w * s1
+    if nz0:
+        live[c0] = 1
+    if nz1:
+        live[c1] = 1
 
 
 @njit(cache=True, nogil=True)
 def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_strength, sd_count,
-               last_board_lo, card, scale, val_mask, reach, cfv):
+               last_board_lo, card, scale, val_mask, reach, cfv, live):
+    H = cfv.shape[2]
     for n in range(lo, hi):
         kd = kind[n]
+        if (kd == FOLD or kd == SHOWDOWN) and not live[n]:
+            for p in range(2):
+                if (val_mask >> p) & 1:
+                    for h in range(H):
+                        cfv[n, p, h] = 0.0
+            continue
         if kd == FOLD:
             f = player[n]
             for p in range(2):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p]
-                    fold_values(reach[n, 1 - p], hands, valid[g], card, float(payoff), scale[r], cfv[n, p])
+                    _fold(reach, n, 1 - p, hands, valid, g, card, payoff * scale[r], cfv, p)
         elif kd == SHOWDOWN:
             i = g - last_board_lo
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    showdown_values(reach[n, 1 - p], hands, sd_order[i], sd_strength[i], sd_count[i], card,
-                                    float(spent[n, p]), scale[r], cfv[n, p])
+                    _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
+                              spent[n, p] * scale[r], cfv, p)
 
 
 @njit(cache=True, nogil=True)
-def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, seg_board_lo,
-                    src0, src1, reg0, reg1, upd_mask, val_mask, reach_mask, br_player, pos, neg, floor,
-                    sigma, cfv):
+def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
+                    src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, cfv, live):
+    """Counterfactual values up one round at board g and regret updates, one fused loop per
+    hand at the acting player's own nodes (policy, value, regrets). A dead node (see
+    _forward_round) has zero values and, the caller guarantees, regrets that a zero update
+    leaves unchanged."""
     H = cfv.shape[2]
     for n in range(hi - 1, lo - 1, -1):
         if kind[n] != DECISION:
+            continue
+        if not live[n]:
+            for p in range(2):
+                if (val_mask >> p) & 1:
+                    for h in range(H):
+                        cfv[n, p, h] = 0.0
             continue
         q = player[n]
         A = nact[n]
         for p in range(2):
             if not (val_mask >> p) & 1:
                 continue
-            v = cfv[n, p]
-            c0 = cfv[children[n, 0], p]
-            for h in range(H):
-                v[h] = 0.0
             if p != q:
                 # the opponent's policy is already in the reach: values add up
-                for a in range(A):
-                    ca = cfv[children[n, a], p]
-                    for h in range(H):
-                        v[h] += ca[h]
-            elif p == br_player:
+                c = children[n, 0]
                 for h in range(H):
-                    v[h] = c0[h]
+                    cfv[n, p, h] = cfv[c, p, h]
                 for a in range(1, A):
-                    ca = cfv[children[n, a], p]
+                    c = children[n, a]
                     for h in range(H):
-                        if ca[h] > v[h]:
-                            v[h] = ca[h]
+                        cfv[n, p, h] += cfv[c, p, h]
+            elif p == br_player:
+                c = children[n, 0]
+                for h in range(H):
+                    cfv[n, p, h] = cfv[c, p, h]
+                for a in range(1, A):
+                    c = children[n, a]
+                    for h in range(H):
+                        x = cfv[c, p, h]
+                        if x > cfv[n, p, h]:
+                            cfv[n, p, h] = x
             else:
-                sig = sigma[n]
-                if not (reach_mask >> q) & 1:  # the forward sweep skipped this player's policy
-                    _policy(src0 if q == 0 else src1, node_off[n] + (g - seg_board_lo[r]) * H * A, H, A, sig)
-                for a in range(A):
-                    ca = cfv[children[n, a], p]
-                    for h in range(H):
-                        v[h] += sig[h, a] * ca[h]
-                if (upd_mask >> q) & 1:
-                    off = node_off[n] + (g - seg_board_lo[r]) * H * A
-                    reg = reg0[off : off + H * A] if q == 0 else reg1[off : off + H * A]
-                    for a in range(A):
-                        ca = cfv[children[n, a], p]
-                        for h in range(H):
-                            x = reg[h * A + a] + (ca[h] - v[h])
-                            x = x * pos if x > 0.0 else x * neg
-                            reg[h * A + a] = x if x > floor else floor
+                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+                update = (upd_mask >> q) & 1
+                c0 = children[n, 0]
+                c1 = children[n, 1]
+                if A == 2:
+                    if q == 0:
+                        _own_values2(n, p, off, c0, c1, src0, reg0, update, pos, neg, floor, cfv)
+                    else:
+                        _own_values2(n, p, off, c0, c1, src1, reg1, update, pos, neg, floor, cfv)
+                elif A == 3:
+                    c2 = children[n, 2]
+                    if q == 0:
+                        _own_values3(n, p, off, c0, c1, c2, src0, reg0, update, pos, neg, floor, cfv)
+                    else:
+                        _own_values3(n, p, off, c0, c1, c2, src1, reg1, update, pos, neg, floor, cfv)
+                elif q == 0:
+                    _own_values(n, p, A, off, children, src0, reg0, update, pos, neg, floor, cfv)
+                else:
+                    _own_values(n, p, A, off, children, src1, reg1, update, pos, neg, floor, cfv)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _own_values(n, p, A, off, children, src, reg, update, pos, neg, floor, cfv):
+    """At player p's own node n: policy by regret matching of src, value = policy-weighted
+    child values, and (if update) regret += child value - value, discounted and floored."""
+    H = cfv.shape[2]
+    uniform = 1.0 / A
+    for h in range(H):
+        base = off + h * A
+        total = 0.0
+        for a in range(A):
+            x = src[base + a]
+            if x > 0.0:
+                total += x
+        inv = 1.0 / total if total > 0.0 else 0.0
+        v = 0.0
+        for a in range(A):
+            if total > 0.0:
+                x = src[base + a]
+                sg = x * inv if x > 0.0 else 0.0
+            else:
+                sg = uniform
+            v += sg * cfv[children[n, a], p, h]
+        cfv[n, p, h] = v
+        if update:
+            for a in range(A):
+                x = reg[base + a] + (cfv[children[n, a], p, h] - v)
+                x = x * pos if x > 0.0 else x * neg
+                reg[base + a] = x if x > floor else floor
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _own_values2(n, p, off, c0, c1, src, reg, update, pos, neg, floor, cfv):
+    """_own_values for two actions, unrolled (same arithmetic, same rounding)."""
+    H = cfv.shape[2]
+    for h in range(H):
+        b = off + 2 * h
+        x0 = src[b]
+        x1 = src[b + 1]
+        y0 = x0 if x0 > 0.0 else 0.0
+        y1 = x1 if x1 > 0.0 else 0.0
+        total = y0 + y1
+        if total > 0.0:
+            inv = 1.0 / total
+            s0 = y0 * inv
+            s1 = y1 * inv
+        else:
+            s0 = 0.5
+            s1 = 0.5
+        v0 = cfv[c0, p, h]
+        v1 = cfv[c1, p, h]
+        v = s0 * v0 + s1 * v1
+        cfv[n, p, h] = v
+        if update:
+            z0 = reg[b] + (v0 - v)
+            z1 = reg[b + 1] + (v1 - v)
+            z0 = z0 * pos if z0 > 0.0 else z0 * neg
+            z1 = z1 * pos if z1 > 0.0 else z1 * neg
+            reg[b] = z0 if z0 > floor else floor
+            reg[b + 1] = z1 if z1 > floor else floor
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pos, neg, floor, cfv):
+    """_own_values for three actions, unrolled (same arithmetic, same rounding)."""
+    H = cfv.shape[2]
+    third = 1.0 / 3.0
+    for h in range(H):
+        b = off + 3 * h
+        x0 = src[b]
+        x1 = src[b + 1]
+        x2 = src[b + 2]
+        y0 = x0 if x0 > 0.0 else 0.0
+        y1 = x1 if x1 > 0.0 else 0.0
+        y2 = x2 if x2 > 0.0 else 0.0
+        total = y0 + y1 + y2
+        if total > 0.0:
+            inv = 1.0 / total
+            s0 = y0 * inv
+            s1 = y1 * inv
+            s2 = y2 * inv
+        else:
+            s0 = third
+            s1 = third
+            s2 = third
+        v0 = cfv[c0, p, h]
+        v1 = cfv[c1, p, h]
+        v2 = cfv[c2, p, h]
+        v = s0 * v0 + s1 * v1 + s2 * v2
+        cfv[n, p, h] = v
+        if update:
+            z0 = reg[b] + (v0 - v)
+            z1 = reg[b + 1] + (v1 - v)
+            z2 = reg[b + 2] + (v2 - v)
+            z0 = z0 * pos if z0 > 0.0 else z0 * neg
+            z1 = z1 * pos if z1 > 0.0 else z1 * neg
+            z2 = z2 * pos if z2 > 0.0 else z2 * neg
+            reg[b] = z0 if z0 > floor else floor
+            reg[b + 1] = z1 if z1 > floor else floor
+            reg[b + 2] = z2 if z2 > floor else floor
 
 
 @njit(cache=True, nogil=True)
 def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
              hands, valid, child_start, child_end, perm_start, perm_end, perms,
              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-             r0, r_end, n0, b0, entry_reach, seg_board_lo, node_off,
+             r0, r_end, n0, b0, entry_reach, seg_board_lo, node_off, stride,
              src0, src1, reg0, reg1, avg0, avg1,
              upd_mask, avg_mask, val_mask, br_player, pos, neg, floor, decay, weight,
-             boundary_mode, boundary, do_backward, reach, cfv, sigma, out_cfv):
+             boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv):
     """One walk from betting node n0 at board b0 (round r0) down to round r_end.
 
     boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach
     into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
     counterfactual values of those nodes from `boundary` instead.
+    Values of decision node n on board g start at node_off[n] + (g - seg_board_lo[r]) *
+    stride[player, r] in the player's arrays.
     scale[r] = 1 / (number of equally likely deals of hands and boards up to round r).
     Values out: out_cfv[p, h] at n0 for players in val_mask.
+    prune: skip subtrees where every needed reach vector is zero; the caller sets it only when
+    a zero regret update and a zero average contribution leave the stored values unchanged.
     """
     H = hands.shape[0]
     card = np.zeros(2 * deck, dtype=np.float64)
@@ -280,8 +497,14 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     for p in range(2):
         if (val_mask >> p) & 1:
             reach_mask |= 1 << (1 - p)
-    _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, seg_board_lo,
-                   valid, src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, sigma)
+    live[n0] = 0 if prune else 1
+    for p in range(2):
+        if (reach_mask >> p) & 1:
+            for h in range(H):
+                if entry_reach[p, h] != 0.0:
+                    live[n0] = 1
+    _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, stride, seg_board_lo,
+                   src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune)
     nxt[0] = child_start[b0]
     for n in range(round_lo[r0], round_hi[r0]):
         if kind[n] == ROUND_END:
@@ -294,18 +517,30 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
         if r < r_end and nxt[level] < child_end[g]:
             c = nxt[level]
             nxt[level] += 1
+            any_live = False
             for e in range(round_lo[r], round_hi[r]):
                 if kind[e] == ROUND_END:
                     m = children[e, 0]
+                    live[m] = 0 if prune else 1
+                    if not live[e]:
+                        continue
                     for p in range(2):
                         if (reach_mask >> p) & 1:
                             for h in range(H):
-                                reach[m, p, h] = reach[e, p, h] * valid[c, h]
+                                x = reach[e, p, h] * valid[c, h]
+                                reach[m, p, h] = x
+                                if x != 0.0:
+                                    live[m] = 1
+                    if live[m]:
+                        any_live = True
+            if not any_live:
+                # nothing reaches this board: its values are zero and nothing below changes
+                continue
             level += 1
             r += 1
             cur[level] = c
-            _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
-                           valid, src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, sigma)
+            _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
+                           src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune)
             nxt[level] = child_start[c]
             for n in range(round_lo[r], round_hi[r]):
                 if kind[n] == ROUND_END:
@@ -321,15 +556,14 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                     for p in range(2):
                         for h in range(H):
                             if boundary_mode == 1:
-                                boundary[j, bi, p, h] = reach[e, p, h]
+                                boundary[j, bi, p, h] = reach[e, p, h] if live[e] and (reach_mask >> p) & 1 else 0.0
                             else:
                                 cfv[e, p, h] = boundary[j, bi, p, h]
         if do_backward:
             _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
-                       sd_count, last_board_lo, card, scale, val_mask, reach, cfv)
-            _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, seg_board_lo,
-                            src0, src1, reg0, reg1, upd_mask, val_mask, reach_mask, br_player, pos, neg, floor,
-                            sigma, cfv)
+                       sd_count, last_board_lo, card, scale, val_mask, reach, cfv, live)
+            _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
+                            src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, cfv, live)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,
@@ -337,6 +571,8 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
         for e in range(round_lo[r - 1], round_hi[r - 1]):
             if kind[e] == ROUND_END:
                 m = children[e, 0]
+                if not live[m]:
+                    continue
                 for p in range(2):
                     if not (val_mask >> p) & 1:
                         continue
@@ -349,3 +585,13 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     for p in range(2):
         for h in range(H):
             out_cfv[p, h] = cfv[n0, p, h]
+
+
+@njit(cache=True)
+def copy_runs(src, dst, src_start, dst_start, length):
+    """dst[dst_start[i] : + length[i]] = src[src_start[i] : + length[i]] for every run i."""
+    for i in range(src_start.shape[0]):
+        a = src_start[i]
+        b = dst_start[i]
+        for j in range(length[i]):
+            dst[b + j] = src[a + j]

@@ -51,7 +51,6 @@ def openspiel_table(game, strategy) -> dict[str, dict[int, float]]:
     os_game = pyspiel.load_game(os_name)
     t = game.tree
     bet = t.bet
-    H = t.num_hands
     table: dict[str, dict[int, float]] = {}
 
     def visit(state, node, hole, board):
@@ -74,7 +73,7 @@ def openspiel_table(game, strategy) -> dict[str, dict[int, float]]:
         sets = [()] + [tuple(sorted(board[i : i + 1])) for i in range(r)]
         g, h = game.locate(sets[: r + 1], tuple(hole[p]))
         A = int(bet.num_actions[node])
-        off = game.full.node_off[node] + (g - int(t.boards.round_start[r])) * H * A + h * A
+        off = game.value_offset(node, g, h)
         facing = bet.spent[node, 1 - p] > bet.spent[node, p]
         codes = list(bet.actions[node, :A])
         probs = {}
