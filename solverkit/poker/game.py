@@ -99,6 +99,8 @@ class PokerGame(Game):
     params = {
         "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
         "isomorphism": Param("bool", True, "merge boards that differ only by a permutation of suits"),
+        "chunks": Param("int", 1, "split each subgame into this many segments of consecutive boards of the cut "
+                        "round (smaller tasks for the transport)", min=1, max=10_000),
     }
 
     def __init__(self, **params):
@@ -114,6 +116,7 @@ class PokerGame(Game):
                 f"to {self.gd.num_rounds - 1}"
             )
         self.split = s
+        self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
         self._prepare()
 
@@ -173,21 +176,59 @@ class PokerGame(Game):
             self.entries = []
             return
         self.trunk = self._region(0, s - 1, 0, lo, hi, nboards)
-        # subgames: one per (round-end node of round s-1, board of round s-1)
+        # subgames: one per (round-end node of round s-1, board of round s-1), each cut into
+        # `chunks` runs of consecutive boards of round s (a chunk is one segment and one task)
         self.entries = [int(e) for e in np.flatnonzero((bet.kind == ROUND_END) & (bet.round == s - 1))]
-        per_parent = nboards / nboards[s - 1]  # boards of round r below one board of round s-1
-        self.sub_regions = {}
+        self._sub_bounds = {}
         for e in self.entries:
             # a subgame's walk starts at its round-end node e on the parent board: the kernel
-            # then deals the next round's boards itself (one call per subgame)
+            # then deals the next round's boards itself (one call per chunk)
             desc = self._descendants(int(bet.children[e, 0]))
             slo, shi = lo.copy(), hi.copy()
             slo[s - 1], shi[s - 1] = e, e + 1
             for r in range(s, R):
                 ids = desc[bet.round[desc] == r]
                 slo[r], shi[r] = ids.min(), ids.max() + 1
-            self.sub_regions[e] = self._region(s - 1, R - 1, e, slo, shi, per_parent.astype(np.int64))
+            self._sub_bounds[e] = (slo, shi)
         self.sub_boards = list(t.boards.of_round(s - 1))
+        k = self.chunk_count
+        self._chunks = {}
+        for b in self.sub_boards:
+            c0, c1 = int(t.boards.child_start[b]), int(t.boards.child_end[b])
+            edges = np.unique(np.linspace(c0, c1, min(k, c1 - c0) + 1).round().astype(np.int64))
+            self._chunks[b] = [(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:])]
+        self._keys = [(e, b, j) for e in self.entries for b in self.sub_boards for j in range(len(self._chunks[b]))]
+        self._chunked = any(len(v) > 1 for v in self._chunks.values())
+        self._sub_regions = {}
+
+    def _chunk_boards(self, b, j):
+        """(first board per round, boards per round) of chunk j of the subgames on board b."""
+        t = self.tree
+        R = self.gd.num_rounds
+        first = t.boards.round_start.copy()
+        count = np.zeros(R, dtype=np.int64)
+        c0, c1 = self._chunks[b][j]
+        first[self.split - 1], count[self.split - 1] = b, 1
+        lo, hi = c0, c1
+        for r in range(self.split, R):
+            first[r], count[r] = lo, hi - lo
+            if r + 1 < R:
+                lo, hi = int(t.boards.child_start[lo]), int(t.boards.child_end[hi - 1])
+        return first, count
+
+    def _sub_region(self, e, b, j):
+        first, count = self._chunk_boards(b, j)
+        key = (e, tuple(int(x) for x in count))
+        region = self._sub_regions.get(key)
+        if region is None:
+            slo, shi = self._sub_bounds[e]
+            region = self._region(self.split - 1, self.gd.num_rounds - 1, e, slo, shi, count)
+            self._sub_regions[key] = region
+        return region, first
+
+    def _segment_name(self, key):
+        e, b, j = key
+        return f"sub/{e}/{b}/{j}" if self._chunked else f"sub/{e}/{b}"
 
     def _layout_of(self, region, p):
         counts = np.full(region.units[p][0].size, self.tree.num_hands, dtype=np.int64)
@@ -211,16 +252,6 @@ class PokerGame(Game):
             out.append(n)
             stack.extend(int(c) for c in ch[n] if c >= 0)
         return np.array(sorted(out), dtype=np.int64)
-
-    def _seg_board_lo(self, b):
-        """First board of each round below board b of round s-1 (global ids)."""
-        t = self.tree
-        out = t.boards.round_start.copy()
-        g = b
-        for r in range(self.split, self.gd.num_rounds):
-            g = int(t.boards.child_start[g])
-            out[r] = g
-        return out
 
     def layout(self, player):
         return self._layouts[player]
@@ -268,13 +299,13 @@ class PokerGame(Game):
         if not self.split:
             return [spec("root", self.full)]
         out = [spec("trunk", self.trunk)]
-        for e in self.entries:
-            for b in self.sub_boards:
-                out.append(spec(f"sub/{e}/{b}", self.sub_regions[e]))
+        for key in self._keys:
+            out.append(spec(self._segment_name(key), self._sub_region(*key)[0]))
         return out
 
     def subgame_keys(self):
-        return [(e, b) for e in self.entries for b in self.sub_boards]
+        """(round-end node, board of round s-1, chunk) of every subgame segment."""
+        return list(self._keys)
 
     # --- kernel calls ------------------------------------------------------------------------
 
@@ -287,7 +318,7 @@ class PokerGame(Game):
         return bufs
 
     def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
-              do_backward=True):
+              do_backward=True, children=None):
         t = self.tree
         bet = t.bet
         reach, cfv, live, out = self._bufs()
@@ -301,7 +332,8 @@ class PokerGame(Game):
             t.hands, t.valid, t.boards.child_start, t.boards.child_end,
             t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
             int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
-            region.r0, region.r_end, region.n0, b0, entry, seg_board_lo, region.node_off, region.stride,
+            region.r0, region.r_end, region.n0, b0, *(children or (t.boards.child_start[b0], t.boards.child_end[b0])),
+            entry, seg_board_lo, region.node_off, region.stride,
             src[0], src[1], reg[0], reg[1], avg[0], avg[1],
             job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
             float(pos), float(neg), float(floor), float(decay), float(weight),
@@ -359,11 +391,13 @@ class PokerGame(Game):
         self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                    boundary_mode=1, boundary=boundary, do_backward=False)
         base = int(t.boards.round_start[s - 1])
-        inputs = {(e, b): boundary[self.re_index[e], b - base].copy() for e, b in self.subgame_keys()}
+        inputs = {key: boundary[self.re_index[key[0]], key[1] - base].copy() for key in self._keys}
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
-        for (e, b), v in outputs.items():
-            boundary[self.re_index[e], b - base] = v
+        boundary[:] = 0.0
+        for key in self._keys:  # chunks add up in a fixed order, whatever order they finished in
+            e, b, _ = key
+            boundary[self.re_index[e], b - base] += outputs[key]
         # up: values from the subgames, trunk updates
         with store.open("trunk") as seg:
             src, reg, avg = self._segment_arrays(seg, job)
@@ -373,14 +407,15 @@ class PokerGame(Game):
         return out
 
     def subgame_pass(self, key, job, inputs, store):
-        """Values [2, H] at the cut for subgame key = (round-end node, board), given reach [2, H]."""
+        """Values [2, H] at the cut for subgame segment key = (round-end node, board, chunk),
+        given the reach [2, H] there."""
         kjob, pj = job
-        e, b = key
-        region = self.sub_regions[e]
-        seg_lo = self._seg_board_lo(b)
-        with store.open(f"sub/{e}/{b}") as seg:
+        e, b, j = key
+        region, first = self._sub_region(e, b, j)
+        c0, c1 = self._chunks[b][j]
+        with store.open(self._segment_name(key)) as seg:
             src, reg, avg = self._segment_arrays(seg, kjob)
-            out = self._call(region, b, inputs, seg_lo, src, reg, avg, kjob)
+            out = self._call(region, b, inputs, first, src, reg, avg, kjob, children=(c0, c1))
             self._finish_segment(seg, reg, avg, kjob, pj)
         return out
 
@@ -447,14 +482,17 @@ class PokerGame(Game):
             return [policy(seg[f"{name}{p}"], self._layouts[p]) for p in (0, 1)]
         flat = [np.zeros(self._layouts[p].size) for p in (0, 1)]
         self._scatter(flat, self.trunk, store.read("trunk"), name, None)
-        for e, b in self.subgame_keys():
-            self._scatter(flat, self.sub_regions[e], store.read(f"sub/{e}/{b}"), name, b)
+        for key in self._keys:
+            region, first = self._sub_region(*key)
+            self._scatter(flat, region, store.read(self._segment_name(key)), name, first)
         return [policy(flat[p], self._layouts[p]) for p in (0, 1)]
 
-    def _scatter(self, flat, region, seg, name, b):
+    def _scatter(self, flat, region, seg, name, first):
+        """Copy a segment's values into the unsplit layout; `first` = the segment's first
+        board per round (None: the trunk)."""
         t = self.tree
         bet = t.bet
-        seg_lo = t.boards.round_start if b is None else self._seg_board_lo(b)
+        seg_lo = t.boards.round_start if first is None else first
         for p in (0, 1):
             nodes, k = region.units[p]
             rnd = bet.round[nodes]

@@ -462,11 +462,12 @@ def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pos, neg, floor, cfv):
 def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
              hands, valid, child_start, child_end, perm_start, perm_end, perms,
              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-             r0, r_end, n0, b0, entry_reach, seg_board_lo, node_off, stride,
+             r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
              src0, src1, reg0, reg1, avg0, avg1,
              upd_mask, avg_mask, val_mask, br_player, pos, neg, floor, decay, weight,
              boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv):
-    """One walk from betting node n0 at board b0 (round r0) down to round r_end.
+    """One walk from betting node n0 at board b0 (round r0) down to round r_end, dealing the
+    boards c_first..c_last-1 (children of b0) below the first round.
 
     boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach
     into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
@@ -505,7 +506,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                     live[n0] = 1
     _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, stride, seg_board_lo,
                    src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune)
-    nxt[0] = child_start[b0]
+    nxt[0] = c_first
     for n in range(round_lo[r0], round_hi[r0]):
         if kind[n] == ROUND_END:
             for p in range(2):
@@ -514,7 +515,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     while True:
         r = r0 + level
         g = cur[level]
-        if r < r_end and nxt[level] < child_end[g]:
+        if r < r_end and nxt[level] < (c_last if level == 0 else child_end[g]):
             c = nxt[level]
             nxt[level] += 1
             any_live = False

@@ -1,0 +1,100 @@
+"""Rhode Island hold'em with CFR+ to 1 mbb/g: seconds, iterations and peak memory.
+
+Two games, each solved by `solverkit solve` in a child process (so that its peak resident
+memory is its own, from wait4): the true game (three-card straights and flushes; goal: under
+5 minutes on 2 cores) and the ACPC-ranked variant (the "rhode.game" file ranked by the 5-card
+evaluator). The peer for the ACPC variant is the original CFR+ C implementation, which
+needs about 520 s single-threaded on this 2-core machine (../shared/REFERENCE.md and the
+issue; it cannot be run here): goal at most 260 s. Both use configs/rhode_island.toml (CFR+,
+cut after round 1, 2 subgame threads), exploitability evaluated about 20 times per decade.
+
+    python bench/rhode_island.py [--games rhode_island rhode_island_acpc] [--threads 2]
+
+Results: bench/results/rhode_island.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+C_CFR_PLUS_ACPC_SECONDS = 520.0  # original CFR+ C code, 1 thread, this machine (issue 3)
+GOALS = {"rhode_island": 300.0, "rhode_island_acpc": 260.0}
+
+
+def solve(game: str, threads: int, out: Path) -> dict:
+    cmd = [
+        sys.executable, "-c", "from solverkit.cli import cli; cli()", "solve", str(ROOT / "configs" / "rhode_island.toml"),
+        "--out", str(out), "--set", f"game.name={game}", "--set", f"transport.threads={threads}",
+    ]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    stdout = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed with status {status}:\n{stdout}")
+    result = json.loads((out / "result.json").read_text())
+    return {
+        "game": game,
+        "iterations": result["iterations"],
+        "solve_seconds": round(result["seconds"], 1),
+        "wall_seconds": round(wall, 1),
+        "exploitability_mbb": result.get("exploitability_mbb"),
+        "reached_1_mbb": result["reached_target"],
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "goal_seconds": GOALS.get(game),
+        "last_line": stdout.strip().splitlines()[-1] if stdout.strip() else "",
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", nargs="+", default=["rhode_island", "rhode_island_acpc"])
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for game in args.games:
+            row = solve(game, args.threads, Path(tmp) / game)
+            if game == "rhode_island_acpc":
+                row["c_cfr_plus_seconds"] = C_CFR_PLUS_ACPC_SECONDS
+                row["speedup_vs_c"] = round(C_CFR_PLUS_ACPC_SECONDS / row["solve_seconds"], 2)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    result = {
+        "command": " ".join(["python bench/rhode_island.py", *(argv if argv is not None else sys.argv[1:])]),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        "date": time.strftime("%Y-%m-%d"),
+        "rows": rows,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "rhode_island.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [
+        "# Rhode Island hold'em, CFR+ to 1 mbb/g",
+        "",
+        f"`{result['command']}` on {result['machine']}, {result['date']}.",
+        "",
+        "| game | iterations | solve s | wall s | mbb/g | peak RSS MB | goal s | C CFR+ s / ours |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['game']} | {r['iterations']} | {r['solve_seconds']} | {r['wall_seconds']} | "
+            f"{r['exploitability_mbb']:.3f} | {r['peak_rss_mb']} | {r['goal_seconds']} | {r.get('speedup_vs_c', '')} |"
+        )
+    (RESULTS / "rhode_island.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
