@@ -77,7 +77,7 @@ def test_explicit_tables_override_the_preset():
 
 def test_solver_defaults():
     asm = load_config({"game": "skewed_pennies", "rule": "rm", "averaging": "uniform"})
-    assert asm.solver == {"iterations": 1000, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 0, "seed": 0}
+    assert asm.solver == {"iterations": 1000, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 0, "eval_current": False, "seed": 0}
     assert asm.resolved["transport"] == {"name": "local", "threads": 2}
 
 

@@ -2,6 +2,7 @@
 (PassJob: the pass of player p adds to the OTHER player's average the strategy p's update was
 computed against), the current strategy as output, the evaluation schedule, and early stops."""
 
+import csv
 import math
 
 import numpy as np
@@ -271,3 +272,19 @@ def test_runs_are_deterministic():
     a, b = run_solve(load_config(cfg)), run_solve(load_config(cfg))
     assert [r["exploitability"] for r in a.metrics] == [r["exploitability"] for r in b.metrics]
     np.testing.assert_array_equal(a.strategy[0], b.strategy[0])
+
+
+def test_eval_current_adds_the_current_strategys_exploitability(tmp_path):
+    from solverkit.core.solver import exploitability as exact_exploitability
+
+    a = load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}, "solver": {"eval_current": True, "eval_every": 5}})
+    res = run_solve(a, iterations=20, out=tmp_path)
+    rows = list(csv.DictReader((tmp_path / "metrics.csv").open()))
+    assert list(rows[0])[-2:] == ["exploitability_current", "exploitability_current_mbb"]
+    solver = Solver(load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}}))
+    for _ in range(20):
+        solver.step()
+    expected = exact_exploitability(solver.game, solver.strategy("current"))[0]
+    assert float(rows[-1]["exploitability_current"]) == pytest.approx(expected, abs=1e-12)
+    assert float(rows[-1]["exploitability_current_mbb"]) == pytest.approx(expected * 1000.0, abs=1e-9)
+    assert res.exploitability != pytest.approx(expected)  # the average differs from the current

@@ -36,6 +36,7 @@ SOLVER_PARAMS = ParamSpec(
         "target_mbb": Param("float", 0.0, "poker: stop once exploitability <= this many mbb/g (0: never)", min=0.0),
         "update": Param("str", "alternating", "update order", choices=("alternating", "simultaneous")),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
+        "eval_current": Param("bool", False, "also evaluate the current strategy when the output is the average"),
         "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),
     }
 )

@@ -20,9 +20,19 @@ METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
 MBB_COLUMN = "exploitability_mbb"
 
 
-def metric_columns(game) -> tuple[str, ...]:
-    """metrics.csv columns for `game`: the base columns, plus exploitability_mbb for poker."""
-    return METRIC_COLUMNS + ((MBB_COLUMN,) if game.unit_name == "mbb/g" else ())
+#: extra columns of ``[solver] eval_current``: the current strategy's exploitability
+CURRENT_COLUMN = "exploitability_current"
+CURRENT_MBB_COLUMN = "exploitability_current_mbb"
+
+
+def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
+    """metrics.csv columns for `game`: the base columns, plus exploitability_mbb for poker, plus
+    the current strategy's exploitability when asked for."""
+    mbb = game.unit_name == "mbb/g"
+    cols = METRIC_COLUMNS + ((MBB_COLUMN,) if mbb else ())
+    if eval_current:
+        cols += (CURRENT_COLUMN,) + ((CURRENT_MBB_COLUMN,) if mbb else ())
+    return cols
 POINTS_PER_DECADE = 20
 
 
@@ -82,6 +92,11 @@ class Solver:
         self.solve_seconds = 0.0
 
     @property
+    def eval_current(self) -> bool:
+        """Whether evaluations also measure the current strategy (it differs from the output)."""
+        return bool(self.assembly.solver.get("eval_current")) and self.output_kind == "average"
+
+    @property
     def output_kind(self) -> str:
         return "average" if self.assembly.averaging.keeps_average else "current"
 
@@ -118,6 +133,12 @@ class Solver:
         }
         if self.game.unit_name == "mbb/g":
             row[MBB_COLUMN] = expl * self.game.unit_scale
+        if self.eval_current:
+            cur = self.game.best_response_from_store(self.store, "current", transport=self.transport)
+            cur_expl = (cur[0] + cur[1]) / 2.0 if cur is not None else exploitability(self.game, self.strategy("current"))[0]
+            row[CURRENT_COLUMN] = cur_expl
+            if self.game.unit_name == "mbb/g":
+                row[CURRENT_MBB_COLUMN] = cur_expl * self.game.unit_scale
         return row
 
     def close(self):
@@ -139,7 +160,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         (out / "config.toml").write_text(_toml(resolved))
     solver = Solver(assembly)
     metrics: list[dict] = []
-    writer = _MetricsWriter(out / "metrics.csv", metric_columns(assembly.game)) if out is not None else None
+    eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
+    writer = _MetricsWriter(out / "metrics.csv", metric_columns(assembly.game, eval_current)) if out is not None else None
     bar = _progress(iterations) if progress else None
     reached = False
     interrupted = False
