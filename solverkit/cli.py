@@ -91,26 +91,43 @@ def plugins(as_json):
 
 
 @cli.command()
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=click.Path(dir_okay=False), required=False)
 @click.option("--iterations", type=click.IntRange(min=1), help="Iterations to run at most.")
 @click.option("--target", type=click.FloatRange(min=0), help="Stop once exploitability <= TARGET.")
 @click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config>-<time>).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
+@click.option("--checkpoint-every", metavar="N|TIME",
+              help="Write OUT/checkpoint.skc every N iterations (100) or every so long (90s, 10m, 1h).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False),
+              help="Continue the run in this directory from its checkpoint (its config.toml is the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def solve(config, iterations, target, out, overrides, quiet):
-    """Solve the assembly described by CONFIG (a TOML file)."""
+def solve(config, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet):
+    """Solve the assembly described by CONFIG (a TOML file), or resume a run with --resume DIR."""
     from .core.config import load_config
     from .core.solver import run_solve
 
+    if resume_dir is not None:
+        if config is not None or out is not None or overrides:
+            raise SolverkitError("--resume DIR takes its config and output directory from DIR: "
+                                 "drop CONFIG, --out and --set (--iterations, --target and --checkpoint-every may change)")
+        out = Path(resume_dir)
+        config = _run_config(out)
+    elif config is None:
+        raise SolverkitError("missing CONFIG (a TOML file), or --resume DIR to continue a run")
     assembly = load_config(config, overrides)
     if out is None:
         out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet)
+    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet,
+                       checkpoint_every=checkpoint_every, resume=resume_dir is not None)
     unit = assembly.game.unit_name
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
         f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
+    )
+    click.echo(
+        f"store {result.stored_bytes / 1e6:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats  "
+        f"peak RSS {_peak_rss_mb():.0f} MB"
     )
     if unit == "mbb/g":
         mbb = result.exploitability * assembly.game.unit_scale
@@ -120,6 +137,12 @@ def solve(config, iterations, target, out, overrides, quiet):
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
         sys.exit(130)
+
+
+def _peak_rss_mb():
+    from .core.solver import peak_rss_mb
+
+    return peak_rss_mb()
 
 
 @cli.command()

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from solverkit.cli import cli
 from solverkit.core.config import load_config
-from solverkit.core.solver import METRIC_COLUMNS
+from solverkit.core.solver import METRIC_COLUMNS, STORE_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS_DOC = ROOT / "docs" / "formats.md"
@@ -63,7 +63,7 @@ def test_solve_writes_the_four_outputs(run_dir):
 def test_metrics_csv(run_dir):
     out, _ = run_dir
     lines = (out / "metrics.csv").read_text().splitlines()
-    assert lines[0] == "iteration,seconds,exploitability,br_0,br_1"
+    assert lines[0] == "iteration,seconds,exploitability,br_0,br_1,stored_bytes,compression_ratio,peak_rss_mb"
     rows = list(csv.DictReader(lines))
     assert [int(r["iteration"]) for r in rows] == list(range(10, 301, 10))
     seconds = [float(r["seconds"]) for r in rows]
@@ -81,7 +81,7 @@ def test_config_toml_is_resolved_and_reloads(run_dir):
     out, _ = run_dir
     asm = load_config(out / "config.toml")
     assert asm.resolved["rule"]["name"] == "rm_plus" and asm.resolved["averaging"]["name"] == "linear"
-    assert asm.solver == {"iterations": 300, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 10, "eval_current": False, "seed": 0}
+    assert asm.solver == {"iterations": 300, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 10, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert "preset" not in (out / "config.toml").read_text()
     assert load_config(out / "config.toml").resolved == asm.resolved
 
@@ -219,7 +219,7 @@ BAD = {
     "negative target": (lambda t, r: ["solve", _cfg(t), "--target", "-1"], "--target"),
     "config is a directory": (lambda t, r: ["solve", t], "is a directory"),
     "out is a file": (lambda t, r: ["solve", _cfg(t), "--out", _cfg(t, "x", "file.txt")], "--out"),
-    "missing argument": (lambda t, r: ["solve"], "Missing argument"),
+    "missing argument": (lambda t, r: ["solve"], "missing CONFIG"),
     "unknown option": (lambda t, r: ["solve", _cfg(t), "--iters", "3"], "No such option"),
     "unknown command": (lambda t, r: ["solv"], "No such command"),
     "exploit no dir": (lambda t, r: ["exploit", t / "nowhere"], "not a solve output directory"),
@@ -280,8 +280,8 @@ def _table_keys(section):
 
 def test_doc_metrics_columns():
     section = _section("metrics.csv")
-    assert "```text\niteration,seconds,exploitability,br_0,br_1\n```" in section
-    assert tuple(_table_keys(section)) == METRIC_COLUMNS
+    assert "```text\niteration,seconds,exploitability,br_0,br_1,stored_bytes,compression_ratio,peak_rss_mb\n```" in section
+    assert tuple(_table_keys(section)) == METRIC_COLUMNS + STORE_COLUMNS
 
 
 def test_doc_result_json_keys(run_dir):

@@ -77,7 +77,7 @@ def test_explicit_tables_override_the_preset():
 
 def test_solver_defaults():
     asm = load_config({"game": "skewed_pennies", "rule": "rm", "averaging": "uniform"})
-    assert asm.solver == {"iterations": 1000, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 0, "eval_current": False, "seed": 0}
+    assert asm.solver == {"iterations": 1000, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert asm.resolved["transport"] == {"name": "local", "threads": 2}
 
 
@@ -169,7 +169,7 @@ def test_set_into_a_non_table_section():
 @pytest.mark.parametrize(
     "raw, parts",
     [
-        ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "averaging, compressor, game, preset, rule, solver, transport"]),
+        ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "averaging, compressor, game, preset, rule, solver, store, transport"]),
         ({**BASE, "iterations": 5}, ["'iterations'", "valid:"]),
         ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "cfr, cfr_plus, dcfr, lcfr"]),
         ({**BASE, "preset": 3}, ["unknown preset 3", "cfr_plus"]),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solverkit.core.config import load_config
-from solverkit.core.solver import POINTS_PER_DECADE, Solver, exploitability, log_schedule, run_solve
+from solverkit.core.solver import POINTS_PER_DECADE, STORE_COLUMNS, Solver, exploitability, log_schedule, run_solve
 
 PENNIES = [[1.0, -2.0], [-2.0, 4.0]]
 RPS_SKEW = [[0.0, -1.0, 2.0], [1.0, 0.0, -1.5], [-1.0, 3.0, 0.0]]
@@ -226,7 +226,7 @@ def test_metrics_rows():
     assert seconds == sorted(seconds) and seconds[0] >= 0
     assert res.seconds == seconds[-1]
     for r in res.metrics:
-        assert list(r) == ["iteration", "seconds", "exploitability", "br_0", "br_1"]
+        assert list(r) == ["iteration", "seconds", "exploitability", "br_0", "br_1", *STORE_COLUMNS]
         assert r["exploitability"] == pytest.approx((r["br_0"] + r["br_1"]) / 2, abs=1e-15)
     last = res.metrics[-1]
     assert (res.exploitability, *res.br) == pytest.approx((last["exploitability"], last["br_0"], last["br_1"]), abs=1e-15)
@@ -280,7 +280,7 @@ def test_eval_current_adds_the_current_strategys_exploitability(tmp_path):
     a = load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}, "solver": {"eval_current": True, "eval_every": 5}})
     res = run_solve(a, iterations=20, out=tmp_path)
     rows = list(csv.DictReader((tmp_path / "metrics.csv").open()))
-    assert list(rows[0])[-2:] == ["exploitability_current", "exploitability_current_mbb"]
+    assert list(rows[0])[-5:-3] == ["exploitability_current", "exploitability_current_mbb"]
     solver = Solver(load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}}))
     for _ in range(20):
         solver.step()

@@ -211,6 +211,10 @@ class MatrixGame(Game):
         s = self._scratches.get(store)
         if s is None:
             s = self._scratches[store] = _Scratch(*self.matrix.shape)
+            # a store that re-encodes (fixed point) hands back values that differ from what a
+            # pass computed, so nothing may be carried from one pass to the next
+            s.exact_store = bool(getattr(store, "exact", True))
+            s.avgval_ok = s.avgval_ok and s.exact_store
         return s
 
     def cfr_pass(self, store, job: PassJob, transport=None):
@@ -245,7 +249,7 @@ class MatrixGame(Game):
                         current_policy(r0, s.x)
                     np.dot(s.x, A, out=s.u1)
                     fused_update(r1, s.u1, True, pos, neg, floor, total, s.x, avgval, decay, weight, s.y)
-                s.fresh = (p == 0, p == 1)
+                s.fresh = (p == 0 and s.exact_store, p == 1 and s.exact_store)
                 return
             s.fresh = (False, False)
             if players == (0,):

@@ -38,10 +38,27 @@ SOLVER_PARAMS = ParamSpec(
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
         "eval_current": Param("bool", False, "also evaluate the current strategy when the output is the average"),
         "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),
+        "checkpoint_every": Param("str", "", "write a checkpoint every N iterations (\"100\") or every so long "
+                                  "(\"90s\", \"10m\", \"1h\"); \"\": never"),
     }
 )
 
-TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "solver")
+STORE_PARAMS = ParamSpec(
+    {
+        "backend": Param("str", "memory", "where encoded segments live", choices=("memory", "disk")),
+        "path": Param("str", "", "directory of the disk backend (default: OUT/store, or a temporary directory)"),
+        "regret_scale": Param("float_list", [], "fixed point: stored regret = round(regret per chip x scale), one "
+                              "factor per round (the last repeats; [] keeps float64)", min=0.0, min_exclusive=True),
+        "avg_scale": Param("float_list", [], "fixed point: stored average = round(cumulative strategy x scale), "
+                           "one factor per round ([] keeps float64)", min=0.0, min_exclusive=True),
+        "predictor": Param("bool", True, "code fixed-point values as residuals against their neighbours"),
+        "prefetch": Param("int", 2, "disk backend: segments read ahead", min=0, max=1024),
+        "write_behind": Param("int", 2, "disk backend: segments waiting to be written before updates wait",
+                              min=1, max=1024),
+    }
+)
+
+TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "solver", "store")
 
 
 @dataclass
@@ -55,6 +72,7 @@ class Assembly:
     transport: object
     solver: dict
     resolved: dict = field(default_factory=dict)
+    store: dict = field(default_factory=lambda: STORE_PARAMS.resolve({}, "[store]", ignore=()))
     source: str = "<dict>"
 
     def to_toml(self) -> str:
@@ -179,6 +197,15 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         solver_table["update"] = preset["update"]
     solver = SOLVER_PARAMS.resolve(solver_table, "[solver]", ignore=())
     resolved["solver"] = solver
+    store_table = _table(raw, "store")
+    for key in ("regret_scale", "avg_scale"):  # a single number means the same factor for every round
+        if isinstance(store_table.get(key), (int, float)) and not isinstance(store_table.get(key), bool):
+            store_table[key] = [store_table[key]]
+    store = STORE_PARAMS.resolve(store_table, "[store]", ignore=())
+    if store["path"] and not Path(store["path"]).is_absolute():
+        store["path"] = str((base_dir / store["path"]).resolve())
+    if "store" in raw:
+        resolved["store"] = store
     return Assembly(
         game=instances["game"],
         rule=instances["rule"],
@@ -186,6 +213,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         compressor=instances["compressor"],
         transport=instances["transport"],
         solver=solver,
+        store=store,
         resolved=resolved,
         source=source,
     )

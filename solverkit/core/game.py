@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .codec import Grid
 from .layout import Layout, policy
 from .params import Param
 from .store import SegmentSpec
@@ -72,6 +73,19 @@ class Game:
             for p in (0, 1):
                 arrays[f"avg{p}"] = self.layout(p).size
         return [SegmentSpec("root", arrays)]
+
+    def value_units(self) -> np.ndarray:
+        """Per round: the factor that turns a stored regret into chips (the unit of
+        ``[store] regret_scale``). Games whose regrets carry chance weights (poker: 1/deals)
+        return the inverse weight; default 1."""
+        return np.ones(1)
+
+    def segment_grid(self, key: str, name: str) -> Grid | None:
+        """How the store's predictor walks array `name` of segment `key` (None: flat). The
+        default maps the ``root`` segment's arrays to the player's layout blocks."""
+        if key == "root" and name[-1:] in ("0", "1"):
+            return Grid.from_layout(self.layout(int(name[-1])))
+        return None
 
     def warmup(self) -> None:
         """Compile or load this game's kernels, so that solve timings exclude compilation."""

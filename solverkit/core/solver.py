@@ -11,11 +11,17 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ConfigError
+from .checkpoint import FILENAME as CHECKPOINT_FILE
+from .checkpoint import read_checkpoint, write_checkpoint
+from .codec import ValueCodec
 from .game import PassJob
 from .store import Store
 from .strategy_file import save_strategy
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
+#: store and memory columns, last in every metrics.csv
+STORE_COLUMNS = ("stored_bytes", "compression_ratio", "peak_rss_mb")
 #: extra column for games measured in milli-big-blinds per game (poker)
 MBB_COLUMN = "exploitability_mbb"
 
@@ -32,7 +38,35 @@ def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
     cols = METRIC_COLUMNS + ((MBB_COLUMN,) if mbb else ())
     if eval_current:
         cols += (CURRENT_COLUMN,) + ((CURRENT_MBB_COLUMN,) if mbb else ())
-    return cols
+    return cols + STORE_COLUMNS
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def parse_every(text) -> tuple[str, float] | None:
+    """``--checkpoint-every``: "N" iterations or "Ns" / "Nm" / "Nh" seconds; "" or 0: never."""
+    s = str(text).strip().lower()
+    if s in ("", "0"):
+        return None
+    units = {"s": 1.0, "m": 60.0, "h": 3600.0}
+    try:
+        if s[-1] in units:
+            value = float(s[:-1]) * units[s[-1]]
+            if value > 0:
+                return ("seconds", value)
+        elif int(s) > 0:
+            return ("iterations", int(s))
+    except ValueError:
+        pass
+    raise ConfigError(
+        f"checkpoint_every = {text!r} is invalid: expected a number of iterations (e.g. 100) "
+        "or a time with unit s, m or h (e.g. 90s, 10m, 1h)"
+    )
 POINTS_PER_DECADE = 20
 
 
@@ -62,6 +96,8 @@ class Result:
     interrupted: bool = False
     strategy: list[np.ndarray] | None = None
     out: Path | None = None
+    stored_bytes: int = 0
+    compression_ratio: float = 0.0
 
 
 def _warm_up_kernels():
@@ -76,14 +112,46 @@ def _warm_up_kernels():
     scaled_accumulate(a, a.copy(), 1.0, 1.0)
 
 
+def make_store(assembly, store_dir=None) -> Store:
+    """The value store an assembly asks for: ``[store]`` codec settings and backend."""
+    import numpy as np
+
+    game = assembly.game
+    cfg = assembly.store
+    units = np.asarray(game.value_units(), dtype=np.float64)
+
+    def per_round(factors, unit):
+        if not factors:
+            return None
+        f = [factors[min(r, len(factors) - 1)] for r in range(units.size)]
+        return np.array(f) * (units if unit else 1.0)
+
+    scales = {"regret": per_round(cfg["regret_scale"], True), "avg": per_round(cfg["avg_scale"], False)}
+    codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"])
+    backend = None
+    if cfg["backend"] == "disk":
+        from .diskstore import DiskBackend
+
+        path = cfg["path"] or store_dir
+        temporary = not path
+        if temporary:
+            import tempfile
+
+            path = tempfile.mkdtemp(prefix="solverkit-store-")
+        backend = DiskBackend(path, prefetch=cfg["prefetch"], write_behind=cfg["write_behind"],
+                              remove_on_close=temporary)
+    specs = game.segments(assembly.averaging.keeps_average)
+    return Store(specs, codec, backend, grids=game.segment_grid)
+
+
 class Solver:
     """Runs an assembly's iterations over a value store, one pass per update."""
 
-    def __init__(self, assembly):
+    def __init__(self, assembly, store_dir=None):
         self.assembly = assembly
         self.game = assembly.game
         self.alternating = assembly.solver["update"] == "alternating"
-        self.store = Store(self.game.segments(assembly.averaging.keeps_average), assembly.compressor)
+        self.store = make_store(assembly, store_dir)
         self.transport = assembly.transport
         self.transport.start(self.game, self.store)
         _warm_up_kernels()
@@ -141,32 +209,87 @@ class Solver:
                 row[CURRENT_MBB_COLUMN] = cur_expl * self.game.unit_scale
         return row
 
+    def store_row(self) -> dict:
+        """Stored bytes, compression ratio against 4-byte floats, and peak RSS now."""
+        self.store.flush()
+        return {
+            "stored_bytes": self.store.stored_bytes(),
+            "compression_ratio": self.store.compression_ratio(),
+            "peak_rss_mb": peak_rss_mb(),
+        }
+
+    def save_checkpoint(self, path, metrics) -> int:
+        """Write the store and the loop's state to `path` atomically; returns bytes written."""
+        self.store.flush()
+        state = {
+            "game": self.assembly.resolved["game"],
+            "iteration": self.iteration,
+            "seconds": self.solve_seconds,
+            "metrics": metrics,
+            "saturated": self.store.codec.saturated,
+        }
+        return write_checkpoint(path, self.store, state)
+
+    def load_checkpoint(self, path) -> list[dict]:
+        """Restore the store and iteration count from `path`; return the metrics rows saved."""
+        state = read_checkpoint(path, self.store, self.assembly.resolved["game"])
+        self.iteration = int(state["iteration"])
+        self.solve_seconds = float(state["seconds"])
+        self.store.codec.saturated = int(state.get("saturated", 0))
+        return list(state.get("metrics", []))
+
     def close(self):
         self.transport.close()
+        self.store.close()
 
 
-def run_solve(assembly, iterations=None, target=None, out=None, progress=False, on_metrics=None) -> Result:
-    """Solve until `iterations` or `target` exploitability; write outputs to `out` if given."""
+def run_solve(assembly, iterations=None, target=None, out=None, progress=False, on_metrics=None,
+              checkpoint_every=None, resume=False) -> Result:
+    """Solve until `iterations` or `target` exploitability; write outputs to `out` if given.
+
+    `checkpoint_every` ("100" iterations or "90s"; default ``[solver] checkpoint_every``) writes
+    ``out/checkpoint.skc`` that often, at a stop request and at the end; `resume` continues
+    from the checkpoint in `out` (metrics after it, from an interrupted run, are replaced)."""
     cfg = assembly.solver
     iterations = int(iterations if iterations is not None else cfg["iterations"])
     target = float(target if target is not None else cfg["target"])
     every = cfg["eval_every"]
     target_mbb = float(cfg.get("target_mbb", 0.0))
+    ckpt_every = parse_every(checkpoint_every if checkpoint_every is not None else cfg.get("checkpoint_every", ""))
+    if (ckpt_every or resume) and out is None:
+        raise ConfigError("checkpoints need an output directory (--out DIR)")
+    ckpt_path = Path(out) / CHECKPOINT_FILE if out is not None else None
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         resolved = dict(assembly.resolved)
         resolved["solver"] = dict(resolved["solver"], iterations=iterations, target=target)
+        if ckpt_every is not None:
+            resolved["solver"]["checkpoint_every"] = str(checkpoint_every or cfg.get("checkpoint_every"))
         (out / "config.toml").write_text(_toml(resolved))
-    solver = Solver(assembly)
+    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None)
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
-    writer = _MetricsWriter(out / "metrics.csv", metric_columns(assembly.game, eval_current)) if out is not None else None
-    bar = _progress(iterations) if progress else None
+    columns = metric_columns(assembly.game, eval_current)
+    try:
+        if resume:
+            metrics = solver.load_checkpoint(ckpt_path)
+    except BaseException:
+        solver.close()
+        raise
+    writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
+    bar = _progress(iterations, solver.iteration) if progress else None
     reached = False
     interrupted = False
-    row = None
+    row = metrics[-1] if metrics else None
     stop = _StopRequest()
+    last_ckpt = (solver.iteration, time.perf_counter())
+
+    def checkpoint():
+        nonlocal last_ckpt
+        solver.save_checkpoint(ckpt_path, metrics)
+        last_ckpt = (solver.iteration, time.perf_counter())
+
     try:
         while solver.iteration < iterations:
             solver.step()
@@ -176,6 +299,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             due = (t % every == 0) if every else log_schedule(t)
             if due or t == iterations:
                 row = solver.evaluate()
+                row.update(solver.store_row())
                 metrics.append(row)
                 if writer:
                     writer.write(row)
@@ -189,10 +313,17 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                     reached = True
             if bar is not None:
                 bar.update(1)
+            if ckpt_every is not None and not (reached or interrupted or t == iterations):
+                kind, n = ckpt_every
+                if (t - last_ckpt[0] >= n) if kind == "iterations" else (time.perf_counter() - last_ckpt[1] >= n):
+                    checkpoint()
             if reached or interrupted:
                 break
+        if ckpt_every is not None and solver.iteration > last_ckpt[0]:
+            checkpoint()  # the state the outputs below describe, so --resume can extend the run
         if row is None or row["iteration"] != solver.iteration:
             row = solver.evaluate(exact=True)
+            row.update(solver.store_row())
             metrics.append(row)
             if writer:
                 writer.write(row)
@@ -203,6 +334,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         if out is not None:
             layouts = [assembly.game.layout(p) for p in (0, 1)]
             save_strategy(out / "strategy.npz", strategy, layouts, solver.output_kind, solver.iteration, assembly.resolved["game"])
+            store_row = solver.store_row()
             summary = {
                 "iterations": solver.iteration,
                 "exploitability": row["exploitability"],
@@ -216,6 +348,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "reached_target": reached,
                 "strategy": solver.output_kind,
                 "interrupted": interrupted,
+                **store_row,
+                "saturated_values": solver.store.codec.saturated,
             }
             (out / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
     finally:
@@ -235,6 +369,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         interrupted=interrupted,
         strategy=strategy,
         out=out,
+        stored_bytes=solver.store.stored_bytes(),
+        compression_ratio=solver.store.compression_ratio(),
     )
 
 
@@ -275,19 +411,21 @@ def _toml(table):
     return tomli_w.dumps(table)
 
 
-def _progress(total):
+def _progress(total, initial=0):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="it", dynamic_ncols=True, mininterval=0.5)
+    return tqdm(total=total, initial=initial, unit="it", dynamic_ncols=True, mininterval=0.5)
 
 
 class _MetricsWriter:
     """metrics.csv, flushed after every row so an interrupted run keeps what it measured."""
 
-    def __init__(self, path, columns=METRIC_COLUMNS):
+    def __init__(self, path, columns=METRIC_COLUMNS, rows=()):
         self.fh = open(path, "w", newline="")
         self.csv = csv.DictWriter(self.fh, fieldnames=columns)
         self.csv.writeheader()
+        for row in rows:  # a resumed run starts from the checkpoint's rows
+            self.write(row)
 
     def write(self, row):
         self.csv.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})

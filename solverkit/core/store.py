@@ -1,18 +1,27 @@
 """Value store: regrets and cumulative strategies held in segments, encoded at the edges.
 
 A segment is a named group of flat float64 arrays (for a matrix game: one segment with each
-player's regrets and cumulative strategy; for a decomposed game: one per subgame). Kernels only
-ever see decoded arrays: :meth:`Store.open` decodes a segment, yields it for update, and encodes
-it again on exit. With a passthrough compressor the arrays simply stay in memory.
+player's regrets and cumulative strategy; for a decomposed game: one per subgame or chunk).
+Kernels only ever see decoded arrays: :meth:`Store.open` decodes a segment, yields it for
+update, and encodes it again on exit (:mod:`solverkit.core.codec`: fixed point, predictor,
+compressor, checksum). Where encoding is the identity (float64 and the ``none`` compressor in
+memory) the arrays simply stay decoded.
+
+Backends: ``memory`` keeps each segment's payloads in a dict; ``disk`` keeps one file per
+segment (:mod:`solverkit.core.diskstore`) behind a prefetch and write-behind thread. Either way
+a segment's old payload is dropped as soon as its new one is in, so the compressed data never
+doubles: peak memory is the compressed data plus one decoded segment per thread in flight.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import SolverkitError
+from .codec import Grid, ValueCodec
 
 
 @dataclass(frozen=True)
@@ -23,35 +32,99 @@ class SegmentSpec:
     arrays: dict[str, int] = field(default_factory=dict)
 
 
-class Store:
-    """Memory-backed segment store with a pluggable compressor."""
+def family(name: str) -> str:
+    """Array family of an array name: "regret0" -> "regret", "avg1" -> "avg"."""
+    return name.rstrip("0123456789")
 
-    def __init__(self, specs, compressor):
-        self.compressor = compressor
+
+class MemoryBackend:
+    """Encoded segments in a dict (thread-safe through the GIL: one dict operation each)."""
+
+    name = "memory"
+
+    def __init__(self):
+        self._data: dict[str, dict[str, bytes]] = {}
+
+    def get(self, key):
+        return self._data[key]
+
+    def put(self, key, blobs):
+        self._data[key] = blobs
+
+    def expect(self, keys):
+        pass
+
+    def nbytes(self):
+        return sum(len(p) for seg in list(self._data.values()) for p in seg.values())
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class Store:
+    """Segments of float64 arrays, encoded by `codec` into `backend` (memory when None).
+
+    `grids(key, name)` gives the :class:`~solverkit.core.codec.Grid` of an array (how the
+    predictor walks it); by default every array is flat.
+    """
+
+    def __init__(self, specs, codec, backend=None, grids=None):
+        if not isinstance(codec, ValueCodec):  # a bare compressor plugin: float64, no predictor
+            codec = ValueCodec(codec)
+        self.codec = codec
+        self.compressor = codec.compressor
+        self.backend = backend or MemoryBackend()
         self.specs = {s.key: s for s in specs}
+        self._grids = grids
+        self._grid_cache: dict[tuple[str, str], Grid] = {}
+        self._lock = threading.Lock()
+        self.passthrough = codec.passthrough and isinstance(self.backend, MemoryBackend)
         self._live: dict[str, dict[str, np.ndarray]] = {}
-        self._encoded: dict[str, dict[str, bytes]] = {}
         for s in specs:
             arrays = {name: np.zeros(n, dtype=np.float64) for name, n in s.arrays.items()}
-            if compressor.passthrough:
+            if self.passthrough:
                 self._live[s.key] = arrays
             else:
-                self._encoded[s.key] = self._encode(arrays)
+                self.backend.put(s.key, self._encode(s.key, arrays))
+        self.backend.flush()
 
-    def _encode(self, arrays):
-        return {n: self.compressor.compress(memoryview(a).cast("B"), a.itemsize) for n, a in arrays.items()}
+    @property
+    def exact(self) -> bool:
+        """True when decoded values are exactly the values last stored (no fixed point)."""
+        return not self.codec.scales
 
-    def _decode(self, key):
+    # --- encoding ----------------------------------------------------------------------------
+
+    def grid(self, key: str, name: str) -> Grid:
+        g = self._grid_cache.get((key, name))
+        if g is None:
+            size = self.specs[key].arrays[name]
+            g = self._grids(key, name) if self._grids is not None else None
+            g = g if g is not None else Grid.flat(size)
+            if g.size != size:
+                raise SolverkitError(f"segment {key!r} array {name!r}: grid covers {g.size} values, the array has {size}")
+            with self._lock:
+                self._grid_cache[(key, name)] = g
+        return g
+
+    def _encode(self, key, arrays):
+        return {n: self.codec.encode(a, self.grid(key, n), family(n)) for n, a in arrays.items()}
+
+    def _decode(self, key, blobs):
         spec = self.specs[key]
+        if set(blobs) != set(spec.arrays):
+            raise SolverkitError(
+                f"segment {key!r} holds arrays {sorted(blobs)}, expected {sorted(spec.arrays)}"
+            )
         out = {}
-        for name, payload in self._encoded[key].items():
-            raw = self.compressor.decompress(payload)
-            arr = np.frombuffer(raw, dtype=np.float64).copy()
+        for name, payload in blobs.items():
+            arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}")
             if arr.shape[0] != spec.arrays[name]:
                 raise SolverkitError(
-                    f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, "
-                    f"expected {spec.arrays[name]}: the compressor {self.compressor.name!r} "
-                    "did not round-trip"
+                    f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, expected {spec.arrays[name]}"
                 )
             out[name] = arr
         return out
@@ -59,6 +132,8 @@ class Store:
     def _check_key(self, key):
         if key not in self.specs:
             raise KeyError(f"unknown segment {key!r}; segments: {', '.join(sorted(self.specs))}")
+
+    # --- access ------------------------------------------------------------------------------
 
     def open(self, key: str) -> "_OpenSegment":
         """Decode segment `key`, yield its arrays for in-place update, re-encode on exit
@@ -70,15 +145,53 @@ class Store:
     def read(self, key: str) -> dict[str, np.ndarray]:
         """Decoded arrays of segment `key` for reading only (changes are not stored)."""
         self._check_key(key)
-        if self.compressor.passthrough:
+        if self.passthrough:
             return self._live[key]
-        return self._decode(key)
+        return self._decode(key, self.backend.get(key))
+
+    def expect(self, keys) -> None:
+        """Hint: segments `keys` will be opened in about this order (the disk backend reads ahead)."""
+        if not self.passthrough:
+            self.backend.expect(list(keys))
+
+    def payloads(self, key: str) -> dict[str, bytes]:
+        """The encoded payloads of segment `key` (what a checkpoint saves)."""
+        self._check_key(key)
+        if self.passthrough:
+            return self._encode(key, self._live[key])
+        return self.backend.get(key)
+
+    def restore(self, key: str, blobs: dict[str, bytes]) -> None:
+        """Replace segment `key` with saved payloads, after checking that they decode."""
+        self._check_key(key)
+        arrays = self._decode(key, blobs)
+        if self.passthrough:
+            self._live[key] = arrays
+        else:
+            self.backend.put(key, dict(blobs))
+
+    # --- accounting --------------------------------------------------------------------------
+
+    def num_values(self) -> int:
+        return sum(n for s in self.specs.values() for n in s.arrays.values())
 
     def stored_bytes(self) -> int:
         """Bytes the store holds for values (compressed where a compressor is in use)."""
-        if self.compressor.passthrough:
+        if self.passthrough:
             return sum(a.nbytes for seg in self._live.values() for a in seg.values())
-        return sum(len(p) for seg in self._encoded.values() for p in seg.values())
+        return self.backend.nbytes()
+
+    def compression_ratio(self) -> float:
+        """Size of the values as 4-byte floats over the stored bytes."""
+        stored = self.stored_bytes()
+        return 4.0 * self.num_values() / stored if stored else float("inf")
+
+    def flush(self) -> None:
+        """Wait until every pending write has reached the backend."""
+        self.backend.flush()
+
+    def close(self) -> None:
+        self.backend.close()
 
 
 class _OpenSegment:
@@ -91,11 +204,12 @@ class _OpenSegment:
 
     def __enter__(self):
         st = self.store
-        self.arrays = st._live[self.key] if st.compressor.passthrough else st._decode(self.key)
+        self.arrays = st._live[self.key] if st.passthrough else st._decode(self.key, st.backend.get(self.key))
         return self.arrays
 
     def __exit__(self, exc_type, exc, tb):
         st = self.store
-        if exc_type is None and not st.compressor.passthrough:
-            st._encoded[self.key] = st._encode(self.arrays)
+        if exc_type is None and not st.passthrough:
+            st.backend.put(self.key, st._encode(self.key, self.arrays))
+        self.arrays = None
         return False

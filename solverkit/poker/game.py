@@ -199,6 +199,7 @@ class PokerGame(Game):
             self._chunks[b] = [(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:])]
         self._keys = [(e, b, j) for e in self.entries for b in self.sub_boards for j in range(len(self._chunks[b]))]
         self._chunked = any(len(v) > 1 for v in self._chunks.values())
+        self._segment_names = [self._segment_name(k) for k in self._keys]
         self._sub_regions = {}
 
     def _chunk_boards(self, b, j):
@@ -303,6 +304,60 @@ class PokerGame(Game):
             out.append(spec(self._segment_name(key), self._sub_region(*key)[0]))
         return out
 
+    def value_units(self):
+        """Deals per round: the kernels weight values by 1/deals, so regret x deals is in chips
+        (summed over the opponent's hands, as the original fixed-point store kept them)."""
+        return self.tree.deals.copy()
+
+    def _segment_region(self, key):
+        """(region, first board per round) of a segment name."""
+        if key in ("root", "trunk"):
+            return (self.full if key == "root" else self.trunk), self.tree.boards.round_start
+        if not hasattr(self, "_name_to_key"):
+            self._name_to_key = {self._segment_name(k): k for k in self._keys}
+        return self._sub_region(*self._name_to_key[key])
+
+    def hand_orders(self):
+        """[last-round boards, H]: each board's hands weakest first, clashing hands last; the
+        predictor's 'previous hand' on the final round."""
+        if getattr(self, "_hand_orders", None) is None:
+            t = self.tree
+            H = t.num_hands
+            orders = np.empty_like(t.sd_order)
+            for i in range(orders.shape[0]):
+                c = int(t.sd_count[i])
+                orders[i, :c] = t.sd_order[i, :c]
+                rest = np.ones(H, dtype=bool)
+                rest[t.sd_order[i, :c]] = False
+                orders[i, c:] = np.flatnonzero(rest)
+            self._hand_orders = orders
+        return self._hand_orders
+
+    def segment_grid(self, key, name):
+        """Blocks (decision node, board) of hands x actions in layout order; north = the same
+        node on the segment's previous board; final-round hands in showdown-strength order."""
+        from ..core.codec import Grid
+
+        p = int(name[-1])
+        region, first = self._segment_region(key)
+        t = self.tree
+        bet = t.bet
+        nodes, k = region.units[p]
+        rnd = bet.round[nodes].astype(np.int64)
+        offset = region.node_off[nodes] + k * region.stride[p, rnd]
+        north = np.full(nodes.size, -1, dtype=np.int64)
+        # units run board-major within a round, the same nodes on every board
+        for r in np.unique(rnd):
+            idx = np.flatnonzero(rnd == r)
+            per_board = int(np.count_nonzero(k[idx] == k[idx[0]]))
+            north[idx[per_board:]] = idx[:-per_board]
+        last = self.gd.num_rounds - 1
+        g = first[rnd] + k
+        order = np.where(rnd == last, g - t.boards.round_start[last], -1).astype(np.int64)
+        hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
+        return Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
+                    self.hand_orders())
+
     def subgame_keys(self):
         """(round-end node, board of round s-1, chunk) of every subgame segment."""
         return list(self._keys)
@@ -392,6 +447,7 @@ class PokerGame(Game):
                    boundary_mode=1, boundary=boundary, do_backward=False)
         base = int(t.boards.round_start[s - 1])
         inputs = {key: boundary[self.re_index[key[0]], key[1] - base].copy() for key in self._keys}
+        store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
         boundary[:] = 0.0

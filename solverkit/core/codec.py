@@ -1,0 +1,252 @@
+"""How a segment's float64 arrays become bytes and back: fixed point, predictor, compressor, frame.
+
+    float64 values --(x scale per block, round)--> int32 --(predictor)--> zigzag residuals (uint32)
+        --(compressor plugin)--> body --(frame: magic, version, kind, count, crc32)--> payload
+
+Without a scale (``regret_scale = 0``) the float64 bytes go to the compressor as they are and
+round-trip exactly. With one, the decoded values are the fixed-point values ``q / scale``: the
+solver then runs on the stored precision, as the original CFR+ implementation did. A *grid*
+(:class:`Grid`) says where each (public node, board) block of hands x actions lies, which block
+holds the same node on the previous board ("north"), and in which order to visit its hands
+(strength order), so that neighbours predict each other.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import SolverkitError
+
+MAGIC = b"SKV"
+FRAME_VERSION = 1
+KIND_FLOAT64 = 0
+KIND_FIXED32 = 1
+_HEADER = struct.Struct("<3sBBQI")  # magic, version, kind, number of values, crc32 of the body
+INT32_MAX = 2**31 - 1
+
+
+class CorruptSegment(SolverkitError):
+    """A stored payload does not decode: bad magic, checksum, size or codec error."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Blocks of an array for the predictor: block i holds ``hands[i] x actions[i]`` values from
+    ``offset[i]`` (hands outer, actions inner); ``north[i]`` is the block of the same node on
+    the previous board (-1: none); ``round[i]`` picks the scale factor; ``order[i]`` is a row of
+    the grid's ``orders`` table giving the order of the block's hands (-1: index order)."""
+
+    offset: np.ndarray
+    hands: np.ndarray
+    actions: np.ndarray
+    north: np.ndarray
+    round: np.ndarray
+    order: np.ndarray
+    orders: np.ndarray  # int64 [rows, max hands]
+
+    @classmethod
+    def flat(cls, size: int) -> "Grid":
+        """No structure: one block of `size` single-action 'hands' in index order, round 0."""
+        one = np.ones(1, dtype=np.int64)
+        return cls(np.zeros(1, np.int64), one * size, one, -one, np.zeros(1, np.int64), -one,
+                   np.zeros((0, 1), np.int64))
+
+    @classmethod
+    def from_layout(cls, layout) -> "Grid":
+        """One block per layout block (information sets as hands), no north neighbours."""
+        n = layout.block_start.shape[0]
+        minus = np.full(n, -1, dtype=np.int64)
+        return cls(layout.block_start.astype(np.int64), layout.block_count.astype(np.int64),
+                   layout.block_actions.astype(np.int64), minus, np.zeros(n, np.int64), minus.copy(),
+                   np.zeros((0, 1), np.int64))
+
+    @property
+    def size(self) -> int:
+        return int(np.sum(self.hands * self.actions))
+
+
+# --- kernels ---------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _quantize(x, offset, hands, actions, rnd, scales, q):
+    """q = round(x * scales[round of block]) saturated to int32; returns the saturated count."""
+    sat = 0
+    for b in range(offset.shape[0]):
+        s = scales[rnd[b]]
+        o = offset[b]
+        for i in range(o, o + hands[b] * actions[b]):
+            v = np.rint(x[i] * s)
+            if v > INT32_MAX:
+                v = INT32_MAX
+                sat += 1
+            elif v < -INT32_MAX:
+                v = -INT32_MAX
+                sat += 1
+            q[i] = np.int32(v)
+    return sat
+
+
+@njit(cache=True, nogil=True)
+def _dequantize(q, offset, hands, actions, rnd, scales, x):
+    for b in range(offset.shape[0]):
+        inv = 1.0 / scales[rnd[b]]
+        o = offset[b]
+        for i in range(o, o + hands[b] * actions[b]):
+            x[i] = q[i] * inv
+
+
+@njit(cache=True, nogil=True)
+def _hand_at(order, orders, b, j):
+    if order[b] < 0:
+        return j
+    return orders[order[b], j]
+
+
+@njit(cache=True, nogil=True)
+def _predict(q, offset, hands, actions, north, order, orders, res):
+    """Zigzag residuals of q against west + north - northwest, written in visit order.
+
+    Arithmetic wraps modulo 2^32, so the inverse is exact whatever the values."""
+    pos = 0
+    for b in range(offset.shape[0]):
+        A = actions[b]
+        o = offset[b]
+        nb = north[b]
+        no = offset[nb] if nb >= 0 else 0
+        prev = -1
+        for j in range(hands[b]):
+            h = _hand_at(order, orders, b, j)
+            for a in range(A):
+                p = np.int64(0)
+                if prev >= 0:
+                    p += q[o + prev * A + a]
+                    if nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - np.int64(q[no + prev * A + a])
+                elif nb >= 0:
+                    p += q[no + h * A + a]
+                r = np.int32((np.int64(q[o + h * A + a]) - p) & 0xFFFFFFFF)  # wraps to int32
+                res[pos] = np.uint32(((np.int64(r) << 1) ^ (np.int64(r) >> 31)) & 0xFFFFFFFF)
+                pos += 1
+            prev = h
+
+
+@njit(cache=True, nogil=True)
+def _unpredict(res, offset, hands, actions, north, order, orders, q):
+    pos = 0
+    for b in range(offset.shape[0]):
+        A = actions[b]
+        o = offset[b]
+        nb = north[b]
+        no = offset[nb] if nb >= 0 else 0
+        prev = -1
+        for j in range(hands[b]):
+            h = _hand_at(order, orders, b, j)
+            for a in range(A):
+                p = np.int64(0)
+                if prev >= 0:
+                    p += q[o + prev * A + a]
+                    if nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - np.int64(q[no + prev * A + a])
+                elif nb >= 0:
+                    p += q[no + h * A + a]
+                z = np.int64(res[pos])
+                r = (z >> 1) ^ -(z & 1)
+                q[o + h * A + a] = np.int32((r + p) & 0xFFFFFFFF)
+                pos += 1
+            prev = h
+
+
+def check_grid(grid: Grid, size: int, where: str) -> None:
+    """A grid must cover an array of `size` values exactly once (every predictor relies on it)."""
+    covered = np.zeros(size, dtype=np.int32)
+    for o, h, a in zip(grid.offset, grid.hands, grid.actions):
+        covered[int(o): int(o + h * a)] += 1
+    if covered.size and (covered.min() != 1 or covered.max() != 1):
+        raise SolverkitError(f"{where}: the game's grid does not cover the array exactly once")
+    if np.any(grid.north >= np.arange(grid.north.size)):
+        raise SolverkitError(f"{where}: a grid block's north neighbour must come before it")
+
+
+# --- the codec -------------------------------------------------------------------------------
+
+
+class ValueCodec:
+    """Encodes arrays for the store. `scales` maps an array family ("regret", "avg") to its
+    fixed-point factor per round (absent or None: float64, exact); `predictor` switches the
+    residual coding; `compressor` is the plugin. Thread-safe (the saturation count aside)."""
+
+    def __init__(self, compressor, scales: dict | None = None, predictor: bool = True):
+        self.compressor = compressor
+        self.scales = {k: np.asarray(v, dtype=np.float64) for k, v in (scales or {}).items() if v is not None}
+        self.predictor = predictor
+        self.saturated = 0
+
+    @property
+    def passthrough(self) -> bool:
+        """True when encoding is the identity: the store may keep arrays decoded in memory."""
+        return not self.scales and self.compressor.passthrough
+
+    def encode(self, x: np.ndarray, grid: Grid, family: str) -> bytes:
+        """Payload of float64 array `x` of `family` ("regret" or "avg") laid out as `grid`."""
+        scales = self.scales.get(family)
+        if scales is None:
+            body = self.compressor.compress(memoryview(x).cast("B"), 8)
+            kind = KIND_FLOAT64
+        else:
+            q = np.empty(x.shape[0], dtype=np.int32)
+            self.saturated += _quantize(x, grid.offset, grid.hands, grid.actions, grid.round, scales, q)
+            if self.predictor:
+                res = np.empty(x.shape[0], dtype=np.uint32)
+                _predict(q, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, res)
+            else:
+                res = q
+            body = self.compressor.compress(memoryview(res).cast("B"), 4)
+            kind = KIND_FIXED32
+        body = bytes(body)
+        return _HEADER.pack(MAGIC, FRAME_VERSION, kind, x.shape[0], zlib.crc32(body)) + body
+
+    def decode(self, payload, grid: Grid, family: str, where: str) -> np.ndarray:
+        """The float64 array a payload holds; CorruptSegment (naming `where`) if it is damaged."""
+        mv = memoryview(payload)
+        if len(mv) < _HEADER.size:
+            raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, shorter than the {_HEADER.size}-byte header)")
+        magic, version, kind, n, crc = _HEADER.unpack_from(mv)
+        if magic != MAGIC:
+            raise CorruptSegment(f"{where}: not a solverkit value payload (magic {bytes(magic)!r})")
+        if version != FRAME_VERSION:
+            raise CorruptSegment(f"{where}: frame version {version}; this solverkit reads version {FRAME_VERSION}")
+        body = mv[_HEADER.size:]
+        if zlib.crc32(body) != crc:
+            raise CorruptSegment(f"{where}: checksum mismatch (the stored bytes are damaged)")
+        scales = self.scales.get(family)
+        expect = KIND_FLOAT64 if scales is None else KIND_FIXED32
+        if kind != expect:
+            names = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32"}
+            raise CorruptSegment(
+                f"{where}: holds {names.get(kind, kind)} values but the store is configured for {names[expect]} "
+                "([store] regret_scale/avg_scale differ from the run that wrote it)"
+            )
+        try:
+            raw = self.compressor.decompress(bytes(body))  # the plugin contract: bytes in
+        except Exception as exc:  # a codec's own error type
+            raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
+        width = 8 if kind == KIND_FLOAT64 else 4
+        if len(raw) != n * width:
+            raise CorruptSegment(f"{where}: decoded to {len(raw)} bytes, expected {n * width}")
+        if kind == KIND_FLOAT64:
+            return np.frombuffer(raw, dtype=np.float64).copy()
+        if self.predictor:
+            res = np.frombuffer(raw, dtype=np.uint32)
+            q = np.empty(n, dtype=np.int32)
+            _unpredict(res, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, q)
+        else:
+            q = np.frombuffer(raw, dtype=np.int32)
+        x = np.empty(n, dtype=np.float64)
+        _dequantize(q, grid.offset, grid.hands, grid.actions, grid.round, scales, x)
+        return x
