@@ -95,10 +95,10 @@ def _quantize(x, offset, hands, actions, rnd, scales, q):
 @njit(cache=True, nogil=True)
 def _dequantize(q, offset, hands, actions, rnd, scales, x):
     for b in range(offset.shape[0]):
-        inv = 1.0 / scales[rnd[b]]
+        s = scales[rnd[b]]
         o = offset[b]
         for i in range(o, o + hands[b] * actions[b]):
-            x[i] = q[i] * inv
+            x[i] = q[i] / s  # a division, not a product with 1/s: the value is q / s exactly rounded
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,274 @@
+"""The value store: codec round trips, corruption, compressors, backends, fixed point."""
+
+from __future__ import annotations
+
+import errno
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from solverkit.core.codec import CorruptSegment, Grid, ValueCodec
+from solverkit.core.config import load_config
+from solverkit.core.diskstore import DiskBackend, DiskStoreError
+from solverkit.core.params import spec_of
+from solverkit.core.solver import run_solve
+from solverkit.core.store import SegmentSpec, Store
+from solverkit.errors import ConfigError
+from solverkit_compressors.blosc2 import Blosc2Compressor
+from solverkit_compressors.none import NoCompression
+from solverkit_compressors.zlib import ZlibCompressor
+
+
+def make(cls, **params):
+    return cls(**spec_of(cls).resolve(params, cls.name))
+
+
+COMPRESSORS = {
+    "none": lambda: make(NoCompression),
+    "zlib": lambda: make(ZlibCompressor, level=1),
+    "blosc2-zstd-shuffle": lambda: make(Blosc2Compressor),
+    "blosc2-lz4-bitshuffle": lambda: make(Blosc2Compressor, codec="lz4", filter="bitshuffle"),
+    "blosc2-zstd-bytedelta": lambda: make(Blosc2Compressor, filter="bytedelta", level=9),
+}
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+
+
+def random_grid(rng, nblocks=6):
+    """Blocks of hands x actions with north links and strength orders, in a shuffled layout."""
+    H = int(rng.integers(1, 6))
+    acts = rng.integers(1, 4, nblocks)
+    sizes = H * acts
+    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    north = np.full(nblocks, -1, dtype=np.int64)
+    for b in range(1, nblocks):
+        same = [c for c in range(b) if acts[c] == acts[b]]
+        if same and rng.random() < 0.7:
+            north[b] = same[-1]
+    orders = np.array([rng.permutation(H) for _ in range(3)], dtype=np.int64)
+    order = rng.integers(-1, 3, nblocks).astype(np.int64)
+    grid = Grid(offset, np.full(nblocks, H, np.int64), acts.astype(np.int64), north,
+                rng.integers(0, 2, nblocks).astype(np.int64), order, orders)
+    return grid, int(sizes.sum())
+
+
+@pytest.mark.parametrize("name", sorted(COMPRESSORS))
+@settings(max_examples=25, deadline=None)
+@given(values=arrays(np.float64, st.integers(0, 300), elements=finite))
+def test_float64_round_trip_is_exact(name, values):
+    codec = ValueCodec(COMPRESSORS[name]())
+    grid = Grid.flat(values.size)
+    out = codec.decode(codec.encode(values, grid, "regret"), grid, "regret", "x")
+    np.testing.assert_array_equal(out, values)
+
+
+@pytest.mark.parametrize("predictor", [True, False])
+@pytest.mark.parametrize("name", ["none", "blosc2-zstd-bytedelta", "zlib"])
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.25, 1.0, 16.0, 1e6]))
+def test_fixed_point_round_trip_is_the_rounded_value(name, predictor, seed, scale):
+    rng = np.random.default_rng(seed)
+    grid, n = random_grid(rng)
+    # values up to the int32 limit, so the predictor's sums wrap around
+    x = rng.normal(0, 1, n) * rng.choice([1.0, 1e3, 2e9 / scale], n)
+    scales = np.array([scale, 2 * scale])
+    codec = ValueCodec(COMPRESSORS[name](), {"regret": scales}, predictor=predictor)
+    out = codec.decode(codec.encode(x, grid, "regret"), grid, "regret", "x")
+    q = np.empty(n)
+    for o, h, a, r in zip(grid.offset, grid.hands, grid.actions, grid.round):
+        sl = slice(o, o + h * a)
+        q[sl] = np.clip(np.rint(x[sl] * scales[r]), -(2**31 - 1), 2**31 - 1) / scales[r]
+    np.testing.assert_array_equal(out, q)
+    # a second trip changes nothing: stored values are fixed points of the codec
+    np.testing.assert_array_equal(codec.decode(codec.encode(out, grid, "regret"), grid, "regret", "x"), out)
+
+
+def test_saturation_is_counted():
+    codec = ValueCodec(make(NoCompression), {"regret": np.array([1.0])})
+    codec.encode(np.array([1e10, -1e10, 3.0]), Grid.flat(3), "regret")
+    assert codec.saturated == 2
+
+
+def test_predictor_makes_smooth_values_smaller():
+    """Smooth regrets over hands and boards compress better as residuals."""
+    H, A, boards = 52, 3, 40
+    rng = np.random.default_rng(0)
+    base = np.cumsum(rng.normal(0, 1, (H, A)), axis=0)
+    x = np.concatenate([(base + 0.1 * b + rng.normal(0, 0.05, (H, A))).ravel() for b in range(boards)])
+    n = boards
+    grid = Grid(np.arange(n, dtype=np.int64) * H * A, np.full(n, H, np.int64), np.full(n, A, np.int64),
+                np.arange(-1, n - 1, dtype=np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
+                np.zeros((0, H), np.int64))
+    comp = make(Blosc2Compressor)
+    sizes = {p: len(ValueCodec(comp, {"regret": [64.0]}, predictor=p).encode(x, grid, "regret")) for p in (True, False)}
+    assert sizes[True] < 0.8 * sizes[False], sizes
+
+
+def _payload():
+    codec = ValueCodec(make(Blosc2Compressor), {"regret": np.array([16.0])})
+    grid = Grid.flat(1000)
+    return codec, grid, codec.encode(np.linspace(-5, 5, 1000), grid, "regret")
+
+
+def test_corrupted_payload_is_detected():
+    codec, grid, payload = _payload()
+    bad = bytearray(payload)
+    bad[40] ^= 0x10
+    with pytest.raises(CorruptSegment, match="segment 'sub/3' array 'regret0': checksum mismatch"):
+        codec.decode(bytes(bad), grid, "regret", "segment 'sub/3' array 'regret0'")
+
+
+def test_truncated_and_foreign_payloads_are_detected():
+    codec, grid, payload = _payload()
+    with pytest.raises(CorruptSegment, match="checksum mismatch"):
+        codec.decode(payload[:-10], grid, "regret", "s")
+    with pytest.raises(CorruptSegment, match="truncated"):
+        codec.decode(payload[:5], grid, "regret", "s")
+    with pytest.raises(CorruptSegment, match="not a solverkit value payload"):
+        codec.decode(b"PK" + payload[2:], grid, "regret", "s")
+    float_codec = ValueCodec(make(Blosc2Compressor))
+    with pytest.raises(CorruptSegment, match="holds fixed-point int32 values but the store is configured for float64"):
+        float_codec.decode(payload, grid, "regret", "s")
+
+
+def test_blosc2_parameters_are_checked():
+    base = {"preset": "cfr_plus", "game": "kuhn"}
+    with pytest.raises(ConfigError, match=r"\[compressor\] \(blosc2\) codec = 'snappy' is invalid: expected one of blosclz, lz4, lz4hc, zlib, zstd"):
+        load_config({**base, "compressor": {"name": "blosc2", "codec": "snappy"}})
+    with pytest.raises(ConfigError, match="filter = 'delta' is invalid: expected one of bitshuffle, bytedelta, none, shuffle"):
+        load_config({**base, "compressor": {"name": "blosc2", "filter": "delta"}})
+    with pytest.raises(ConfigError, match=r"\[store\] backend = 'tape' is invalid: expected one of disk, memory"):
+        load_config({**base, "store": {"backend": "tape"}})
+    with pytest.raises(ConfigError, match=r"\[store\] regret_scale = \[-1\] is invalid: expected a list of numbers > 0"):
+        load_config({**base, "store": {"regret_scale": -1}})
+    with pytest.raises(ConfigError, match=r"unknown parameter 'scale' in \[store\]; valid: avg_scale, backend"):
+        load_config({**base, "store": {"scale": 1}})
+
+
+def test_blosc2_splits_large_buffers(monkeypatch):
+    import solverkit_compressors.blosc2 as mod
+
+    monkeypatch.setattr(mod, "PIECE", 1000)
+    comp = make(Blosc2Compressor)
+    data = np.arange(10_000, dtype=np.int32)
+    payload = comp.compress(memoryview(data).cast("B"), 4)
+    assert np.array_equal(np.frombuffer(comp.decompress(payload), dtype=np.int32), data)
+
+
+# --- the store and its backends ----------------------------------------------------------------
+
+
+SPECS = [SegmentSpec("a", {"regret0": 50, "avg0": 50}), SegmentSpec("b", {"regret0": 7})]
+
+
+def _fill(store, seed=0):
+    rng = np.random.default_rng(seed)
+    for key in store.specs:
+        with store.open(key) as seg:
+            for arr in seg.values():
+                arr[:] = rng.normal(0, 10, arr.size)
+
+
+def test_disk_backend_equals_memory_backend(tmp_path):
+    codec = lambda: ValueCodec(make(Blosc2Compressor), {"regret": [16.0], "avg": [4.0]})  # noqa: E731
+    mem = Store(SPECS, codec())
+    disk = Store(SPECS, codec(), DiskBackend(tmp_path / "s", prefetch=1, write_behind=1))
+    for seed in range(3):
+        _fill(mem, seed)
+        _fill(disk, seed)
+        disk.expect(["b", "a"])
+        for key in SPECS:
+            for name in key.arrays:
+                assert mem.payloads(key.key)[name] == disk.payloads(key.key)[name]
+    disk.flush()
+    assert disk.stored_bytes() == sum((tmp_path / "s" / f).stat().st_size for f in ("seg0000000.skseg", "seg0000001.skseg"))
+    disk.close()
+
+
+def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
+    import solverkit.core.diskstore as ds
+
+    store = Store(SPECS, ValueCodec(make(ZlibCompressor)), DiskBackend(tmp_path / "s"))
+    _fill(store, 1)
+    store.flush()
+    before = {k: store.read(k) for k in store.specs}
+
+    class Full:
+        def __init__(self, *a, **k):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ds, "open", Full, raising=False)
+    with store.open("a") as seg:
+        seg["regret0"][:] = 0.0
+    with pytest.raises(DiskStoreError, match=r"cannot write segment 'a' to .*seg0000000.skseg: the disk is full; its previous version on disk is intact"):
+        store.flush()
+    monkeypatch.undo()
+    store.backend._pending.clear()  # forget the payload that never reached the disk: read the file
+    np.testing.assert_array_equal(store.read("a")["regret0"], before["a"]["regret0"])
+    store.close()
+
+
+def test_damaged_segment_file_is_reported(tmp_path):
+    store = Store(SPECS, ValueCodec(make(ZlibCompressor)), DiskBackend(tmp_path / "s"))
+    store.flush()
+    path = tmp_path / "s" / "seg0000001.skseg"
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptSegment, match="segment 'b' array 'regret0': checksum mismatch"):
+        store.read("b")
+    path.write_bytes(b"garbage")
+    with pytest.raises(DiskStoreError, match="seg0000001.skseg: not a solverkit segment file"):
+        store.read("b")
+    store.close()
+
+
+LEDUC_SPLIT = {"preset": "cfr_plus", "game": {"name": "leduc", "split_round": 1, "chunks": 2},
+               "solver": {"iterations": 25, "eval_every": 5}}
+
+
+def _curve(res):
+    return [(r["iteration"], r["exploitability"], r["br_0"], r["br_1"]) for r in res.metrics]
+
+
+def test_solve_on_disk_is_bit_identical_to_memory(tmp_path):
+    store = {"regret_scale": 16, "avg_scale": [8, 16]}
+    comp = {"name": "blosc2", "codec": "lz4", "filter": "bytedelta"}
+    mem = run_solve(load_config({**LEDUC_SPLIT, "compressor": comp, "store": store}))
+    disk = run_solve(load_config({**LEDUC_SPLIT, "compressor": comp,
+                                  "store": {**store, "backend": "disk", "path": str(tmp_path / "st"), "prefetch": 3}}))
+    assert _curve(mem) == _curve(disk)
+    for p in (0, 1):
+        np.testing.assert_array_equal(mem.strategy[p], disk.strategy[p])
+    assert mem.compression_ratio > 1.0
+    game = load_config(LEDUC_SPLIT).game
+    assert len(list((tmp_path / "st").glob("*.skseg"))) == len(game.segments(True)) > 2
+
+
+def test_float_store_with_compression_is_exact():
+    plain = run_solve(load_config(LEDUC_SPLIT))
+    coded = run_solve(load_config({**LEDUC_SPLIT, "compressor": {"name": "zlib"}}))
+    assert _curve(plain) == _curve(coded)
+    assert plain.compression_ratio == 0.5
+
+
+def test_fixed_point_follows_the_float_solve_and_small_scales_stall():
+    """16 per chip is close to float64 (the paper's default); a tiny factor rounds regrets away."""
+    base = {"preset": "cfr_plus", "game": "leduc", "solver": {"iterations": 200, "eval_every": 200}}
+    exact = run_solve(load_config(base)).exploitability
+    fine = run_solve(load_config({**base, "store": {"regret_scale": 16, "avg_scale": 16}})).exploitability
+    coarse = run_solve(load_config({**base, "store": {"regret_scale": 0.01}})).exploitability
+    assert fine == pytest.approx(exact, rel=0.25)
+    assert coarse > 3 * exact
