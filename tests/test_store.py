@@ -228,10 +228,10 @@ def test_damaged_segment_file_is_reported(tmp_path):
     data[-3] ^= 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptSegment, match="segment 'b' array 'regret0': checksum mismatch"):
-        store.read("b")
+        store.read("b")["regret0"]
     path.write_bytes(b"garbage")
     with pytest.raises(DiskStoreError, match="seg0000001.skseg: not a solverkit segment file"):
-        store.read("b")
+        store.read("b")["regret0"]
     store.close()
 
 

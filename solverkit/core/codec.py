@@ -101,65 +101,111 @@ def _dequantize(q, offset, hands, actions, rnd, scales, x):
             x[i] = q[i] / s  # a division, not a product with 1/s: the value is q / s exactly rounded
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _zigzag(r):
+    """int64 residual -> wrapped to int32 -> zigzag uint32 (small magnitudes, small codes)."""
+    w = ((r + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+    return np.uint32(((w << 1) ^ (w >> 63)) & 0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unzigzag(z, p):
+    """Inverse of _zigzag(q - p): the int32 q."""
+    r = (z >> 1) ^ -(z & 1)
+    return np.int32((((r + p) + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
+
+
 @njit(cache=True, nogil=True)
-def _hand_at(order, orders, b, j):
+def _block_order(order, orders, b, H, out):
     if order[b] < 0:
-        return j
-    return orders[order[b], j]
+        for j in range(H):
+            out[j] = j
+    else:
+        row = order[b]
+        for j in range(H):
+            out[j] = orders[row, j]
 
 
 @njit(cache=True, nogil=True)
 def _predict(q, offset, hands, actions, north, order, orders, res):
     """Zigzag residuals of q against west + north - northwest, written in visit order.
 
+    West is the previous hand in the block's order, north the same hand in the north block.
     Arithmetic wraps modulo 2^32, so the inverse is exact whatever the values."""
     pos = 0
+    hmax = 1
+    for b in range(offset.shape[0]):
+        hmax = max(hmax, hands[b])
+    ordv = np.empty(hmax, dtype=np.int64)
     for b in range(offset.shape[0]):
         A = actions[b]
+        H = hands[b]
         o = offset[b]
         nb = north[b]
-        no = offset[nb] if nb >= 0 else 0
-        prev = -1
-        for j in range(hands[b]):
-            h = _hand_at(order, orders, b, j)
+        _block_order(order, orders, b, H, ordv)
+        if nb >= 0:
+            no = offset[nb]
+            h = ordv[0]
             for a in range(A):
-                p = np.int64(0)
-                if prev >= 0:
-                    p += q[o + prev * A + a]
-                    if nb >= 0:
-                        p += np.int64(q[no + h * A + a]) - np.int64(q[no + prev * A + a])
-                elif nb >= 0:
-                    p += q[no + h * A + a]
-                r = np.int32((np.int64(q[o + h * A + a]) - p) & 0xFFFFFFFF)  # wraps to int32
-                res[pos] = np.uint32(((np.int64(r) << 1) ^ (np.int64(r) >> 31)) & 0xFFFFFFFF)
-                pos += 1
-            prev = h
+                res[pos + a] = _zigzag(np.int64(q[o + h * A + a]) - q[no + h * A + a])
+            pos += A
+            for j in range(1, H):
+                h = ordv[j]
+                g = ordv[j - 1]
+                for a in range(A):
+                    p = np.int64(q[o + g * A + a]) + q[no + h * A + a] - q[no + g * A + a]
+                    res[pos + a] = _zigzag(q[o + h * A + a] - p)
+                pos += A
+        else:
+            h = ordv[0]
+            for a in range(A):
+                res[pos + a] = _zigzag(np.int64(q[o + h * A + a]))
+            pos += A
+            for j in range(1, H):
+                h = ordv[j]
+                g = ordv[j - 1]
+                for a in range(A):
+                    res[pos + a] = _zigzag(np.int64(q[o + h * A + a]) - q[o + g * A + a])
+                pos += A
 
 
 @njit(cache=True, nogil=True)
 def _unpredict(res, offset, hands, actions, north, order, orders, q):
     pos = 0
+    hmax = 1
+    for b in range(offset.shape[0]):
+        hmax = max(hmax, hands[b])
+    ordv = np.empty(hmax, dtype=np.int64)
     for b in range(offset.shape[0]):
         A = actions[b]
+        H = hands[b]
         o = offset[b]
         nb = north[b]
-        no = offset[nb] if nb >= 0 else 0
-        prev = -1
-        for j in range(hands[b]):
-            h = _hand_at(order, orders, b, j)
+        _block_order(order, orders, b, H, ordv)
+        if nb >= 0:
+            no = offset[nb]
+            h = ordv[0]
             for a in range(A):
-                p = np.int64(0)
-                if prev >= 0:
-                    p += q[o + prev * A + a]
-                    if nb >= 0:
-                        p += np.int64(q[no + h * A + a]) - np.int64(q[no + prev * A + a])
-                elif nb >= 0:
-                    p += q[no + h * A + a]
-                z = np.int64(res[pos])
-                r = (z >> 1) ^ -(z & 1)
-                q[o + h * A + a] = np.int32((r + p) & 0xFFFFFFFF)
-                pos += 1
-            prev = h
+                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(q[no + h * A + a]))
+            pos += A
+            for j in range(1, H):
+                h = ordv[j]
+                g = ordv[j - 1]
+                for a in range(A):
+                    p = np.int64(q[o + g * A + a]) + q[no + h * A + a] - q[no + g * A + a]
+                    q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), p)
+                pos += A
+        else:
+            h = ordv[0]
+            for a in range(A):
+                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(0))
+            pos += A
+            for j in range(1, H):
+                h = ordv[j]
+                g = ordv[j - 1]
+                for a in range(A):
+                    q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(q[o + g * A + a]))
+                pos += A
 
 
 def check_grid(grid: Grid, size: int, where: str) -> None:

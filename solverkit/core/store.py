@@ -135,19 +135,20 @@ class Store:
 
     # --- access ------------------------------------------------------------------------------
 
-    def open(self, key: str) -> "_OpenSegment":
-        """Decode segment `key`, yield its arrays for in-place update, re-encode on exit
-        (``with store.open(key) as arrays: ...``); an exception inside leaves the stored
-        segment as it was."""
+    def open(self, key: str, writes=None) -> "_OpenSegment":
+        """Yield segment `key`'s arrays for in-place update and re-encode them on exit
+        (``with store.open(key) as arrays: ...``). Arrays are decoded when first looked up;
+        `writes` names the arrays the caller may change (None: every array it looked up), and
+        only those are encoded again. An exception inside leaves the stored segment as it was."""
         self._check_key(key)
-        return _OpenSegment(self, key)
+        return _OpenSegment(self, key, writes)
 
     def read(self, key: str) -> dict[str, np.ndarray]:
         """Decoded arrays of segment `key` for reading only (changes are not stored)."""
         self._check_key(key)
         if self.passthrough:
             return self._live[key]
-        return self._decode(key, self.backend.get(key))
+        return _Lazy(self, key, self.backend.get(key))
 
     def expect(self, keys) -> None:
         """Hint: segments `keys` will be opened in about this order (the disk backend reads ahead)."""
@@ -194,22 +195,54 @@ class Store:
         self.backend.close()
 
 
+class _Lazy(dict):
+    """A segment's arrays, each decoded on first lookup (``name in seg`` decodes nothing)."""
+
+    __slots__ = ("store", "key", "blobs")
+
+    def __init__(self, store, key, blobs):
+        super().__init__()
+        self.store, self.key, self.blobs = store, key, blobs
+
+    def __missing__(self, name):
+        st = self.store
+        arr = st.codec.decode(self.blobs[name], st.grid(self.key, name), family(name),
+                              f"segment {self.key!r} array {name!r}")
+        if arr.shape[0] != st.specs[self.key].arrays[name]:
+            raise SolverkitError(f"segment {self.key!r} array {name!r} decoded to {arr.shape[0]} values, "
+                                 f"expected {st.specs[self.key].arrays[name]}")
+        self[name] = arr
+        return arr
+
+    def __contains__(self, name):
+        return name in self.blobs
+
+    def get(self, name, default=None):
+        return self[name] if name in self.blobs else default
+
+
 class _OpenSegment:
     """Context manager of :meth:`Store.open` (a class: cheaper than a generator per pass)."""
 
-    __slots__ = ("store", "key", "arrays")
+    __slots__ = ("store", "key", "arrays", "writes")
 
-    def __init__(self, store, key):
-        self.store, self.key = store, key
+    def __init__(self, store, key, writes=None):
+        self.store, self.key, self.writes = store, key, writes
 
     def __enter__(self):
         st = self.store
-        self.arrays = st._live[self.key] if st.passthrough else st._decode(self.key, st.backend.get(self.key))
+        self.arrays = st._live[self.key] if st.passthrough else _Lazy(st, self.key, st.backend.get(self.key))
         return self.arrays
 
     def __exit__(self, exc_type, exc, tb):
         st = self.store
         if exc_type is None and not st.passthrough:
-            st.backend.put(self.key, st._encode(self.key, self.arrays))
+            seg = self.arrays
+            names = [n for n in dict.keys(seg) if self.writes is None or n in self.writes]
+            if names:
+                blobs = dict(seg.blobs)
+                for n in names:
+                    blobs[n] = st.codec.encode(dict.__getitem__(seg, n), st.grid(self.key, n), family(n))
+                st.backend.put(self.key, blobs)
         self.arrays = None
         return False

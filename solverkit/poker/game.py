@@ -398,19 +398,27 @@ class PokerGame(Game):
 
     def _segment_arrays(self, seg, job: _Job):
         """(src, reg, avg) for one decoded segment, allocating delta buffers for custom rules."""
-        regs = [seg["regret0"], seg["regret1"]]
-        if job.source == "regret":
-            src = regs
-        else:
-            src = [seg[f"{job.source}0"], seg[f"{job.source}1"]]
-        reg = regs if job.inline_rule else [np.zeros_like(r) for r in regs]
-        if seg.get("avg0") is None or not job.avg_mask:
-            avg = [np.zeros(1), np.zeros(1)]
-        elif job.inline_avg:
-            avg = [seg["avg0"], seg["avg1"]]
-        else:
-            avg = [np.zeros_like(seg["avg0"]), np.zeros_like(seg["avg1"])]
+        src = [seg[f"{job.source}0"], seg[f"{job.source}1"]]
+        if job.upd_mask:
+            regs = [seg["regret0"], seg["regret1"]]
+            reg = regs if job.inline_rule else [np.zeros_like(r) for r in regs]
+        else:  # an evaluation: no regret changes
+            reg = [np.zeros(1), np.zeros(1)]
+        # only the averages that grow are looked up (a compressed store decodes on lookup)
+        avg = [np.zeros(1), np.zeros(1)]
+        if "avg0" in seg:
+            for q in (0, 1):
+                if (job.avg_mask >> q) & 1:
+                    avg[q] = seg[f"avg{q}"] if job.inline_avg else np.zeros_like(seg[f"avg{q}"])
         return src, reg, avg
+
+    @staticmethod
+    def _writes(job: _Job, pj):
+        """Arrays a pass changes: the updated players' regrets and the growing averages."""
+        if pj is None:
+            return ()
+        return tuple(f"regret{p}" for p in (0, 1) if (job.upd_mask >> p) & 1) + tuple(
+            f"avg{q}" for q in (0, 1) if (job.avg_mask >> q) & 1)
 
     def _finish_segment(self, seg, reg, avg, job: _Job, pj: PassJob | None):
         if pj is None:
@@ -419,7 +427,7 @@ class PokerGame(Game):
             for p in (0, 1):
                 if (job.upd_mask >> p) & 1:
                     pj.update_regret(seg[f"regret{p}"], reg[p])
-        if not job.inline_avg and job.avg_mask and seg.get("avg0") is not None:
+        if not job.inline_avg and job.avg_mask and "avg0" in seg:
             for p in (0, 1):
                 if (job.avg_mask >> p) & 1:
                     pj.accumulate(seg[f"avg{p}"], avg[p])
@@ -432,7 +440,7 @@ class PokerGame(Game):
         """Run one walk over the whole game (split or not); return root values [2, H]."""
         t = self.tree
         if not self.split:
-            with store.open("root") as seg:
+            with store.open("root", self._writes(job, pj)) as seg:
                 src, reg, avg = self._segment_arrays(seg, job) if sources is None else (sources["root"], *self._segment_arrays(seg, job)[1:])
                 out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
                 self._finish_segment(seg, reg, avg, job, pj)
@@ -455,7 +463,7 @@ class PokerGame(Game):
             e, b, _ = key
             boundary[self.re_index[e], b - base] += outputs[key]
         # up: values from the subgames, trunk updates
-        with store.open("trunk") as seg:
+        with store.open("trunk", self._writes(job, pj)) as seg:
             src, reg, avg = self._segment_arrays(seg, job)
             out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                              boundary_mode=2, boundary=boundary)
@@ -469,7 +477,7 @@ class PokerGame(Game):
         e, b, j = key
         region, first = self._sub_region(e, b, j)
         c0, c1 = self._chunks[b][j]
-        with store.open(self._segment_name(key)) as seg:
+        with store.open(self._segment_name(key), self._writes(kjob, pj)) as seg:
             src, reg, avg = self._segment_arrays(seg, kjob)
             out = self._call(region, b, inputs, first, src, reg, avg, kjob, children=(c0, c1))
             self._finish_segment(seg, reg, avg, kjob, pj)
