@@ -126,12 +126,16 @@ def _block_order(order, orders, b, H, out):
             out[j] = orders[row, j]
 
 
-@njit(cache=True, nogil=True)
-def _predict(q, offset, hands, actions, north, order, orders, res):
-    """Zigzag residuals of q against west + north - northwest, written in visit order.
+#: predictor modes: what a value is predicted from (its residual is what gets compressed)
+PREDICTORS = {"none": 0, "west": 1, "north": 2, "gradient": 3}
 
-    West is the previous hand in the block's order, north the same hand in the north block.
-    Arithmetic wraps modulo 2^32, so the inverse is exact whatever the values."""
+
+@njit(cache=True, nogil=True)
+def _predict(q, offset, hands, actions, north, order, orders, mode, res):
+    """Zigzag residuals of q against its prediction, written in visit order (blocks in order,
+    hands in the block's order, actions inner). mode 1 west: the previous hand; 2 north: the
+    same hand in the north block; 3 gradient: west + north - northwest. Arithmetic wraps
+    modulo 2^32, so the inverse is exact whatever the values."""
     pos = 0
     hmax = 1
     for b in range(offset.shape[0]):
@@ -141,36 +145,27 @@ def _predict(q, offset, hands, actions, north, order, orders, res):
         A = actions[b]
         H = hands[b]
         o = offset[b]
-        nb = north[b]
+        nb = north[b] if mode >= 2 else -1
+        use_west = mode != 2
+        no = offset[nb] if nb >= 0 else 0
         _block_order(order, orders, b, H, ordv)
-        if nb >= 0:
-            no = offset[nb]
-            h = ordv[0]
+        for j in range(H):
+            h = ordv[j]
+            g = ordv[j - 1] if j > 0 and use_west else -1
             for a in range(A):
-                res[pos + a] = _zigzag(np.int64(q[o + h * A + a]) - q[no + h * A + a])
+                p = np.int64(0)
+                if g >= 0:
+                    p += q[o + g * A + a]
+                    if nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                elif nb >= 0:
+                    p += q[no + h * A + a]
+                res[pos + a] = _zigzag(q[o + h * A + a] - p)
             pos += A
-            for j in range(1, H):
-                h = ordv[j]
-                g = ordv[j - 1]
-                for a in range(A):
-                    p = np.int64(q[o + g * A + a]) + q[no + h * A + a] - q[no + g * A + a]
-                    res[pos + a] = _zigzag(q[o + h * A + a] - p)
-                pos += A
-        else:
-            h = ordv[0]
-            for a in range(A):
-                res[pos + a] = _zigzag(np.int64(q[o + h * A + a]))
-            pos += A
-            for j in range(1, H):
-                h = ordv[j]
-                g = ordv[j - 1]
-                for a in range(A):
-                    res[pos + a] = _zigzag(np.int64(q[o + h * A + a]) - q[o + g * A + a])
-                pos += A
 
 
 @njit(cache=True, nogil=True)
-def _unpredict(res, offset, hands, actions, north, order, orders, q):
+def _unpredict(res, offset, hands, actions, north, order, orders, mode, q):
     pos = 0
     hmax = 1
     for b in range(offset.shape[0]):
@@ -180,32 +175,23 @@ def _unpredict(res, offset, hands, actions, north, order, orders, q):
         A = actions[b]
         H = hands[b]
         o = offset[b]
-        nb = north[b]
+        nb = north[b] if mode >= 2 else -1
+        use_west = mode != 2
+        no = offset[nb] if nb >= 0 else 0
         _block_order(order, orders, b, H, ordv)
-        if nb >= 0:
-            no = offset[nb]
-            h = ordv[0]
+        for j in range(H):
+            h = ordv[j]
+            g = ordv[j - 1] if j > 0 and use_west else -1
             for a in range(A):
-                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(q[no + h * A + a]))
+                p = np.int64(0)
+                if g >= 0:
+                    p += q[o + g * A + a]
+                    if nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                elif nb >= 0:
+                    p += q[no + h * A + a]
+                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), p)
             pos += A
-            for j in range(1, H):
-                h = ordv[j]
-                g = ordv[j - 1]
-                for a in range(A):
-                    p = np.int64(q[o + g * A + a]) + q[no + h * A + a] - q[no + g * A + a]
-                    q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), p)
-                pos += A
-        else:
-            h = ordv[0]
-            for a in range(A):
-                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(0))
-            pos += A
-            for j in range(1, H):
-                h = ordv[j]
-                g = ordv[j - 1]
-                for a in range(A):
-                    q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), np.int64(q[o + g * A + a]))
-                pos += A
 
 
 def check_grid(grid: Grid, size: int, where: str) -> None:
@@ -227,10 +213,15 @@ class ValueCodec:
     fixed-point factor per round (absent or None: float64, exact); `predictor` switches the
     residual coding; `compressor` is the plugin. Thread-safe (the saturation count aside)."""
 
-    def __init__(self, compressor, scales: dict | None = None, predictor: bool = True):
+    def __init__(self, compressor, scales: dict | None = None, predictor: str = "gradient"):
         self.compressor = compressor
         self.scales = {k: np.asarray(v, dtype=np.float64) for k, v in (scales or {}).items() if v is not None}
+        if predictor is True or predictor is False:  # older spelling
+            predictor = "gradient" if predictor else "none"
+        if predictor not in PREDICTORS:
+            raise SolverkitError(f"unknown predictor {predictor!r}; available: {', '.join(sorted(PREDICTORS))}")
         self.predictor = predictor
+        self._mode = PREDICTORS[predictor]
         self.saturated = 0
 
     @property
@@ -247,9 +238,9 @@ class ValueCodec:
         else:
             q = np.empty(x.shape[0], dtype=np.int32)
             self.saturated += _quantize(x, grid.offset, grid.hands, grid.actions, grid.round, scales, q)
-            if self.predictor:
+            if self._mode:
                 res = np.empty(x.shape[0], dtype=np.uint32)
-                _predict(q, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, res)
+                _predict(q, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, self._mode, res)
             else:
                 res = q
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
@@ -287,10 +278,10 @@ class ValueCodec:
             raise CorruptSegment(f"{where}: decoded to {len(raw)} bytes, expected {n * width}")
         if kind == KIND_FLOAT64:
             return np.frombuffer(raw, dtype=np.float64).copy()
-        if self.predictor:
+        if self._mode:
             res = np.frombuffer(raw, dtype=np.uint32)
             q = np.empty(n, dtype=np.int32)
-            _unpredict(res, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, q)
+            _unpredict(res, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, self._mode, q)
         else:
             q = np.frombuffer(raw, dtype=np.int32)
         x = np.empty(n, dtype=np.float64)
