@@ -52,6 +52,10 @@ class Game:
     unit_name: ClassVar[str] = ""
     #: largest number of information sets `solverkit export` writes as JSON
     export_limit: ClassVar[int] = 200_000
+    #: True when :meth:`best_response_from_store` recomputes everything from the stored values
+    #: (no incremental state), so the solver may use it for its final, exact evaluation and
+    #: never gather the whole strategy for it
+    store_walk_is_exact: ClassVar[bool] = False
 
     def __init__(self, **params):
         self.config = params
@@ -117,6 +121,10 @@ class Game:
         seg = store.read("root")
         name = "regret" if which == "current" else "avg"
         return [policy(seg[f"{name}{p}"], self.layout(p)) for p in (0, 1)]
+
+    def strategy_of(self, store, which: str, player: int) -> np.ndarray:
+        """One player's flat policy (a game may gather it without the other's, to save memory)."""
+        return self.strategy(store, which)[player]
 
     # --- presentation ------------------------------------------------------------------------
 

@@ -68,6 +68,9 @@ def parse_every(text) -> tuple[str, float] | None:
         "or a time with unit s, m or h (e.g. 90s, 10m, 1h)"
     )
 POINTS_PER_DECADE = 20
+#: above this many policy values, run_solve writes strategy.npz one player at a time and its
+#: Result carries no strategy (read it from the file)
+STRATEGY_IN_MEMORY = 2_000_000
 
 
 def log_schedule(t: int) -> bool:
@@ -182,11 +185,14 @@ class Solver:
     def strategy(self, kind: str | None = None):
         return self.game.strategy(self.store, kind or self.output_kind)
 
+    def strategy_of(self, player: int, kind: str | None = None):
+        return self.game.strategy_of(self.store, kind or self.output_kind, player)
+
     def evaluate(self, exact: bool = False) -> dict:
         """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
-        fast = None if exact else self.game.best_response_from_store(
-            self.store, self.output_kind, transport=self.transport
-        )
+        fast = None
+        if not exact or self.game.store_walk_is_exact:
+            fast = self.game.best_response_from_store(self.store, self.output_kind, transport=self.transport)
         if fast is None:
             expl, br0, br1 = exploitability(self.game, self.strategy())
         else:
@@ -330,10 +336,18 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         else:
             # the reported result is always recomputed from the strategy itself
             row = dict(row, **{k: v for k, v in solver.evaluate(exact=True).items() if k != "seconds"})
-        strategy = solver.strategy()
+        layouts = [assembly.game.layout(p) for p in (0, 1)]
+        if out is not None and sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY:
+            # a large game: one player's policy in memory at a time, straight into the file
+            strategy = None
+            save_strategy(out / "strategy.npz", lambda p: solver.strategy_of(p), layouts, solver.output_kind,
+                          solver.iteration, assembly.resolved["game"])
+        else:
+            strategy = solver.strategy()
         if out is not None:
-            layouts = [assembly.game.layout(p) for p in (0, 1)]
-            save_strategy(out / "strategy.npz", strategy, layouts, solver.output_kind, solver.iteration, assembly.resolved["game"])
+            if strategy is not None:
+                save_strategy(out / "strategy.npz", strategy, layouts, solver.output_kind, solver.iteration,
+                              assembly.resolved["game"])
             store_row = solver.store_row()
             summary = {
                 "iterations": solver.iteration,

@@ -220,6 +220,21 @@ class _Lazy(dict):
     def get(self, name, default=None):
         return self[name] if name in self.blobs else default
 
+    def __iter__(self):
+        return iter(self.blobs)
+
+    def __len__(self):
+        return len(self.blobs)
+
+    def keys(self):
+        return self.blobs.keys()
+
+    def values(self):
+        return [self[n] for n in self.blobs]
+
+    def items(self):
+        return [(n, self[n]) for n in self.blobs]
+
 
 class _OpenSegment:
     """Context manager of :meth:`Store.open` (a class: cheaper than a generator per pass)."""

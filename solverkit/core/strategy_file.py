@@ -24,19 +24,27 @@ VERSION = 1
 
 
 def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict) -> None:
-    """Write the strategy file atomically (temporary file, fsync, rename)."""
+    """Write the strategy file atomically (temporary file, fsync, rename).
+
+    `strategy` is a list of the two players' policies, or a function of the player that returns
+    one: then only one player's policy is in memory at a time (what large games need)."""
     path = Path(path)
-    arrays = {}
-    for p in (0, 1):
-        arrays[f"policy{p}"] = np.asarray(strategy[p], dtype=np.float64)
-        arrays[f"block_start{p}"] = layouts[p].block_start
-        arrays[f"block_count{p}"] = layouts[p].block_count
-        arrays[f"block_actions{p}"] = layouts[p].block_actions
+    get = strategy if callable(strategy) else (lambda p: strategy[p])
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table}
-    arrays["meta"] = np.array(json.dumps(meta))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+        # the layout np.savez writes (a zip of .npy members), one member at a time
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+            def member(name, arr):
+                with zf.open(f"{name}.npy", "w", force_zip64=True) as out:
+                    np.lib.format.write_array(out, np.asanyarray(arr), allow_pickle=False)
+
+            for p in (0, 1):
+                member(f"policy{p}", np.asarray(get(p), dtype=np.float64))
+                member(f"block_start{p}", layouts[p].block_start)
+                member(f"block_count{p}", layouts[p].block_count)
+                member(f"block_actions{p}", layouts[p].block_actions)
+            member("meta", np.array(json.dumps(meta)))
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)

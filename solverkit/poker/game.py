@@ -95,6 +95,7 @@ class PokerGame(Game):
 
     unit_name = "mbb/g"
     export_limit = 200_000
+    store_walk_is_exact = True
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
     params = {
         "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
@@ -540,34 +541,50 @@ class PokerGame(Game):
         """Flat per-player policies over the unsplit layout, gathered from every segment."""
         from ..core.layout import policy
 
+        return [self.strategy_of(store, which, p) for p in (0, 1)]
+
+    def strategy_of(self, store, which, player):
+        """One player's flat policy over the unsplit layout, gathered segment by segment and
+        normalised in place (one flat array in memory)."""
+        from ..core.layout import policy
+
         name = "regret" if which == "current" else "avg"
+        p = player
         if not self.split:
-            seg = store.read("root")
-            return [policy(seg[f"{name}{p}"], self._layouts[p]) for p in (0, 1)]
-        flat = [np.zeros(self._layouts[p].size) for p in (0, 1)]
-        self._scatter(flat, self.trunk, store.read("trunk"), name, None)
+            return policy(store.read("root")[f"{name}{p}"], self._layouts[p])
+        flat = np.zeros(self._layouts[p].size)
+        self._scatter(flat, self.trunk, store.read("trunk"), name, None, p)
         for key in self._keys:
             region, first = self._sub_region(*key)
-            self._scatter(flat, region, store.read(self._segment_name(key)), name, first)
-        return [policy(flat[p], self._layouts[p]) for p in (0, 1)]
+            self._scatter(flat, region, store.read(self._segment_name(key)), name, first, p)
+        return policy(flat, self._layouts[p], out=flat)
 
-    def _scatter(self, flat, region, seg, name, first):
-        """Copy a segment's values into the unsplit layout; `first` = the segment's first
-        board per round (None: the trunk)."""
+    def _scatter(self, flat, region, seg, name, first, p):
+        """Copy player p's values of a segment into the unsplit layout; `first` = the
+        segment's first board per round (None: the trunk)."""
         t = self.tree
         bet = t.bet
         seg_lo = t.boards.round_start if first is None else first
-        for p in (0, 1):
-            nodes, k = region.units[p]
-            rnd = bet.round[nodes]
-            length = t.num_hands * bet.num_actions[nodes].astype(np.int64)
-            src = region.node_off[nodes] + k * region.stride[p, rnd]
-            kf = k + seg_lo[rnd] - t.boards.round_start[rnd]
-            dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
-            copy_runs(seg[f"{name}{p}"], flat[p], src, dst, length)
+        nodes, k = region.units[p]
+        rnd = bet.round[nodes]
+        length = t.num_hands * bet.num_actions[nodes].astype(np.int64)
+        src = region.node_off[nodes] + k * region.stride[p, rnd]
+        kf = k + seg_lo[rnd] - t.boards.round_start[rnd]
+        dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
+        copy_runs(seg[f"{name}{p}"], flat, src, dst, length)
 
     def warmup(self):
-        self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
+        """Load the kernel: a best-response walk over the trunk alone where the game is cut
+        (the whole game's strategy would cost as much memory as the store)."""
+        if not self.split:
+            self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
+            return
+        t = self.tree
+        src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
+        boundary = np.zeros((int(np.count_nonzero(self.re_index[self.entries] >= 0)), len(self.sub_boards), 2,
+                             t.num_hands))
+        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, src, [np.zeros(1), np.zeros(1)],
+                   _Job(0, 0, 1, 0, NO_COEFFS), boundary_mode=1, boundary=boundary, do_backward=False)
 
     # --- presentation ------------------------------------------------------------------------
 
