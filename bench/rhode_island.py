@@ -8,9 +8,16 @@ needs about 520 s single-threaded on this 2-core machine (../shared/REFERENCE.md
 issue; it cannot be run here): goal at most 260 s. Both use configs/rhode_island.toml (CFR+,
 cut after round 1, 2 subgame threads), exploitability evaluated about 20 times per decade.
 
-    python bench/rhode_island.py [--games rhode_island rhode_island_acpc] [--threads 2]
+    python bench/rhode_island.py [--games rhode_island rhode_island_acpc] [--stores float compressed]
+                                [--threads 2]
 
-Results: bench/results/rhode_island.json and .md.
+`--stores`: `float` is the default store (float64 arrays in memory); `compressed` is the
+fixed-point store of the original implementation (16 per chip, the previous hand in strength
+order as predictor, blosc2 zstd level 1; subgames cut into 13 chunks of boards). Rows of the same game are compared in the same run
+(time and peak memory relative to the float store).
+
+Results: bench/results/rhode_island.json and .md (float store only), or
+bench/results/rhode_island_float_compressed.json and .md (the store comparison).
 """
 
 from __future__ import annotations
@@ -29,13 +36,20 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 C_CFR_PLUS_ACPC_SECONDS = 520.0  # original CFR+ C code, 1 thread, this machine (issue 3)
 GOALS = {"rhode_island": 300.0, "rhode_island_acpc": 260.0}
+STORES = {
+    "float": [],
+    "compressed": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west", "compressor.name=blosc2",
+                   "compressor.codec=zstd", "compressor.level=1", "compressor.filter=shuffle", "game.chunks=13"],
+}
 
 
-def solve(game: str, threads: int, out: Path) -> dict:
+def solve(game: str, threads: int, out: Path, store: str = "float") -> dict:
     cmd = [
         sys.executable, "-c", "from solverkit.cli import cli; cli()", "solve", str(ROOT / "configs" / "rhode_island.toml"),
-        "--out", str(out), "--set", f"game.name={game}", "--set", f"transport.threads={threads}",
+        "--out", str(out), "--set", f"game.name={game}", "--set", f"transport.threads={threads}", "--quiet",
     ]
+    for item in STORES[store]:
+        cmd += ["--set", item]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     stdout = proc.stdout.read()
@@ -46,12 +60,15 @@ def solve(game: str, threads: int, out: Path) -> dict:
     result = json.loads((out / "result.json").read_text())
     return {
         "game": game,
+        "store": store,
         "iterations": result["iterations"],
         "solve_seconds": round(result["seconds"], 1),
         "wall_seconds": round(wall, 1),
         "exploitability_mbb": result.get("exploitability_mbb"),
         "reached_1_mbb": result["reached_target"],
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "stored_mb": round(result["stored_bytes"] / 1e6, 1),
+        "compression_ratio": round(result["compression_ratio"], 2),
         "goal_seconds": GOALS.get(game),
         "last_line": stdout.strip().splitlines()[-1] if stdout.strip() else "",
     }
@@ -60,17 +77,23 @@ def solve(game: str, threads: int, out: Path) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", nargs="+", default=["rhode_island", "rhode_island_acpc"])
+    ap.add_argument("--stores", nargs="+", default=["float"], choices=sorted(STORES))
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
-            row = solve(game, args.threads, Path(tmp) / game)
-            if game == "rhode_island_acpc":
-                row["c_cfr_plus_seconds"] = C_CFR_PLUS_ACPC_SECONDS
-                row["speedup_vs_c"] = round(C_CFR_PLUS_ACPC_SECONDS / row["solve_seconds"], 2)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            base = None
+            for store in args.stores:
+                row = solve(game, args.threads, Path(tmp) / f"{game}-{store}", store)
+                if game == "rhode_island_acpc":
+                    row["c_cfr_plus_seconds"] = C_CFR_PLUS_ACPC_SECONDS
+                    row["speedup_vs_c"] = round(C_CFR_PLUS_ACPC_SECONDS / row["solve_seconds"], 2)
+                base = base or row
+                row["time_vs_float"] = round(row["solve_seconds"] / base["solve_seconds"], 2) if base["store"] == "float" else None
+                row["rss_vs_float"] = round(row["peak_rss_mb"] / base["peak_rss_mb"], 2) if base["store"] == "float" else None
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     result = {
         "command": " ".join(["python bench/rhode_island.py", *(argv if argv is not None else sys.argv[1:])]),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
@@ -78,21 +101,25 @@ def main(argv=None):
         "rows": rows,
     }
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "rhode_island.json").write_text(json.dumps(result, indent=2) + "\n")
+    # the store comparison gets files of its own, so both results can stand side by side
+    stem = "rhode_island" if args.stores == ["float"] else "rhode_island_" + "_".join(args.stores)
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Rhode Island hold'em, CFR+ to 1 mbb/g",
         "",
         f"`{result['command']}` on {result['machine']}, {result['date']}.",
         "",
-        "| game | iterations | solve s | wall s | mbb/g | peak RSS MB | goal s | C CFR+ s / ours |",
-        "|---|---|---|---|---|---|---|---|",
+        "| game | store | iterations | solve s | wall s | mbb/g | peak RSS MB | stored MB | ratio | time vs float | "
+        "RSS vs float | goal s | C CFR+ s / ours |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['game']} | {r['iterations']} | {r['solve_seconds']} | {r['wall_seconds']} | "
-            f"{r['exploitability_mbb']:.3f} | {r['peak_rss_mb']} | {r['goal_seconds']} | {r.get('speedup_vs_c', '')} |"
+            f"| {r['game']} | {r['store']} | {r['iterations']} | {r['solve_seconds']} | {r['wall_seconds']} | "
+            f"{r['exploitability_mbb']:.3f} | {r['peak_rss_mb']} | {r['stored_mb']} | {r['compression_ratio']} | "
+            f"{r['time_vs_float'] or ''} | {r['rss_vs_float'] or ''} | {r['goal_seconds']} | {r.get('speedup_vs_c', '')} |"
         )
-    (RESULTS / "rhode_island.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -273,3 +273,37 @@ def test_fixed_point_follows_the_float_solve_and_small_scales_stall():
     coarse = run_solve(load_config({**base, "store": {"regret_scale": 0.01}})).exploitability
     assert fine == pytest.approx(exact, rel=0.25)
     assert coarse > 3 * exact
+
+
+def test_malformed_game_grids_are_refused():
+    from solverkit.core.codec import check_grid
+    from solverkit.errors import SolverkitError
+
+    good = Grid(np.array([0, 6]), np.array([3, 3]), np.array([2, 2]), np.array([-1, 0]), np.zeros(2, np.int64),
+                np.array([-1, 0]), np.array([[2, 0, 1]]))
+    check_grid(good, 12, "g")
+    bad = {
+        "covers 10 values, the array has 12": dict(hands=np.array([3, 2]), north=np.array([-1, -1])),
+        "does not cover the array exactly once": dict(offset=np.array([0, 5]), hands=np.array([3, 3])),
+        "north neighbour must come before it": dict(north=np.array([1, 0])),
+        "differ in hands or actions": dict(actions=np.array([2, 2]), hands=np.array([4, 2]), offset=np.array([0, 8])),
+        "names a hand order the grid does not have": dict(order=np.array([-1, 3])),
+    }
+    for msg, change in bad.items():
+        fields = {f: getattr(good, f) for f in ("offset", "hands", "actions", "north", "round", "order", "orders")}
+        fields.update(change)
+        with pytest.raises(SolverkitError, match=msg):
+            check_grid(Grid(**fields), 12, "g")
+
+
+def test_poker_grids_are_well_formed():
+    """Every segment grid of a cut, chunked Leduc passes the checks (Store.grid runs them)."""
+    asm = load_config({**LEDUC_SPLIT, "store": {"regret_scale": 16}})
+    from solverkit.core.solver import make_store
+
+    store = make_store(asm)
+    for key, spec in store.specs.items():
+        for name in spec.arrays:
+            g = store.grid(key, name)
+            assert g.size == spec.arrays[name]
+            assert (g.order >= 0).any() or key == "trunk"

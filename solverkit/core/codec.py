@@ -73,32 +73,8 @@ class Grid:
 # --- kernels ---------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _quantize(x, offset, hands, actions, rnd, scales, q):
-    """q = round(x * scales[round of block]) saturated to int32; returns the saturated count."""
-    sat = 0
-    for b in range(offset.shape[0]):
-        s = scales[rnd[b]]
-        o = offset[b]
-        for i in range(o, o + hands[b] * actions[b]):
-            v = np.rint(x[i] * s)
-            if v > INT32_MAX:
-                v = INT32_MAX
-                sat += 1
-            elif v < -INT32_MAX:
-                v = -INT32_MAX
-                sat += 1
-            q[i] = np.int32(v)
-    return sat
-
-
-@njit(cache=True, nogil=True)
-def _dequantize(q, offset, hands, actions, rnd, scales, x):
-    for b in range(offset.shape[0]):
-        s = scales[rnd[b]]
-        o = offset[b]
-        for i in range(o, o + hands[b] * actions[b]):
-            x[i] = q[i] / s  # a division, not a product with 1/s: the value is q / s exactly rounded
+#: predictor modes: what a value is predicted from (its residual is what gets compressed)
+PREDICTORS = {"none": 0, "west": 1, "north": 2, "gradient": 3}
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -126,16 +102,14 @@ def _block_order(order, orders, b, H, out):
             out[j] = orders[row, j]
 
 
-#: predictor modes: what a value is predicted from (its residual is what gets compressed)
-PREDICTORS = {"none": 0, "west": 1, "north": 2, "gradient": 3}
-
-
 @njit(cache=True, nogil=True)
-def _predict(q, offset, hands, actions, north, order, orders, mode, res):
-    """Zigzag residuals of q against its prediction, written in visit order (blocks in order,
-    hands in the block's order, actions inner). mode 1 west: the previous hand; 2 north: the
-    same hand in the north block; 3 gradient: west + north - northwest. Arithmetic wraps
-    modulo 2^32, so the inverse is exact whatever the values."""
+def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, mode, q, res):
+    """Block by block: q = round(x * scale) saturated to int32, then the zigzag residual of q
+    against its prediction into res (mode 0 none: q's bits; 1 west: the previous hand in the
+    block's order; 2 north: the same value in the north block, layout order; 3 gradient:
+    west + north - northwest). Returns the number of saturated values. Arithmetic on
+    residuals wraps modulo 2^32, so decoding is exact whatever the values."""
+    sat = 0
     pos = 0
     hmax = 1
     for b in range(offset.shape[0]):
@@ -145,27 +119,50 @@ def _predict(q, offset, hands, actions, north, order, orders, mode, res):
         A = actions[b]
         H = hands[b]
         o = offset[b]
+        n = H * A
+        s = scales[rnd[b]]
+        for i in range(o, o + n):
+            v = np.rint(x[i] * s)
+            c = min(max(v, -2147483647.0), 2147483647.0)
+            if c != v:
+                sat += 1
+            q[i] = np.int32(c)
         nb = north[b] if mode >= 2 else -1
-        use_west = mode != 2
         no = offset[nb] if nb >= 0 else 0
-        _block_order(order, orders, b, H, ordv)
-        for j in range(H):
-            h = ordv[j]
-            g = ordv[j - 1] if j > 0 and use_west else -1
-            for a in range(A):
-                p = np.int64(0)
-                if g >= 0:
-                    p += q[o + g * A + a]
-                    if nb >= 0:
-                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                elif nb >= 0:
-                    p += q[no + h * A + a]
-                res[pos + a] = _zigzag(q[o + h * A + a] - p)
-            pos += A
+        if mode == 0:
+            for i in range(n):
+                res[pos + i] = np.uint32(np.int64(q[o + i]) & 0xFFFFFFFF)
+        elif mode == 2:
+            if nb >= 0:
+                for i in range(n):
+                    res[pos + i] = _zigzag(np.int64(q[o + i]) - q[no + i])
+            else:
+                for i in range(n):
+                    res[pos + i] = _zigzag(np.int64(q[o + i]))
+        else:
+            _block_order(order, orders, b, H, ordv)
+            k = pos
+            for j in range(H):
+                h = ordv[j]
+                g = ordv[j - 1] if j > 0 else -1
+                for a in range(A):
+                    p = np.int64(0)
+                    if g >= 0:
+                        p += q[o + g * A + a]
+                        if nb >= 0:
+                            p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                    elif nb >= 0:
+                        p += q[no + h * A + a]
+                    res[k] = _zigzag(q[o + h * A + a] - p)
+                    k += 1
+        pos += n
+    return sat
 
 
 @njit(cache=True, nogil=True)
-def _unpredict(res, offset, hands, actions, north, order, orders, mode, q):
+def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales, mode, q, x):
+    """Inverse of _encode_fixed: q from the residuals, then x = q / scale (a division, so x is
+    q / scale correctly rounded)."""
     pos = 0
     hmax = 1
     for b in range(offset.shape[0]):
@@ -175,27 +172,46 @@ def _unpredict(res, offset, hands, actions, north, order, orders, mode, q):
         A = actions[b]
         H = hands[b]
         o = offset[b]
+        n = H * A
         nb = north[b] if mode >= 2 else -1
-        use_west = mode != 2
         no = offset[nb] if nb >= 0 else 0
-        _block_order(order, orders, b, H, ordv)
-        for j in range(H):
-            h = ordv[j]
-            g = ordv[j - 1] if j > 0 and use_west else -1
-            for a in range(A):
-                p = np.int64(0)
-                if g >= 0:
-                    p += q[o + g * A + a]
-                    if nb >= 0:
-                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                elif nb >= 0:
-                    p += q[no + h * A + a]
-                q[o + h * A + a] = _unzigzag(np.int64(res[pos + a]), p)
-            pos += A
+        if mode == 0:
+            for i in range(n):
+                q[o + i] = np.int32(((np.int64(res[pos + i]) + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
+        elif mode == 2:
+            if nb >= 0:
+                for i in range(n):
+                    q[o + i] = _unzigzag(np.int64(res[pos + i]), np.int64(q[no + i]))
+            else:
+                for i in range(n):
+                    q[o + i] = _unzigzag(np.int64(res[pos + i]), np.int64(0))
+        else:
+            _block_order(order, orders, b, H, ordv)
+            k = pos
+            for j in range(H):
+                h = ordv[j]
+                g = ordv[j - 1] if j > 0 else -1
+                for a in range(A):
+                    p = np.int64(0)
+                    if g >= 0:
+                        p += q[o + g * A + a]
+                        if nb >= 0:
+                            p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                    elif nb >= 0:
+                        p += q[no + h * A + a]
+                    q[o + h * A + a] = _unzigzag(np.int64(res[k]), p)
+                    k += 1
+        s = scales[rnd[b]]
+        for i in range(o, o + n):
+            x[i] = q[i] / s
+        pos += n
 
 
 def check_grid(grid: Grid, size: int, where: str) -> None:
-    """A grid must cover an array of `size` values exactly once (every predictor relies on it)."""
+    """A grid must cover an array of `size` values exactly once, with north blocks before and
+    shaped like their blocks (the kernels rely on it and do not check)."""
+    if grid.size != size:
+        raise SolverkitError(f"{where}: the grid covers {grid.size} values, the array has {size}")
     covered = np.zeros(size, dtype=np.int32)
     for o, h, a in zip(grid.offset, grid.hands, grid.actions):
         covered[int(o): int(o + h * a)] += 1
@@ -203,6 +219,12 @@ def check_grid(grid: Grid, size: int, where: str) -> None:
         raise SolverkitError(f"{where}: the game's grid does not cover the array exactly once")
     if np.any(grid.north >= np.arange(grid.north.size)):
         raise SolverkitError(f"{where}: a grid block's north neighbour must come before it")
+    has = grid.north >= 0
+    nb = grid.north[has]
+    if np.any(grid.hands[nb] != grid.hands[has]) or np.any(grid.actions[nb] != grid.actions[has]):
+        raise SolverkitError(f"{where}: a grid block and its north neighbour differ in hands or actions")
+    if grid.orders.size and np.any(grid.order >= grid.orders.shape[0]):
+        raise SolverkitError(f"{where}: a grid block names a hand order the grid does not have")
 
 
 # --- the codec -------------------------------------------------------------------------------
@@ -237,12 +259,9 @@ class ValueCodec:
             kind = KIND_FLOAT64
         else:
             q = np.empty(x.shape[0], dtype=np.int32)
-            self.saturated += _quantize(x, grid.offset, grid.hands, grid.actions, grid.round, scales, q)
-            if self._mode:
-                res = np.empty(x.shape[0], dtype=np.uint32)
-                _predict(q, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, self._mode, res)
-            else:
-                res = q
+            res = np.empty(x.shape[0], dtype=np.uint32)
+            self.saturated += _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
+                                            grid.orders, scales, self._mode, q, res)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         body = bytes(body)
@@ -278,12 +297,9 @@ class ValueCodec:
             raise CorruptSegment(f"{where}: decoded to {len(raw)} bytes, expected {n * width}")
         if kind == KIND_FLOAT64:
             return np.frombuffer(raw, dtype=np.float64).copy()
-        if self._mode:
-            res = np.frombuffer(raw, dtype=np.uint32)
-            q = np.empty(n, dtype=np.int32)
-            _unpredict(res, grid.offset, grid.hands, grid.actions, grid.north, grid.order, grid.orders, self._mode, q)
-        else:
-            q = np.frombuffer(raw, dtype=np.int32)
+        res = np.frombuffer(raw, dtype=np.uint32)
+        q = np.empty(n, dtype=np.int32)
         x = np.empty(n, dtype=np.float64)
-        _dequantize(q, grid.offset, grid.hands, grid.actions, grid.round, scales, x)
+        _decode_fixed(res, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order, grid.orders,
+                      scales, self._mode, q, x)
         return x

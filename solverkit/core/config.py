@@ -51,8 +51,9 @@ STORE_PARAMS = ParamSpec(
                               "factor per round (the last repeats; [] keeps float64)", min=0.0, min_exclusive=True),
         "avg_scale": Param("float_list", [], "fixed point: stored average = round(cumulative strategy x scale), "
                            "one factor per round ([] keeps float64)", min=0.0, min_exclusive=True),
-        "predictor": Param("str", "gradient", "fixed point: predict each value from the previous hand (west), the "
-                           "same hand on the previous board (north), or west + north - northwest (gradient)",
+        "predictor": Param("str", "west", "fixed point: predict each value from the previous hand in strength "
+                           "order (west), the same hand on the previous board (north), or west + north - northwest "
+                           "(gradient)",
                            choices=("gradient", "west", "north", "none")),
         "prefetch": Param("int", 2, "disk backend: segments read ahead", min=0, max=1024),
         "write_behind": Param("int", 2, "disk backend: segments waiting to be written before updates wait",

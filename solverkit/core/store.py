@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SolverkitError
-from .codec import Grid, ValueCodec
+from .codec import Grid, ValueCodec, check_grid
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,10 @@ class Store:
         if g is None:
             size = self.specs[key].arrays[name]
             g = self._grids(key, name) if self._grids is not None else None
-            g = g if g is not None else Grid.flat(size)
-            if g.size != size:
-                raise SolverkitError(f"segment {key!r} array {name!r}: grid covers {g.size} values, the array has {size}")
+            if g is None:
+                g = Grid.flat(size)
+            else:  # a game's grid: the codec's kernels rely on it being well formed
+                check_grid(g, size, f"segment {key!r} array {name!r}")
             with self._lock:
                 self._grid_cache[(key, name)] = g
         return g
