@@ -200,12 +200,13 @@ def export(run_dir, fmt, output):
 @click.argument("study_file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel.")
+@click.option("--iterations", type=click.IntRange(min=1), help="Cap every run at N iterations (a shortened study).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def study(study_file, out, jobs, quiet):
+def study(study_file, out, jobs, iterations, quiet):
     """Run a grid of assemblies x games x seeds; write results.csv and plots to OUT."""
     from .core.study import load_study, run_study
 
-    spec = load_study(study_file)
+    spec = load_study(study_file, iterations_cap=iterations)
     summary = run_study(spec, out, jobs=jobs, progress=not quiet)
     click.echo(summary)
 

@@ -80,7 +80,7 @@ def test_fixed_point_round_trip_is_the_rounded_value(name, predictor, seed, scal
     q = np.empty(n)
     for o, h, a, r in zip(grid.offset, grid.hands, grid.actions, grid.round):
         sl = slice(o, o + h * a)
-        q[sl] = np.clip(np.rint(x[sl] * scales[r]), -(2**31 - 1), 2**31 - 1) / scales[r]
+        q[sl] = np.clip(np.rint(x[sl] * scales[r]), -(2**31 - 1), 2**31 - 1) * (1.0 / scales[r])
     np.testing.assert_array_equal(out, q)
     # a second trip changes nothing: stored values are fixed points of the codec
     np.testing.assert_array_equal(codec.decode(codec.encode(out, grid, "regret"), grid, "regret", "x"), out)
@@ -307,3 +307,21 @@ def test_poker_grids_are_well_formed():
             g = store.grid(key, name)
             assert g.size == spec.arrays[name]
             assert (g.order >= 0).any() or key == "trunk"
+
+
+def test_large_game_strategy_file_is_streamed_and_equal(tmp_path, monkeypatch):
+    """Above STRATEGY_IN_MEMORY values the strategy goes to strategy.npz one segment at a time
+    through a memory-mapped scratch file; the file is the same as the in-memory path's."""
+    import solverkit.core.solver as solver_mod
+
+    cfg = {**LEDUC_SPLIT, "compressor": {"name": "blosc2"}, "store": {"regret_scale": 64, "avg_scale": 64}}
+    small = run_solve(load_config(cfg), out=tmp_path / "a")
+    monkeypatch.setattr(solver_mod, "STRATEGY_IN_MEMORY", 0)
+    big = run_solve(load_config(cfg), out=tmp_path / "b")
+    assert big.strategy is None and small.strategy is not None
+    with np.load(tmp_path / "a" / "strategy.npz") as a, np.load(tmp_path / "b" / "strategy.npz") as b:
+        assert sorted(a.files) == sorted(b.files)
+        for name in a.files:
+            np.testing.assert_array_equal(a[name], b[name])
+    assert not list((tmp_path / "b").glob("*.policy*.npy"))  # scratch files are gone
+    assert big.exploitability == pytest.approx(small.exploitability, rel=1e-12)

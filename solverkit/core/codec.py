@@ -161,8 +161,8 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
 
 @njit(cache=True, nogil=True)
 def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales, mode, q, x):
-    """Inverse of _encode_fixed: q from the residuals, then x = q / scale (a division, so x is
-    q / scale correctly rounded)."""
+    """Inverse of _encode_fixed: q from the residuals, then x = q * (1 / scale). West-only
+    blocks run as a prefix sum per action with the running value in a register."""
     pos = 0
     hmax = 1
     for b in range(offset.shape[0]):
@@ -185,6 +185,14 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales
             else:
                 for i in range(n):
                     q[o + i] = _unzigzag(np.int64(res[pos + i]), np.int64(0))
+        elif nb < 0:  # west only: q along the order is a running sum of the residuals
+            _block_order(order, orders, b, H, ordv)
+            for a in range(A):
+                acc = np.int64(0)
+                for j in range(H):
+                    z = np.int64(res[pos + j * A + a])
+                    acc = (((acc + ((z >> 1) ^ -(z & 1))) + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+                    q[o + ordv[j] * A + a] = np.int32(acc)
         else:
             _block_order(order, orders, b, H, ordv)
             k = pos
@@ -195,15 +203,14 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales
                     p = np.int64(0)
                     if g >= 0:
                         p += q[o + g * A + a]
-                        if nb >= 0:
-                            p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                    elif nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                    else:
                         p += q[no + h * A + a]
                     q[o + h * A + a] = _unzigzag(np.int64(res[k]), p)
                     k += 1
-        s = scales[rnd[b]]
+        inv = 1.0 / scales[rnd[b]]
         for i in range(o, o + n):
-            x[i] = q[i] / s
+            x[i] = q[i] * inv
         pos += n
 
 

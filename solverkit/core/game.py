@@ -122,9 +122,15 @@ class Game:
         name = "regret" if which == "current" else "avg"
         return [policy(seg[f"{name}{p}"], self.layout(p)) for p in (0, 1)]
 
-    def strategy_of(self, store, which: str, player: int) -> np.ndarray:
-        """One player's flat policy (a game may gather it without the other's, to save memory)."""
-        return self.strategy(store, which)[player]
+    def strategy_of(self, store, which: str, player: int, out=None, release=None) -> np.ndarray:
+        """One player's flat policy, into `out` when given (a game may fill it piece by piece,
+        calling `release()` after each piece, so a memory-mapped `out` never sits whole in
+        memory)."""
+        pol = self.strategy(store, which)[player]
+        if out is None:
+            return pol
+        out[:] = pol
+        return out
 
     # --- presentation ------------------------------------------------------------------------
 

@@ -185,8 +185,8 @@ class Solver:
     def strategy(self, kind: str | None = None):
         return self.game.strategy(self.store, kind or self.output_kind)
 
-    def strategy_of(self, player: int, kind: str | None = None):
-        return self.game.strategy_of(self.store, kind or self.output_kind, player)
+    def strategy_of(self, player: int, kind: str | None = None, out=None, release=None):
+        return self.game.strategy_of(self.store, kind or self.output_kind, player, out=out, release=release)
 
     def evaluate(self, exact: bool = False) -> dict:
         """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
@@ -340,8 +340,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         if out is not None and sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY:
             # a large game: one player's policy in memory at a time, straight into the file
             strategy = None
-            save_strategy(out / "strategy.npz", lambda p: solver.strategy_of(p), layouts, solver.output_kind,
-                          solver.iteration, assembly.resolved["game"])
+            save_strategy(out / "strategy.npz", lambda p, dst, release: solver.strategy_of(p, out=dst, release=release),
+                          layouts, solver.output_kind, solver.iteration, assembly.resolved["game"])
         else:
             strategy = solver.strategy()
         if out is not None:

@@ -26,10 +26,11 @@ VERSION = 1
 def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict) -> None:
     """Write the strategy file atomically (temporary file, fsync, rename).
 
-    `strategy` is a list of the two players' policies, or a function of the player that returns
-    one: then only one player's policy is in memory at a time (what large games need)."""
+    `strategy` is a list of the two players' policies, or a function ``fill(player, out,
+    release)`` that writes one player's policy into `out`: a memory-mapped temporary file
+    next to `path`, whose pages `release()` hands back to the OS, so that a large game's
+    policy never has to fit in memory."""
     path = Path(path)
-    get = strategy if callable(strategy) else (lambda p: strategy[p])
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table}
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
@@ -40,7 +41,10 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
                     np.lib.format.write_array(out, np.asanyarray(arr), allow_pickle=False)
 
             for p in (0, 1):
-                member(f"policy{p}", np.asarray(get(p), dtype=np.float64))
+                if callable(strategy):
+                    _policy_member(zf, path.with_name(f"{path.name}.policy{p}.npy"), p, layouts[p].size, strategy)
+                else:
+                    member(f"policy{p}", np.asarray(strategy[p], dtype=np.float64))
                 member(f"block_start{p}", layouts[p].block_start)
                 member(f"block_count{p}", layouts[p].block_count)
                 member(f"block_actions{p}", layouts[p].block_actions)
@@ -48,6 +52,31 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
+    """policy{player}.npy written through a memory-mapped scratch file, then streamed into the zip."""
+    import mmap
+    import shutil
+
+    mm = np.lib.format.open_memmap(scratch, mode="w+", dtype=np.float64, shape=(size,))
+    try:
+        def release():
+            mm.flush()
+            raw = getattr(mm, "_mmap", None)
+            if raw is not None and hasattr(mmap, "MADV_DONTNEED"):
+                raw.madvise(mmap.MADV_DONTNEED)  # clean file pages: dropped from this process
+
+        fill(player, mm, release)
+        release()
+        del mm
+        with open(scratch, "rb") as src, zf.open(f"policy{player}.npy", "w", force_zip64=True) as dst:
+            shutil.copyfileobj(src, dst, 1 << 22)
+    finally:
+        try:
+            scratch.unlink()
+        except OSError:
+            pass
 
 
 def load_strategy(path):

@@ -81,8 +81,11 @@ def _positive_int(value, where):
     return value
 
 
-def load_study(path) -> Study:
-    """Read and fully validate a study file (every run's assembly resolves before any runs)."""
+def load_study(path, iterations_cap: int | None = None) -> Study:
+    """Read and fully validate a study file (every run's assembly resolves before any runs).
+
+    `iterations_cap` (``solverkit study --iterations N``) caps every run's iterations: a
+    shortened version of a long study with the same assemblies and games."""
     raw = read_toml(path)
     base = Path(path).resolve().parent
     for key in raw:
@@ -117,6 +120,8 @@ def load_study(path) -> Study:
         gseeds = _int_list(gtable["seeds"], f"{where} seeds") if "seeds" in gtable else seeds
         gtargets = _float_list(gtable["targets"], f"{where} targets") if "targets" in gtable else targets
         giters = _positive_int(gtable.get("iterations", iterations), f"{where} iterations")
+        if iterations_cap is not None:
+            giters = min(giters, _positive_int(iterations_cap, "--iterations"))
         for aname, atable in assemblies.items():
             if not isinstance(atable, dict):
                 raise ConfigError(f"[assemblies.{aname}] must be a table, got {atable!r}")

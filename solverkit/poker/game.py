@@ -340,6 +340,9 @@ class PokerGame(Game):
         from ..core.codec import Grid
 
         p = int(name[-1])
+        memo = self.__dict__.setdefault("_grid_memo", {})  # regrets and averages share a grid
+        if (key, p) in memo:
+            return memo[(key, p)]
         region, first = self._segment_region(key)
         t = self.tree
         bet = t.bet
@@ -356,8 +359,9 @@ class PokerGame(Game):
         g = first[rnd] + k
         order = np.where(rnd == last, g - t.boards.round_start[last], -1).astype(np.int64)
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
-        return Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
-                    self.hand_orders())
+        grid = memo[(key, p)] = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north,
+                                     rnd, order, self.hand_orders())
+        return grid
 
     def subgame_keys(self):
         """(round-end node, board of round s-1, chunk) of every subgame segment."""
@@ -543,21 +547,39 @@ class PokerGame(Game):
 
         return [self.strategy_of(store, which, p) for p in (0, 1)]
 
-    def strategy_of(self, store, which, player):
-        """One player's flat policy over the unsplit layout, gathered segment by segment and
-        normalised in place (one flat array in memory)."""
+    def strategy_of(self, store, which, player, out=None, release=None):
+        """One player's flat policy over the unsplit layout, gathered segment by segment.
+
+        With `out` (for example a memory-mapped file) each segment is normalised on its own
+        (information sets never straddle segments, so the numbers are the same) and copied into
+        `out`, and `release()` is called after each one: only one segment is in memory."""
         from ..core.layout import policy
 
         name = "regret" if which == "current" else "avg"
         p = player
         if not self.split:
-            return policy(store.read("root")[f"{name}{p}"], self._layouts[p])
-        flat = np.zeros(self._layouts[p].size)
-        self._scatter(flat, self.trunk, store.read("trunk"), name, None, p)
+            pol = policy(store.read("root")[f"{name}{p}"], self._layouts[p])
+            if out is None:
+                return pol
+            out[:] = pol
+            return out
+        if out is None:
+            flat = np.zeros(self._layouts[p].size)
+            self._scatter(flat, self.trunk, store.read("trunk"), name, None, p)
+            for key in self._keys:
+                region, first = self._sub_region(*key)
+                self._scatter(flat, region, store.read(self._segment_name(key)), name, first, p)
+            return policy(flat, self._layouts[p], out=flat)
+        segments = [(self.trunk, None, "trunk")]
         for key in self._keys:
             region, first = self._sub_region(*key)
-            self._scatter(flat, region, store.read(self._segment_name(key)), name, first, p)
-        return policy(flat, self._layouts[p], out=flat)
+            segments.append((region, first, self._segment_name(key)))
+        for region, first, seg_name in segments:
+            values = store.read(seg_name)[f"{name}{p}"]
+            self._scatter(out, region, {f"{name}{p}": policy(values, self._layout_of(region, p))}, name, first, p)
+            if release is not None:
+                release()
+        return out
 
     def _scatter(self, flat, region, seg, name, first, p):
         """Copy player p's values of a segment into the unsplit layout; `first` = the
