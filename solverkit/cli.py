@@ -197,6 +197,39 @@ def export(run_dir, fmt, output):
 
 
 @cli.command()
+@click.argument("game")
+@click.option("--set", "overrides", multiple=True, metavar="PARAM=VALUE", help="A game parameter, e.g. ranks=5.")
+def info(game, overrides):
+    """Sizes of GAME: information sets (raw and up to suit symmetry), subgames, memory."""
+    from .core.config import parse_value
+    from .core.params import spec_of
+    from .core.registry import get_registry
+    from .errors import ConfigError
+
+    cls = get_registry().get("game", game, where="game")
+    given = {}
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r} is not PARAM=VALUE (e.g. --set ranks=5)")
+        key, text = item.split("=", 1)
+        given[key.strip()] = parse_value(text.strip())
+    params = spec_of(cls).resolve(given, f"[game] ({game})")
+    from .poker.game import PokerGame
+
+    if issubclass(cls, PokerGame):
+        rows = cls.size_report(params)  # counts from the game definition: nothing is allocated
+    else:
+        g = cls(**params)
+        rows = [("game", game)] + [
+            (f"player {p} information sets / values", f"{g.layout(p).num_infosets:,} / {g.layout(p).size:,}")
+            for p in (0, 1)
+        ]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        click.echo(f"{k.ljust(width)}  {v}")
+
+
+@cli.command()
 @click.argument("study_file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel.")

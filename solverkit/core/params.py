@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError, choices
 
-_TYPES = ("int", "float", "str", "bool", "path", "float_list")
+_TYPES = ("int", "float", "str", "bool", "path", "float_list", "int_list")
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class Param:
             "bool": "true or false",
             "path": "a file path",
             "float_list": "a list of numbers",
+            "int_list": "a list of integers",
         }[self.type]
         lo = None if self.min is None else (f"> {self.min:g}" if self.min_exclusive else f">= {self.min:g}")
         hi = None if self.max is None else f"<= {self.max:g}"
@@ -74,10 +75,16 @@ class Param:
             ):
                 raise bad
             value = [float(v) for v in value]
+        elif self.type == "int_list":
+            if not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value
+            ):
+                raise bad
+            value = [int(v) for v in value]
         if self.choices and value not in self.choices:
             raise bad
         nums = value if isinstance(value, list) else [value]
-        if self.type in ("int", "float", "float_list"):
+        if self.type in ("int", "float", "float_list", "int_list"):
             for v in nums:
                 if self.min is not None and (v < self.min or (self.min_exclusive and v == self.min)):
                     raise bad

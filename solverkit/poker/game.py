@@ -108,6 +108,7 @@ class PokerGame(Game):
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
         self.tree_isomorphic = bool(params.get("isomorphism", False))
+        self._check_fits(int(params.get("split_round", 0) or 0))
         self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic)
         self.unit_scale = 1000.0 / self.gd.big_blind
         s = int(params.get("split_round", 0) or 0)
@@ -120,6 +121,44 @@ class PokerGame(Game):
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
         self._prepare()
+
+    #: refuse to build a game whose tree and float64 store need more than this share of RAM
+    memory_share = 0.8
+
+    def _check_fits(self, split_round):
+        """Raise ConfigError, before anything is allocated, when the public tree and a float64
+        store cannot fit in this machine's memory (full hold'em, say)."""
+        from .size import game_size, human_bytes, physical_memory
+
+        size = game_size(self.gd)
+        need = size.memory_bytes(self.tree_isomorphic)
+        have = physical_memory()
+        if have and need > self.memory_share * have:
+            subgames = size.subgames(split_round, self.tree_isomorphic)
+            cut = (f"its {subgames:,} subgames (cut at round {split_round})" if split_round else
+                   "its subgames (set [game] split_round)")
+            raise ConfigError(
+                f"game {self.name!r} ({self.gd.source}) does not fit on this machine: its public tree and "
+                f"float64 regrets and averages need about {human_bytes(need)} "
+                f"({size.infosets_iso:,} information sets up to suit symmetry) and this machine has "
+                f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
+                f"raises), or run the trunk on one machine and {cut} on workers with a distributed transport "
+                f"(`solverkit info {self.name}` prints the sizes)"
+            )
+
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        """`solverkit info` lines for these parameters, from the game definition alone."""
+        from ..core.game import Game
+        from .size import report
+
+        probe = cls.__new__(cls)
+        Game.__init__(probe, **params)
+        if hasattr(probe, "prepare_params"):
+            params = probe.prepare_params(params)
+            Game.__init__(probe, **params)
+        gd = probe.gamedef()
+        return report(gd, bool(params.get("isomorphism", True)), int(params.get("split_round", 0) or 0), cls.name)
 
     # --- to override -------------------------------------------------------------------------
 

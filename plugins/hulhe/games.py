@@ -1,0 +1,73 @@
+"""HULHE: the ACPC game holdem.limit.2p.reverse_blinds, with a deck, rounds and raise caps to
+choose, so that small members of the family run on the same code as the full game."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from solverkit.core.params import Param
+from solverkit.errors import ConfigError
+from solverkit.poker.game import PokerGame
+from solverkit.poker.gamedef import load_gamedef
+
+FULL = "holdem.limit.2p.reverse_blinds"
+
+
+class Hulhe(PokerGame):
+    """Heads-up limit Texas hold'em as played in the ACPC: blinds 10 and 5, bets 10/10/20/20,
+    the small blind acts first preflop and the big blind first afterwards, 4 bets per round
+    counting the blind preflop; 2 hole cards, board 3/1/1, ACPC (best five of seven) ranking.
+
+    ``ranks``, ``suits``, ``rounds`` and ``max_raises`` pick smaller members of the family (the
+    lowest ranks are kept: ``ranks = 5`` plays 2-6). The full game does not fit on one machine;
+    asking for it gives the memory it needs (``solverkit info hulhe``)."""
+
+    name = "hulhe"
+    description = "heads-up limit Texas hold'em (ACPC reverse blinds) and smaller members of the family"
+    params = {
+        **PokerGame.params,
+        "split_round": Param("int", -1, "cut into trunk + subgames at the start of this round; -1: after the flop "
+                             "(round 2), or at the last round in shorter games; 0: no cut", min=-1, max=3),
+        "ranks": Param("int", 13, "ranks in the deck (the lowest ones are kept)", min=2, max=13),
+        "suits": Param("int", 4, "suits in the deck", min=1, max=4),
+        "rounds": Param("int", 4, "betting rounds: 1 preflop only, 2 to the flop, 3 to the turn, 4 the full game",
+                        min=1, max=4),
+        "max_raises": Param("int_list", [3, 4, 4, 4], "bets and raises per round after the blinds' (the ACPC "
+                            "maxRaises; preflop 3 means 4 bets counting the big blind)", min=0, max=16),
+    }
+
+    def __init__(self, **params):
+        super().__init__(**self.prepare_params(params))
+
+    @staticmethod
+    def prepare_params(params):
+        """Resolve split_round = -1 and check max_raises against rounds."""
+        params = dict(params)
+        rounds = int(params.get("rounds", 4) or 4)
+        if params.get("split_round", -1) == -1:
+            params["split_round"] = min(2, rounds - 1)
+        caps = params.get("max_raises") or [3, 4, 4, 4]
+        if len(caps) < rounds:
+            raise ConfigError(
+                f"[game] (hulhe) max_raises = {caps!r} has {len(caps)} values; rounds = {rounds} needs one per round"
+            )
+        return params
+
+    def gamedef(self):
+        cfg = self.config
+        rounds = int(cfg.get("rounds", 4))
+        full = load_gamedef(FULL)
+        caps = list(cfg.get("max_raises") or full.max_raises)[:rounds]
+        gd = replace(
+            full,
+            num_rounds=rounds,
+            raise_size=full.raise_size[:rounds],
+            first_player=full.first_player[:rounds],
+            max_raises=tuple(int(c) for c in caps),
+            num_board_cards=full.num_board_cards[:rounds],
+            num_suits=int(cfg.get("suits", 4)),
+            num_ranks=int(cfg.get("ranks", 13)),
+            source=f"{FULL} with ranks={cfg.get('ranks', 13)}, suits={cfg.get('suits', 4)}, rounds={rounds}, "
+                   f"max_raises={caps}",
+        )
+        return gd.validate()

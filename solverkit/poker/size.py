@@ -1,0 +1,202 @@
+"""The size of a limit poker game from its definition alone, without building its public tree.
+
+Counts are exact: boards per round (raw, and up to suit permutations by Burnside's lemma),
+information sets (raw: board sequence x non-conflicting hand x decision node; isomorphic:
+orbits of (board sequence, hand) under suit permutations x decision node) and stored values.
+The memory estimate guards against building a tree that cannot fit (full hold'em), and
+``solverkit info`` prints it all.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import permutations
+
+from .betting import DECISION, build_betting_tree
+from .gamedef import GameDef
+
+
+def _cycle_type(perm) -> tuple[int, ...]:
+    seen, out = set(), []
+    for i in range(len(perm)):
+        if i in seen:
+            continue
+        n, j = 0, i
+        while j not in seen:
+            seen.add(j)
+            j = perm[j]
+            n += 1
+        out.append(n)
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=None)
+def _fixed(orbit_sizes: tuple[tuple[int, int], ...], bins: tuple[int, ...]) -> int:
+    """Ways to fill disjoint bins of the given sizes with whole card orbits, orbit_sizes =
+    ((orbit size, how many), ...); the bins are distinguishable (board rounds, the hand)."""
+    if not orbit_sizes:
+        return 1 if not any(bins) else 0
+    (size, count), rest = orbit_sizes[0], orbit_sizes[1:]
+    total = 0
+
+    def place(i, left, remaining, ways):
+        nonlocal total
+        if i == len(bins):
+            total += ways * _fixed(rest, tuple(remaining))
+            return
+        cap = min(left, remaining[i] // size)
+        for c in range(cap + 1):
+            nxt = list(remaining)
+            nxt[i] -= c * size
+            place(i + 1, left - c, nxt, ways * math.comb(left, c))
+
+    place(0, count, list(bins), 1)
+    return total
+
+
+def canonical_pairs(gd: GameDef, rounds: int, with_hand: bool = True) -> int:
+    """Orbits of (board cards of rounds 1..rounds-1 as sets, private hand) under the
+    permutations of suits (Burnside: the mean number of fixed points); without the hand, the
+    canonical board sequences."""
+    S, R, k = gd.num_suits, gd.num_ranks, gd.num_hole_cards
+    bins = tuple(gd.num_board_cards[r] for r in range(1, rounds) if gd.num_board_cards[r]) + ((k,) if with_hand else ())
+    total = 0
+    perms = list(permutations(range(S)))
+    for perm in perms:
+        cycles: dict[int, int] = {}
+        for length in _cycle_type(perm):
+            cycles[length] = cycles.get(length, 0) + R
+        total += _fixed(tuple(sorted(cycles.items())), bins)
+    assert total % len(perms) == 0
+    return total // len(perms)
+
+
+def raw_boards(gd: GameDef, r: int) -> int:
+    """Board sequences dealt by round r (each round's cards a set)."""
+    left, out = gd.deck_size, 1
+    for i in range(1, r + 1):
+        out *= math.comb(left, gd.num_board_cards[i])
+        left -= gd.num_board_cards[i]
+    return out
+
+
+@dataclass
+class GameSize:
+    """Exact counts of a game and a memory estimate for the engine's float64 store."""
+
+    rounds: int
+    hands: int
+    decision_nodes: list[int]  # per round, both players
+    decision_values: list[int]  # per round: sum of actions over the decision nodes
+    boards_raw: list[int]
+    pairs_raw: list[int]  # (board sequence, non-conflicting hand) per round
+    pairs_iso: list[int]  # their orbits under suit permutations
+    sequences_to_round: list[int]  # betting sequences that reach each round
+    boards_iso: list[int]  # canonical board sequences per round
+
+    @property
+    def infosets_raw(self) -> int:
+        return sum(d * p for d, p in zip(self.decision_nodes, self.pairs_raw))
+
+    @property
+    def infosets_iso(self) -> int:
+        return sum(d * p for d, p in zip(self.decision_nodes, self.pairs_iso))
+
+    @property
+    def action_values_iso(self) -> int:
+        """(information set, action) pairs up to suit symmetry."""
+        return sum(a * p for a, p in zip(self.decision_values, self.pairs_iso))
+
+    def values(self, isomorphic: bool) -> int:
+        """(information set, action) values of both players, as the store keeps them (every
+        hand on every board, conflicting ones included)."""
+        boards = self.boards_iso if isomorphic else self.boards_raw
+        return sum(a * b * self.hands for a, b in zip(self.decision_values, boards))
+
+    def memory_bytes(self, isomorphic: bool) -> int:
+        """Float64 regrets and averages plus the tree's per-board hand tables."""
+        boards = self.boards_iso if isomorphic else self.boards_raw
+        tree = sum(boards) * self.hands + boards[-1] * self.hands * 16
+        return 16 * self.values(isomorphic) + tree
+
+    def subgames(self, split_round: int, isomorphic: bool) -> int:
+        """(betting sequence reaching the cut, board of the round before it) pairs."""
+        if not split_round:
+            return 0
+        boards = self.boards_iso if isomorphic else self.boards_raw
+        return self.sequences_to_round[split_round] * boards[split_round - 1]
+
+
+def game_size(gd: GameDef) -> GameSize:
+    bet = build_betting_tree(gd)
+    R = gd.num_rounds
+    dn, dv, seq = [], [], []
+    for r in range(R):
+        nodes = [n for n in bet.nodes_of_round(r) if bet.kind[n] == DECISION]
+        dn.append(len(nodes))
+        dv.append(int(sum(int(bet.num_actions[n]) for n in nodes)))
+    for r in range(R):
+        first = [n for n in bet.nodes_of_round(r)]
+        seq.append(len({tuple(bet.history[n].split("/")[:r]) for n in first}) if first else 0)
+    k = gd.num_hole_cards
+    boards, pairs, iso, iso_boards = [], [], [], []
+    on_board = 0
+    for r in range(R):
+        on_board += gd.num_board_cards[r]
+        boards.append(raw_boards(gd, r))
+        pairs.append(boards[-1] * math.comb(gd.deck_size - on_board, k))
+        iso.append(canonical_pairs(gd, r + 1))
+        iso_boards.append(canonical_pairs(gd, r + 1, with_hand=False))
+    return GameSize(R, math.comb(gd.deck_size, k), dn, dv, boards, pairs, iso, seq, iso_boards)
+
+
+def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[tuple[str, str]]:
+    """What `solverkit info` prints for a poker game: exact counts and the memory they need."""
+    z = game_size(gd)
+    float_bytes = z.memory_bytes(isomorphic)
+    rows = [
+        ("game", f"{name} ({gd.source})"),
+        ("rounds", str(gd.num_rounds)),
+        ("private hands", f"{z.hands:,}"),
+        ("decision nodes per round", ", ".join(f"{d:,}" for d in z.decision_nodes)),
+        ("betting sequences reaching each round", ", ".join(f"{d:,}" for d in z.sequences_to_round)),
+        ("boards per round", ", ".join(f"{b:,}" for b in z.boards_raw)),
+        ("canonical boards per round", ", ".join(f"{b:,}" for b in z.boards_iso)),
+        ("information sets", f"{z.infosets_raw:,}"),
+        ("information sets up to suit symmetry", f"{z.infosets_iso:,}"),
+        ("values (information set x action) up to suit symmetry", f"{z.action_values_iso:,}"),
+        ("memory as 4-byte floats, regrets + averages", human_bytes(8 * z.action_values_iso)),
+        (f"memory compressed at {MEASURED_RATIO}:1 (the ratio measured on Rhode Island)",
+         human_bytes(8 * z.action_values_iso / MEASURED_RATIO)),
+        ("memory of this engine's float64 store and tree, on one machine", human_bytes(float_bytes)),
+    ]
+    if split_round:
+        rows.append((f"subgames (cut at round {split_round})", f"{z.subgames(split_round, isomorphic):,}"))
+    rows.append(("this machine's memory", human_bytes(physical_memory())))
+    return rows
+
+
+#: compression ratio against 4-byte floats of the fixed-point store measured on Rhode Island
+#: hold'em (bench/results/rhode_island_float_compressed.md); the memory estimate uses it
+MEASURED_RATIO = 5.4
+
+
+def physical_memory() -> int:
+    """Bytes of RAM on this machine (0 when unknown)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if abs(n) < 1000 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1000.0
+    return f"{n:.3g} PB"
+
+

@@ -1,0 +1,143 @@
+"""HULHE and its family: exact sizes, the full game refused, the evaluator against phevaluator,
+small members solved through the trunk/subgame split."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from numba import njit
+
+from solverkit.cli import cli
+from solverkit.core.config import load_config
+from solverkit.core.solver import Solver, run_solve
+from solverkit.errors import ConfigError
+from solverkit.poker.evaluator import acpc_rank
+from solverkit.poker.gamedef import load_gamedef
+from solverkit.poker.size import canonical_pairs, game_size
+
+
+def test_full_hulhe_sizes_match_the_published_counts():
+    z = game_size(load_gamedef("holdem.limit.2p.reverse_blinds"))
+    assert z.infosets_raw == 319_365_922_522_608
+    assert z.infosets_iso == 13_803_249_787_132  # "1.38e13 after suit isomorphism"
+    assert z.boards_iso == [1, 1_755, 63_193, 2_554_656]
+    assert z.decision_nodes == [8, 70, 630, 5_670] and z.sequences_to_round == [1, 7, 63, 567]
+    assert z.subgames(2, True) == 63 * 1_755 == 110_565
+    assert z.pairs_iso[0] == 169  # canonical preflop hands
+
+
+@pytest.mark.parametrize("name, raw, iso", [("leduc", 936, 468), ("rhode", 52_128_128, 3_937_128), ("kuhn", 12, 12)])
+def test_sizes_of_the_small_games(name, raw, iso):
+    z = game_size(load_gamedef(name))
+    assert (z.infosets_raw, z.infosets_iso) == (raw, iso)
+
+
+def test_burnside_counts_equal_the_enumerated_tree():
+    """The formula's canonical counts equal what the engine enumerates on a small member."""
+    asm = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 3, "split_round": 0}})
+    game = asm.game
+    z = game_size(game.gd)
+    assert game.tree.num_infosets() == z.infosets_iso
+    assert list(np.diff(game.tree.boards.round_start)) == z.boards_iso
+    for r in range(3):
+        assert canonical_pairs(game.gd, r + 1) == z.pairs_iso[r]
+
+
+def test_full_game_is_refused_before_anything_is_allocated():
+    with pytest.raises(ConfigError) as err:
+        load_config({"preset": "cfr_plus", "game": "hulhe"})
+    msg = str(err.value)
+    assert "game 'hulhe'" in msg and "does not fit on this machine" in msg
+    assert "13,803,249,787,132 information sets up to suit symmetry" in msg
+    assert "110,565 subgames (cut at round 2)" in msg and "solverkit info hulhe" in msg
+
+
+def test_info_prints_the_counts():
+    res = CliRunner().invoke(cli, ["info", "hulhe"])
+    assert res.exit_code == 0, res.output
+    for text in ("319,365,922,522,608", "13,803,249,787,132", "110,565", "1,755, 63,193, 2,554,656", "287 TB"):
+        assert text in res.output
+    res = CliRunner().invoke(cli, ["info", "hulhe", "--set", "ranks=1"])
+    assert res.exit_code == 2 and "ranks = 1 is invalid: expected an integer >= 2" in res.stderr
+
+
+def test_bad_parameters_name_the_value():
+    with pytest.raises(ConfigError, match=r"max_raises = \[3, 4\] has 2 values; rounds = 3 needs one per round"):
+        load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "rounds": 3, "max_raises": [3, 4]}})
+    with pytest.raises(ConfigError, match=r"split_round = 3: the game has 2 rounds"):
+        load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 2, "split_round": 3}})
+
+
+# --- the evaluator against an independent one ----------------------------------------------------
+
+
+@njit(cache=True)
+def _ranks(hands, out):
+    for i in range(hands.shape[0]):
+        out[i] = acpc_rank(hands[i].astype(np.int64), 4)
+
+
+def _same_order(ours, theirs):
+    """ours (higher is better) and phevaluator's (lower is better) rank hands identically."""
+    order = np.argsort(ours, kind="stable")
+    a, b = ours[order], theirs[order]
+    assert np.all(np.diff(b) <= 0)  # never better by theirs where ours is worse
+    assert np.array_equal(np.diff(a) == 0, np.diff(b) == 0)  # ties are the same ties
+
+
+def test_evaluator_ranks_every_five_card_hand_like_phevaluator():
+    from phevaluator import evaluate_cards
+
+    hands = np.fromiter((c for combo in combinations(range(52), 5) for c in combo), dtype=np.int8).reshape(-1, 5)
+    assert hands.shape[0] == 2_598_960
+    ours = np.empty(hands.shape[0], dtype=np.int64)
+    _ranks(hands, ours)
+    theirs = np.fromiter((evaluate_cards(*map(int, h)) for h in hands), dtype=np.int64, count=hands.shape[0])
+    assert np.unique(ours).size == np.unique(theirs).size == 7_462  # distinct five-card hand values
+    _same_order(ours, theirs)
+
+
+def test_evaluator_ranks_random_seven_card_hands_like_phevaluator():
+    from phevaluator import evaluate_cards
+
+    rng = np.random.default_rng(7)
+    hands = np.array([rng.choice(52, 7, replace=False) for _ in range(200_000)], dtype=np.int8)
+    ours = np.empty(hands.shape[0], dtype=np.int64)
+    _ranks(hands, ours)
+    theirs = np.array([evaluate_cards(*map(int, h)) for h in hands], dtype=np.int64)
+    _same_order(ours, theirs)
+
+
+# --- small members end to end --------------------------------------------------------------------
+
+
+SMALL = {"name": "hulhe", "ranks": 3, "rounds": 3, "max_raises": [1, 1, 1]}
+
+
+def test_split_and_unsplit_solves_agree():
+    """The same kernels through the trunk and its subgames (threads) as in one walk."""
+    curves = []
+    for split in (0, 1, 2):
+        asm = load_config({"preset": "cfr_plus", "game": {**SMALL, "split_round": split},
+                           "solver": {"iterations": 30, "eval_every": 10}})
+        res = run_solve(asm)
+        curves.append([(r["iteration"], r["exploitability"]) for r in res.metrics])
+    for other in curves[1:]:
+        for (i, a), (j, b) in zip(curves[0], other):
+            assert i == j and a == pytest.approx(b, rel=1e-10, abs=1e-12)
+    assert curves[0][-1][1] < curves[0][0][1]
+
+
+def test_small_member_converges():
+    game = {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2], "split_round": 1}
+    asm = load_config({"preset": "cfr_plus", "game": game, "solver": {"iterations": 300, "eval_every": 300}})
+    s = Solver(asm)
+    first = s.evaluate(exact=True)["exploitability_mbb"]
+    for _ in range(300):
+        s.step()
+    row = s.evaluate(exact=True)
+    assert row["exploitability_mbb"] < 2.0 < first
+    s.close()
