@@ -229,6 +229,33 @@ def info(game, overrides):
         click.echo(f"{k.ljust(width)}  {v}")
 
 
+@cli.group()
+def plot():
+    """Figures from a solve's output directory."""
+
+
+@plot.command("preflop")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="PNG to write (default RUN_DIR/preflop.png).")
+def plot_preflop_cmd(run_dir, output):
+    """The 13x13 preflop chart of a hold'em strategy (fold red, call blue, raise green)."""
+    from .core.config import load_config
+    from .core.strategy_file import check_layout, load_strategy
+    from .poker.preflop import plot_preflop
+
+    run_dir = Path(run_dir)
+    assembly = load_config(_run_config(run_dir))
+    if not hasattr(assembly.game, "tree"):
+        raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
+    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
+    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    path = Path(output) if output else run_dir / "preflop.png"
+    plot_preflop(assembly.game, strategy, path,
+                 title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
+                       "(fold red, call blue, raise green)")
+    click.echo(f"wrote {path}")
+
+
 @cli.command()
 @click.argument("study_file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")

@@ -141,3 +141,33 @@ def test_small_member_converges():
     row = s.evaluate(exact=True)
     assert row["exploitability_mbb"] < 2.0 < first
     s.close()
+
+
+def test_plot_preflop_chart(tmp_path):
+    from solverkit.poker.preflop import chart, preflop_nodes
+
+    out = tmp_path / "run"
+    game = {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2], "split_round": 1}
+    asm = load_config({"preset": "cfr_plus", "game": game, "solver": {"iterations": 50, "eval_every": 50}})
+    run_solve(asm, out=out)
+    res = CliRunner().invoke(cli, ["plot", "preflop", str(out), "-o", str(tmp_path / "chart.png")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from solverkit.core.strategy_file import load_strategy
+
+    strategy, _, _ = load_strategy(out / "strategy.npz")
+    panels = preflop_nodes(asm.game)
+    assert [t[:3] for t, _ in panels] == ["(a)", "(b)"]
+    for _, node in panels:
+        probs, letters = chart(asm.game, strategy, node)
+        assert probs.shape == (4, 4, len(letters)) and letters[-1] == "r"
+        np.testing.assert_allclose(probs.sum(axis=-1), 1.0, atol=1e-12)  # every cell has hands
+    res = CliRunner().invoke(cli, ["plot", "preflop", str(tmp_path / "nowhere")])
+    assert res.exit_code == 2 and "not a solve output directory" in res.stderr
+
+
+def test_small_config_loads():
+    from pathlib import Path
+
+    asm = load_config(Path(__file__).resolve().parent.parent / "configs" / "hulhe_small.toml")
+    assert asm.game.name == "hulhe" and asm.game.split == 1
