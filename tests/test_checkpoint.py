@@ -177,7 +177,9 @@ def test_a_failed_checkpoint_write_keeps_the_previous_one(saved, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_open(file, mode, *a, **k)
 
-    monkeypatch.setattr(ckpt, "open", full_disk, raising=False)
+    import solverkit.core.atomic as atomic
+
+    monkeypatch.setattr(atomic, "open", full_disk, raising=False)
     from solverkit.core.checkpoint import CheckpointError
 
     with pytest.raises(CheckpointError, match="cannot write checkpoint .*checkpoint.skc: the disk is full; the previous checkpoint is intact"):

@@ -190,7 +190,7 @@ def test_disk_backend_equals_memory_backend(tmp_path):
 
 
 def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
-    import solverkit.core.diskstore as ds
+    import solverkit.core.atomic as atomic
 
     store = Store(SPECS, ValueCodec(make(ZlibCompressor)), DiskBackend(tmp_path / "s"))
     _fill(store, 1)
@@ -210,7 +210,7 @@ def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
         def write(self, data):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(ds, "open", Full, raising=False)
+    monkeypatch.setattr(atomic, "open", Full, raising=False)
     with store.open("a") as seg:
         seg["regret0"][:] = 0.0
     with pytest.raises(DiskStoreError, match=r"cannot write segment 'a' to .*seg0000000.skseg: the disk is full; its previous version on disk is intact"):

@@ -13,8 +13,6 @@ checkpoint, so a crash at any moment leaves either the old or the new checkpoint
 
 from __future__ import annotations
 
-import errno
-import os
 import struct
 import zlib
 from pathlib import Path
@@ -22,6 +20,7 @@ from pathlib import Path
 import msgpack
 
 from ..errors import SolverkitError
+from .atomic import atomic_file, reason
 
 FORMAT = "solverkit.checkpoint"
 VERSION = 1
@@ -39,10 +38,9 @@ def write_checkpoint(path, store, state: dict) -> int:
     """Write `store`'s segments and `state` (iteration, seconds, metrics, game...) to `path`
     atomically; return the file's size. On failure the previous checkpoint is untouched."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
     index = []
     try:
-        with open(tmp, "wb") as fh:
+        with atomic_file(path) as fh:
             fh.write(MAGIC)
             for key in store.specs:
                 blobs = store.payloads(key)
@@ -53,24 +51,8 @@ def write_checkpoint(path, store, state: dict) -> int:
             fh.write(footer)
             fh.write(_TAIL.pack(zlib.crc32(footer), len(footer)))
             fh.write(END)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        why = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
-        raise CheckpointError(f"cannot write checkpoint {path}: {why}; the previous checkpoint is intact") from None
-    try:  # make the rename durable
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+        raise CheckpointError(f"cannot write checkpoint {path}: {reason(exc)}; the previous checkpoint is intact") from None
     return path.stat().st_size
 
 

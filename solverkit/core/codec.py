@@ -92,6 +92,15 @@ def _unzigzag(z, p):
 
 
 @njit(cache=True, nogil=True)
+def _order_buffer(hands):
+    """Scratch for one block's hand order (as long as the largest block)."""
+    hmax = 1
+    for b in range(hands.shape[0]):
+        hmax = max(hmax, hands[b])
+    return np.empty(hmax, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
 def _block_order(order, orders, b, H, out):
     if order[b] < 0:
         for j in range(H):
@@ -111,10 +120,7 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
     residuals wraps modulo 2^32, so decoding is exact whatever the values."""
     sat = 0
     pos = 0
-    hmax = 1
-    for b in range(offset.shape[0]):
-        hmax = max(hmax, hands[b])
-    ordv = np.empty(hmax, dtype=np.int64)
+    ordv = _order_buffer(hands)
     for b in range(offset.shape[0]):
         A = actions[b]
         H = hands[b]
@@ -164,10 +170,7 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales
     """Inverse of _encode_fixed: q from the residuals, then x = q * (1 / scale). West-only
     blocks run as a prefix sum per action with the running value in a register."""
     pos = 0
-    hmax = 1
-    for b in range(offset.shape[0]):
-        hmax = max(hmax, hands[b])
-    ordv = np.empty(hmax, dtype=np.int64)
+    ordv = _order_buffer(hands)
     for b in range(offset.shape[0]):
         A = actions[b]
         H = hands[b]

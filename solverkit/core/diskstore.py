@@ -11,8 +11,6 @@ full disk) leaves the previous version intact and is reported at the next store 
 
 from __future__ import annotations
 
-import errno
-import os
 import queue
 import struct
 import threading
@@ -22,6 +20,7 @@ from pathlib import Path
 import msgpack
 
 from ..errors import SolverkitError
+from .atomic import atomic_file, reason
 
 FILE_MAGIC = b"SKSEG1\n"
 _LEN = struct.Struct("<Q")
@@ -119,21 +118,14 @@ class DiskBackend:
     def _write(self, key, blobs):
         with self._cv:
             f = self._file(key)
-        tmp = f.with_suffix(".tmp")
         data = _encode_file(blobs)
         try:
-            with open(tmp, "wb") as fh:
+            with atomic_file(f, durable=False) as fh:  # checkpoints, not segment files, are the durable state
                 fh.write(data)
         except OSError as exc:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-            why = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
             raise DiskStoreError(
-                f"cannot write segment {key!r} to {f}: {why}; its previous version on disk is intact"
+                f"cannot write segment {key!r} to {f}: {reason(exc)}; its previous version on disk is intact"
             ) from None
-        os.replace(tmp, f)
         with self._cv:
             self._sizes[key] = len(data)
             if self._pending.get(key) is blobs:

@@ -10,13 +10,13 @@ player ``block_start{p}``, ``block_count{p}``, ``block_actions{p}`` (int64, see
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SolverkitError
+from .atomic import atomic_file
 from .layout import Layout
 
 FORMAT = "solverkit.strategy"
@@ -32,8 +32,7 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
     policy never has to fit in memory."""
     path = Path(path)
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table}
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    with atomic_file(path) as fh:
         # the layout np.savez writes (a zip of .npy members), one member at a time
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
             def member(name, arr):
@@ -49,9 +48,6 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
                 member(f"block_count{p}", layouts[p].block_count)
                 member(f"block_actions{p}", layouts[p].block_actions)
             member("meta", np.array(json.dumps(meta)))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
