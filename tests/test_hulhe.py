@@ -51,7 +51,7 @@ def test_full_game_is_refused_before_anything_is_allocated():
         load_config({"preset": "cfr_plus", "game": "hulhe"})
     msg = str(err.value)
     assert "game 'hulhe'" in msg and "does not fit on this machine" in msg
-    assert "13,803,249,787,132 information sets up to suit symmetry" in msg
+    assert "13,803,249,787,132 information sets up to suit symmetry" in msg and "public tree alone needs" in msg
     assert "110,565 subgames (cut at round 2)" in msg and "solverkit info hulhe" in msg
 
 
@@ -171,3 +171,39 @@ def test_small_config_loads():
 
     asm = load_config(Path(__file__).resolve().parent.parent / "configs" / "hulhe_small.toml")
     assert asm.game.name == "hulhe" and asm.game.split == 1
+
+
+def test_restricted_flops_give_real_subgames():
+    """`flops` deals only the named flops: the turn and river below one flop are exactly those
+    of the full deal, and the subgames run."""
+    base = {"name": "hulhe", "ranks": 4, "rounds": 3, "max_raises": [1, 1, 1], "split_round": 2}
+    game = load_config({"preset": "cfr_plus", "game": {**base, "flops": "5c4d2h"}}).game
+    b = game.tree.boards
+    assert list(np.diff(b.round_start)) == [1, 1, 13]  # 16 cards - 3 on the flop, no suit symmetry left
+    full = load_config({"preset": "cfr_plus", "game": base}).game
+    assert len(game.subgame_keys()) * (np.diff(full.tree.boards.round_start)[1]) == len(full.subgame_keys())
+    res = run_solve(load_config({"preset": "cfr_plus", "game": {**base, "flops": "5c4d2h,2c2d3h"},
+                                 "solver": {"iterations": 5, "eval_every": 5}}))
+    assert np.isfinite(res.exploitability)
+
+
+@pytest.mark.parametrize("flops, msg", [
+    ("5c4d", "'5c4d' is not three cards like 'AsKd7c'"),
+    ("5c4dAs", "bad card 'As': expected a rank of 2345 and a suit of cdhs"),
+    ("5c5c2h", "'5c5c2h' repeats a card"),
+])
+def test_bad_flops_are_named(flops, msg):
+    with pytest.raises(ConfigError, match=msg):
+        load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 3, "flops": flops}})
+
+
+def test_a_float_store_that_cannot_fit_is_refused(monkeypatch):
+    import solverkit.poker.size as size
+
+    monkeypatch.setattr(size, "physical_memory", lambda: 50_000_000)
+    asm = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2]},
+                       "solver": {"iterations": 1}})
+    game = asm.game
+    game.store_estimate = 10**12  # as if the regrets needed a terabyte
+    with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as fixed point"):
+        Solver(asm)

@@ -34,6 +34,8 @@ class Hulhe(PokerGame):
                         min=1, max=4),
         "max_raises": Param("int_list", [3, 4, 4, 4], "bets and raises per round after the blinds' (the ACPC "
                             "maxRaises; preflop 3 means 4 bets counting the big blind)", min=0, max=16),
+        "flops": Param("str", "", "deal only these flops, e.g. 'AsKd7c,2c2d9h' (real full-deck subgames of a game "
+                       "too large to build; each stands for its suit orbit); '': every flop"),
     }
 
     def __init__(self, **params):
@@ -52,6 +54,41 @@ class Hulhe(PokerGame):
                 f"[game] (hulhe) max_raises = {caps!r} has {len(caps)} values; rounds = {rounds} needs one per round"
             )
         return params
+
+    def flop_sets(self) -> list[tuple[int, ...]]:
+        """The `flops` parameter as card tuples (ConfigError naming a bad card or flop)."""
+        from solverkit.poker.cards import parse_card
+
+        text = str(self.config.get("flops") or "").replace(" ", "")
+        if not text:
+            return []
+        S, R = int(self.config.get("suits", 4)), int(self.config.get("ranks", 13))
+        out = []
+        for item in text.split(","):
+            if len(item) != 6:
+                raise ConfigError(f"[game] (hulhe) flops: {item!r} is not three cards like 'AsKd7c'")
+            try:
+                cards = tuple(sorted(parse_card(item[i: i + 2], S, R) for i in (0, 2, 4)))
+            except ValueError as exc:
+                raise ConfigError(f"[game] (hulhe) flops: {item!r}: {exc}") from None
+            if len(set(cards)) != 3:
+                raise ConfigError(f"[game] (hulhe) flops: {item!r} repeats a card")
+            out.append(cards)
+        if int(self.config.get("rounds", 4)) < 2:
+            raise ConfigError("[game] (hulhe) flops needs rounds >= 2 (there is no flop otherwise)")
+        return out
+
+    def allowed_boards(self):
+        flops = self.flop_sets()
+        return {1: flops} if flops else None
+
+    def size_fraction(self, size):
+        """With `flops`, rounds from the flop on hold about that many flops' share of the boards."""
+        flops = self.flop_sets()
+        if not flops or size.rounds < 2:
+            return [1.0] * size.rounds
+        share = min(1.0, len(flops) / size.boards_iso[1])
+        return [1.0] + [share] * (size.rounds - 1)
 
     def gamedef(self):
         cfg = self.config

@@ -143,6 +143,17 @@ def make_store(assembly, store_dir=None) -> Store:
             path = tempfile.mkdtemp(prefix="solverkit-store-")
         backend = DiskBackend(path, prefetch=cfg["prefetch"], write_behind=cfg["write_behind"],
                               remove_on_close=temporary)
+    est = getattr(game, "store_estimate", 0)
+    if backend is None and codec.passthrough and est:
+        from ..poker.size import human_bytes, physical_memory
+
+        have = physical_memory()
+        if have and est > 0.8 * have:
+            raise ConfigError(
+                f"game {game.name!r}: its regrets and averages need about {human_bytes(est)} as float64 in memory "
+                f"and this machine has {human_bytes(have)}; store them as fixed point and compressed "
+                "([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] backend = \"disk\")"
+            )
     specs = game.segments(assembly.averaging.keeps_average)
     return Store(specs, codec, backend, grids=game.segment_grid)
 

@@ -109,7 +109,8 @@ class PokerGame(Game):
         self.gd: GameDef = self.gamedef()
         self.tree_isomorphic = bool(params.get("isomorphism", False))
         self._check_fits(int(params.get("split_round", 0) or 0))
-        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic)
+        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
+                                          allowed=self.allowed_boards())
         self.unit_scale = 1000.0 / self.gd.big_blind
         s = int(params.get("split_round", 0) or 0)
         if s >= self.gd.num_rounds:
@@ -126,21 +127,24 @@ class PokerGame(Game):
     memory_share = 0.8
 
     def _check_fits(self, split_round):
-        """Raise ConfigError, before anything is allocated, when the public tree and a float64
-        store cannot fit in this machine's memory (full hold'em, say)."""
+        """Raise ConfigError, before anything is allocated, when the public tree cannot fit in
+        this machine's memory (full hold'em, say); the store is checked when it is made."""
         from .size import game_size, human_bytes, physical_memory
 
         size = game_size(self.gd)
-        need = size.memory_bytes(self.tree_isomorphic)
+        frac = self.size_fraction(size)
+        need = size.tree_bytes(self.tree_isomorphic, frac)
         have = physical_memory()
+        self.store_estimate = size.store_bytes(self.tree_isomorphic, frac)
         if have and need > self.memory_share * have:
             subgames = size.subgames(split_round, self.tree_isomorphic)
             cut = (f"its {subgames:,} subgames (cut at round {split_round})" if split_round else
                    "its subgames (set [game] split_round)")
             raise ConfigError(
-                f"game {self.name!r} ({self.gd.source}) does not fit on this machine: its public tree and "
-                f"float64 regrets and averages need about {human_bytes(need)} "
-                f"({size.infosets_iso:,} information sets up to suit symmetry) and this machine has "
+                f"game {self.name!r} ({self.gd.source}) does not fit on this machine: its public tree alone "
+                f"needs about {human_bytes(need)}, and its regrets and averages "
+                f"{human_bytes(self.store_estimate)} as float64 "
+                f"({size.infosets_iso:,} information sets up to suit symmetry); this machine has "
                 f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
                 f"raises), or run the trunk on one machine and {cut} on workers with a distributed transport "
                 f"(`solverkit info {self.name}` prints the sizes)"
@@ -164,6 +168,15 @@ class PokerGame(Game):
 
     def gamedef(self) -> GameDef:
         raise NotImplementedError
+
+    def allowed_boards(self) -> dict | None:
+        """Round -> card sets its board may take (None: every board). A restricted deal is a
+        different game; it serves to study real subgames of a game too large to build."""
+        return None
+
+    def size_fraction(self, size) -> list[float]:
+        """Per round, the share of the boards this game builds (1.0 without restrictions)."""
+        return [1.0] * size.rounds
 
     def strength_function(self):
         """None for ACPC ranking, else f(hands, board, out) filling strengths (-1 on clashes)."""
@@ -490,15 +503,8 @@ class PokerGame(Game):
                 self._finish_segment(seg, reg, avg, job, pj)
             return out
         s = self.split
-        nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
-        boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
-        # down: reach vectors at the cut
-        seg = store.read("trunk")
-        src, reg, avg = self._segment_arrays(seg, job)
-        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
-                   boundary_mode=1, boundary=boundary, do_backward=False)
+        boundary, inputs = self.trunk_reach(store, job)
         base = int(t.boards.round_start[s - 1])
-        inputs = {key: boundary[self.re_index[key[0]], key[1] - base].copy() for key in self._keys}
         store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
@@ -514,6 +520,18 @@ class PokerGame(Game):
             self._finish_segment(seg, reg, avg, job, pj)
         return out
 
+    def trunk_reach(self, store, job: _Job):
+        """The trunk's down walk: (boundary buffer, {subgame key: reach [2, H] at the cut})."""
+        t = self.tree
+        nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
+        boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
+        seg = store.read("trunk")
+        src, reg, avg = self._segment_arrays(seg, job)
+        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                   boundary_mode=1, boundary=boundary, do_backward=False)
+        base = int(t.boards.round_start[self.split - 1])
+        return boundary, {key: boundary[self.re_index[key[0]], key[1] - base].copy() for key in self._keys}
+
     def subgame_pass(self, key, job, inputs, store):
         """Values [2, H] at the cut for subgame segment key = (round-end node, board, chunk),
         given the reach [2, H] there."""
@@ -528,6 +546,10 @@ class PokerGame(Game):
         return out
 
     def cfr_pass(self, store, job: PassJob, transport=None):
+        self._pass(store, self.kernel_job(job), transport, job)
+
+    def kernel_job(self, job: PassJob) -> _Job:
+        """The kernel settings of a CFR pass (what cfr_pass hands the trunk and subgames)."""
         players = job.players
         others = [1 - p for p in players] if len(players) == 1 else [0, 1]
         keep = job.averaging.keeps_average
@@ -541,9 +563,8 @@ class PokerGame(Game):
         # a subtree that nothing reaches gets zero updates; skipping it is exact when a zero
         # update leaves regrets (no discount) and averages (no decay) as they are
         prune = self.pruning and (pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
-        kjob = _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule,
+        return _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule,
                     inline_avg, prune=prune)
-        self._pass(store, kjob, transport, job)
 
     # --- evaluation --------------------------------------------------------------------------
 

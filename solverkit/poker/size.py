@@ -96,6 +96,7 @@ class GameSize:
     pairs_iso: list[int]  # their orbits under suit permutations
     sequences_to_round: list[int]  # betting sequences that reach each round
     boards_iso: list[int]  # canonical board sequences per round
+    num_nodes: int = 0  # betting tree nodes (the kernels keep two [nodes, 2, hands] buffers per thread)
 
     @property
     def infosets_raw(self) -> int:
@@ -116,11 +117,24 @@ class GameSize:
         boards = self.boards_iso if isomorphic else self.boards_raw
         return sum(a * b * self.hands for a, b in zip(self.decision_values, boards))
 
-    def memory_bytes(self, isomorphic: bool) -> int:
-        """Float64 regrets and averages plus the tree's per-board hand tables."""
+    def tree_bytes(self, isomorphic: bool, fraction=None, threads: int = 2) -> int:
+        """The public tree's per-board hand tables and the kernels' per-thread buffers;
+        `fraction` scales each round's boards (a restricted deal)."""
         boards = self.boards_iso if isomorphic else self.boards_raw
-        tree = sum(boards) * self.hands + boards[-1] * self.hands * 16
-        return 16 * self.values(isomorphic) + tree
+        f = fraction or [1.0] * self.rounds
+        boards = [b * x for b, x in zip(boards, f)]
+        tables = sum(boards) * self.hands + boards[-1] * self.hands * 16
+        return int(tables + threads * self.num_nodes * 2 * self.hands * 8 * 2)
+
+    def store_bytes(self, isomorphic: bool, fraction=None) -> int:
+        """Float64 regrets and averages of both players."""
+        boards = self.boards_iso if isomorphic else self.boards_raw
+        f = fraction or [1.0] * self.rounds
+        return int(16 * sum(a * b * x * self.hands for a, b, x in zip(self.decision_values, boards, f)))
+
+    def memory_bytes(self, isomorphic: bool, fraction=None) -> int:
+        """The tree and a float64 store."""
+        return self.tree_bytes(isomorphic, fraction) + self.store_bytes(isomorphic, fraction)
 
     def subgames(self, split_round: int, isomorphic: bool) -> int:
         """(betting sequence reaching the cut, board of the round before it) pairs."""
@@ -150,7 +164,7 @@ def game_size(gd: GameDef) -> GameSize:
         pairs.append(boards[-1] * math.comb(gd.deck_size - on_board, k))
         iso.append(canonical_pairs(gd, r + 1))
         iso_boards.append(canonical_pairs(gd, r + 1, with_hand=False))
-    return GameSize(R, math.comb(gd.deck_size, k), dn, dv, boards, pairs, iso, seq, iso_boards)
+    return GameSize(R, math.comb(gd.deck_size, k), dn, dv, boards, pairs, iso, seq, iso_boards, bet.num_nodes)
 
 
 def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[tuple[str, str]]:

@@ -56,8 +56,13 @@ def _apply(perm, cards, num_suits):
     return tuple(sorted(int(c - c % num_suits + perm[c % num_suits]) for c in cards))
 
 
-def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000) -> Boards:
-    """All board sequences (or their suit-canonical representatives), children contiguous."""
+def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000,
+                     allowed: dict | None = None) -> Boards:
+    """All board sequences (or their suit-canonical representatives), children contiguous.
+
+    `allowed` maps a round to the card sets its board may take (any representatives: they are
+    made canonical here); the other boards of that round, and everything below them, are left
+    out. That deals one flop of hold'em, say, to study real subgames without the whole game."""
     S = gd.num_suits
     H = hands.shape[0]
     deck = list(range(gd.deck_size))
@@ -80,10 +85,14 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
                 nxt.append((sets + ((),), i, []))
                 continue
             stab = [p for p in perms if all(_apply(p, st, S) == tuple(sorted(st)) for st in sets)]
+            keep = None
+            if allowed and r in allowed:
+                keep = {min(_apply(p, tuple(sorted(c)), S) for p in stab) for c in allowed[r]}
             groups: dict[tuple, list] = {}
             for combo in combinations([c for c in deck if c not in used], nb):
                 key = min(_apply(p, combo, S) for p in stab)
-                groups.setdefault(key, []).append(combo)
+                if keep is None or key in keep:
+                    groups.setdefault(key, []).append(combo)
             for key in sorted(groups):
                 maps = []
                 for member in groups[key]:
@@ -190,11 +199,12 @@ def count_deals(gd: GameDef) -> np.ndarray:
     return np.array(out)
 
 
-def build_tree(gd: GameDef, strength=None, isomorphic: bool = False) -> PokerTree:
-    """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking."""
+def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None) -> PokerTree:
+    """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking;
+    `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`)."""
     bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd, hands, isomorphic)
+    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)
