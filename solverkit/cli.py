@@ -140,7 +140,7 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
 
 
 def _peak_rss_mb():
-    from .core.solver import peak_rss_mb
+    from .core.memory import peak_rss_mb
 
     return peak_rss_mb()
 

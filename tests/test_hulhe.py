@@ -198,9 +198,9 @@ def test_bad_flops_are_named(flops, msg):
 
 
 def test_a_float_store_that_cannot_fit_is_refused(monkeypatch):
-    import solverkit.poker.size as size
+    import solverkit.core.solver as solver_mod
 
-    monkeypatch.setattr(size, "physical_memory", lambda: 50_000_000)
+    monkeypatch.setattr(solver_mod, "physical_memory", lambda: 50_000_000)
     asm = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2]},
                        "solver": {"iterations": 1}})
     game = asm.game

@@ -16,6 +16,7 @@ from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import read_checkpoint, write_checkpoint
 from .codec import ValueCodec
 from .game import PassJob
+from .memory import human_bytes, peak_rss_mb, physical_memory
 from .store import Store
 from .strategy_file import save_strategy
 
@@ -41,13 +42,6 @@ def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
     return cols + STORE_COLUMNS
 
 
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MB."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def parse_every(text) -> tuple[str, float] | None:
     """``--checkpoint-every``: "N" iterations or "Ns" / "Nm" / "Nh" seconds; "" or 0: never."""
     s = str(text).strip().lower()
@@ -67,6 +61,8 @@ def parse_every(text) -> tuple[str, float] | None:
         f"checkpoint_every = {text!r} is invalid: expected a number of iterations (e.g. 100) "
         "or a time with unit s, m or h (e.g. 90s, 10m, 1h)"
     )
+
+
 POINTS_PER_DECADE = 20
 #: above this many policy values, run_solve writes strategy.npz one player at a time and its
 #: Result carries no strategy (read it from the file)
@@ -117,8 +113,6 @@ def _warm_up_kernels():
 
 def make_store(assembly, store_dir=None) -> Store:
     """The value store an assembly asks for: ``[store]`` codec settings and backend."""
-    import numpy as np
-
     game = assembly.game
     cfg = assembly.store
     units = np.asarray(game.value_units(), dtype=np.float64)
@@ -145,8 +139,6 @@ def make_store(assembly, store_dir=None) -> Store:
                               remove_on_close=temporary)
     est = getattr(game, "store_estimate", 0)
     if backend is None and codec.passthrough and est:
-        from ..poker.size import human_bytes, physical_memory
-
         have = physical_memory()
         if have and est > 0.8 * have:
             raise ConfigError(

@@ -129,7 +129,8 @@ class PokerGame(Game):
     def _check_fits(self, split_round):
         """Raise ConfigError, before anything is allocated, when the public tree cannot fit in
         this machine's memory (full hold'em, say); the store is checked when it is made."""
-        from .size import game_size, human_bytes, physical_memory
+        from ..core.memory import human_bytes, physical_memory
+        from .size import game_size
 
         size = game_size(self.gd)
         frac = self.size_fraction(size)

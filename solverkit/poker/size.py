@@ -10,11 +10,11 @@ The memory estimate guards against building a tree that cannot fit (full hold'em
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
 
+from ..core.memory import human_bytes, physical_memory
 from .betting import DECISION, build_betting_tree
 from .gamedef import GameDef
 
@@ -196,21 +196,3 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[t
 #: compression ratio against 4-byte floats of the fixed-point store measured on Rhode Island
 #: hold'em (bench/results/rhode_island_float_compressed.md); the memory estimate uses it
 MEASURED_RATIO = 5.4
-
-
-def physical_memory() -> int:
-    """Bytes of RAM on this machine (0 when unknown)."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 0
-
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
-        if abs(n) < 1000 or unit == "PB":
-            return f"{n:.3g} {unit}"
-        n /= 1000.0
-    return f"{n:.3g} PB"
-
-
