@@ -371,25 +371,46 @@ class PokerGame(Game):
             self._name_to_key = {self._segment_name(k): k for k in self._keys}
         return self._sub_region(*self._name_to_key[key])
 
-    def hand_orders(self):
-        """[last-round boards, H]: each board's hands weakest first, clashing hands last; the
-        predictor's 'previous hand' on the final round."""
-        if getattr(self, "_hand_orders", None) is None:
+    def hand_strength(self) -> np.ndarray:
+        """[boards, H] rollout strength: on a final board the share of the opponent's valid
+        hands a hand beats (ties count half, card removal ignored); on earlier boards the mean
+        over the (canonical) boards below. Clashing hands get -1."""
+        if getattr(self, "_strength", None) is None:
             t = self.tree
-            H = t.num_hands
-            orders = np.empty_like(t.sd_order)
-            for i in range(orders.shape[0]):
+            b = t.boards
+            last = self.gd.num_rounds - 1
+            lo, hi = int(b.round_start[last]), int(b.round_start[last + 1])
+            share = np.zeros((hi, t.num_hands))
+            for i in range(hi - lo):
                 c = int(t.sd_count[i])
-                orders[i, :c] = t.sd_order[i, :c]
-                rest = np.ones(H, dtype=bool)
-                rest[t.sd_order[i, :c]] = False
-                orders[i, c:] = np.flatnonzero(rest)
-            self._hand_orders = orders
+                st = t.sd_strength[i, :c]
+                below = np.searchsorted(st, st, side="left")
+                ties = np.searchsorted(st, st, side="right") - below - 1
+                share[lo + i, t.sd_order[i, :c]] = (below + 0.5 * ties) / max(c - 1, 1)
+            for g in range(lo - 1, -1, -1):  # parents come before their children
+                total, n = np.zeros(t.num_hands), 0
+                for c in range(int(b.child_start[g]), int(b.child_end[g])):
+                    # the canonical child and, through the hand maps, the other boards of its orbit
+                    total += share[c]
+                    for j in range(int(b.perm_start[c]), int(b.perm_end[c])):
+                        total += share[c][b.perms[j]]
+                    n += 1 + int(b.perm_end[c] - b.perm_start[c])
+                if n:
+                    share[g] = total / n
+            share[t.valid[:hi] == 0] = -1.0
+            self._strength = share
+        return self._strength
+
+    def hand_orders(self):
+        """[boards, H]: each board's hands by rollout strength, weakest first, clashing hands
+        first (they hold zeros); the predictor's 'previous hand'."""
+        if getattr(self, "_hand_orders", None) is None:
+            self._hand_orders = np.argsort(self.hand_strength(), axis=1, kind="stable").astype(np.int64)
         return self._hand_orders
 
     def segment_grid(self, key, name):
         """Blocks (decision node, board) of hands x actions in layout order; north = the same
-        node on the segment's previous board; final-round hands in showdown-strength order."""
+        node on the segment's previous board; hands in rollout-strength order on every board."""
         from ..core.codec import Grid
 
         p = int(name[-1])
@@ -410,7 +431,7 @@ class PokerGame(Game):
             north[idx[per_board:]] = idx[:-per_board]
         last = self.gd.num_rounds - 1
         g = first[rnd] + k
-        order = np.where(rnd == last, g - t.boards.round_start[last], -1).astype(np.int64)
+        order = g.astype(np.int64)
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
         grid = memo[(key, p)] = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north,
                                      rnd, order, self.hand_orders())
