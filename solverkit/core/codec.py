@@ -145,6 +145,18 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
             else:
                 for i in range(n):
                     res[pos + i] = _zigzag(np.int64(q[o + i]))
+        elif nb < 0:  # west only: differences along the block's hand order
+            _block_order(order, orders, b, H, ordv)
+            g = o + ordv[0] * A
+            for a in range(A):
+                res[pos + a] = _zigzag(np.int64(q[g + a]))
+            k = pos + A
+            for j in range(1, H):
+                h = o + ordv[j] * A
+                for a in range(A):
+                    res[k + a] = _zigzag(np.int64(q[h + a]) - q[g + a])
+                g = h
+                k += A
         else:
             _block_order(order, orders, b, H, ordv)
             k = pos
@@ -155,9 +167,8 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
                     p = np.int64(0)
                     if g >= 0:
                         p += q[o + g * A + a]
-                        if nb >= 0:
-                            p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                    elif nb >= 0:
+                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
+                    else:
                         p += q[no + h * A + a]
                     res[k] = _zigzag(q[o + h * A + a] - p)
                     k += 1
