@@ -50,7 +50,7 @@ def summary(runs, target):
     return out
 
 
-def plots(runs, rows, img: Path, target: float):
+def plots(runs, rows, img: Path, target: float, reference=None):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -61,6 +61,9 @@ def plots(runs, rows, img: Path, target: float):
     for i, (f, r) in enumerate(runs.items()):
         ax.plot([int(x["iteration"]) for x in r], [float(x["exploitability_mbb"]) for x in r], lw=1.4,
                 color=cmap(i / max(1, len(runs) - 1)), label=f"{f:g}")
+    if reference:
+        ax.plot([int(x["iteration"]) for x in reference], [float(x["exploitability_mbb"]) for x in reference],
+                color="black", ls="--", lw=1.2, label="float64")
     ax.axhline(target, color="grey", ls=":", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -91,13 +94,20 @@ def main(argv=None):
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--img", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "img")
     ap.add_argument("--target-mbb", type=float, default=TARGET_MBB, help="the point of Fig. 1d (paper: 1 mbb/g)")
+    ap.add_argument("--reference", type=Path, help="metrics.csv of a float64 CFR+ run to draw beside the curves "
+                    "(e.g. runs/fig1ab/runs/cfr_plus__rhode_island__seed0/metrics.csv)")
     args = ap.parse_args(argv)
     runs = load(args.run_dir)
     if not runs:
         raise SystemExit(f"no fig1cd metrics under {args.run_dir / 'runs'}: run the study first")
     rows = summary(runs, args.target_mbb)
     args.img.mkdir(parents=True, exist_ok=True)
-    plots(runs, rows, args.img, args.target_mbb)
+    reference = None
+    if args.reference:  # the float64 run, up to the study's last iteration
+        cap = max(int(r[-1]["iteration"]) for r in runs.values())
+        with args.reference.open() as f:
+            reference = [r for r in csv.DictReader(f) if int(r["iteration"]) <= cap]
+    plots(runs, rows, args.img, args.target_mbb, reference)
     with (args.img / "fig1cd_summary.csv").open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
