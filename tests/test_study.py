@@ -110,3 +110,13 @@ def test_study_cli_bad_input_exit_2(tmp_path):
     assert result.exit_code == 2
     assert "unknown game 'penny'" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_iterations_cap_shortens_every_run(study_file):
+    full = load_study(study_file)
+    short = load_study(study_file, iterations_cap=7)
+    assert [r.slug for r in short.runs] == [r.slug for r in full.runs]
+    assert all(s.iterations == min(7, f.iterations) and s.raw["solver"]["iterations"] == s.iterations
+               for s, f in zip(short.runs, full.runs))
+    res = CliRunner().invoke(cli, ["study", str(study_file), "--out", str(study_file.parent / "o"), "--iterations", "0"])
+    assert res.exit_code == 2 and "--iterations" in res.stderr
