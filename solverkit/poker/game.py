@@ -374,7 +374,8 @@ class PokerGame(Game):
     def hand_strength(self) -> np.ndarray:
         """[boards, H] rollout strength: on a final board the share of the opponent's valid
         hands a hand beats (ties count half, card removal ignored); on earlier boards the mean
-        over the (canonical) boards below. Clashing hands get -1."""
+        over every board below (canonical ones and, through the hand maps, the rest of their
+        suit orbits). Clashing hands get -1. Orders hands for the store's predictor."""
         if getattr(self, "_strength", None) is None:
             t = self.tree
             b = t.boards
@@ -429,9 +430,7 @@ class PokerGame(Game):
             idx = np.flatnonzero(rnd == r)
             per_board = int(np.count_nonzero(k[idx] == k[idx[0]]))
             north[idx[per_board:]] = idx[:-per_board]
-        last = self.gd.num_rounds - 1
-        g = first[rnd] + k
-        order = g.astype(np.int64)
+        order = (first[rnd] + k).astype(np.int64)  # the global board: a row of hand_orders()
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
         grid = memo[(key, p)] = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north,
                                      rnd, order, self.hand_orders())
