@@ -215,9 +215,20 @@ def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
         seg["regret0"][:] = 0.0
     with pytest.raises(DiskStoreError, match=r"cannot write segment 'a' to .*seg0000000.skseg: the disk is full; its previous version on disk is intact"):
         store.flush()
+    # nothing computed is lost: the store still serves the values the failed write held
+    np.testing.assert_array_equal(store.read("a")["regret0"], np.zeros(50))
     monkeypatch.undo()
-    store.backend._pending.clear()  # forget the payload that never reached the disk: read the file
-    np.testing.assert_array_equal(store.read("a")["regret0"], before["a"]["regret0"])
+    # and the file on disk is the previous version, whole
+    fresh = Store(SPECS, ValueCodec(make(ZlibCompressor)), DiskBackend(tmp_path / "other"))
+    fresh.backend._files["a"] = tmp_path / "s" / "seg0000000.skseg"
+    np.testing.assert_array_equal(fresh.read("a")["regret0"], before["a"]["regret0"])
+    # once the disk has room again, the next update is written
+    with store.open("a") as seg:
+        seg["regret0"][:] = 1.0
+    store.flush()
+    fresh.backend._ahead.clear()
+    np.testing.assert_array_equal(fresh.read("a")["regret0"], np.ones(50))
+    fresh.close()
     store.close()
 
 

@@ -73,6 +73,7 @@ class DiskBackend:
         self._files: dict[str, Path] = {}
         self._sizes: dict[str, int] = {}
         self._pending: dict[str, dict[str, bytes]] = {}  # written behind, not yet on disk
+        self._failed: set[str] = set()  # pending payloads whose write failed: kept, served, not waited for
         self._ahead: dict[str, object] = {}  # key -> payloads read ahead, or a pending marker
         self._plan: deque[str] = deque()
         self._cv = threading.Condition()
@@ -111,6 +112,8 @@ class DiskBackend:
                     self._error = self._error or exc
                     if op == "read":
                         self._ahead.pop(key, None)
+                    elif self._pending.get(key) is data:
+                        self._failed.add(key)  # the values stay in memory; nothing computed is lost
                     self._cv.notify_all()
             finally:
                 self._jobs.task_done()
@@ -130,6 +133,7 @@ class DiskBackend:
             self._sizes[key] = len(data)
             if self._pending.get(key) is blobs:
                 del self._pending[key]
+                self._failed.discard(key)
             self._cv.notify_all()
 
     def _read_file(self, key):
@@ -191,8 +195,9 @@ class DiskBackend:
             self._ahead.pop(key, None)  # a stale read-ahead must not be served later
             self._file(key)
             self._pending[key] = blobs
+            self._failed.discard(key)
             self._jobs.put(("write", key, blobs))
-            while len(self._pending) > self.write_behind and self._error is None:
+            while len(self._pending) - len(self._failed) > self.write_behind and self._error is None:
                 self._cv.wait()
             self._raise_error()
 
