@@ -91,6 +91,15 @@ def _unzigzag(z, p):
     return np.int32((((r + p) + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gradient(q, o, no, h, g, A, a):
+    """Prediction of value (hand h, action a) from west (hand g, -1: none) + north - northwest,
+    the north block at offset no; the first hand has north alone."""
+    if g < 0:
+        return np.int64(q[no + h * A + a])
+    return np.int64(q[o + g * A + a]) + q[no + h * A + a] - q[no + g * A + a]
+
+
 @njit(cache=True, nogil=True)
 def _order_buffer(hands):
     """Scratch for one block's hand order (as long as the largest block)."""
@@ -164,13 +173,7 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
                 h = ordv[j]
                 g = ordv[j - 1] if j > 0 else -1
                 for a in range(A):
-                    p = np.int64(0)
-                    if g >= 0:
-                        p += q[o + g * A + a]
-                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                    else:
-                        p += q[no + h * A + a]
-                    res[k] = _zigzag(q[o + h * A + a] - p)
+                    res[k] = _zigzag(q[o + h * A + a] - _gradient(q, o, no, h, g, A, a))
                     k += 1
         pos += n
     return sat
@@ -214,13 +217,7 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales
                 h = ordv[j]
                 g = ordv[j - 1] if j > 0 else -1
                 for a in range(A):
-                    p = np.int64(0)
-                    if g >= 0:
-                        p += q[o + g * A + a]
-                        p += np.int64(q[no + h * A + a]) - q[no + g * A + a]
-                    else:
-                        p += q[no + h * A + a]
-                    q[o + h * A + a] = _unzigzag(np.int64(res[k]), p)
+                    q[o + h * A + a] = _unzigzag(np.int64(res[k]), _gradient(q, o, no, h, g, A, a))
                     k += 1
         inv = 1.0 / scales[rnd[b]]
         for i in range(o, o + n):
