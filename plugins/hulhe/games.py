@@ -38,9 +38,6 @@ class Hulhe(PokerGame):
                        "too large to build; each stands for its suit orbit); '': every flop"),
     }
 
-    def __init__(self, **params):
-        super().__init__(**self.prepare_params(params))
-
     @staticmethod
     def prepare_params(params):
         """Resolve split_round = -1 and check max_raises against rounds."""

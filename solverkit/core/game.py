@@ -56,6 +56,9 @@ class Game:
     #: (no incremental state), so the solver may use it for its final, exact evaluation and
     #: never gather the whole strategy for it
     store_walk_is_exact: ClassVar[bool] = False
+    #: bytes of this game's regrets and averages as float64 (0: unknown); the solver refuses a
+    #: float64 store in memory that cannot fit, before allocating it
+    store_estimate: int = 0
 
     def __init__(self, **params):
         self.config = params

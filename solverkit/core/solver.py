@@ -137,7 +137,7 @@ def make_store(assembly, store_dir=None) -> Store:
             path = tempfile.mkdtemp(prefix="solverkit-store-")
         backend = DiskBackend(path, prefetch=cfg["prefetch"], write_behind=cfg["write_behind"],
                               remove_on_close=temporary)
-    est = getattr(game, "store_estimate", 0)
+    est = game.store_estimate
     if backend is None and codec.passthrough and est:
         have = physical_memory()
         if have and est > 0.8 * have:

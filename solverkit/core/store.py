@@ -114,21 +114,21 @@ class Store:
     def _encode(self, key, arrays):
         return {n: self.codec.encode(a, self.grid(key, n), family(n)) for n, a in arrays.items()}
 
+    def _decode_array(self, key, name, payload) -> np.ndarray:
+        """One array of segment `key`, decoded and checked against the segment's spec."""
+        arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}")
+        expected = self.specs[key].arrays[name]
+        if arr.shape[0] != expected:
+            raise SolverkitError(f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, expected {expected}")
+        return arr
+
     def _decode(self, key, blobs):
         spec = self.specs[key]
         if set(blobs) != set(spec.arrays):
             raise SolverkitError(
                 f"segment {key!r} holds arrays {sorted(blobs)}, expected {sorted(spec.arrays)}"
             )
-        out = {}
-        for name, payload in blobs.items():
-            arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}")
-            if arr.shape[0] != spec.arrays[name]:
-                raise SolverkitError(
-                    f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, expected {spec.arrays[name]}"
-                )
-            out[name] = arr
-        return out
+        return {name: self._decode_array(key, name, payload) for name, payload in blobs.items()}
 
     def _check_key(self, key):
         if key not in self.specs:
@@ -206,13 +206,7 @@ class _Lazy(dict):
         self.store, self.key, self.blobs = store, key, blobs
 
     def __missing__(self, name):
-        st = self.store
-        arr = st.codec.decode(self.blobs[name], st.grid(self.key, name), family(name),
-                              f"segment {self.key!r} array {name!r}")
-        if arr.shape[0] != st.specs[self.key].arrays[name]:
-            raise SolverkitError(f"segment {self.key!r} array {name!r} decoded to {arr.shape[0]} values, "
-                                 f"expected {st.specs[self.key].arrays[name]}")
-        self[name] = arr
+        arr = self[name] = self.store._decode_array(self.key, name, self.blobs[name])
         return arr
 
     def __contains__(self, name):
@@ -254,11 +248,9 @@ class _OpenSegment:
         st = self.store
         if exc_type is None and not st.passthrough:
             seg = self.arrays
-            names = [n for n in dict.keys(seg) if self.writes is None or n in self.writes]
-            if names:
-                blobs = dict(seg.blobs)
-                for n in names:
-                    blobs[n] = st.codec.encode(dict.__getitem__(seg, n), st.grid(self.key, n), family(n))
-                st.backend.put(self.key, blobs)
+            # the arrays that were looked up (decoded) and that the caller may have changed
+            changed = {n: a for n, a in dict.items(seg) if self.writes is None or n in self.writes}
+            if changed:
+                st.backend.put(self.key, {**seg.blobs, **st._encode(self.key, changed)})
         self.arrays = None
         return False

@@ -105,6 +105,7 @@ class PokerGame(Game):
     }
 
     def __init__(self, **params):
+        params = self.prepare_params(params)
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
         self.tree_isomorphic = bool(params.get("isomorphism", False))
@@ -157,15 +158,18 @@ class PokerGame(Game):
         from ..core.game import Game
         from .size import report
 
+        params = cls.prepare_params(params)
         probe = cls.__new__(cls)
         Game.__init__(probe, **params)
-        if hasattr(probe, "prepare_params"):
-            params = probe.prepare_params(params)
-            Game.__init__(probe, **params)
         gd = probe.gamedef()
         return report(gd, bool(params.get("isomorphism", True)), int(params.get("split_round", 0) or 0), cls.name)
 
     # --- to override -------------------------------------------------------------------------
+
+    @staticmethod
+    def prepare_params(params: dict) -> dict:
+        """Resolve parameters that depend on each other (before anything is built)."""
+        return params
 
     def gamedef(self) -> GameDef:
         raise NotImplementedError
@@ -629,40 +633,30 @@ class PokerGame(Game):
         return [self.strategy_of(store, which, p) for p in (0, 1)]
 
     def strategy_of(self, store, which, player, out=None, release=None):
-        """One player's flat policy over the unsplit layout, gathered segment by segment.
-
-        With `out` (for example a memory-mapped file) each segment is normalised on its own
-        (information sets never straddle segments, so the numbers are the same) and copied into
-        `out`, and `release()` is called after each one: only one segment is in memory."""
+        """One player's flat policy over the unsplit layout, gathered segment by segment: each
+        segment is normalised on its own (information sets never straddle segments) and copied
+        into `out` (a new array, or for example a memory-mapped file), and `release()` is called
+        after each one, so only one segment's values are in memory besides `out`."""
         from ..core.layout import policy
 
-        name = "regret" if which == "current" else "avg"
-        p = player
-        if not self.split:
-            pol = policy(store.read("root")[f"{name}{p}"], self._layouts[p])
-            if out is None:
-                return pol
-            out[:] = pol
-            return out
+        name = f"{'regret' if which == 'current' else 'avg'}{player}"
         if out is None:
-            flat = np.zeros(self._layouts[p].size)
-            self._scatter(flat, self.trunk, store.read("trunk"), name, None, p)
-            for key in self._keys:
-                region, first = self._sub_region(*key)
-                self._scatter(flat, region, store.read(self._segment_name(key)), name, first, p)
-            return policy(flat, self._layouts[p], out=flat)
+            out = np.zeros(self._layouts[player].size)
+        if not self.split:
+            out[:] = policy(store.read("root")[name], self._layouts[player])
+            return out
         segments = [(self.trunk, None, "trunk")]
         for key in self._keys:
             region, first = self._sub_region(*key)
             segments.append((region, first, self._segment_name(key)))
         for region, first, seg_name in segments:
-            values = store.read(seg_name)[f"{name}{p}"]
-            self._scatter(out, region, {f"{name}{p}": policy(values, self._layout_of(region, p))}, name, first, p)
+            values = policy(store.read(seg_name)[name], self._layout_of(region, player))
+            self._scatter(out, region, values, first, player)
             if release is not None:
                 release()
         return out
 
-    def _scatter(self, flat, region, seg, name, first, p):
+    def _scatter(self, flat, region, values, first, p):
         """Copy player p's values of a segment into the unsplit layout; `first` = the
         segment's first board per round (None: the trunk)."""
         t = self.tree
@@ -674,7 +668,7 @@ class PokerGame(Game):
         src = region.node_off[nodes] + k * region.stride[p, rnd]
         kf = k + seg_lo[rnd] - t.boards.round_start[rnd]
         dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
-        copy_runs(seg[f"{name}{p}"], flat, src, dst, length)
+        copy_runs(values, flat, src, dst, length)
 
     def warmup(self):
         """Load the kernel: a best-response walk over the trunk alone where the game is cut
