@@ -40,7 +40,7 @@ finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 def random_grid(rng, nblocks=6):
     """Blocks of hands x actions with north links and strength orders, in a shuffled layout."""
     H = int(rng.integers(1, 6))
-    acts = rng.integers(1, 4, nblocks)
+    acts = rng.integers(1, 5, nblocks)  # 2 and 3 actions have specialised west kernels
     sizes = H * acts
     offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     north = np.full(nblocks, -1, dtype=np.int64)
@@ -84,6 +84,29 @@ def test_fixed_point_round_trip_is_the_rounded_value(name, predictor, seed, scal
     np.testing.assert_array_equal(out, q)
     # a second trip changes nothing: stored values are fixed points of the codec
     np.testing.assert_array_equal(codec.decode(codec.encode(out, grid, "regret"), grid, "regret", "x"), out)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_specialised_west_kernels_write_the_generic_residuals(seed):
+    """The west fast path keeps the stored format: same residuals and saturation count as the
+    generic kernel, and it decodes what the generic kernel wrote."""
+    from solverkit.core.codec import _decode_fixed, _decode_west, _encode_fixed, _encode_west
+
+    rng = np.random.default_rng(seed)
+    g, n = random_grid(rng)
+    x = rng.normal(0, 1, n) * rng.choice([1.0, 1e3, 5e9], n)
+    s = np.array([16.0, 0.5])
+    generic, fast = np.empty(n, np.uint32), np.empty(n, np.uint32)
+    sat = _encode_fixed(x, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, s, 1,
+                        np.empty(n, np.int32), generic)
+    assert _encode_west(x, g.offset, g.hands, g.actions, g.round, g.order, g.orders, s, fast) == sat
+    np.testing.assert_array_equal(fast, generic)
+    a, b = np.empty(n), np.empty(n)
+    _decode_fixed(generic, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, s, 1,
+                  np.empty(n, np.int32), a)
+    _decode_west(generic, g.offset, g.hands, g.actions, g.round, g.order, g.orders, s, b)
+    np.testing.assert_array_equal(a, b)
 
 
 def test_saturation_is_counted():

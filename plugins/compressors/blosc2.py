@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
+
 from solverkit.core.compressor import Compressor
 from solverkit.core.params import Param
 
@@ -62,7 +64,8 @@ class Blosc2Compressor(Compressor):
             out.append(c)
         return b"".join(out)
 
-    def decompress(self, payload):
+    def _pieces(self, payload):
+        """The compressed pieces of a payload (memoryviews), checked against its framing."""
         mv = memoryview(payload)
         (count,), pos = _COUNT.unpack_from(mv), _COUNT.size
         out = []
@@ -71,8 +74,29 @@ class Blosc2Compressor(Compressor):
             pos += _LEN.size
             if pos + n > len(mv):
                 raise ValueError("blosc2 payload truncated")
-            out.append(self._blosc2.decompress2(bytes(mv[pos: pos + n]), nthreads=self.config.get("threads", 1)))
+            out.append(mv[pos: pos + n])
             pos += n
         if pos != len(mv):
             raise ValueError(f"blosc2 payload has {len(mv) - pos} trailing bytes")
-        return out[0] if count == 1 else b"".join(out)
+        return out
+
+    def decompress(self, payload):
+        threads = self.config.get("threads", 1)
+        out = [self._blosc2.decompress2(bytes(p), nthreads=threads) for p in self._pieces(payload)]
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def decompress_into(self, payload, out):
+        """Each piece straight into its place in `out` (no fresh pages to fault in)."""
+        b2 = self._blosc2
+        dst = np.frombuffer(out, dtype=np.uint8)
+        pos = 0
+        for piece in self._pieces(payload):
+            piece = bytes(piece)
+            n = b2.get_cbuffer_sizes(piece)[0]
+            if pos + n > dst.size:
+                raise ValueError(f"decodes to more than the {dst.size} bytes expected")
+            if n:
+                b2.decompress2(piece, dst=dst[pos: pos + n], nthreads=self.config.get("threads", 1))
+            pos += n
+        if pos != dst.size:
+            raise ValueError(f"decoded to {pos} bytes, expected {dst.size}")

@@ -14,6 +14,7 @@ holds the same node on the previous board ("north"), and in which order to visit
 from __future__ import annotations
 
 import struct
+import threading
 import zlib
 from dataclasses import dataclass
 
@@ -225,6 +226,112 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales
         pos += n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _quantize(v, s):
+    """(q, saturated): round(v * s) clamped to the int32 range, and 1 where it was clamped."""
+    r = np.rint(v * s)
+    c = min(max(r, -2147483647.0), 2147483647.0)
+    return np.int64(c), np.int64(c != r)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _wrap_add(acc, z):
+    """acc + unzigzag(z), wrapped to int32 (held in an int64)."""
+    return (((acc + ((z >> 1) ^ -(z & 1))) + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+@njit(cache=True, nogil=True)
+def _encode_west(x, offset, hands, actions, rnd, order, orders, scales, res):
+    """Mode 1 (west) of _encode_fixed, specialised: each block is quantized in one sequential
+    sweep into an L1-sized scratch, then walked in its hand order with the previous hand's values
+    in registers (2 and 3 actions; a generic loop otherwise). Same residuals, about 1.8x faster:
+    gathering from the array itself in hand order misses the cache on every hand."""
+    sat = 0
+    pos = 0
+    nmax = 1
+    for b in range(offset.shape[0]):
+        nmax = max(nmax, hands[b] * actions[b])
+    qb = np.empty(nmax, dtype=np.int64)
+    prev = np.zeros(nmax, dtype=np.int64)
+    for b in range(offset.shape[0]):
+        A = actions[b]
+        H = hands[b]
+        o = offset[b]
+        s = scales[rnd[b]]
+        row = order[b]
+        for i in range(H * A):
+            qb[i], over = _quantize(x[o + i], s)
+            sat += over
+        if A == 2:
+            p0 = p1 = np.int64(0)
+            for j in range(H):
+                h = (orders[row, j] if row >= 0 else j) * 2
+                q0, q1 = qb[h], qb[h + 1]
+                res[pos], res[pos + 1] = _zigzag(q0 - p0), _zigzag(q1 - p1)
+                p0, p1 = q0, q1
+                pos += 2
+        elif A == 3:
+            p0 = p1 = p2 = np.int64(0)
+            for j in range(H):
+                h = (orders[row, j] if row >= 0 else j) * 3
+                q0, q1, q2 = qb[h], qb[h + 1], qb[h + 2]
+                res[pos], res[pos + 1], res[pos + 2] = _zigzag(q0 - p0), _zigzag(q1 - p1), _zigzag(q2 - p2)
+                p0, p1, p2 = q0, q1, q2
+                pos += 3
+        else:
+            for a in range(A):
+                prev[a] = 0
+            for j in range(H):
+                h = (orders[row, j] if row >= 0 else j) * A
+                for a in range(A):
+                    res[pos] = _zigzag(qb[h + a] - prev[a])
+                    prev[a] = qb[h + a]
+                    pos += 1
+    return sat
+
+
+@njit(cache=True, nogil=True)
+def _decode_west(res, offset, hands, actions, rnd, order, orders, scales, x):
+    """Inverse of _encode_west: a running int32 sum per action along the block's hand order
+    (in registers for 2 and 3 actions), written straight to float64."""
+    pos = 0
+    amax = 1
+    for b in range(offset.shape[0]):
+        amax = max(amax, actions[b])
+    acc = np.zeros(amax, dtype=np.int64)
+    for b in range(offset.shape[0]):
+        A = actions[b]
+        H = hands[b]
+        o = offset[b]
+        inv = 1.0 / scales[rnd[b]]
+        row = order[b]
+        if A == 2:
+            a0 = a1 = np.int64(0)
+            for j in range(H):
+                h = o + (orders[row, j] if row >= 0 else j) * 2
+                a0, a1 = _wrap_add(a0, np.int64(res[pos])), _wrap_add(a1, np.int64(res[pos + 1]))
+                x[h], x[h + 1] = a0 * inv, a1 * inv
+                pos += 2
+        elif A == 3:
+            a0 = a1 = a2 = np.int64(0)
+            for j in range(H):
+                h = o + (orders[row, j] if row >= 0 else j) * 3
+                a0 = _wrap_add(a0, np.int64(res[pos]))
+                a1 = _wrap_add(a1, np.int64(res[pos + 1]))
+                a2 = _wrap_add(a2, np.int64(res[pos + 2]))
+                x[h], x[h + 1], x[h + 2] = a0 * inv, a1 * inv, a2 * inv
+                pos += 3
+        else:
+            for a in range(A):
+                acc[a] = 0
+            for j in range(H):
+                h = o + (orders[row, j] if row >= 0 else j) * A
+                for a in range(A):
+                    acc[a] = _wrap_add(acc[a], np.int64(res[pos]))
+                    x[h + a] = acc[a] * inv
+                    pos += 1
+
+
 def check_grid(grid: Grid, size: int, where: str) -> None:
     """A grid must cover an array of `size` values exactly once, with north blocks before and
     shaped like their blocks (the kernels rely on it and do not check)."""
@@ -263,6 +370,15 @@ class ValueCodec:
         self.predictor = predictor
         self._mode = PREDICTORS[predictor]
         self.saturated = 0
+        self._tls = threading.local()
+
+    def _scratch(self, nbytes: int) -> np.ndarray:
+        """This thread's reusable byte buffer of at least `nbytes` (residuals in flight): fresh
+        pages cost more to fault in than the codec's work on them."""
+        buf = getattr(self._tls, "buf", None)
+        if buf is None or buf.size < nbytes:
+            buf = self._tls.buf = np.empty(max(nbytes, 64), dtype=np.uint8)
+        return buf[:nbytes]
 
     @property
     def passthrough(self) -> bool:
@@ -276,17 +392,22 @@ class ValueCodec:
             body = self.compressor.compress(memoryview(x).cast("B"), 8)
             kind = KIND_FLOAT64
         else:
-            q = np.empty(x.shape[0], dtype=np.int32)
-            res = np.empty(x.shape[0], dtype=np.uint32)
-            self.saturated += _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
-                                            grid.orders, scales, self._mode, q, res)
+            res = self._scratch(4 * x.shape[0]).view(np.uint32)
+            if self._mode == PREDICTORS["west"]:
+                self.saturated += _encode_west(x, grid.offset, grid.hands, grid.actions, grid.round, grid.order,
+                                               grid.orders, scales, res)
+            else:
+                q = np.empty(x.shape[0], dtype=np.int32)
+                self.saturated += _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round,
+                                                grid.order, grid.orders, scales, self._mode, q, res)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         body = bytes(body)
         return _HEADER.pack(MAGIC, FRAME_VERSION, kind, x.shape[0], zlib.crc32(body)) + body
 
-    def decode(self, payload, grid: Grid, family: str, where: str) -> np.ndarray:
-        """The float64 array a payload holds; CorruptSegment (naming `where`) if it is damaged."""
+    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None) -> np.ndarray:
+        """The float64 array a payload holds (written into `out` when given: a reused buffer of
+        the right size); CorruptSegment (naming `where`) if it is damaged."""
         mv = memoryview(payload)
         if len(mv) < _HEADER.size:
             raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, shorter than the {_HEADER.size}-byte header)")
@@ -306,18 +427,19 @@ class ValueCodec:
                 f"{where}: holds {names.get(kind, kind)} values but the store is configured for {names[expect]} "
                 "([store] regret_scale/avg_scale differ from the run that wrote it)"
             )
+        if out is None or out.shape != (n,) or out.dtype != np.float64:
+            out = np.empty(n, dtype=np.float64)
+        raw = out.view(np.uint8) if kind == KIND_FLOAT64 else self._scratch(4 * n)
         try:
-            raw = self.compressor.decompress(bytes(body))  # the plugin contract: bytes in
+            self.compressor.decompress_into(bytes(body), memoryview(raw))  # the plugin contract: bytes in
         except Exception as exc:  # a codec's own error type
             raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
-        width = 8 if kind == KIND_FLOAT64 else 4
-        if len(raw) != n * width:
-            raise CorruptSegment(f"{where}: decoded to {len(raw)} bytes, expected {n * width}")
-        if kind == KIND_FLOAT64:
-            return np.frombuffer(raw, dtype=np.float64).copy()
-        res = np.frombuffer(raw, dtype=np.uint32)
-        q = np.empty(n, dtype=np.int32)
-        x = np.empty(n, dtype=np.float64)
-        _decode_fixed(res, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order, grid.orders,
-                      scales, self._mode, q, x)
-        return x
+        if kind == KIND_FIXED32:
+            res = raw.view(np.uint32)
+            if self._mode == PREDICTORS["west"]:
+                _decode_west(res, grid.offset, grid.hands, grid.actions, grid.round, grid.order, grid.orders, scales,
+                             out)
+            else:
+                _decode_fixed(res, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
+                              grid.orders, scales, self._mode, np.empty(n, dtype=np.int32), out)
+        return out

@@ -29,3 +29,12 @@ class Compressor:
     def decompress(self, payload: bytes) -> bytes:
         """Decode what :meth:`compress` produced, exactly."""
         raise NotImplementedError
+
+    def decompress_into(self, payload: bytes, out: memoryview) -> None:
+        """Decode into `out` (a writable byte buffer of exactly the decoded size), so the store
+        can reuse its buffers; raise ValueError if the decoded size differs. The default calls
+        :meth:`decompress` and copies; override it where the codec writes in place."""
+        data = self.decompress(payload)
+        if len(data) != len(out):
+            raise ValueError(f"decoded to {len(data)} bytes, expected {len(out)}")
+        out[:] = data

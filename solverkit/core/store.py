@@ -15,6 +15,7 @@ doubles: peak memory is the compressed data plus one decoded segment per thread 
 
 from __future__ import annotations
 
+import bisect
 import threading
 from dataclasses import dataclass, field
 
@@ -83,6 +84,7 @@ class Store:
         self._lock = threading.Lock()
         self.passthrough = codec.passthrough and isinstance(self.backend, MemoryBackend)
         self._live: dict[str, dict[str, np.ndarray]] = {}
+        self._pool = _BufferPool()
         for s in specs:
             arrays = {name: np.zeros(n, dtype=np.float64) for name, n in s.arrays.items()}
             if self.passthrough:
@@ -114,9 +116,10 @@ class Store:
     def _encode(self, key, arrays):
         return {n: self.codec.encode(a, self.grid(key, n), family(n)) for n, a in arrays.items()}
 
-    def _decode_array(self, key, name, payload) -> np.ndarray:
-        """One array of segment `key`, decoded and checked against the segment's spec."""
-        arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}")
+    def _decode_array(self, key, name, payload, out=None) -> np.ndarray:
+        """One array of segment `key`, decoded (into `out` if given) and checked against the
+        segment's spec."""
+        arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", out)
         expected = self.specs[key].arrays[name]
         if arr.shape[0] != expected:
             raise SolverkitError(f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, expected {expected}")
@@ -196,17 +199,63 @@ class Store:
         self.backend.close()
 
 
+class _BufferPool:
+    """float64 buffers that :meth:`Store.open` segments decoded into, kept for the next segment:
+    fresh pages cost about as much to fault in as decoding them. An array gets the smallest
+    free buffer that holds it (at most twice its size) as a view. The pool holds at most as
+    many bytes as were ever checked out at once, so it does not raise the peak memory."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._free: list[np.ndarray] = []  # sorted by size
+        self._free_bytes = 0
+        self._out_bytes = 0
+        self._peak_out = 0
+
+    def take(self, n: int) -> np.ndarray:
+        """A buffer of at least n values (the caller views its first n)."""
+        with self._lock:
+            i = bisect.bisect_left([a.size for a in self._free], n)
+            if i < len(self._free) and self._free[i].size <= 2 * n:
+                buf = self._free.pop(i)
+                self._free_bytes -= buf.nbytes
+            else:
+                buf = None
+            nbytes = buf.nbytes if buf is not None else 8 * n
+            self._out_bytes += nbytes
+            self._peak_out = max(self._peak_out, self._out_bytes)
+        return buf if buf is not None else np.empty(n, dtype=np.float64)
+
+    def give(self, buffers) -> None:
+        with self._lock:
+            for buf in buffers:
+                self._out_bytes -= buf.nbytes
+                while self._free and self._free_bytes + buf.nbytes > self._peak_out:
+                    old = self._free.pop(0)  # make room: the smallest go first
+                    self._free_bytes -= old.nbytes
+                if self._free_bytes + buf.nbytes <= self._peak_out:
+                    bisect.insort(self._free, buf, key=lambda a: a.size)
+                    self._free_bytes += buf.nbytes
+
+
 class _Lazy(dict):
-    """A segment's arrays, each decoded on first lookup (``name in seg`` decodes nothing)."""
+    """A segment's arrays, each decoded on first lookup (``name in seg`` decodes nothing);
+    with a pool, decoded into its buffers (returned by :meth:`release`)."""
 
-    __slots__ = ("store", "key", "blobs")
+    __slots__ = ("store", "key", "blobs", "pool", "buffers")
 
-    def __init__(self, store, key, blobs):
+    def __init__(self, store, key, blobs, pool=None):
         super().__init__()
-        self.store, self.key, self.blobs = store, key, blobs
+        self.store, self.key, self.blobs, self.pool, self.buffers = store, key, blobs, pool, []
 
     def __missing__(self, name):
-        arr = self[name] = self.store._decode_array(self.key, name, self.blobs[name])
+        out = None
+        if self.pool is not None:
+            n = self.store.specs[self.key].arrays[name]
+            buf = self.pool.take(n)
+            self.buffers.append(buf)
+            out = buf[:n]
+        arr = self[name] = self.store._decode_array(self.key, name, self.blobs[name], out)
         return arr
 
     def __contains__(self, name):
@@ -230,6 +279,13 @@ class _Lazy(dict):
     def items(self):
         return [(n, self[n]) for n in self.blobs]
 
+    def release(self) -> None:
+        """Return the decoded arrays' buffers to the pool (the arrays must not be used after)."""
+        dict.clear(self)
+        if self.pool is not None:
+            self.pool.give(self.buffers)
+            self.buffers = []
+
 
 class _OpenSegment:
     """Context manager of :meth:`Store.open` (a class: cheaper than a generator per pass)."""
@@ -241,7 +297,7 @@ class _OpenSegment:
 
     def __enter__(self):
         st = self.store
-        self.arrays = st._live[self.key] if st.passthrough else _Lazy(st, self.key, st.backend.get(self.key))
+        self.arrays = st._live[self.key] if st.passthrough else _Lazy(st, self.key, st.backend.get(self.key), st._pool)
         return self.arrays
 
     def __exit__(self, exc_type, exc, tb):
@@ -252,5 +308,7 @@ class _OpenSegment:
             changed = {n: a for n, a in dict.items(seg) if self.writes is None or n in self.writes}
             if changed:
                 st.backend.put(self.key, {**seg.blobs, **st._encode(self.key, changed)})
+        if not st.passthrough:
+            self.arrays.release()
         self.arrays = None
         return False
