@@ -207,3 +207,52 @@ def test_a_float_store_that_cannot_fit_is_refused(monkeypatch):
     game.store_estimate = 10**12  # as if the regrets needed a terabyte
     with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as fixed point"):
         Solver(asm)
+
+
+def _board(game, g):
+    from solverkit.poker.cards import card_name
+
+    b = game.tree.boards
+    return "".join(card_name(c, 4) for c in b.cards[g, : b.num_cards[g]])
+
+
+def test_boards_sort_by_flush_suits_then_rank():
+    """Cepheus's board order: fewer suits that can still make a flush first, ties by rank."""
+    game = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 6, "rounds": 4,
+                                                        "max_raises": [1, 1, 1, 1], "flops": "7c5d2h,7c5c2c"}}).game
+    keys = game.board_keys()
+    b = game.tree.boards
+    names = {_board(game, g): int(keys[g]) for g in range(int(b.round_start[1]), int(b.round_start[3]))}
+    assert keys[0] > max(names.values())  # preflop: all four suits can flush
+    # a flop suit can still flush with one board card of it (+ turn + river + 2 hole cards):
+    # monotone 2c5c7c has one such suit, rainbow 2c5d7h three
+    assert names["2c5c7c"] < names["2c5d7h"]
+    # on the turn a suit needs two board cards: 2c5d7h2s has none, 2c5d7h3c clubs
+    assert names["2c5d7h2s"] < names["2c5d7h3c"]
+    # same flush suits (none): by rank, highest cards first
+    assert names["2c5d7h2s"] < names["2c5d7h3s"] < names["2c5d7h6s"]
+    assert names["2c5d7h3c"] == names["2c5d7h3d"]  # alike to the predictor: one flush suit, same ranks
+
+
+@pytest.mark.parametrize("board_order", [True, False])
+def test_board_ordered_grids_round_trip(board_order, predictor="gradient"):
+    """Subgame grids linking each board to the previous one in board order pass the grid checks
+    and code every real segment back exactly with the north-predicting modes."""
+    from solverkit.core.codec import ValueCodec, check_grid
+
+    asm = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 5, "rounds": 3, "split_round": 2},
+                       "compressor": {"name": "blosc2", "codec": "lz4"}})
+    game = asm.game
+    codec = ValueCodec(asm.compressor, {"regret": np.full(3, 16.0)}, predictor=predictor)
+    rng = np.random.default_rng(1)
+    seen_sorted = False
+    for spec in game.segments(True)[:6]:
+        for name, n in spec.arrays.items():
+            g = game.segment_grid(spec.key, name, board_order=board_order)
+            check_grid(g, n, spec.key)
+            if board_order and g.visit is not None and not np.array_equal(g.visit, np.sort(g.visit)):
+                seen_sorted = True
+            x = np.rint(rng.normal(0, 50, n)) / 16
+            y = codec.decode(codec.encode(x, g, "regret"), g, "regret", spec.key)
+            np.testing.assert_array_equal(y, x)
+    assert seen_sorted == board_order

@@ -43,15 +43,19 @@ def random_grid(rng, nblocks=6):
     acts = rng.integers(1, 5, nblocks)  # 2 and 3 actions have specialised west kernels
     sizes = H * acts
     offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    # blocks are coded in a shuffled visit order; north links to a block visited earlier
+    visit = rng.permutation(nblocks).astype(np.int64) if rng.random() < 0.5 else None
+    seq = visit if visit is not None else np.arange(nblocks)
     north = np.full(nblocks, -1, dtype=np.int64)
-    for b in range(1, nblocks):
-        same = [c for c in range(b) if acts[c] == acts[b]]
+    for i in range(1, nblocks):
+        b = seq[i]
+        same = [c for c in seq[:i] if acts[c] == acts[b]]
         if same and rng.random() < 0.7:
             north[b] = same[-1]
     orders = np.array([rng.permutation(H) for _ in range(3)], dtype=np.int64)
     order = rng.integers(-1, 3, nblocks).astype(np.int64)
     grid = Grid(offset, np.full(nblocks, H, np.int64), acts.astype(np.int64), north,
-                rng.integers(0, 2, nblocks).astype(np.int64), order, orders)
+                rng.integers(0, 2, nblocks).astype(np.int64), order, orders, visit)
     return grid, int(sizes.sum())
 
 
@@ -98,12 +102,12 @@ def test_specialised_west_kernels_write_the_generic_residuals(seed):
     x = rng.normal(0, 1, n) * rng.choice([1.0, 1e3, 5e9], n)
     s = np.array([16.0, 0.5])
     generic, fast = np.empty(n, np.uint32), np.empty(n, np.uint32)
-    sat = _encode_fixed(x, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, s, 1,
+    sat = _encode_fixed(x, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, g.visit_order, s, 1,
                         np.empty(n, np.int32), generic)
     assert _encode_west(x, g.offset, g.hands, g.actions, g.round, g.order, g.orders, s, fast) == sat
     np.testing.assert_array_equal(fast, generic)
     a, b = np.empty(n), np.empty(n)
-    _decode_fixed(generic, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, s, 1,
+    _decode_fixed(generic, g.offset, g.hands, g.actions, g.north, g.round, g.order, g.orders, g.visit_order, s, 1,
                   np.empty(n, np.int32), a)
     _decode_west(generic, g.offset, g.hands, g.actions, g.round, g.order, g.orders, s, b)
     np.testing.assert_array_equal(a, b)
@@ -319,12 +323,15 @@ def test_malformed_game_grids_are_refused():
     bad = {
         "covers 10 values, the array has 12": dict(hands=np.array([3, 2]), north=np.array([-1, -1])),
         "does not cover the array exactly once": dict(offset=np.array([0, 5]), hands=np.array([3, 3])),
-        "north neighbour must come before it": dict(north=np.array([1, 0])),
+        "north neighbour must be visited before it": dict(north=np.array([1, 0])),
+        "visited before it": dict(visit=np.array([1, 0])),
+        "visit order is not a permutation": dict(visit=np.array([0, 0])),
         "differ in hands or actions": dict(actions=np.array([2, 2]), hands=np.array([4, 2]), offset=np.array([0, 8])),
         "names a hand order the grid does not have": dict(order=np.array([-1, 3])),
     }
     for msg, change in bad.items():
-        fields = {f: getattr(good, f) for f in ("offset", "hands", "actions", "north", "round", "order", "orders")}
+        fields = {f: getattr(good, f) for f in ("offset", "hands", "actions", "north", "round", "order", "orders",
+                                                 "visit")}
         fields.update(change)
         with pytest.raises(SolverkitError, match=msg):
             check_grid(Grid(**fields), 12, "g")

@@ -40,7 +40,10 @@ class Grid:
     """Blocks of an array for the predictor: block i holds ``hands[i] x actions[i]`` values from
     ``offset[i]`` (hands outer, actions inner); ``north[i]`` is the block of the same node on
     the previous board (-1: none); ``round[i]`` picks the scale factor; ``order[i]`` is a row of
-    the grid's ``orders`` table giving the order of the block's hands (-1: index order)."""
+    the grid's ``orders`` table giving the order of the block's hands (-1: index order);
+    ``visit`` is the order in which the north-predicting modes code the blocks (None: index
+    order), so that a game may link each board to any earlier one in an order of its choosing
+    (HULHE: boards sorted by flush suits, then rank)."""
 
     offset: np.ndarray
     hands: np.ndarray
@@ -49,6 +52,12 @@ class Grid:
     round: np.ndarray
     order: np.ndarray
     orders: np.ndarray  # int64 [rows, max hands]
+    visit: np.ndarray | None = None
+
+    @property
+    def visit_order(self) -> np.ndarray:
+        """Blocks in coding order."""
+        return np.arange(self.offset.size, dtype=np.int64) if self.visit is None else self.visit
 
     @classmethod
     def flat(cls, size: int) -> "Grid":
@@ -122,16 +131,17 @@ def _block_order(order, orders, b, H, out):
 
 
 @njit(cache=True, nogil=True)
-def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, mode, q, res):
+def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, visit, scales, mode, q, res):
     """Block by block: q = round(x * scale) saturated to int32, then the zigzag residual of q
     against its prediction into res (mode 0 none: q's bits; 1 west: the previous hand in the
     block's order; 2 north: the same value in the north block, layout order; 3 gradient:
-    west + north - northwest). Returns the number of saturated values. Arithmetic on
-    residuals wraps modulo 2^32, so decoding is exact whatever the values."""
+    west + north - northwest), blocks in `visit` order. Returns the number of saturated values.
+    Arithmetic on residuals wraps modulo 2^32, so decoding is exact whatever the values."""
     sat = 0
     pos = 0
     ordv = _order_buffer(hands)
-    for b in range(offset.shape[0]):
+    for vb in range(visit.shape[0]):
+        b = visit[vb] if mode >= 2 else vb  # the visit order matters to north only
         A = actions[b]
         H = hands[b]
         o = offset[b]
@@ -181,12 +191,13 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, scales, 
 
 
 @njit(cache=True, nogil=True)
-def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, scales, mode, q, x):
+def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, visit, scales, mode, q, x):
     """Inverse of _encode_fixed: q from the residuals, then x = q * (1 / scale). West-only
     blocks run as a prefix sum per action with the running value in a register."""
     pos = 0
     ordv = _order_buffer(hands)
-    for b in range(offset.shape[0]):
+    for vb in range(visit.shape[0]):
+        b = visit[vb] if mode >= 2 else vb  # the visit order matters to north only
         A = actions[b]
         H = hands[b]
         o = offset[b]
@@ -342,9 +353,14 @@ def check_grid(grid: Grid, size: int, where: str) -> None:
         covered[int(o): int(o + h * a)] += 1
     if covered.size and (covered.min() != 1 or covered.max() != 1):
         raise SolverkitError(f"{where}: the game's grid does not cover the array exactly once")
-    if np.any(grid.north >= np.arange(grid.north.size)):
-        raise SolverkitError(f"{where}: a grid block's north neighbour must come before it")
+    visit = grid.visit_order
+    if visit.shape != grid.offset.shape or not np.array_equal(np.sort(visit), np.arange(visit.size)):
+        raise SolverkitError(f"{where}: the grid's visit order is not a permutation of its {visit.size} blocks")
+    rank = np.empty(visit.size, dtype=np.int64)
+    rank[visit] = np.arange(visit.size)
     has = grid.north >= 0
+    if np.any(grid.north >= grid.offset.size) or np.any(rank[grid.north[has]] >= rank[has]):
+        raise SolverkitError(f"{where}: a grid block's north neighbour must be visited before it")
     nb = grid.north[has]
     if np.any(grid.hands[nb] != grid.hands[has]) or np.any(grid.actions[nb] != grid.actions[has]):
         raise SolverkitError(f"{where}: a grid block and its north neighbour differ in hands or actions")
@@ -399,7 +415,7 @@ class ValueCodec:
             else:
                 q = np.empty(x.shape[0], dtype=np.int32)
                 self.saturated += _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round,
-                                                grid.order, grid.orders, scales, self._mode, q, res)
+                                                grid.order, grid.orders, grid.visit_order, scales, self._mode, q, res)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         body = bytes(body)
@@ -441,5 +457,5 @@ class ValueCodec:
                              out)
             else:
                 _decode_fixed(res, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
-                              grid.orders, scales, self._mode, np.empty(n, dtype=np.int32), out)
+                              grid.orders, grid.visit_order, scales, self._mode, np.empty(n, dtype=np.int32), out)
         return out

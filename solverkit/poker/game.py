@@ -413,15 +413,44 @@ class PokerGame(Game):
             self._hand_orders = np.argsort(self.hand_strength(), axis=1, kind="stable").astype(np.int64)
         return self._hand_orders
 
-    def segment_grid(self, key, name):
-        """Blocks (decision node, board) of hands x actions in layout order; north = the same
-        node on the segment's previous board; hands in rollout-strength order on every board."""
+    def board_keys(self) -> np.ndarray:
+        """[boards] sort key of every board for the predictor: the number of suits that can still
+        make a flush (a suit whose board cards plus the cards still to come, hole cards
+        included, reach a flush), then the ranks, highest first. Boards next to each other in
+        this order have alike values, so each predicts the next (Cepheus's board ordering)."""
+        if getattr(self, "_board_keys", None) is None:
+            b = self.tree.boards
+            gd = self.gd
+            S, R = gd.num_suits, gd.num_ranks
+            final = int(np.sum(gd.num_board_cards))
+            flush = min(5, gd.num_hole_cards + final)
+            cards = b.cards
+            n = b.num_cards.astype(np.int64)
+            present = cards >= 0
+            suit_counts = np.zeros((cards.shape[0], S), dtype=np.int64)
+            for s in range(S):
+                suit_counts[:, s] = np.sum(present & (cards % S == s), axis=1)
+            to_come = final - n + gd.num_hole_cards
+            suits = np.sum(suit_counts + to_come[:, None] >= flush, axis=1)
+            ranks = np.where(present, cards // S, -1)
+            ranks = -np.sort(-ranks, axis=1)  # highest first, missing cards (-1) last
+            code = np.zeros(cards.shape[0], dtype=np.int64)
+            for j in range(ranks.shape[1]):
+                code = code * (R + 1) + (ranks[:, j] + 1)
+            self._board_keys = suits * (R + 1) ** ranks.shape[1] + code
+        return self._board_keys
+
+    def segment_grid(self, key, name, board_order: bool = True):
+        """Blocks (decision node, board) of hands x actions in layout order, hands in
+        rollout-strength order on every board; north = the same node on the previous board of
+        the segment's round in :meth:`board_keys` order (`board_order`; else layout order),
+        which is also the order the north-predicting modes visit the boards in."""
         from ..core.codec import Grid
 
         p = int(name[-1])
         memo = self.__dict__.setdefault("_grid_memo", {})  # regrets and averages share a grid
-        if (key, p) in memo:
-            return memo[(key, p)]
+        if (key, p, board_order) in memo:
+            return memo[(key, p, board_order)]
         region, first = self._segment_region(key)
         t = self.tree
         bet = t.bet
@@ -429,15 +458,23 @@ class PokerGame(Game):
         rnd = bet.round[nodes].astype(np.int64)
         offset = region.node_off[nodes] + k * region.stride[p, rnd]
         north = np.full(nodes.size, -1, dtype=np.int64)
+        visit = []
+        board_keys = self.board_keys() if board_order else None
         # units run board-major within a round, the same nodes on every board
         for r in np.unique(rnd):
             idx = np.flatnonzero(rnd == r)
             per_board = int(np.count_nonzero(k[idx] == k[idx[0]]))
-            north[idx[per_board:]] = idx[:-per_board]
+            by_board = idx.reshape(-1, per_board)  # [boards of the round here, nodes]
+            if board_keys is not None:
+                boards = first[r] + k[by_board[:, 0]]
+                by_board = by_board[np.argsort(board_keys[boards], kind="stable")]
+            north[by_board[1:]] = by_board[:-1]
+            visit.append(by_board.ravel())
         order = (first[rnd] + k).astype(np.int64)  # the global board: a row of hand_orders()
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
-        grid = memo[(key, p)] = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north,
-                                     rnd, order, self.hand_orders())
+        grid = memo[(key, p, board_order)] = Grid(
+            offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
+            self.hand_orders(), np.concatenate(visit).astype(np.int64) if visit else None)
         return grid
 
     def subgame_keys(self):
