@@ -49,7 +49,29 @@ def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench_flop(flop, n_subgames, iterations, tmp):
+#: predictor variants compared on the same stored regrets: (name, predictor mode, board order)
+VARIANTS = [("none", "none", False), ("west", "west", False), ("north, layout order", "north", False),
+            ("north, board order", "north", True), ("gradient, layout order", "gradient", False),
+            ("gradient, board order", "gradient", True)]
+
+
+def predictor_ratios(game, store, names, compressor, scales):
+    """Regret compression ratio (4-byte floats over coded bytes) of every VARIANTS predictor on
+    the regrets the store holds now."""
+    sizes = dict.fromkeys((v[0] for v in VARIANTS), 0)
+    values = 0
+    for n in names:
+        seg = store.read(n)
+        for arr in ("regret0", "regret1"):
+            x = seg[arr]
+            values += x.size
+            for label, mode, board in VARIANTS:
+                codec = ValueCodec(compressor, scales, predictor=mode)
+                sizes[label] += len(codec.encode(x, game.segment_grid(n, arr, board_order=board), family(arr)))
+    return {label: round(4 * values / b, 2) for label, b in sizes.items()}
+
+
+def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
     asm = load_config({
         "preset": "cfr_plus",
         "game": {"name": "hulhe", "flops": flop, "split_round": 2, "chunks": 49},
@@ -70,6 +92,7 @@ def bench_flop(flop, n_subgames, iterations, tmp):
     first = PassJob(1, (0,), asm.rule, asm.averaging)
     _, inputs = game.trunk_reach(store, game.kernel_job(first))
     per_iter = []
+    ratios = {}
     for t in range(1, iterations + 1):
         c0 = time.process_time()
         for p in (0, 1):
@@ -80,22 +103,15 @@ def bench_flop(flop, n_subgames, iterations, tmp):
                 game.subgame_pass(k, (kjob, job), inputs[k], store)
         store.flush()
         per_iter.append((time.process_time() - c0) / len(chosen))
+        if t in measure_at or t == iterations:
+            ratios[t] = predictor_ratios(game, store, names[1:], asm.compressor, codec.scales)
+            print(f"  {flop} iteration {t}: {per_iter[-1]:.1f} core-s; regret ratios {ratios[t]}", flush=True)
     sub_names = names[1:]
     stored = store.stored_bytes()
     values = sum(sum(specs[n].arrays.values()) for n in sub_names)
     sub_bytes = sum(sum(len(b) for b in store.payloads(n).values()) for n in sub_names)
-    # the same stored values coded without a predictor, and the regrets alone
-    plain = ValueCodec(asm.compressor, codec.scales, predictor="none")
-    reg_vals = reg_west = reg_plain = 0
-    for n in sub_names:
-        seg = store.read(n)
-        for arr in ("regret0", "regret1"):
-            g = store.grid(n, arr)
-            x = seg[arr]
-            reg_vals += x.size
-            reg_west += len(codec.encode(x, g, family(arr)))
-            reg_plain += len(plain.encode(x, g, family(arr)))
     store.close()
+    last = ratios[iterations]
     return {
         "flop": flop,
         "betting_sequences": [game.tree.bet.history[e] for e in chosen],
@@ -104,8 +120,9 @@ def bench_flop(flop, n_subgames, iterations, tmp):
         "core_seconds_per_update": [round(x, 1) for x in per_iter],
         "compressed_mb_per_subgame": round(sub_bytes / len(chosen) / 1e6, 1),
         "ratio_all": round(4 * values / sub_bytes, 2),
-        "regret_ratio_west": round(4 * reg_vals / reg_west, 2),
-        "regret_ratio_no_predictor": round(4 * reg_vals / reg_plain, 2),
+        "regret_ratio_west": last["west"],
+        "regret_ratio_no_predictor": last["none"],
+        "regret_ratios_by_iteration": {str(t): r for t, r in ratios.items()},
         "stored_bytes_total": stored,
     }
 
@@ -115,14 +132,18 @@ def main(argv=None):
     ap.add_argument("--flops", default="AsKd7c,2c2d9h")
     ap.add_argument("--subgames", type=int, default=2, help="betting sequences per flop")
     ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--measure-at", default="1,2,5,10,20,50,100",
+                    help="iterations at which every predictor's regret ratio is measured (and the last)")
     args = ap.parse_args(argv)
+    measure_at = {int(x) for x in args.measure_at.split(",") if x}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for flop in args.flops.split(","):
-            row = bench_flop(flop, args.subgames, args.iterations, tmp)
+            row = bench_flop(flop, args.subgames, args.iterations, tmp, measure_at)
             rows.append(row)
             print(json.dumps(row), flush=True)
-    last = [r["core_seconds_per_update"][-1] for r in rows]
+    # per flop the median update (the first iteration's subgames are nearly empty), then the mean
+    last = [float(np.median(r["core_seconds_per_update"][1:] or r["core_seconds_per_update"])) for r in rows]
     mean_s = float(np.mean(last))
     ratio = float(np.mean([r["regret_ratio_west"] for r in rows]))
     doc = {
@@ -147,14 +168,22 @@ def main(argv=None):
         "",
         f"`{doc['command']}` on {doc['machine']}, {doc['date']}.",
         "",
-        "| flop | betting sequences | values per subgame | core-s per update (by iteration) | MB per subgame | "
+        "| flop | betting sequences | values per subgame | core-s per update (median; min-max) | MB per subgame | "
         "ratio (all) | regret ratio, west | regret ratio, no predictor |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r, med in zip(rows, last):
+        cs = r["core_seconds_per_update"]
         lines.append(f"| {r['flop']} | {', '.join(r['betting_sequences'])} | {r['values_per_subgame']:,} | "
-                     f"{r['core_seconds_per_update']} | {r['compressed_mb_per_subgame']} | {r['ratio_all']} | "
+                     f"{med:.1f}; {min(cs)}-{max(cs)} | {r['compressed_mb_per_subgame']} | {r['ratio_all']} | "
                      f"{r['regret_ratio_west']} | {r['regret_ratio_no_predictor']} |")
+    labels = [v[0] for v in VARIANTS]
+    lines += ["", "Regret compression ratio by predictor (same stored regrets, blosc2 zstd-1; board order = "
+              "Cepheus's flush-suits-then-rank board sort feeding north):", "",
+              "| flop | iteration | " + " | ".join(labels) + " |", "|---|---|" + "---|" * len(labels)]
+    for r in rows:
+        for t, ratio in r["regret_ratios_by_iteration"].items():
+            lines.append(f"| {r['flop']} | {t} | " + " | ".join(str(ratio[lab]) for lab in labels) + " |")
     lines += [
         "",
         f"Core-seconds per subgame update: **{doc['core_seconds_per_subgame_update']}** against Cepheus's "
