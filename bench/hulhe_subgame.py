@@ -43,6 +43,8 @@ RESULTS = ROOT / "bench" / "results"
 CEPHEUS_CORE_SECONDS = 61 * 60 * 4800 / 110_565  # about 159
 CEPHEUS_RATIO = 13.0
 SUBGAMES, CORES, ITERATIONS = 110_565, 4_800, 1_579
+#: canonical flops, turns and rivers of full HULHE (solverkit.poker.size; tests check them)
+FULL_FLOPS, FULL_TURNS, FULL_RIVERS = 1_755, 63_193, 2_554_656
 
 
 def rss_mb():
@@ -107,6 +109,18 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
             ratios[t] = predictor_ratios(game, store, names[1:], asm.compressor, codec.scales)
             print(f"  {flop} iteration {t}: {per_iter[-1]:.1f} core-s; regret ratios {ratios[t]}", flush=True)
     sub_names = names[1:]
+    # values per turn board and per river board of one subgame (the same on every flop: limit
+    # betting restarts each round), for the projection onto the full game's canonical boards
+    per_round = np.zeros(4)
+    boards_per_round = np.zeros(4)
+    for k in keys:
+        n = game._segment_name(k)
+        for arr, size in specs[n].arrays.items():
+            g = game.segment_grid(n, arr)
+            np.add.at(per_round, g.round, g.hands * g.actions)
+        g = game.segment_grid(n, "regret0")
+        for r in (2, 3):
+            boards_per_round[r] += len(np.unique(g.order[g.round == r]))
     stored = store.stored_bytes()
     values = sum(sum(specs[n].arrays.values()) for n in sub_names)
     sub_bytes = sum(sum(len(b) for b in store.payloads(n).values()) for n in sub_names)
@@ -123,6 +137,8 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
         "regret_ratio_west": last["west"],
         "regret_ratio_no_predictor": last["none"],
         "regret_ratios_by_iteration": {str(t): r for t, r in ratios.items()},
+        "values_per_turn_board": int(per_round[2] / boards_per_round[2]),
+        "values_per_river_board": int(per_round[3] / boards_per_round[3]),
         "stored_bytes_total": stored,
     }
 
@@ -142,9 +158,17 @@ def main(argv=None):
             row = bench_flop(flop, args.subgames, args.iterations, tmp, measure_at)
             rows.append(row)
             print(json.dumps(row), flush=True)
-    # per flop the median update (the first iteration's subgames are nearly empty), then the mean
+    # per flop the median update (the first iteration's subgames are nearly empty)
     last = [float(np.median(r["core_seconds_per_update"][1:] or r["core_seconds_per_update"])) for r in rows]
-    mean_s = float(np.mean(last))
+    # the full game's average subgame: its flop's canonical turns and rivers (exact counts) times
+    # the values per board, at the measured cost per value
+    turns, rivers, flops = FULL_TURNS, FULL_RIVERS, FULL_FLOPS
+    vt = rows[0]["values_per_turn_board"]
+    vr = rows[0]["values_per_river_board"]
+    mean_values = (turns * vt + rivers * vr) / flops
+    ns_per_value = float(np.sum([m * r["subgames"] for m, r in zip(last, rows)]) /
+                         np.sum([r["values_per_subgame"] * r["subgames"] for r in rows]))
+    mean_s = ns_per_value * mean_values
     ratio = float(np.mean([r["regret_ratio_west"] for r in rows]))
     doc = {
         "command": f"python bench/hulhe_subgame.py --flops {args.flops} --subgames {args.subgames} "
@@ -153,6 +177,9 @@ def main(argv=None):
         "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
         "core_seconds_per_subgame_update": round(mean_s, 1),
+        "ns_per_value_update": round(ns_per_value * 1e9, 2),
+        "mean_values_per_full_game_subgame": int(mean_values),
+        "measured_flops_mean_core_seconds": round(float(np.mean(last)), 1),
         "cepheus_core_seconds": round(CEPHEUS_CORE_SECONDS, 1),
         "speedup_vs_cepheus": round(CEPHEUS_CORE_SECONDS / mean_s, 2),
         "regret_ratio": round(ratio, 2),
@@ -186,7 +213,11 @@ def main(argv=None):
             lines.append(f"| {r['flop']} | {t} | " + " | ".join(str(ratio[lab]) for lab in labels) + " |")
     lines += [
         "",
-        f"Core-seconds per subgame update: **{doc['core_seconds_per_subgame_update']}** against Cepheus's "
+        f"Cost per stored value and update: {doc['ns_per_value_update']} ns (both passes, all threads' CPU time); "
+        f"the full game's average subgame (its flop's canonical turns and rivers: {FULL_TURNS:,} and "
+        f"{FULL_RIVERS:,} below {FULL_FLOPS:,} flops, {doc['mean_values_per_full_game_subgame']:,} values) at that cost: "
+        f"**{doc['core_seconds_per_subgame_update']} core-seconds per subgame update** (the measured flops' mean: "
+        f"{doc['measured_flops_mean_core_seconds']}) against Cepheus's "
         f"{doc['cepheus_core_seconds']} ({doc['speedup_vs_cepheus']}x); regret compression "
         f"{doc['regret_ratio']}:1 against Cepheus's 13:1. Projected: {doc['projected_minutes_per_iteration_on_4800_cores']} "
         f"minutes per iteration and {doc['projected_days_for_1579_iterations']} days for 1,579 iterations on "
