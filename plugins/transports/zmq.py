@@ -169,7 +169,7 @@ class ZmqTransport(Transport):
                     self._fail(ident, header)
             elif header["type"] == "hello":
                 if len(self._workers) >= want or ident in self._workers:
-                    self._refuse(ident, f"this trunk already has its {want} workers")
+                    self._refuse_hello(ident, header)
                     continue
                 w = self._accept(ident, header, len(self._workers), shares)
                 if w is not None:
@@ -196,11 +196,7 @@ class ZmqTransport(Transport):
         """A worker from its HELLO (None, with an ERROR reply, when it cannot join)."""
         where = "hello"
         try:
-            protocol = field(header, "protocol", where, "int")
-            version = field(header, "solverkit", where, "str")
-            if protocol != PROTOCOL or version != __version__:
-                raise ProtocolError(f"worker speaks protocol {protocol} (solverkit {version}); this trunk speaks "
-                                    f"protocol {PROTOCOL} (solverkit {__version__}): install the same version")
+            _check_hello(header)
             w = _Worker(ident, field(header, "host", where, "str"), field(header, "pid", where, "int"),
                         field(header, "threads", where, "int", lo=1), index, list(shares[index]))
         except ProtocolError as exc:
@@ -211,6 +207,15 @@ class ZmqTransport(Transport):
         self._workers[ident] = w
         self._link.admit(ident)
         return w
+
+    def _refuse_hello(self, ident, header):
+        """Answer a HELLO once the run has its workers: a version mismatch, or 'full'."""
+        try:
+            _check_hello(header)
+        except ProtocolError as exc:
+            self._refuse(ident, str(exc))
+            return
+        self._refuse(ident, f"this trunk already has its {self.config['workers']} workers")
 
     def _check_spawned(self):
         for i, proc in enumerate(self._procs):
@@ -246,7 +251,7 @@ class ZmqTransport(Transport):
                     self._fail(ident, header)
                 continue  # a stranger we could not answer
             if header["type"] == "hello":
-                self._refuse(ident, f"this trunk already has its {self.config['workers']} workers")
+                self._refuse_hello(ident, header)
                 continue
             w = self._workers[ident]
             if ident not in pending:
@@ -386,6 +391,15 @@ class ZmqTransport(Transport):
                 self._finalizer.detach()
             if link is not None:
                 link.close()
+
+
+def _check_hello(header):
+    """A HELLO must speak this protocol version and come from the same solverkit version."""
+    protocol = field(header, "protocol", "hello", "int")
+    version = field(header, "solverkit", "hello", "str")
+    if protocol != PROTOCOL or version != __version__:
+        raise ProtocolError(f"worker speaks protocol {protocol} (solverkit {version}); this trunk speaks "
+                            f"protocol {PROTOCOL} (solverkit {__version__}): install the same version")
 
 
 def _stop_workers(link, identities, grace):
