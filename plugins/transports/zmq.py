@@ -106,6 +106,7 @@ class ZmqTransport(Transport):
         self._ids = itertools.count(1)
         self._shape = None
         self._finalizer = None
+        self._dead: set[bytes] = set()  # workers this run gave up on: not waited for at close
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -273,6 +274,7 @@ class ZmqTransport(Transport):
         """Raise the TransportError of a failed worker (a message, or its ERROR header)."""
         w = self._workers.get(ident)
         who = f"zmq worker {w.name}" if w else f"zmq peer {ident!r}"
+        self._dead.add(ident)
         if header is not None and header.get("type") == "error":
             text = header.get("message") if isinstance(header.get("message"), str) else repr(header.get("message"))
             exc = TransportError(f"{who} failed: {text}")
@@ -288,9 +290,11 @@ class ZmqTransport(Transport):
         for ident in pending:
             w = self._workers[ident]
             if w.proc is not None and w.proc.poll() is not None:
+                self._dead.add(ident)
                 raise TransportError(f"zmq worker {w.name} exited with status {w.proc.returncode}; {_RESUME}")
             silent = now - self._link.seen.get(ident, now)
             if silent > self.timeout:
+                self._dead.add(ident)
                 raise TransportError(f"zmq worker {w.name} silent for {silent:.1f} s (timeout {self.timeout:g} s): "
                                      f"it died, hung or lost its network; {_RESUME}")
 
@@ -382,11 +386,14 @@ class ZmqTransport(Transport):
         """STOP every worker, wait briefly for their goodbyes and for spawned processes to exit,
         terminate those that linger, close the sockets."""
         link, self._link = self._link, None
+        alive = [i for i in self._workers if i not in self._dead]
         try:
             if link is not None:
-                _stop_workers(link, list(self._workers), min(STOP_GRACE, self.timeout))
+                _stop_workers(link, alive, min(STOP_GRACE, self.timeout))
         finally:
-            _reap(self._procs, grace=min(STOP_GRACE, self.timeout))
+            dead = [w.proc for i, w in self._workers.items() if i in self._dead and w.proc is not None]
+            _reap(dead)
+            _reap([p for p in self._procs if p not in dead], grace=min(STOP_GRACE, self.timeout))
             if self._finalizer is not None:
                 self._finalizer.detach()
             if link is not None:
@@ -414,8 +421,15 @@ def _stop_workers(link, identities, grace):
             waiting.discard(event[1])
 
 
-def _reap(procs, grace: float = 0.0):
-    """Wait up to `grace` seconds for spawned workers, then terminate (and kill) the rest."""
+def _reap(procs, grace: float | None = None):
+    """Wait up to `grace` seconds for spawned workers, then terminate (and kill) the rest; no
+    grace: kill at once (workers given up on, or the interpreter exiting)."""
+    if grace is None:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()  # a stopped (SIGSTOP) process ignores SIGTERM until continued
+            proc.wait()
+        return
     deadline = time.monotonic() + grace
     for proc in procs:
         try:
@@ -426,8 +440,7 @@ def _reap(procs, grace: float = 0.0):
         try:
             proc.wait(2.0)
         except subprocess.TimeoutExpired:
-            proc.kill()  # a stopped (SIGSTOP) process ignores SIGTERM until continued
-            proc.wait()
+            _reap([proc])
 
 
 def partition(keys, sizes: dict, n: int) -> list[list]:
