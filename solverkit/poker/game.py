@@ -171,8 +171,9 @@ class PokerGame(Game):
                 f"({size.infosets_iso:,} information sets up to suit symmetry); this machine has "
                 f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
                 f"raises), or run the trunk on one machine and {cut} on worker machines with "
-                f"[transport] name = \"zmq\" and `solverkit worker --connect tcp://TRUNK:PORT` on each "
-                f"(docs/config.md; `solverkit info {self.name}` prints the sizes)"
+                f"[transport] name = \"zmq\" and `solverkit worker --connect tcp://TRUNK:PORT` on each, "
+                f"machines that can hold the public tree (every process builds it) besides their share of "
+                f"the values (docs/config.md; `solverkit info {self.name}` prints the sizes)"
             )
 
     @classmethod
