@@ -343,6 +343,26 @@ def test_worker_exits_when_its_trunk_goes_silent():
         ctx.destroy(0)
 
 
+def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
+    ctx = zmq.Context()
+    router, endpoint = _fake_trunk(ctx)
+    proc = subprocess.Popen([sys.executable, "-m", "solverkit", "worker", "--connect", endpoint, "--wait", "30"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        ident, _ = router.recv_multipart()
+        router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
+                                                   "config": {"game": "nosuch"}, "keys": [],
+                                                   "heartbeat": 0.1, "timeout": 5.0})])
+        header = unpack_header(router.recv_multipart()[1], "test")
+        assert header["type"] == "error" and header["id"] == 1
+        assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")
+        assert proc.wait(10) == 2
+    finally:
+        proc.kill()
+        proc.wait()
+        ctx.destroy(0)
+
+
 # --- failing, dying and silent workers -----------------------------------------------------------
 
 
@@ -460,15 +480,23 @@ def _solve(tmp_path, iterations=100000):
     return proc, pids
 
 
-def test_ctrl_c_on_the_trunk_saves_the_outputs_and_stops_its_workers(tmp_path):
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_on_the_trunk_stops_its_workers(tmp_path, presses):
+    """Once: the iteration ends, the outputs are saved; twice: the trunk stops at once. Either
+    way its workers (in a session of their own, so the terminal's SIGINT reaches the trunk only)
+    are stopped."""
     proc, pids = _solve(tmp_path)
     try:
         time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
+        for _ in range(presses):
+            proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-        assert proc.returncode == 130, err
-        assert "interrupted after iteration" in err
-        assert json.loads((tmp_path / "out" / "result.json").read_text())["interrupted"] is True
+        if presses == 1:
+            assert proc.returncode == 130, err
+            assert "interrupted after iteration" in err
+            assert json.loads((tmp_path / "out" / "result.json").read_text())["interrupted"] is True
+        else:
+            assert proc.returncode != 0
         assert pids_gone(pids)
     finally:
         proc.kill()

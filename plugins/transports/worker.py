@@ -142,7 +142,7 @@ class Worker:
 
     def _close(self):
         if self.pool is not None:
-            self.pool.shutdown(wait=True)
+            self.pool.shutdown(wait=True, cancel_futures=True)
         if self.store is not None:
             self.store.close()
         self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
@@ -257,8 +257,11 @@ class Worker:
             self._beat()
             while (frames := self._receive(0)) is not None:
                 header = self._header(frames)
-                if header is not None and header["type"] not in ("heartbeat", "stop"):
-                    self._send(error_header(request_id(header), f"busy with request {rid}: one request at a time"))
+                if header is None or header["type"] == "heartbeat":
+                    continue
+                if header["type"] == "stop":  # the run is over: the pool's queue is dropped at close
+                    self._stop(header, frames[1:])
+                self._send(error_header(request_id(header), f"busy with request {rid}: one request at a time"))
         wait(futures)
         for f in futures:
             f.result()  # the first failure, reported by _handle
