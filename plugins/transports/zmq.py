@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import os
 import queue
 import subprocess
 import sys
