@@ -59,6 +59,7 @@ def request_id(header: dict):
 
 
 def host_name() -> str:
+    """This machine's name, as a worker introduces itself."""
     return socket.gethostname()
 
 

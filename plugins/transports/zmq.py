@@ -57,6 +57,7 @@ class _Worker:
 
     @property
     def name(self) -> str:
+        """host:pid, as errors name the worker."""
         return f"{self.host}:{self.pid}"
 
 
@@ -370,6 +371,7 @@ class ZmqTransport(Transport):
             self._take_stats(w, header, "stats")
 
     def store_view(self, store):
+        """Every segment, the workers' fetched and sent one at a time (see WorkerStoreView)."""
         return WorkerStoreView(self, store)
 
     def report(self):
@@ -646,18 +648,22 @@ class WorkerStoreView:
         return self.store.decoded(key, _RemotePayloads(self.transport, key, self.specs[key].arrays))
 
     def payloads(self, key):
+        """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""
         return self.transport.fetch(key) if self._remote(key) else self.store.payloads(key)
 
     def restore(self, key, blobs):
+        """Replace segment `key` (--resume): here, or on its worker, which checks the payloads."""
         if self._remote(key):
             self.transport.put(key, blobs)
         else:
             self.store.restore(key, blobs)
 
     def expect(self, keys):
+        """Read-ahead hint for the trunk's own segments (workers plan their own)."""
         self.store.expect([k for k in keys if not self._remote(k)])
 
     def flush(self):
+        """Flush the trunk's store and every worker's, refreshing their statistics."""
         self.store.flush()
         if self.transport._link is not None:
             self.transport.refresh_stats()
@@ -670,10 +676,12 @@ class WorkerStoreView:
         return self.store.stored_bytes() + self._workers("stored_bytes")
 
     def num_values(self) -> int:
+        """Values of every segment, the workers' included (the trunk's store knows every spec)."""
         return self.store.num_values()
 
     def saturated_values(self) -> int:
+        """Fixed-point values clipped here and on the workers."""
         return self.store.saturated_values() + self._workers("saturated")
 
     def close(self):
-        pass
+        """Nothing to release: the solver closes the store and the transport."""
