@@ -17,3 +17,12 @@ def choices(names) -> str:
     """Format valid choices the same way everywhere: sorted and comma-separated."""
     names = sorted(str(n) for n in names)
     return ", ".join(names) if names else "(none)"
+
+
+class TransportError(SolverkitError):
+    """A transport lost or could not reach its workers, or a worker failed: the message names
+    the worker (host:pid) and what happened."""
+
+
+class ProtocolError(TransportError):
+    """A message on the wire is malformed: the message names the field and the bad value."""

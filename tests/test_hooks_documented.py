@@ -82,11 +82,12 @@ def test_hook_exercised_by_tests(name, fn):
 @pytest.mark.parametrize(
     "base, methods",
     [
-        (Game, ["layout", "cfr_pass", "best_response", "subgame_pass", "segments", "warmup"]),
+        (Game, ["layout", "cfr_pass", "best_response", "subgame_pass", "segments", "warmup", "subgame_keys",
+                "subgame_shape", "subgame_segment", "job_to_wire", "job_from_wire"]),
         (RegretRule, ["coefficients", "update"]),
         (Averaging, ["coefficients", "update"]),
         (Compressor, ["compress", "decompress"]),
-        (Transport, ["map_subgames", "start", "close"]),
+        (Transport, ["map_subgames", "start", "close", "store_view", "report"]),
     ],
     ids=lambda v: v.__name__ if isinstance(v, type) else None,
 )

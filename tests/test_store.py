@@ -216,6 +216,37 @@ def test_disk_backend_equals_memory_backend(tmp_path):
     disk.close()
 
 
+@pytest.mark.parametrize("backend", ["memory", "disk", "passthrough"])
+def test_a_segment_never_written_costs_nothing_and_reads_as_zeros(tmp_path, backend, monkeypatch):
+    codec = ValueCodec(make(NoCompression)) if backend == "passthrough" else ValueCodec(make(ZlibCompressor), {"regret": [16.0], "avg": [4.0]})
+    store = Store(SPECS, codec, DiskBackend(tmp_path / "s") if backend == "disk" else None)
+    assert store.stored_bytes() == 0 and store.num_values() == sum(sum(s.arrays.values()) for s in SPECS)
+    if backend == "disk":
+        assert list((tmp_path / "s").iterdir()) == []
+    calls = []
+    monkeypatch.setattr(codec, "decode", lambda *a, **k: calls.append(a))
+    store.expect(["a", "b"])
+    seg = store.read("b")
+    assert sorted(seg) == sorted(SPECS[1].arrays) and all(not a.any() for a in seg.values())
+    assert calls == []  # zeros without a codec call
+    monkeypatch.undo()
+    # payloads of a segment never written: zeros, encoded on demand (what a checkpoint saves)
+    zeros = store.payloads("b")
+    assert set(zeros) == set(SPECS[1].arrays) and store.stored_bytes() == 0
+    assert all(not store.decoded("b", zeros)[n].any() for n in zeros)
+    # writing one array of a new segment stores the whole segment (the others as zeros)
+    with store.open("a", writes=("regret0",)) as seg:
+        seg["regret0"][:] = 2.0
+    store.flush()
+    assert store.stored_bytes() > 0
+    assert set(store.payloads("a")) == set(SPECS[0].arrays)
+    np.testing.assert_array_equal(store.read("a")["regret0"], 2.0)
+    assert not store.read("a")["avg0"].any() and not store.read("b")["regret0"].any()
+    if backend == "disk":
+        assert len(list((tmp_path / "s").iterdir())) == 1
+    store.close()
+
+
 def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
     import solverkit.core.atomic as atomic
 
@@ -261,6 +292,7 @@ def test_disk_full_keeps_the_previous_segment(tmp_path, monkeypatch):
 
 def test_damaged_segment_file_is_reported(tmp_path):
     store = Store(SPECS, ValueCodec(make(ZlibCompressor)), DiskBackend(tmp_path / "s"))
+    _fill(store, 0)  # segments are files once written
     store.flush()
     path = tmp_path / "s" / "seg0000001.skseg"
     data = bytearray(path.read_bytes())

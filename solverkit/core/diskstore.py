@@ -163,6 +163,12 @@ class DiskBackend:
             self._ahead[key] = _PENDING
             self._jobs.put(("read", key, None))
 
+    def has(self, key):
+        """Whether segment `key` was ever written (the store reads a segment never written as
+        zeros, without asking the backend)."""
+        with self._cv:
+            return key in self._files
+
     def expect(self, keys):
         with self._cv:
             wanted = set(keys)

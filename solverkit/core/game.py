@@ -8,9 +8,11 @@ from typing import ClassVar
 import numpy as np
 
 from .codec import Grid
+from ..errors import ProtocolError
 from .layout import Layout, policy
 from .params import Param
 from .store import SegmentSpec
+from .wire import check_keys, field
 
 
 @dataclass
@@ -36,6 +38,24 @@ class PassJob:
     def accumulate(self, total: np.ndarray | None, contrib: np.ndarray) -> None:
         if total is not None:
             self.averaging.update(total, contrib, self.iteration)
+
+    def to_wire(self) -> dict:
+        """The job as a msgpack-able map: iteration and players (the rule and averaging are
+        rebuilt on the receiving side from the same config)."""
+        return {"iteration": int(self.iteration), "players": [int(p) for p in self.players]}
+
+    @classmethod
+    def from_wire(cls, data, rule, averaging, where: str = "pass job") -> "PassJob":
+        """A job from :meth:`to_wire` data, with the receiver's own rule and averaging
+        instances; a ProtocolError names a bad field."""
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{where}: {type(data).__name__} {data!r:.60}, expected a map")
+        check_keys(data, ("iteration", "players"), where)
+        iteration = field(data, "iteration", where, "int", lo=1)
+        players = field(data, "players", where, "int_list")
+        if players not in ([0], [1], [0, 1]):
+            raise ProtocolError(f"{where}: field 'players' = {players!r} is invalid: expected [0], [1] or [0, 1]")
+        return cls(iteration, tuple(players), rule, averaging)
 
 
 class Game:
@@ -106,6 +126,35 @@ class Game:
     def subgame_pass(self, key, job: PassJob, inputs, store):
         """Run the part of a pass inside subgame `key`; only for decomposed games."""
         raise NotImplementedError(f"game {self.name!r} has no subgames")
+
+    def subgame_keys(self) -> list:
+        """Keys of the subgames :meth:`subgame_pass` runs (tuples of ints, or strings, so that
+        they can travel to workers); [] for a game without a decomposition."""
+        return []
+
+    def subgame_shape(self) -> tuple[int, ...]:
+        """Shape of one subgame's float64 input and of its output (they are the same), which a
+        network transport checks every array against."""
+        raise NotImplementedError(f"game {self.name!r} has no subgames")
+
+    def subgame_segment(self, key) -> str:
+        """Name of the store segment that subgame `key` owns (a worker holds it)."""
+        return str(key)
+
+    # --- jobs on the wire (for network transports) --------------------------------------------
+
+    def job_to_wire(self, job) -> dict:
+        """The job that :meth:`cfr_pass` hands the transport, as a msgpack-able map, so that a
+        worker process can rebuild it (nothing is pickled: network input is untrusted).
+        Default: a plain :class:`PassJob`."""
+        if not isinstance(job, PassJob):
+            raise NotImplementedError(f"game {self.name!r} cannot send its subgame jobs to workers")
+        return job.to_wire()
+
+    def job_from_wire(self, data, rule, averaging):
+        """The job from :meth:`job_to_wire` data, with the worker's own `rule` and `averaging`
+        instances built from the same config; a ProtocolError names a bad field."""
+        return PassJob.from_wire(data, rule, averaging)
 
     def best_response_from_store(self, store, kind: str, transport=None) -> tuple[float, float] | None:
         """Optional fast path: (br_0, br_1) of the store's ``kind`` strategy ("average" or

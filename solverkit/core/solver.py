@@ -99,7 +99,7 @@ class Result:
     compression_ratio: float = 0.0
 
 
-def _warm_up_kernels():
+def warm_up_kernels():
     """Load the core kernels (compiled or from numba's cache) before any time is measured."""
     from .averaging import scaled_accumulate
     from .layout import Layout, policy
@@ -151,7 +151,12 @@ def make_store(assembly, store_dir=None) -> Store:
 
 
 class Solver:
-    """Runs an assembly's iterations over a value store, one pass per update."""
+    """Runs an assembly's iterations over a value store, one pass per update.
+
+    ``store`` is this process's store (the passes open its segments); ``values`` is the
+    transport's view of every segment (the store itself, or for a transport whose workers own
+    the subgames, a view that fetches them): checkpoints, strategies and store metrics use it.
+    """
 
     def __init__(self, assembly, store_dir=None):
         self.assembly = assembly
@@ -159,9 +164,14 @@ class Solver:
         self.alternating = assembly.solver["update"] == "alternating"
         self.store = make_store(assembly, store_dir)
         self.transport = assembly.transport
-        self.transport.start(self.game, self.store)
-        _warm_up_kernels()
-        self.game.warmup()
+        try:
+            self.transport.start(self.game, self.store, assembly=assembly)
+            self.values = self.transport.store_view(self.store)
+            warm_up_kernels()
+            self.game.warmup()
+        except BaseException:  # no worker, thread or temporary directory outlives a failed start
+            self.close()
+            raise
         self.iteration = 0
         self.solve_seconds = 0.0
 
@@ -186,10 +196,10 @@ class Solver:
         self.solve_seconds += time.perf_counter() - t0
 
     def strategy(self, kind: str | None = None):
-        return self.game.strategy(self.store, kind or self.output_kind)
+        return self.game.strategy(self.values, kind or self.output_kind)
 
     def strategy_of(self, player: int, kind: str | None = None, out=None, release=None):
-        return self.game.strategy_of(self.store, kind or self.output_kind, player, out=out, release=release)
+        return self.game.strategy_of(self.values, kind or self.output_kind, player, out=out, release=release)
 
     def evaluate(self, exact: bool = False) -> dict:
         """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
@@ -219,31 +229,33 @@ class Solver:
         return row
 
     def store_row(self) -> dict:
-        """Stored bytes, compression ratio against 4-byte floats, and peak RSS now."""
-        self.store.flush()
+        """Stored bytes, compression ratio against 4-byte floats (workers' segments included),
+        and this process's peak RSS now."""
+        self.values.flush()
         return {
-            "stored_bytes": self.store.stored_bytes(),
-            "compression_ratio": self.store.compression_ratio(),
+            "stored_bytes": self.values.stored_bytes(),
+            "compression_ratio": self.values.compression_ratio(),
             "peak_rss_mb": peak_rss_mb(),
         }
 
     def save_checkpoint(self, path, metrics) -> int:
         """Write the store and the loop's state to `path` atomically; returns bytes written."""
-        self.store.flush()
+        self.values.flush()
         state = {
             "game": self.assembly.resolved["game"],
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
             "metrics": metrics,
-            "saturated": self.store.codec.saturated,
+            "saturated": self.values.saturated_values(),
         }
-        return write_checkpoint(path, self.store, state)
+        return write_checkpoint(path, self.values, state)
 
     def load_checkpoint(self, path) -> list[dict]:
         """Restore the store and iteration count from `path`; return the metrics rows saved."""
-        state = read_checkpoint(path, self.store, self.assembly.resolved["game"])
+        state = read_checkpoint(path, self.values, self.assembly.resolved["game"])
         self.iteration = int(state["iteration"])
         self.solve_seconds = float(state["seconds"])
+        # the count so far is this process's; workers count from zero and add theirs
         self.store.codec.saturated = int(state.get("saturated", 0))
         return list(state.get("metrics", []))
 
@@ -366,7 +378,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "strategy": solver.output_kind,
                 "interrupted": interrupted,
                 **store_row,
-                "saturated_values": solver.store.codec.saturated,
+                "saturated_values": solver.values.saturated_values(),
+                **solver.transport.report(),
             }
             (out / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
     finally:
@@ -386,8 +399,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         interrupted=interrupted,
         strategy=strategy,
         out=out,
-        stored_bytes=solver.store.stored_bytes(),
-        compression_ratio=solver.store.compression_ratio(),
+        stored_bytes=solver.values.stored_bytes(),
+        compression_ratio=solver.values.compression_ratio(),
     )
 
 

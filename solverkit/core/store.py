@@ -7,6 +7,11 @@ update, and encodes it again on exit (:mod:`solverkit.core.codec`: fixed point, 
 compressor, checksum). Where encoding is the identity (float64 and the ``none`` compressor in
 memory) the arrays simply stay decoded.
 
+A segment costs nothing until it is first written: until then it reads as zeros (decoded
+straight to zero arrays, no codec call) and :meth:`Store.payloads` encodes zeros on demand. A
+process that touches only some segments (the trunk of a distributed run, or a worker holding its
+own subgames) stores only those.
+
 Backends: ``memory`` keeps each segment's payloads in a dict; ``disk`` keeps one file per
 segment (:mod:`solverkit.core.diskstore`) behind a prefetch and write-behind thread. Either way
 a segment's old payload is dropped as soon as its new one is in, so the compressed data never
@@ -46,6 +51,9 @@ class MemoryBackend:
     def __init__(self):
         self._data: dict[str, dict[str, bytes]] = {}
 
+    def has(self, key):
+        return key in self._data
+
     def get(self, key):
         return self._data[key]
 
@@ -83,15 +91,8 @@ class Store:
         self._grid_cache: dict[tuple[str, str], Grid] = {}
         self._lock = threading.Lock()
         self.passthrough = codec.passthrough and isinstance(self.backend, MemoryBackend)
-        self._live: dict[str, dict[str, np.ndarray]] = {}
+        self._live: dict[str, dict[str, np.ndarray]] = {}  # passthrough: segments written so far
         self._pool = _BufferPool()
-        for s in specs:
-            arrays = {name: np.zeros(n, dtype=np.float64) for name, n in s.arrays.items()}
-            if self.passthrough:
-                self._live[s.key] = arrays
-            else:
-                self.backend.put(s.key, self._encode(s.key, arrays))
-        self.backend.flush()
 
     @property
     def exact(self) -> bool:
@@ -116,9 +117,17 @@ class Store:
     def _encode(self, key, arrays):
         return {n: self.codec.encode(a, self.grid(key, n), family(n)) for n, a in arrays.items()}
 
+    def _zeros(self, key) -> dict[str, np.ndarray]:
+        return {name: np.zeros(n, dtype=np.float64) for name, n in self.specs[key].arrays.items()}
+
     def _decode_array(self, key, name, payload, out=None) -> np.ndarray:
         """One array of segment `key`, decoded (into `out` if given) and checked against the
-        segment's spec."""
+        segment's spec (a None payload: an array never written, zeros without a codec call)."""
+        if payload is None:
+            if out is None:
+                return np.zeros(self.specs[key].arrays[name], dtype=np.float64)
+            out[:] = 0.0
+            return out
         arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", out)
         expected = self.specs[key].arrays[name]
         if arr.shape[0] != expected:
@@ -137,6 +146,19 @@ class Store:
         if key not in self.specs:
             raise KeyError(f"unknown segment {key!r}; segments: {', '.join(sorted(self.specs))}")
 
+    def _blobs(self, key) -> dict:
+        """Stored payloads of segment `key`; None for each array of a segment never written."""
+        if self.backend.has(key):
+            return self.backend.get(key)
+        return dict.fromkeys(self.specs[key].arrays)
+
+    def _live_arrays(self, key) -> dict[str, np.ndarray]:
+        """Passthrough: the live arrays of segment `key`, made (zeros) when first opened."""
+        arrays = self._live.get(key)
+        if arrays is None:
+            arrays = self._live.setdefault(key, self._zeros(key))
+        return arrays
+
     # --- access ------------------------------------------------------------------------------
 
     def open(self, key: str, writes=None) -> "_OpenSegment":
@@ -151,8 +173,14 @@ class Store:
         """Decoded arrays of segment `key` for reading only (changes are not stored)."""
         self._check_key(key)
         if self.passthrough:
-            return self._live[key]
-        return _Lazy(self, key, self.backend.get(key))
+            return self._live.get(key) or self._zeros(key)
+        return _Lazy(self, key, self._blobs(key))
+
+    def decoded(self, key: str, blobs: dict[str, bytes]) -> dict[str, np.ndarray]:
+        """Segment `key`'s arrays from payloads held elsewhere (a worker's), each decoded and
+        checked on first lookup, for reading only."""
+        self._check_key(key)
+        return _Lazy(self, key, blobs)
 
     def expect(self, keys) -> None:
         """Hint: segments `keys` will be opened in about this order (the disk backend reads ahead)."""
@@ -160,10 +188,13 @@ class Store:
             self.backend.expect(list(keys))
 
     def payloads(self, key: str) -> dict[str, bytes]:
-        """The encoded payloads of segment `key` (what a checkpoint saves)."""
+        """The encoded payloads of segment `key` (what a checkpoint saves); a segment never
+        written is encoded as zeros on demand."""
         self._check_key(key)
         if self.passthrough:
-            return self._encode(key, self._live[key])
+            return self._encode(key, self._live.get(key) or self._zeros(key))
+        if not self.backend.has(key):
+            return self._encode(key, self._zeros(key))
         return self.backend.get(key)
 
     def restore(self, key: str, blobs: dict[str, bytes]) -> None:
@@ -178,18 +209,24 @@ class Store:
     # --- accounting --------------------------------------------------------------------------
 
     def num_values(self) -> int:
+        """Values of every segment (written or not)."""
         return sum(n for s in self.specs.values() for n in s.arrays.values())
 
     def stored_bytes(self) -> int:
-        """Bytes the store holds for values (compressed where a compressor is in use)."""
+        """Bytes the store holds for values (compressed where a compressor is in use); segments
+        never written hold none."""
         if self.passthrough:
-            return sum(a.nbytes for seg in self._live.values() for a in seg.values())
+            return sum(a.nbytes for seg in list(self._live.values()) for a in seg.values())
         return self.backend.nbytes()
 
     def compression_ratio(self) -> float:
         """Size of the values as 4-byte floats over the stored bytes."""
         stored = self.stored_bytes()
         return 4.0 * self.num_values() / stored if stored else float("inf")
+
+    def saturated_values(self) -> int:
+        """Fixed-point values clipped to the int32 range so far (see ``[store] regret_scale``)."""
+        return self.codec.saturated
 
     def flush(self) -> None:
         """Wait until every pending write has reached the backend."""
@@ -297,7 +334,7 @@ class _OpenSegment:
 
     def __enter__(self):
         st = self.store
-        self.arrays = st._live[self.key] if st.passthrough else _Lazy(st, self.key, st.backend.get(self.key), st._pool)
+        self.arrays = st._live_arrays(self.key) if st.passthrough else _Lazy(st, self.key, st._blobs(self.key), st._pool)
         return self.arrays
 
     def __exit__(self, exc_type, exc, tb):
@@ -307,7 +344,9 @@ class _OpenSegment:
             # the arrays that were looked up (decoded) and that the caller may have changed
             changed = {n: a for n, a in dict.items(seg) if self.writes is None or n in self.writes}
             if changed:
-                st.backend.put(self.key, {**seg.blobs, **st._encode(self.key, changed)})
+                blobs = {**seg.blobs, **st._encode(self.key, changed)}
+                never = {n: seg[n] for n, b in blobs.items() if b is None}  # a new segment: zeros
+                st.backend.put(self.key, {**blobs, **st._encode(self.key, never)})
         if not st.passthrough:
             self.arrays.release()
         self.arrays = None

@@ -28,9 +28,20 @@ class Transport:
         self.game = None
         self.store = None
 
-    def start(self, game, store) -> None:
-        """Bind the transport to a game and its value store before the first pass."""
+    def start(self, game, store, assembly=None) -> None:
+        """Bind the transport to a game and its value store before the first pass; `assembly`
+        (the resolved config it came from) lets a transport build the same game elsewhere."""
         self.game, self.store = game, store
+
+    def store_view(self, store):
+        """The store as the solver reads it for checkpoints, the strategy output and the store
+        metrics: the store itself here; a transport whose workers own the subgames' values
+        returns an object with the same read API that fetches them from their owners."""
+        return store
+
+    def report(self) -> dict:
+        """Extra fields for result.json (a network transport: its workers' memory); {} here."""
+        return {}
 
     def map_subgames(self, job, inputs: dict) -> dict[object, np.ndarray]:
         """Run ``game.subgame_pass(key, job, value, store)`` for every (key, value) in inputs."""

@@ -11,7 +11,7 @@ counterfactual values (regret updates on the way up). Both paths run the same ke
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from ..core.layout import Layout
 from ..core.params import Param
 from ..core.rule import RegretRule
 from ..core.store import SegmentSpec
-from ..errors import ConfigError
+from ..core.wire import check_keys, field
+from ..errors import ConfigError, ProtocolError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
@@ -89,6 +90,27 @@ class _Job:
     source: str = "regret"  # policy source: "regret" (CFR) or a strategy kind for best response
     prune: bool = True  # skip zero-reach subtrees (exact unless a zero update changes stored values)
 
+    def to_wire(self) -> dict:
+        """The settings as a msgpack-able map (field name -> value)."""
+        return {f.name: (list(v) if isinstance(v, tuple) else v) for f, v in zip(fields(self), astuple(self))}
+
+    @classmethod
+    def from_wire(cls, data, where: str = "kernel job") -> "_Job":
+        """Settings from :meth:`to_wire` data, every field checked (ProtocolError names it)."""
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{where}: {type(data).__name__} {data!r:.60}, expected a map")
+        check_keys(data, [f.name for f in fields(cls)], where)
+        masks = {name: field(data, name, where, "int", lo=0, hi=3) for name in ("upd_mask", "avg_mask", "val_mask")}
+        return cls(
+            **masks,
+            br_player=field(data, "br_player", where, "int", lo=-1, hi=1),
+            coeffs=tuple(float(c) for c in field(data, "coeffs", where, "float_list", length=len(NO_COEFFS))),
+            inline_rule=field(data, "inline_rule", where, "bool"),
+            inline_avg=field(data, "inline_avg", where, "bool"),
+            source=field(data, "source", where, "str", choices=("regret", "avg")),
+            prune=field(data, "prune", where, "bool"),
+        )
+
 
 class PokerGame(Game):
     """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
@@ -148,8 +170,10 @@ class PokerGame(Game):
                 f"{human_bytes(self.store_estimate)} as float64 "
                 f"({size.infosets_iso:,} information sets up to suit symmetry); this machine has "
                 f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
-                f"raises), or run the trunk on one machine and {cut} on workers with a distributed transport "
-                f"(`solverkit info {self.name}` prints the sizes)"
+                f"raises), or run the trunk on one machine and {cut} on worker machines with "
+                f"[transport] name = \"zmq\" and `solverkit worker --connect tcp://TRUNK:PORT` on each, "
+                f"machines that can hold the public tree (every process builds it) besides their share of "
+                f"the values (docs/config.md; `solverkit info {self.name}` prints the sizes)"
             )
 
     @classmethod
@@ -479,7 +503,31 @@ class PokerGame(Game):
 
     def subgame_keys(self):
         """(round-end node, board of round s-1, chunk) of every subgame segment."""
-        return list(self._keys)
+        return list(self._keys) if self.split else []
+
+    def subgame_segment(self, key):
+        return self._segment_name(key)
+
+    def subgame_shape(self):
+        """Reach in, values out: [player, hand] at the cut."""
+        return (2, self.tree.num_hands)
+
+    def job_to_wire(self, job):
+        """A subgame job ``(_Job, PassJob | None)`` as {"kernel": settings, "pass": None or
+        iteration and players}."""
+        kjob, pj = job
+        return {"kernel": kjob.to_wire(), "pass": None if pj is None else pj.to_wire()}
+
+    def job_from_wire(self, data, rule, averaging):
+        """``(_Job, PassJob | None)`` from :meth:`job_to_wire` data; the PassJob gets the
+        worker's own rule and averaging instances."""
+        if not isinstance(data, dict):
+            raise ProtocolError(f"subgame job: {type(data).__name__} {data!r:.60}, expected a map")
+        check_keys(data, ("kernel", "pass"), "subgame job")
+        kjob = _Job.from_wire(field(data, "kernel", "subgame job", "map"), "subgame job field 'kernel'")
+        wire = field(data, "pass", "subgame job", "map", optional=True)
+        pj = None if wire is None else PassJob.from_wire(wire, rule, averaging, "subgame job field 'pass'")
+        return kjob, pj
 
     # --- kernel calls ------------------------------------------------------------------------
 

@@ -1,0 +1,73 @@
+"""The zmq transport's wire protocol, shared by the trunk and its workers (docs/wire.md).
+
+Every message is one msgpack header frame (a map with a string ``type``) followed by raw
+frames: float64 arrays (C order, little-endian; the header declares ``shape`` and ``dtype``) or
+encoded segment payloads (the store's value frames, one per array named in ``arrays``). The
+trunk is a ROUTER, each worker a DEALER; a request carries an integer ``id`` that its reply
+repeats, and a worker has at most one request outstanding.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import zmq
+
+from solverkit.core.wire import pack_header
+from solverkit.errors import ProtocolError
+
+#: bumped whenever a message or field changes meaning; the trunk refuses another version
+PROTOCOL = 1
+#: messages a worker may send, and the trunk
+WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "stats", "bye", "heartbeat", "error")
+TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "stop", "heartbeat", "error")
+#: statistics every ready, result and stats message carries
+STATS_FIELDS = ("stored_bytes", "num_values", "peak_rss_mb", "saturated")
+#: queued messages per peer and direction: a pass message can be hundreds of MB
+HWM = 64
+HEARTBEAT = pack_header({"type": "heartbeat"})
+
+
+def frames_of(header: dict, payloads=()) -> list:
+    """A message's frames: the packed header, then the raw frames (arrays or bytes)."""
+    return [pack_header(header), *payloads]
+
+
+def key_to_wire(key):
+    """A subgame key (a tuple of ints, or a string) as msgpack data."""
+    return list(key) if isinstance(key, tuple) else key
+
+
+def key_from_wire(obj, where: str):
+    """A subgame key from msgpack data: a list of integers (a tuple key) or a string."""
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, list) and obj and all(isinstance(x, int) and not isinstance(x, bool) for x in obj):
+        return tuple(obj)
+    raise ProtocolError(f"{where}: subgame key {obj!r:.60} is invalid: expected a list of integers or a string")
+
+
+def error_header(request_id, message: str, trace: str = "") -> dict:
+    """An ERROR message: the request it answers (None: none), one line, and a traceback text."""
+    return {"type": "error", "id": request_id, "message": message, "traceback": trace}
+
+
+def request_id(header: dict):
+    """The header's ``id`` when it is an integer, else None (for an error reply)."""
+    rid = header.get("id")
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+
+def host_name() -> str:
+    """This machine's name, as a worker introduces itself."""
+    return socket.gethostname()
+
+
+def tune(sock, heartbeat: float, timeout: float) -> None:
+    """Socket options both sides use: low HWMs, no linger, and ZMTP heartbeats so that a dead
+    connection is dropped by libzmq (a stuck process is caught by the application's own)."""
+    sock.setsockopt(zmq.SNDHWM, HWM)
+    sock.setsockopt(zmq.RCVHWM, HWM)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.HEARTBEAT_IVL, max(1, int(heartbeat * 1000)))
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(timeout * 1000)))

@@ -1,0 +1,310 @@
+"""A zmq worker: owns a share of a game's subgames and runs their part of every pass.
+
+``solverkit worker --connect tcp://TRUNK:PORT`` connects a DEALER socket to the trunk, says
+HELLO, gets SETUP (the resolved config and the subgame keys it owns), builds the same assembly
+and a store of its own, and then serves requests one at a time: PASS (its subgames on a thread
+pool, heartbeats from this main loop meanwhile), FETCH / PUT (a segment's payloads), FLUSH
+(statistics) and STOP. A malformed request gets an ERROR reply and the worker carries on; a
+trunk silent for the run's ``timeout`` makes it exit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+import uuid
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+import numpy as np
+import zmq
+
+from solverkit import __version__
+from solverkit.core.memory import peak_rss_mb
+from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
+from solverkit.errors import ProtocolError, SolverkitError
+
+from .protocol import (HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
+                       key_to_wire, request_id, tune)
+
+#: exit statuses of `solverkit worker`
+EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
+#: heartbeat and timeout before the trunk's SETUP says otherwise
+DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
+
+
+class _Stop(Exception):
+    """Leave the serve loop with an exit status."""
+
+    def __init__(self, status: int, message: str = ""):
+        super().__init__(message)
+        self.status = status
+
+
+class Worker:
+    """One worker process's connection, assembly, store and thread pool."""
+
+    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None):
+        self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.name = f"{host_name()}:{os.getpid()}"
+        self.heartbeat, self.timeout = DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.DEALER)
+        tune(self.sock, self.heartbeat, self.timeout)
+        # a fixed routing id: a connection that drops and comes back is the same worker
+        self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
+        self.sock.connect(connect)
+        self.assembly = self.game = self.store = self.pool = None
+        self.owned: dict = {}  # key -> segment name
+        self.segments: set[str] = set()
+        self.last_heard = self.last_beat = time.monotonic()
+        self.handlers = {"pass": self._pass, "fetch": self._fetch, "put": self._put, "flush": self._flush,
+                         "stop": self._stop, "heartbeat": lambda header, frames: None, "setup": self._setup_again,
+                         "error": self._trunk_error}
+
+    # --- life cycle ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Join the trunk, serve it until STOP; the exit status (see EXIT_*)."""
+        try:
+            self._send({"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": host_name(),
+                        "pid": os.getpid(), "threads": self.threads})
+            self.log(f"worker {self.name}: connecting to {self.connect}")
+            self._join()
+            while True:
+                self._serve_one()
+        except _Stop as stop:
+            if str(stop):
+                self.log(f"worker {self.name}: {stop}")
+            return stop.status
+        except KeyboardInterrupt:
+            self._send(error_header(None, "worker interrupted (SIGINT)"))
+            self.log(f"worker {self.name}: interrupted")
+            return EXIT_LOST
+        finally:
+            self._close()
+
+    def _join(self):
+        """Wait for SETUP (up to `wait` seconds; 0: as long as it takes) and set up."""
+        deadline = time.monotonic() + self.wait if self.wait > 0 else None
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise _Stop(EXIT_LOST, f"no setup from a trunk at {self.connect} within {self.wait:g} s; exiting")
+            frames = self._receive(self.heartbeat if left is None else min(self.heartbeat, left))
+            if frames is None:
+                continue
+            header = self._header(frames)
+            if header is None:
+                continue
+            if header["type"] == "setup":
+                self._setup(header)
+                return
+            if header["type"] == "error":
+                raise _Stop(EXIT_REFUSED, f"the trunk refused this worker: {header.get('message')}")
+            if header["type"] == "stop":
+                self._stop(header, frames[1:])
+            if header["type"] != "heartbeat":
+                self._send(error_header(request_id(header), f"{header['type']!r} before setup"))
+
+    def _serve_one(self):
+        """Handle one message (or send a heartbeat, or give up on a silent trunk)."""
+        frames = self._receive(self.heartbeat)
+        if frames is not None:
+            header = self._header(frames)
+            if header is not None:
+                self._handle(header, frames[1:])
+        self._beat()
+        silent = time.monotonic() - self.last_heard
+        if silent > self.timeout:
+            raise _Stop(EXIT_LOST, f"no message from the trunk at {self.connect} for {silent:.1f} s (timeout "
+                        f"{self.timeout:g} s): it is gone; exiting")
+
+    def _handle(self, header, frames):
+        handler = self.handlers.get(header["type"])
+        rid = request_id(header)
+        if handler is None:
+            self._send(error_header(rid, f"unknown message type {header['type']!r}; valid: "
+                                         f"{', '.join(sorted(TRUNK_TYPES))}"))
+            return
+        try:
+            handler(header, frames)
+        except (_Stop, KeyboardInterrupt):
+            raise
+        except ProtocolError as exc:
+            self._send(error_header(rid, str(exc)))
+        except Exception as exc:  # reported to the trunk, which stops the run; this worker carries on
+            trace = traceback.format_exc()
+            self.log(f"worker {self.name}: request {rid} failed:\n{trace}")
+            self._send(error_header(rid, f"{type(exc).__name__}: {exc}", trace))
+
+    def _close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.store is not None:
+            self.store.close()
+        self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
+        self.ctx.term()
+
+    # --- messages ------------------------------------------------------------------------------
+
+    def _send(self, header: dict, payloads=()):
+        self.sock.send_multipart(frames_of(header, payloads), copy=False)
+
+    def _receive(self, timeout: float):
+        """The next message's frames, or None after `timeout` seconds."""
+        if not self.sock.poll(max(0, int(timeout * 1000))):
+            return None
+        frames = self.sock.recv_multipart(copy=False)
+        self.last_heard = time.monotonic()
+        return frames
+
+    def _header(self, frames):
+        """The message's header, or None after an ERROR reply to a malformed one."""
+        try:
+            return unpack_header(frames[0].buffer, "message to the worker")
+        except ProtocolError as exc:
+            self._send(error_header(None, str(exc)))
+            return None
+
+    def _beat(self):
+        if time.monotonic() - self.last_beat >= self.heartbeat:
+            self.last_beat = time.monotonic()
+            try:
+                self.sock.send(HEARTBEAT, flags=zmq.NOBLOCK)
+            except zmq.Again:
+                pass
+
+    def _stats(self) -> dict:
+        return {"stored_bytes": int(self.store.stored_bytes()), "num_values": self.num_values,
+                "peak_rss_mb": float(peak_rss_mb()), "saturated": int(self.store.saturated_values())}
+
+    # --- handlers ------------------------------------------------------------------------------
+
+    def _setup(self, header):
+        """Build the assembly and store from the trunk's config; READY, or ERROR and exit."""
+        from solverkit.core.config import resolve
+        from solverkit.core.solver import make_store, warm_up_kernels
+
+        where, rid = "setup", request_id(header)
+        try:
+            check_keys(header, ("type", "id", "protocol", "config", "keys", "heartbeat", "timeout"), where)
+            field(header, "protocol", where, "int", choices=(PROTOCOL,))
+            self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01)
+            self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat)
+            self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
+            self.game = self.assembly.game
+            valid = set(self.game.subgame_keys())
+            keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
+            bad = [k for k in keys if k not in valid]
+            if bad:
+                raise ProtocolError(f"{where}: subgame key {bad[0]!r} is not a subgame of game {self.game.name!r}")
+            self.owned = {k: self.game.subgame_segment(k) for k in keys}
+            self.segments = set(self.owned.values())
+            self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
+            self.store = make_store(self.assembly, self.store_dir)
+            self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.segments)
+            self.shape = tuple(self.game.subgame_shape())
+            warm_up_kernels()
+            self.game.warmup()
+        except SolverkitError as exc:
+            self._send(error_header(rid, f"cannot set up: {exc}"))
+            raise _Stop(EXIT_REFUSED, f"cannot set up: {exc}") from None
+        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="solverkit-worker")
+        self._send({"type": "ready", "id": rid, **self._stats()})
+        self.log(f"worker {self.name}: ready with {len(keys)} subgames of {self.game.name!r}, "
+                 f"{self.threads} threads")
+
+    def _setup_again(self, header, frames):
+        raise ProtocolError("setup: this worker is already set up")
+
+    def _trunk_error(self, header, frames):
+        self.log(f"worker {self.name}: the trunk reports: {header.get('message')}")
+
+    def _pass(self, header, frames):
+        """Run the PASS's subgames on the pool (heartbeats meanwhile), reply RESULT."""
+        where, rid = "pass", field(header, "id", "pass", "int")
+        check_keys(header, ("type", "id", "job", "keys", "shape", "dtype"), where)
+        keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
+        for k in keys:
+            if k not in self.owned:
+                raise ProtocolError(f"{where}: subgame {k!r} is not held by this worker (it holds {len(self.owned)})")
+        shape = (len(keys), *self.shape)
+        check_array_header(header, shape, where)
+        if len(frames) != 1:
+            raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
+        reach = array_frame(frames[0], shape, where).copy()  # the kernels want writable arrays
+        job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
+        out = np.empty(shape)
+        self.store.expect([self.owned[k] for k in keys])
+        futures = [self.pool.submit(self._one, i, k, job, reach, out) for i, k in enumerate(keys)]
+        self._wait(futures, rid)
+        self._send({"type": "result", "id": rid, "keys": [key_to_wire(k) for k in keys], "shape": list(shape),
+                    "dtype": ARRAY_DTYPE, **self._stats()}, [out])
+
+    def _one(self, i, key, job, reach, out):
+        out[i] = self.game.subgame_pass(key, job, reach[i], self.store)
+
+    def _wait(self, futures, rid):
+        """Wait for the pool, sending heartbeats and answering the trunk's meanwhile."""
+        pending = futures
+        while pending:
+            done, pending = wait(pending, timeout=self.heartbeat, return_when=FIRST_EXCEPTION)
+            if any(f.exception() is not None for f in done):
+                break
+            self._beat()
+            while (frames := self._receive(0)) is not None:
+                header = self._header(frames)
+                if header is None or header["type"] == "heartbeat":
+                    continue
+                if header["type"] == "stop":  # the run is over: the pool's queue is dropped at close
+                    self._stop(header, frames[1:])
+                self._send(error_header(request_id(header), f"busy with request {rid}: one request at a time"))
+        wait(futures)
+        for f in futures:
+            f.result()  # the first failure, reported by _handle
+
+    def _segment(self, header, where):
+        segment = field(header, "segment", where, "str")
+        if segment not in self.segments:
+            raise ProtocolError(f"{where}: segment {segment!r} is not held by this worker (it holds "
+                                f"{len(self.segments)})")
+        names = field(header, "arrays", where, "list")
+        valid = self.store.specs[segment].arrays
+        for name in names:
+            if name not in valid:
+                raise ProtocolError(f"{where}: segment {segment!r} has no array {name!r}; arrays: "
+                                    f"{', '.join(sorted(valid))}")
+        return segment, names
+
+    def _fetch(self, header, frames):
+        rid = field(header, "id", "fetch", "int")
+        check_keys(header, ("type", "id", "segment", "arrays"), "fetch")
+        segment, names = self._segment(header, "fetch")
+        blobs = self.store.payloads(segment)
+        self._send({"type": "segment", "id": rid, "segment": segment, "arrays": names}, [blobs[n] for n in names])
+
+    def _put(self, header, frames):
+        rid = field(header, "id", "put", "int")
+        check_keys(header, ("type", "id", "segment", "arrays"), "put")
+        segment, names = self._segment(header, "put")
+        if len(frames) != len(names):
+            raise ProtocolError(f"put: {len(frames)} payload frames for arrays {names!r}")
+        self.store.restore(segment, {n: f.bytes for n, f in zip(names, frames)})
+        self._send({"type": "done", "id": rid})
+
+    def _flush(self, header, frames):
+        rid = field(header, "id", "flush", "int")
+        self.store.flush()
+        self._send({"type": "stats", "id": rid, **self._stats()})
+
+    def _stop(self, header, frames):
+        self._send({"type": "bye", "id": request_id(header)})
+        raise _Stop(EXIT_STOPPED, "stopped by the trunk")
+
+
+def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0) -> int:
+    """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
+    return Worker(connect, threads, store_dir, wait).run()

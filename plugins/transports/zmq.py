@@ -1,0 +1,687 @@
+"""The ``zmq`` transport: a trunk process and ZeroMQ worker processes that own the subgames.
+
+The trunk binds a ROUTER socket and waits for ``workers`` workers (``solverkit worker --connect
+ADDRESS`` on any host, or ``spawn`` of them started here). Each gets the resolved config and a
+fixed share of the subgame keys (balanced by segment size), builds the same assembly and a
+store of its own that only ever holds its segments. A pass sends every worker the reach
+vectors of its subgames in one message and gets their values back in one; checkpoints, the
+strategy output and the store metrics fetch or send the workers' segments one at a time
+through :class:`WorkerStoreView`. The wire protocol is in :mod:`.protocol` and docs/wire.md.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+
+import numpy as np
+import zmq
+
+from solverkit import __version__
+from solverkit.core.params import Param
+from solverkit.core.store import Store
+from solverkit.core.transport import Transport
+from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
+from solverkit.errors import ConfigError, ProtocolError, TransportError
+
+from .protocol import (HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
+                       key_from_wire, key_to_wire, tune)
+
+#: seconds close() waits for workers to say goodbye and for spawned processes to exit
+STOP_GRACE = 5.0
+_SCHEMES = ("tcp", "ipc")
+_RESUME = "the run can continue from its last checkpoint with `solverkit solve --resume OUT`"
+
+
+@dataclass(eq=False)
+class _Worker:
+    """What the trunk knows of one worker."""
+
+    identity: bytes
+    host: str
+    pid: int
+    threads: int
+    index: int
+    keys: list = dc_field(default_factory=list)
+    stats: dict = dc_field(default_factory=lambda: dict.fromkeys(STATS_FIELDS, 0))
+    proc: subprocess.Popen | None = None
+
+    @property
+    def name(self) -> str:
+        """host:pid, as errors name the worker."""
+        return f"{self.host}:{self.pid}"
+
+
+class ZmqTransport(Transport):
+    """Subgames on worker processes over ZeroMQ: the trunk here, the subgames' values and
+    passes on the workers that own them."""
+
+    name = "zmq"
+    description = "subgames on worker processes (this or other hosts) over ZeroMQ"
+    params = {
+        "bind": Param("str", "tcp://127.0.0.1:0", "address the trunk listens on: tcp://HOST:PORT (port 0: a free "
+                      "port; tcp://*:5555 for workers on other hosts) or ipc://PATH"),
+        "workers": Param("int", 1, "workers to wait for; each owns a fixed share of the subgames", min=1, max=4096),
+        "spawn": Param("int", 0, "worker processes the trunk starts on this machine (spawn = workers: a "
+                       "one-machine multi-process run)", min=0, max=4096),
+        "threads": Param("int", 2, "compute threads of each spawned worker", min=1, max=1024),
+        "connect_timeout": Param("float", 60.0, "seconds to wait until every worker is ready", min=0.0,
+                                 min_exclusive=True),
+        "heartbeat": Param("float", 1.0, "seconds between heartbeats, both ways", min=0.01, max=3600.0),
+        "timeout": Param("float", 60.0, "a worker silent this long is dead (and a worker exits when its trunk is)",
+                         min=0.0, min_exclusive=True),
+    }
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        cfg = {k: Param.check(p, params.get(k, p.default), f"[transport] (zmq) {k}")
+               for k, p in self.params.items()}
+        self.config = cfg
+        scheme = cfg["bind"].split("://", 1)[0] if "://" in cfg["bind"] else ""
+        if scheme not in _SCHEMES:
+            raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} is invalid: expected tcp://HOST:PORT "
+                              f"or ipc://PATH (schemes: {', '.join(_SCHEMES)})")
+        if cfg["spawn"] > cfg["workers"]:
+            raise ConfigError(f"[transport] (zmq) spawn = {cfg['spawn']} is invalid: expected <= workers "
+                              f"({cfg['workers']})")
+        if cfg["timeout"] < 2 * cfg["heartbeat"]:
+            raise ConfigError(f"[transport] (zmq) timeout = {cfg['timeout']:g} is invalid: expected >= 2 x "
+                              f"heartbeat ({2 * cfg['heartbeat']:g})")
+        self.heartbeat, self.timeout = cfg["heartbeat"], cfg["timeout"]
+        self.endpoint = None
+        self._link: _Link | None = None
+        self._workers: dict[bytes, _Worker] = {}
+        self._owner: dict[object, _Worker] = {}
+        self._segment_owner: dict[str, _Worker] = {}
+        self._procs: list[subprocess.Popen] = []
+        self._ids = itertools.count(1)
+        self._shape = None
+        self._finalizer = None
+        self._dead: set[bytes] = set()  # workers this run gave up on: not waited for at close
+
+    # --- start ---------------------------------------------------------------------------------
+
+    def start(self, game, store, assembly=None):
+        """Bind, start `spawn` local workers, hand every worker its subgames, wait until all
+        `workers` are ready (TransportError after `connect_timeout`)."""
+        super().start(game, store)
+        if assembly is None:
+            raise TransportError("the zmq transport needs the assembly (the resolved config) to set up its workers")
+        keys = game.subgame_keys()
+        if not keys:
+            raise ConfigError(f"[transport] (zmq): game {game.name!r} has no subgames to run on workers; cut it "
+                              "into a trunk and subgames (poker: [game] split_round >= 1) or use [transport] "
+                              "name = \"local\"")
+        if self.config["workers"] > len(keys):
+            raise ConfigError(f"[transport] (zmq) workers = {self.config['workers']} is invalid: game "
+                              f"{game.name!r} has {len(keys)} subgames (expected workers <= {len(keys)})")
+        self._shape = tuple(game.subgame_shape())
+        sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
+        shares = partition(keys, sizes, self.config["workers"])
+        biggest = max(max(sizes.values()) * 8, max(len(s) for s in shares) * 8 * int(np.prod(self._shape)))
+        self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20))
+        self.endpoint = self._link.endpoint
+        self._spawn(store)
+        self._handshake(assembly.resolved, shares)
+
+    def _spawn(self, store):
+        cmd = [sys.executable, "-m", "solverkit", "worker", "--connect", self.endpoint,
+               "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
+        base = getattr(store.backend, "path", None)
+        for i in range(self.config["spawn"]):
+            extra = ["--store-dir", str(Path(base) / f"worker{i}")] if base is not None else []
+            # a session of its own: Ctrl-C in the terminal reaches the trunk alone, which stops it
+            self._procs.append(subprocess.Popen(cmd + extra, stdout=subprocess.DEVNULL, start_new_session=True))
+        self._finalizer = weakref.finalize(self, _reap, list(self._procs))
+        waiting = self.config["workers"] - self.config["spawn"]
+        if waiting:
+            _say(f"waiting for {waiting} worker(s): run `solverkit worker --connect {self.endpoint}` on each "
+                 "worker machine (with the host name the workers reach this one by)")
+
+    def _handshake(self, resolved, shares):
+        """HELLO -> SETUP -> READY with every worker, within `connect_timeout`."""
+        want = self.config["workers"]
+        deadline = time.monotonic() + self.config["connect_timeout"]
+        setups: dict[bytes, int] = {}
+        ready = 0
+        while ready < want:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TransportError(
+                    f"{ready} of {want} zmq workers ready after {self.config['connect_timeout']:g} s on "
+                    f"{self.endpoint}; start workers with `solverkit worker --connect {self.endpoint}` (with a host "
+                    "name they reach this machine by) or raise [transport] connect_timeout")
+            self._check_spawned()
+            event = self._link.get(min(left, 0.2))
+            if event is None:
+                continue
+            kind, ident, header, frames = event
+            if kind == "bad":
+                if ident in self._workers:
+                    self._fail(ident, header)
+            elif header["type"] == "hello":
+                if len(self._workers) >= want or ident in self._workers:
+                    self._refuse_hello(ident, header)
+                    continue
+                w = self._accept(ident, header, len(self._workers), shares)
+                if w is not None:
+                    setups[ident] = self._send(w, {"type": "setup", "protocol": PROTOCOL, "config": resolved,
+                                                   "keys": [key_to_wire(k) for k in w.keys],
+                                                   "heartbeat": self.heartbeat, "timeout": self.timeout})
+            elif ident in setups:
+                w = self._workers[ident]
+                reply = self._check_reply(w, header, setups[ident], "ready")
+                self._take_stats(w, reply, "ready")
+                self._link.beat_to(ident)
+                del setups[ident]
+                ready += 1
+            else:
+                self._fail(ident, f"unexpected {header['type']!r} message before it was set up")
+        for w in self._workers.values():
+            for k in w.keys:
+                self._owner[k] = w
+                self._segment_owner[self.game.subgame_segment(k)] = w
+        _say(f"{want} worker(s) ready on {self.endpoint}: " +
+             ", ".join(f"{w.name} ({len(w.keys)} subgames)" for w in self._workers.values()))
+
+    def _accept(self, ident, header, index, shares) -> _Worker | None:
+        """A worker from its HELLO (None, with an ERROR reply, when it cannot join)."""
+        where = "hello"
+        try:
+            _check_hello(header)
+            w = _Worker(ident, field(header, "host", where, "str"), field(header, "pid", where, "int"),
+                        field(header, "threads", where, "int", lo=1), index, list(shares[index]))
+        except ProtocolError as exc:
+            self._refuse(ident, str(exc))
+            return None
+        if w.host == host_name():
+            w.proc = next((p for p in self._procs if p.pid == w.pid), None)
+        self._workers[ident] = w
+        self._link.admit(ident)
+        return w
+
+    def _refuse_hello(self, ident, header):
+        """Answer a HELLO once the run has its workers: a version mismatch, or 'full'."""
+        try:
+            _check_hello(header)
+        except ProtocolError as exc:
+            self._refuse(ident, str(exc))
+            return
+        self._refuse(ident, f"this trunk already has its {self.config['workers']} workers")
+
+    def _check_spawned(self):
+        for i, proc in enumerate(self._procs):
+            if proc.poll() is not None and not any(w.proc is proc for w in self._workers.values()):
+                raise TransportError(f"spawned zmq worker {i} (pid {proc.pid}) exited with status {proc.returncode} "
+                                     "before it was ready (its messages are above)")
+
+    # --- requests ------------------------------------------------------------------------------
+
+    def _send(self, w: _Worker, header: dict, payloads=()) -> int:
+        rid = next(self._ids)
+        self._link.send(w.identity, frames_of({**header, "id": rid}, payloads))
+        return rid
+
+    def _request(self, requests: dict) -> dict:
+        """Send {worker: (header, payloads, reply type)} and return {worker: (reply, frames)}."""
+        pending = {w.identity: (self._send(w, h, p), t) for w, (h, p, t) in requests.items()}
+        return {self._workers[i]: r for i, r in self._await(pending).items()}
+
+    def _await(self, pending: dict) -> dict:
+        """Replies {identity: (header, frames)} to requests {identity: (id, reply type)}; a worker
+        that fails, dies or stays silent past `timeout` raises TransportError."""
+        pending = dict(pending)
+        replies = {}
+        while pending:
+            event = self._link.get(min(self.heartbeat, 0.5))
+            if event is None:
+                self._check_alive(pending)
+                continue
+            kind, ident, header, frames = event
+            if kind == "bad":
+                if ident in self._workers:
+                    self._fail(ident, header)
+                continue  # a stranger we could not answer
+            if header["type"] == "hello":
+                self._refuse_hello(ident, header)
+                continue
+            w = self._workers[ident]
+            if ident not in pending:
+                self._fail(ident, f"unexpected {header['type']!r} message (no request outstanding)", header)
+            rid, rtype = pending.pop(ident)
+            replies[ident] = (self._check_reply(w, header, rid, rtype), frames)
+        return replies
+
+    def _check_reply(self, w: _Worker, header: dict, rid: int, rtype: str) -> dict:
+        if header["type"] == "error":
+            self._fail(w.identity, None, header)
+        if header["type"] != rtype:
+            self._fail(w.identity, f"sent {header['type']!r} in reply to request {rid}, expected {rtype!r}")
+        if header.get("id") != rid:
+            self._fail(w.identity, f"replied to request {header.get('id')!r}, expected {rid}")
+        return header
+
+    def _fail(self, ident, message, header=None):
+        """Raise the TransportError of a failed worker (a message, or its ERROR header)."""
+        w = self._workers.get(ident)
+        who = f"zmq worker {w.name}" if w else f"zmq peer {ident!r}"
+        self._dead.add(ident)
+        if header is not None and header.get("type") == "error":
+            text = header.get("message") if isinstance(header.get("message"), str) else repr(header.get("message"))
+            exc = TransportError(f"{who} failed: {text}")
+            exc.remote_traceback = header.get("traceback") if isinstance(header.get("traceback"), str) else ""
+            raise exc
+        raise TransportError(f"{who}: {message}")
+
+    def _refuse(self, ident, message):
+        self._link.send(ident, frames_of(error_header(None, message)))
+
+    def _check_alive(self, pending):
+        now = time.monotonic()
+        for ident in pending:
+            w = self._workers[ident]
+            if w.proc is not None and w.proc.poll() is not None:
+                self._dead.add(ident)
+                raise TransportError(f"zmq worker {w.name} exited with status {w.proc.returncode}; {_RESUME}")
+            silent = now - self._link.seen.get(ident, now)
+            if silent > self.timeout:
+                self._dead.add(ident)
+                raise TransportError(f"zmq worker {w.name} silent for {silent:.1f} s (timeout {self.timeout:g} s): "
+                                     f"it died, hung or lost its network; {_RESUME}")
+
+    def _take_stats(self, w: _Worker, header: dict, where: str):
+        where = f"{where} from zmq worker {w.name}"
+        w.stats = {k: field(header, k, where, "float" if k == "peak_rss_mb" else "int", lo=0) for k in STATS_FIELDS}
+
+    # --- passes --------------------------------------------------------------------------------
+
+    def map_subgames(self, job, inputs):
+        """One PASS to each worker that owns some of `inputs`, one RESULT back from each."""
+        wire = self.game.job_to_wire(job)
+        groups: dict[_Worker, list] = {}
+        for key in inputs:
+            w = self._owner.get(key)
+            if w is None:
+                raise TransportError(f"subgame {key!r} has no zmq worker (keys look like {next(iter(self._owner))!r})")
+            groups.setdefault(w, []).append(key)
+        requests = {}
+        for w, keys in groups.items():
+            reach = np.ascontiguousarray(np.stack([inputs[k] for k in keys]), dtype=np.float64)
+            if reach.shape[1:] != self._shape:
+                raise TransportError(f"subgame inputs of shape {list(reach.shape[1:])}, expected {list(self._shape)}")
+            header = {"type": "pass", "job": wire, "keys": [key_to_wire(k) for k in keys],
+                      "shape": list(reach.shape), "dtype": ARRAY_DTYPE}
+            requests[w] = (header, [reach], "result")
+        outputs = {}
+        for w, (header, frames) in self._request(requests).items():
+            keys = groups[w]
+            where = f"result from zmq worker {w.name}"
+            try:
+                got = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
+                if got != keys:
+                    raise ProtocolError(f"{where}: keys {got[:3]!r}... are not the {len(keys)} keys sent "
+                                        f"({keys[:3]!r}...)")
+                shape = (len(keys), *self._shape)
+                check_array_header(header, shape, where)
+                if len(frames) != 1:
+                    raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
+                values = array_frame(frames[0], shape, where)
+                self._take_stats(w, header, "result")
+            except ProtocolError as exc:
+                raise TransportError(str(exc)) from None
+            outputs.update(zip(keys, values))
+        return outputs
+
+    # --- segments ------------------------------------------------------------------------------
+
+    def fetch(self, segment: str, names=None) -> dict[str, bytes]:
+        """The encoded payloads of a worker's `segment` (arrays `names`, default all)."""
+        w = self._segment_owner[segment]
+        want = list(self.store.specs[segment].arrays) if names is None else list(names)
+        header = {"type": "fetch", "segment": segment, "arrays": want}
+        reply, frames = self._request({w: (header, (), "segment")})[w]
+        where = f"segment {segment!r} from zmq worker {w.name}"
+        try:
+            got = field(reply, "arrays", where, "list")
+            if got != want or len(frames) != len(want):
+                raise ProtocolError(f"{where}: arrays {got!r} in {len(frames)} frames, expected {want!r}")
+        except ProtocolError as exc:
+            raise TransportError(str(exc)) from None
+        return {name: f.bytes for name, f in zip(want, frames)}
+
+    def put(self, segment: str, blobs: dict[str, bytes]) -> None:
+        """Replace a worker's `segment` with `blobs` (it checks that they decode)."""
+        w = self._segment_owner[segment]
+        header = {"type": "put", "segment": segment, "arrays": list(blobs)}
+        self._request({w: (header, list(blobs.values()), "done")})
+
+    def refresh_stats(self) -> None:
+        """Every worker flushes its store and reports its bytes, values and memory."""
+        replies = self._request({w: ({"type": "flush"}, (), "stats") for w in self._workers.values()})
+        for w, (header, _) in replies.items():
+            self._take_stats(w, header, "stats")
+
+    def store_view(self, store):
+        """Every segment, the workers' fetched and sent one at a time (see WorkerStoreView)."""
+        return WorkerStoreView(self, store)
+
+    def report(self):
+        """result.json fields: every worker's share, bytes and peak memory."""
+        workers = [{"worker": w.name, "subgames": len(w.keys), "stored_bytes": w.stats["stored_bytes"],
+                    "peak_rss_mb": w.stats["peak_rss_mb"]} for w in self._workers.values()]
+        peak = max((w["peak_rss_mb"] for w in workers), default=0.0)
+        return {"workers": workers, "worker_peak_rss_mb": peak}
+
+    # --- shutdown ------------------------------------------------------------------------------
+
+    def close(self):
+        """STOP every worker, wait briefly for their goodbyes and for spawned processes to exit,
+        terminate those that linger, close the sockets."""
+        link, self._link = self._link, None
+        alive = [i for i in self._workers if i not in self._dead]
+        try:
+            if link is not None:
+                _stop_workers(link, alive, min(STOP_GRACE, self.timeout))
+        finally:
+            dead = [w.proc for i, w in self._workers.items() if i in self._dead and w.proc is not None]
+            _reap(dead)
+            _reap([p for p in self._procs if p not in dead], grace=min(STOP_GRACE, self.timeout))
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            if link is not None:
+                link.close()
+
+
+def _check_hello(header):
+    """A HELLO must speak this protocol version and come from the same solverkit version."""
+    protocol = field(header, "protocol", "hello", "int")
+    version = field(header, "solverkit", "hello", "str")
+    if protocol != PROTOCOL or version != __version__:
+        raise ProtocolError(f"worker speaks protocol {protocol} (solverkit {version}); this trunk speaks "
+                            f"protocol {PROTOCOL} (solverkit {__version__}): install the same version")
+
+
+def _stop_workers(link, identities, grace):
+    """Send STOP to every worker and wait up to `grace` seconds for their BYEs."""
+    for ident in identities:
+        link.send(ident, frames_of({"type": "stop", "id": 0}))
+    waiting = set(identities)
+    deadline = time.monotonic() + grace
+    while waiting and time.monotonic() < deadline:
+        event = link.get(0.1)
+        if event is not None and event[0] == "msg" and event[2]["type"] in ("bye", "error"):
+            waiting.discard(event[1])
+
+
+def _reap(procs, grace: float | None = None):
+    """Wait up to `grace` seconds for spawned workers, then terminate (and kill) the rest; no
+    grace: kill at once (workers given up on, or the interpreter exiting)."""
+    if grace is None:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()  # a stopped (SIGSTOP) process ignores SIGTERM until continued
+            proc.wait()
+        return
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(2.0)
+        except subprocess.TimeoutExpired:
+            _reap([proc])
+
+
+def partition(keys, sizes: dict, n: int) -> list[list]:
+    """`keys` in `n` shares of about equal total size (largest first onto the lightest share),
+    each share in the order of `keys`."""
+    heap = [(0, i) for i in range(n)]
+    owner = {}
+    for key in sorted(keys, key=lambda k: -sizes[k]):  # stable: ties keep the keys' order
+        load, i = heapq.heappop(heap)
+        owner[key] = i
+        heapq.heappush(heap, (load + sizes[key], i))
+    return [[k for k in keys if owner[k] == i] for i in range(n)]
+
+
+def _say(text: str) -> None:
+    print(f"zmq: {text}", file=sys.stderr, flush=True)
+
+
+# --- the trunk's socket and its I/O thread -------------------------------------------------------
+
+
+class _Link:
+    """The trunk's ROUTER socket, owned by one I/O thread: it forwards what the main thread
+    sends, queues what workers send (headers checked), notes when each worker was last heard,
+    and sends the trunk's heartbeat to every worker while the main thread computes. A stranger's
+    malformed or out-of-turn message gets an ERROR reply and changes nothing."""
+
+    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int):
+        self.heartbeat = heartbeat
+        self.ctx = zmq.Context()
+        self.router = self.ctx.socket(zmq.ROUTER)
+        tune(self.router, heartbeat, timeout)
+        self.router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.router.setsockopt(zmq.MAXMSGSIZE, max_frame)
+        try:
+            self.router.bind(bind)
+        except zmq.ZMQError as exc:
+            self.router.close(0)
+            self.ctx.term()
+            raise TransportError(f"[transport] (zmq) bind = {bind!r}: cannot bind ({exc})") from None
+        self.endpoint = _connectable(self.router.getsockopt(zmq.LAST_ENDPOINT).decode())
+        inproc = f"inproc://solverkit-zmq-{id(self)}"
+        self._pull = self.ctx.socket(zmq.PULL)
+        self._pull.bind(inproc)
+        self._push = self.ctx.socket(zmq.PUSH)
+        self._push.connect(inproc)
+        self.inbox: queue.Queue = queue.Queue()
+        self.seen: dict[bytes, float] = {}
+        self._known: set[bytes] = set()
+        self._beat: set[bytes] = set()
+        self._backlog: list = []
+        self._thread = threading.Thread(target=self._loop, name="solverkit-zmq-io", daemon=True)
+        self._thread.start()
+
+    # main thread
+    def send(self, identity: bytes, frames: list) -> None:
+        self._push.send_multipart([identity, *frames], copy=False)
+
+    def get(self, timeout: float):
+        """The next event (kind, identity, header or message, frames), or None after `timeout`."""
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def admit(self, identity: bytes) -> None:
+        self._known.add(identity)
+        self.seen[identity] = time.monotonic()
+
+    def beat_to(self, identity: bytes) -> None:
+        self._beat.add(identity)
+
+    def close(self) -> None:
+        self._push.send(b"")
+        self._thread.join(5.0)
+        self._push.close(0)
+        self.ctx.term()
+
+    # I/O thread
+    def _loop(self):
+        poller = zmq.Poller()
+        poller.register(self.router, zmq.POLLIN)
+        poller.register(self._pull, zmq.POLLIN)
+        last_beat = time.monotonic()
+        try:
+            while True:
+                ready = dict(poller.poll(self.heartbeat * 500))
+                if self._pull in ready:
+                    frames = self._pull.recv_multipart(copy=False)
+                    if len(frames) == 1:  # the stop signal
+                        return
+                    self._backlog.append(frames)
+                self._flush_backlog()
+                if self.router in ready:
+                    self._receive(self.router.recv_multipart(copy=False))
+                if time.monotonic() - last_beat >= self.heartbeat:
+                    last_beat = time.monotonic()
+                    for ident in list(self._beat):
+                        self._try_send([ident, HEARTBEAT])
+        finally:
+            self.router.close(0)
+            self._pull.close(0)
+
+    def _flush_backlog(self):
+        keep = []
+        for frames in self._backlog:
+            ident = frames[0].bytes
+            try:
+                self.router.send_multipart(frames, flags=zmq.NOBLOCK, copy=False)
+            except zmq.Again:  # the worker's queue is full: try again later
+                keep.append(frames)
+            except zmq.ZMQError as exc:
+                self.inbox.put(("bad", ident, f"cannot be reached ({exc}); {_RESUME}", []))
+        self._backlog = keep
+
+    def _try_send(self, frames):
+        try:
+            self.router.send_multipart(frames, flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # a worker that cannot take a heartbeat is found out by its own silence
+
+    def _receive(self, frames):
+        ident = frames[0].bytes
+        known = ident in self._known
+        try:
+            if len(frames) < 2:
+                raise ProtocolError("message without a header frame")
+            header = unpack_header(frames[1].buffer, "message to the trunk")
+        except ProtocolError as exc:
+            if known:
+                self.inbox.put(("bad", ident, str(exc), []))
+            else:
+                self._try_send([ident, *frames_of(error_header(None, str(exc)))])
+            return
+        if known:
+            self.seen[ident] = time.monotonic()
+        kind = header["type"]
+        if kind == "heartbeat":
+            return
+        if not known and kind != "hello":
+            message = f"unknown peer: send a hello message first (got {kind!r})"
+            self._try_send([ident, *frames_of(error_header(header.get("id"), message))])
+            return
+        if kind not in WORKER_TYPES:
+            message = f"unknown message type {kind!r}; valid: {', '.join(sorted(WORKER_TYPES))}"
+            if known:
+                self.inbox.put(("bad", ident, message, []))
+            else:
+                self._try_send([ident, *frames_of(error_header(header.get("id"), message))])
+            return
+        self.inbox.put(("msg", ident, header, frames[2:]))
+
+
+def _connectable(endpoint: str) -> str:
+    """The address workers on this machine connect to for a bound endpoint (0.0.0.0 -> 127.0.0.1)."""
+    return endpoint.replace("://0.0.0.0:", "://127.0.0.1:").replace("://[::]:", "://[::1]:")
+
+
+# --- the solver's view of every segment ----------------------------------------------------------
+
+
+class _RemotePayloads(Mapping):
+    """A worker's segment payloads, each array fetched when first looked up."""
+
+    def __init__(self, transport, segment, names):
+        self.transport, self.segment, self.names = transport, segment, list(names)
+
+    def __getitem__(self, name):
+        if name not in self.names:
+            raise KeyError(name)
+        return self.transport.fetch(self.segment, [name])[name]
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self):
+        return len(self.names)
+
+
+class WorkerStoreView:
+    """The store as the solver reads it in a zmq run: the trunk's own segments from its store,
+    the subgames' from the workers that own them (FETCH / PUT, one segment at a time); stored
+    bytes and clipped values add up the workers'."""
+
+    compression_ratio = Store.compression_ratio
+
+    def __init__(self, transport: ZmqTransport, store: Store):
+        self.transport, self.store = transport, store
+        self.specs = store.specs
+        self.codec = store.codec
+        self._decode = store._decode  # checkpoints check payloads before restoring any
+
+    @property
+    def exact(self) -> bool:
+        return self.store.exact
+
+    def _remote(self, key) -> bool:
+        return key in self.transport._segment_owner
+
+    def read(self, key):
+        """Segment `key`'s arrays for reading, each fetched and decoded on first lookup."""
+        if not self._remote(key):
+            return self.store.read(key)
+        return self.store.decoded(key, _RemotePayloads(self.transport, key, self.specs[key].arrays))
+
+    def payloads(self, key):
+        """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""
+        return self.transport.fetch(key) if self._remote(key) else self.store.payloads(key)
+
+    def restore(self, key, blobs):
+        """Replace segment `key` (--resume): here, or on its worker, which checks the payloads."""
+        if self._remote(key):
+            self.transport.put(key, blobs)
+        else:
+            self.store.restore(key, blobs)
+
+    def expect(self, keys):
+        """Read-ahead hint for the trunk's own segments (workers plan their own)."""
+        self.store.expect([k for k in keys if not self._remote(k)])
+
+    def flush(self):
+        """Flush the trunk's store and every worker's, refreshing their statistics."""
+        self.store.flush()
+        if self.transport._link is not None:
+            self.transport.refresh_stats()
+
+    def _workers(self, stat):
+        return sum(w.stats[stat] for w in self.transport._workers.values())
+
+    def stored_bytes(self) -> int:
+        """The trunk's bytes plus the workers' (as of their last report)."""
+        return self.store.stored_bytes() + self._workers("stored_bytes")
+
+    def num_values(self) -> int:
+        """Values of every segment, the workers' included (the trunk's store knows every spec)."""
+        return self.store.num_values()
+
+    def saturated_values(self) -> int:
+        """Fixed-point values clipped here and on the workers."""
+        return self.store.saturated_values() + self._workers("saturated")
+
+    def close(self):
+        """Nothing to release: the solver closes the store and the transport."""
