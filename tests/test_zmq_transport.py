@@ -105,6 +105,53 @@ def test_checkpoint_and_resume_through_zmq_match_an_uninterrupted_run(tmp_path):
         np.testing.assert_array_equal(a[name], b[name])
 
 
+HULHE = {"name": "hulhe", "ranks": 4, "rounds": 3, "max_raises": [1, 2, 1], "split_round": 2, "chunks": 2}
+
+
+def test_a_hulhe_worker_builds_only_its_flops_and_computes_the_same_subgames():
+    """subgame_config deals a worker only the flops of its subgames; its smaller game finds each
+    subgame by address and gives the whole game's values and regrets."""
+    from solverkit.core.solver import make_store
+
+    asm = load_config({"preset": "cfr_plus", "game": HULHE})
+    game = asm.game
+    keys = game.subgame_keys()[::7][:4]
+    cfg = game.subgame_config(keys)
+    assert 1 <= len(cfg["flops"].split(",")) <= 4
+    small = load_config({"preset": "cfr_plus", "game": {**HULHE, **cfg}})
+    sg = small.game
+    assert sg.tree.boards.round_start[-1] < game.tree.boards.round_start[-1] / 4  # far fewer boards
+    big_store, small_store = make_store(asm), make_store(small)
+    rng = np.random.default_rng(3)
+    for t in (1, 2):
+        for p in (0, 1):
+            pj = PassJob(t, (p,), asm.rule, asm.averaging)
+            job = (game.kernel_job(pj), pj)
+            for k in keys:
+                local = sg.subgame_key_at(game.subgame_address(k))
+                reach = rng.random((2, game.tree.num_hands))
+                np.testing.assert_array_equal(game.subgame_pass(k, job, reach.copy(), big_store),
+                                              sg.subgame_pass(local, job, reach.copy(), small_store))
+    for k in keys:
+        a = big_store.read(game.subgame_segment(k))
+        b = small_store.read(sg.subgame_segment(sg.subgame_key_at(game.subgame_address(k))))
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name])
+    other = next(k for k in game.subgame_keys() if k[1] not in {b for _, b, _ in keys})
+    with pytest.raises(KeyError, match="no subgame at"):
+        sg.subgame_key_at(game.subgame_address(other))
+
+
+def test_hulhe_through_zmq_workers_with_their_own_flops_equals_local(tmp_path):
+    base = {"preset": "cfr_plus", "game": HULHE, "solver": {"iterations": 4, "eval_every": 2}}
+    local = run_solve(load_config(base), out=tmp_path / "local")
+    remote = run_solve(load_config({**base, "transport": ZMQ2}), out=tmp_path / "zmq")
+    assert curve(tmp_path / "zmq" / "metrics.csv") == curve(tmp_path / "local" / "metrics.csv")
+    assert remote.exploitability == local.exploitability
+    result = json.loads((tmp_path / "zmq" / "result.json").read_text())
+    assert result["stored_bytes"] == local.stored_bytes
+
+
 def test_partition_balances_segment_sizes():
     keys = [(i, 0, 0) for i in range(10)]
     sizes = {k: s for k, s in zip(keys, [9, 1, 8, 2, 7, 3, 6, 4, 5, 5])}
@@ -276,7 +323,8 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         router.send_multipart([ident, b"\xc1"])
         assert "malformed header" in reply("error")[0]["message"]
         send({"type": "setup", "id": 1, "protocol": PROTOCOL, "config": asm.resolved,
-              "keys": [list(k) for k in keys], "heartbeat": 0.1, "timeout": 30.0})
+              "keys": [list(k) for k in keys], "addresses": [game.subgame_address(k) for k in keys],
+              "segments": [game.subgame_segment(k) for k in keys], "heartbeat": 0.1, "timeout": 30.0})
         ready, _ = reply("ready")
         assert ready["id"] == 1 and ready["stored_bytes"] == 0
         H = game.tree.num_hands
@@ -328,9 +376,12 @@ def test_worker_exits_when_its_trunk_goes_silent():
                             stderr=subprocess.PIPE, text=True)
     try:
         asm = load_config(config(ZMQ2))
+        key = asm.game.subgame_keys()[0]
         ident, _ = router.recv_multipart()
         router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
-                                                   "config": asm.resolved, "keys": [[2, 0, 0]],
+                                                   "config": asm.resolved, "keys": [list(key)],
+                                                   "addresses": [asm.game.subgame_address(key)],
+                                                   "segments": [asm.game.subgame_segment(key)],
                                                    "heartbeat": 0.1, "timeout": 1.0})])
         t0 = time.monotonic()
         assert proc.wait(30) == 1
@@ -351,8 +402,8 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
     try:
         ident, _ = router.recv_multipart()
         router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
-                                                   "config": {"game": "nosuch"}, "keys": [],
-                                                   "heartbeat": 0.1, "timeout": 5.0})])
+                                                   "config": {"game": "nosuch"}, "keys": [], "addresses": [],
+                                                   "segments": [], "heartbeat": 0.1, "timeout": 5.0})])
         header = unpack_header(router.recv_multipart()[1], "test")
         assert header["type"] == "error" and header["id"] == 1
         assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
+from solverkit.poker.cards import card_name
 from solverkit.poker.game import PokerGame
 from solverkit.poker.gamedef import load_gamedef
 
@@ -74,6 +75,20 @@ class Hulhe(PokerGame):
         if int(self.config.get("rounds", 4)) < 2:
             raise ConfigError("[game] (hulhe) flops needs rounds >= 2 (there is no flop otherwise)")
         return out
+
+    def subgame_config(self, keys):
+        """Deal only the flops that `keys`' boards lie below (a worker's share): the subgames
+        below a flop are the same whichever other flops are dealt."""
+        if not self.split or self.split < 2:
+            return {}
+        bd = self.tree.boards
+        flops = set()
+        for _, b, _ in keys:
+            g = int(b)
+            while bd.num_cards[g] > 3:  # up to the flop
+                g = int(bd.parent[g])
+            flops.add("".join(card_name(int(c), self.gd.num_suits) for c in bd.cards[g, :3]))
+        return {"flops": ",".join(sorted(flops))}
 
     def allowed_boards(self):
         flops = self.flop_sets()

@@ -59,6 +59,8 @@ class Worker:
         self.assembly = self.game = self.store = self.pool = None
         self.owned: dict = {}  # key -> segment name
         self.segments: set[str] = set()
+        self.local: dict = {}  # the trunk's key -> this game's key (a smaller game numbers boards its own way)
+        self.alias: dict[str, str] = {}  # the trunk's segment name -> this store's
         self.last_heard = self.last_beat = time.monotonic()
         self.handlers = {"pass": self._pass, "fetch": self._fetch, "put": self._put, "flush": self._flush,
                          "stop": self._stop, "heartbeat": lambda header, frames: None, "setup": self._setup_again,
@@ -190,22 +192,36 @@ class Worker:
 
         where, rid = "setup", request_id(header)
         try:
-            check_keys(header, ("type", "id", "protocol", "config", "keys", "heartbeat", "timeout"), where)
+            check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "heartbeat",
+                                "timeout"), where)
             field(header, "protocol", where, "int", choices=(PROTOCOL,))
             self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01)
             self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat)
             self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
             self.game = self.assembly.game
-            valid = set(self.game.subgame_keys())
             keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
-            bad = [k for k in keys if k not in valid]
-            if bad:
-                raise ProtocolError(f"{where}: subgame key {bad[0]!r} is not a subgame of game {self.game.name!r}")
-            self.owned = {k: self.game.subgame_segment(k) for k in keys}
-            self.segments = set(self.owned.values())
+            addresses = field(header, "addresses", where, "list")
+            names = field(header, "segments", where, "list")
+            if not len(keys) == len(addresses) == len(names):
+                raise ProtocolError(f"{where}: {len(keys)} keys, {len(addresses)} addresses and {len(names)} "
+                                    "segments: expected as many of each")
+            # the trunk's keys and segment names -> this (possibly smaller) game's subgames
+            self.local = {}
+            self.alias = {}
+            for k, addr, name in zip(keys, addresses, names):
+                if not isinstance(addr, list) or not isinstance(name, str):
+                    raise ProtocolError(f"{where}: subgame address {addr!r:.60} / segment {name!r:.60} is invalid")
+                try:
+                    local = self.game.subgame_key_at(addr)
+                except KeyError as exc:
+                    raise ProtocolError(f"{where}: subgame key {k!r}: {exc.args[0]}") from None
+                self.local[k] = local
+                self.alias[name] = self.game.subgame_segment(local)
+            self.owned = {k: self.alias[name] for k, name in zip(keys, names)}
+            self.segments = set(self.alias)
             self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
             self.store = make_store(self.assembly, self.store_dir)
-            self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.segments)
+            self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
             self.shape = tuple(self.game.subgame_shape())
             warm_up_kernels()
             self.game.warmup()
@@ -245,7 +261,7 @@ class Worker:
                     "dtype": ARRAY_DTYPE, **self._stats()}, [out])
 
     def _one(self, i, key, job, reach, out):
-        out[i] = self.game.subgame_pass(key, job, reach[i], self.store)
+        out[i] = self.game.subgame_pass(self.local[key], job, reach[i], self.store)
 
     def _wait(self, futures, rid):
         """Wait for the pool, sending heartbeats and answering the trunk's meanwhile."""
@@ -272,6 +288,7 @@ class Worker:
             raise ProtocolError(f"{where}: segment {segment!r} is not held by this worker (it holds "
                                 f"{len(self.segments)})")
         names = field(header, "arrays", where, "list")
+        segment = self.alias[segment]  # the trunk's name -> this worker's
         valid = self.store.specs[segment].arrays
         for name in names:
             if name not in valid:
@@ -284,7 +301,8 @@ class Worker:
         check_keys(header, ("type", "id", "segment", "arrays"), "fetch")
         segment, names = self._segment(header, "fetch")
         blobs = self.store.payloads(segment)
-        self._send({"type": "segment", "id": rid, "segment": segment, "arrays": names}, [blobs[n] for n in names])
+        self._send({"type": "segment", "id": rid, "segment": header["segment"], "arrays": names},
+                   [blobs[n] for n in names])
 
     def _put(self, header, frames):
         rid = field(header, "id", "put", "int")

@@ -174,9 +174,7 @@ class ZmqTransport(Transport):
                     continue
                 w = self._accept(ident, header, len(self._workers), shares)
                 if w is not None:
-                    setups[ident] = self._send(w, {"type": "setup", "protocol": PROTOCOL, "config": resolved,
-                                                   "keys": [key_to_wire(k) for k in w.keys],
-                                                   "heartbeat": self.heartbeat, "timeout": self.timeout})
+                    setups[ident] = self._send(w, self._setup_header(resolved, w))
             elif ident in setups:
                 w = self._workers[ident]
                 reply = self._check_reply(w, header, setups[ident], "ready")
@@ -192,6 +190,18 @@ class ZmqTransport(Transport):
                 self._segment_owner[self.game.subgame_segment(k)] = w
         _say(f"{want} worker(s) ready on {self.endpoint}: " +
              ", ".join(f"{w.name} ({len(w.keys)} subgames)" for w in self._workers.values()))
+
+    def _setup_header(self, resolved: dict, w: _Worker) -> dict:
+        """SETUP for worker `w`: the config, with the game cut down to `w`'s subgames where the
+        game can (HULHE: its flops only), and its subgames as the trunk's keys, addresses in
+        any build of the game, and the trunk's segment names."""
+        game = self.game
+        config = dict(resolved, game={**resolved["game"], **game.subgame_config(w.keys)})
+        return {"type": "setup", "protocol": PROTOCOL, "config": config,
+                "keys": [key_to_wire(k) for k in w.keys],
+                "addresses": [game.subgame_address(k) for k in w.keys],
+                "segments": [game.subgame_segment(k) for k in w.keys],
+                "heartbeat": self.heartbeat, "timeout": self.timeout}
 
     def _accept(self, ident, header, index, shares) -> _Worker | None:
         """A worker from its HELLO (None, with an ERROR reply, when it cannot join)."""

@@ -141,6 +141,26 @@ class Game:
         """Name of the store segment that subgame `key` owns (a worker holds it)."""
         return str(key)
 
+    def subgame_config(self, keys) -> dict:
+        """Game parameters for a process that holds only subgames `keys` (a worker): overrides
+        of this game's own that build a smaller game in which those subgames are the same
+        (HULHE: only their flops are dealt). Default {}: the whole game."""
+        return {}
+
+    def subgame_address(self, key) -> list:
+        """Subgame `key` named independently of how much of the game a process built (a list
+        of ints), so that a worker's smaller game (:meth:`subgame_config`) finds it with
+        :meth:`subgame_key_at`. Default: the key itself."""
+        return list(key) if isinstance(key, tuple) else [key]
+
+    def subgame_key_at(self, address: list):
+        """This game's key of the subgame at `address` (from :meth:`subgame_address`);
+        KeyError if this game does not hold it."""
+        key = tuple(address) if len(address) != 1 or not isinstance(address[0], str) else address[0]
+        if key not in set(self.subgame_keys()):
+            raise KeyError(f"no subgame at {address!r} in game {self.name!r}")
+        return key
+
     # --- jobs on the wire (for network transports) --------------------------------------------
 
     def job_to_wire(self, job) -> dict:

@@ -277,7 +277,8 @@ class PokerGame(Game):
         self._chunks = {}
         for b in self.sub_boards:
             c0, c1 = int(t.boards.child_start[b]), int(t.boards.child_end[b])
-            edges = np.unique(np.linspace(c0, c1, min(k, c1 - c0) + 1).round().astype(np.int64))
+            # offsets from c0, so that a game dealing fewer boards (a worker's) chunks alike
+            edges = c0 + np.unique(np.linspace(0, c1 - c0, min(k, c1 - c0) + 1).round().astype(np.int64))
             self._chunks[b] = [(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:])]
         self._keys = [(e, b, j) for e in self.entries for b in self.sub_boards for j in range(len(self._chunks[b]))]
         self._chunked = any(len(v) > 1 for v in self._chunks.values())
@@ -507,6 +508,21 @@ class PokerGame(Game):
 
     def subgame_segment(self, key):
         return self._segment_name(key)
+
+    def subgame_address(self, key):
+        """[round-end node, chunk, board cards...]: the same in any game dealt from the same
+        rules (board indices differ between a whole game and one restricted to some flops)."""
+        e, b, j = key
+        bd = self.tree.boards
+        return [int(e), int(j), *(int(c) for c in bd.cards[b, : bd.num_cards[b]])]
+
+    def subgame_key_at(self, address):
+        if getattr(self, "_address_index", None) is None:
+            self._address_index = {tuple(self.subgame_address(k)): k for k in self.subgame_keys()}
+        try:
+            return self._address_index[tuple(int(x) for x in address)]
+        except (KeyError, TypeError, ValueError):
+            raise KeyError(f"no subgame at {address!r} in game {self.name!r}") from None
 
     def subgame_shape(self):
         """Reach in, values out: [player, hand] at the cut."""
