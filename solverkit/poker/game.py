@@ -170,10 +170,11 @@ class PokerGame(Game):
                 f"{human_bytes(self.store_estimate)} as float64 "
                 f"({size.infosets_iso:,} information sets up to suit symmetry); this machine has "
                 f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
-                f"raises), or run the trunk on one machine and {cut} on worker machines with "
-                f"[transport] name = \"zmq\" and `solverkit worker --connect tcp://TRUNK:PORT` on each, "
-                f"machines that can hold the public tree (every process builds it) besides their share of "
-                f"the values (docs/config.md; `solverkit info {self.name}` prints the sizes)"
+                f"raises), or run it distributed: the trunk, on a machine with room for the public tree, "
+                f"and {cut} on worker machines, with [transport] name = \"zmq\" and `solverkit worker "
+                f"--connect tcp://TRUNK:PORT` on each (a hulhe worker builds only its flops' part of the "
+                f"tree and holds only its subgames' values; docs/config.md; `solverkit info {self.name}` "
+                f"prints the sizes)"
             )
 
     @classmethod
