@@ -148,6 +148,7 @@ def main(argv=None):
     ap.add_argument("--flops", default="AsKd7c,2c2d9h")
     ap.add_argument("--subgames", type=int, default=2, help="betting sequences per flop")
     ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--name", default="hulhe_subgame", help="results file stem in bench/results")
     ap.add_argument("--measure-at", default="1,2,5,10,20,50,100",
                     help="iterations at which every predictor's regret ratio is measured (and the last)")
     args = ap.parse_args(argv)
@@ -172,7 +173,8 @@ def main(argv=None):
     ratio = float(np.mean([r["regret_ratio_west"] for r in rows]))
     doc = {
         "command": f"python bench/hulhe_subgame.py --flops {args.flops} --subgames {args.subgames} "
-                   f"--iterations {args.iterations}",
+                   f"--iterations {args.iterations} --measure-at {args.measure_at}"
+                   + (f" --name {args.name}" if args.name != "hulhe_subgame" else ""),
         "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
@@ -189,7 +191,7 @@ def main(argv=None):
         "peak_rss_mb": round(rss_mb(), 1),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "hulhe_subgame.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (RESULTS / f"{args.name}.json").write_text(json.dumps(doc, indent=2) + "\n")
     lines = [
         "# HULHE subgames: CFR+ updates with the compressed store on disk",
         "",
@@ -223,7 +225,7 @@ def main(argv=None):
         f"minutes per iteration and {doc['projected_days_for_1579_iterations']} days for 1,579 iterations on "
         f"4,800 cores; peak RSS {doc['peak_rss_mb']} MB.",
     ]
-    (RESULTS / "hulhe_subgame.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
