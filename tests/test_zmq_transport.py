@@ -4,6 +4,7 @@ sides; dead, stopped and silent workers and trunks are found out; nothing is lef
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -288,20 +289,26 @@ def test_trunk_answers_strangers_with_errors_and_keeps_solving():
         ctx.destroy(0)
 
 
-def _fake_trunk(ctx):
+@contextlib.contextmanager
+def _worker_of_fake_trunk(*args):
+    """(router, worker process): a real `solverkit worker` connected to a bare ROUTER socket."""
+    ctx = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
     router.setsockopt(zmq.LINGER, 0)
     router.setsockopt(zmq.RCVTIMEO, 20000)
-    port = router.bind_to_random_port("tcp://127.0.0.1")
-    return router, f"tcp://127.0.0.1:{port}"
+    endpoint = f"tcp://127.0.0.1:{router.bind_to_random_port('tcp://127.0.0.1')}"
+    proc = subprocess.Popen([sys.executable, "-m", "solverkit", "worker", "--connect", endpoint, *args,
+                             "--wait", "30"], stderr=subprocess.PIPE, text=True)
+    try:
+        yield router, proc
+    finally:
+        proc.kill()
+        proc.wait()
+        ctx.destroy(0)
 
 
 def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(tmp_path):
-    ctx = zmq.Context()
-    router, endpoint = _fake_trunk(ctx)
-    proc = subprocess.Popen([sys.executable, "-m", "solverkit", "worker", "--connect", endpoint, "--threads", "2",
-                             "--wait", "30"], stderr=subprocess.PIPE, text=True)
-    try:
+    with _worker_of_fake_trunk("--threads", "2") as (router, proc):
         asm = load_config(config(ZMQ2))
         game = asm.game
         keys = game.subgame_keys()[:4]
@@ -363,18 +370,10 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         assert reply("bye")[0]["id"] == 11
         assert proc.wait(10) == 0
         assert "stopped by the trunk" in proc.stderr.read()
-    finally:
-        proc.kill()
-        proc.wait()
-        ctx.destroy(0)
 
 
 def test_worker_exits_when_its_trunk_goes_silent():
-    ctx = zmq.Context()
-    router, endpoint = _fake_trunk(ctx)
-    proc = subprocess.Popen([sys.executable, "-m", "solverkit", "worker", "--connect", endpoint, "--wait", "30"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    with _worker_of_fake_trunk() as (router, proc):
         asm = load_config(config(ZMQ2))
         key = asm.game.subgame_keys()[0]
         ident, _ = router.recv_multipart()
@@ -388,18 +387,10 @@ def test_worker_exits_when_its_trunk_goes_silent():
         assert time.monotonic() - t0 < 10
         assert re.search(r"no message from the trunk at tcp://127.0.0.1:\d+ for 1.\d s \(timeout 1 s\): it is gone",
                          proc.stderr.read())
-    finally:
-        proc.kill()
-        proc.wait()
-        ctx.destroy(0)
 
 
 def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
-    ctx = zmq.Context()
-    router, endpoint = _fake_trunk(ctx)
-    proc = subprocess.Popen([sys.executable, "-m", "solverkit", "worker", "--connect", endpoint, "--wait", "30"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    with _worker_of_fake_trunk() as (router, proc):
         ident, _ = router.recv_multipart()
         router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
                                                    "config": {"game": "nosuch"}, "keys": [], "addresses": [],
@@ -408,10 +399,6 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
         assert header["type"] == "error" and header["id"] == 1
         assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")
         assert proc.wait(10) == 2
-    finally:
-        proc.kill()
-        proc.wait()
-        ctx.destroy(0)
 
 
 # --- failing, dying and silent workers -----------------------------------------------------------
