@@ -57,6 +57,25 @@ VARIANTS = [("none", "none", False), ("west", "west", False), ("north, layout or
             ("gradient, board order", "gradient", True)]
 
 
+def regret_state(game, store, names, scales, before=None):
+    """(stats, stored integers): the share of stored regrets that are nonzero, the median
+    magnitude of those in stored units, and how many changed since `before`."""
+    q = []
+    for n in names:
+        seg = store.read(n)
+        for arr in ("regret0", "regret1"):
+            g = game.segment_grid(n, arr)
+            order = np.argsort(g.offset, kind="stable")  # blocks by offset: per_value lines up
+            per_value = np.repeat(scales[g.round[order]], (g.hands * g.actions)[order])
+            q.append(np.rint(seg[arr] * per_value).astype(np.int32))  # stored values: exact integers
+    q = np.concatenate(q)
+    nz = q[q != 0]
+    stats = {"nonzero": round(float(nz.size / max(q.size, 1)), 4),
+             "median_nonzero_magnitude": float(np.median(np.abs(nz))) if nz.size else 0.0,
+             "changed": int(np.count_nonzero(q != before)) if before is not None else None}
+    return stats, q
+
+
 def predictor_ratios(game, store, names, compressor, scales):
     """Regret compression ratio (4-byte floats over coded bytes) of every VARIANTS predictor on
     the regrets the store holds now."""
@@ -95,6 +114,7 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
     _, inputs = game.trunk_reach(store, game.kernel_job(first))
     per_iter = []
     ratios = {}
+    state, last_q = {}, None  # stored regrets at the measured iterations (changes: vs the iteration before)
     for t in range(1, iterations + 1):
         c0 = time.process_time()
         for p in (0, 1):
@@ -107,7 +127,11 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
         per_iter.append((time.process_time() - c0) / len(chosen))
         if t in measure_at or t == iterations:
             ratios[t] = predictor_ratios(game, store, names[1:], asm.compressor, codec.scales)
-            print(f"  {flop} iteration {t}: {per_iter[-1]:.1f} core-s; regret ratios {ratios[t]}", flush=True)
+            state[t], q = regret_state(game, store, names[1:], codec.scales["regret"],
+                                       last_q if t - 1 in state else None)
+            last_q = q if t + 1 in measure_at else None  # kept only for the next iteration's count
+            print(f"  {flop} iteration {t}: {per_iter[-1]:.1f} core-s; regret ratios {ratios[t]}; "
+                  f"stored regrets {state[t]}", flush=True)
     sub_names = names[1:]
     # values per turn board and per river board of one subgame (the same on every flop: limit
     # betting restarts each round), for the projection onto the full game's canonical boards
@@ -137,6 +161,7 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
         "regret_ratio_west": last["west"],
         "regret_ratio_no_predictor": last["none"],
         "regret_ratios_by_iteration": {str(t): r for t, r in ratios.items()},
+        "stored_regrets_by_iteration": {str(t): r for t, r in state.items()},
         "values_per_turn_board": int(per_round[2] / boards_per_round[2]),
         "values_per_river_board": int(per_round[3] / boards_per_round[3]),
         "stored_bytes_total": stored,
@@ -213,6 +238,13 @@ def main(argv=None):
     for r in rows:
         for t, ratio in r["regret_ratios_by_iteration"].items():
             lines.append(f"| {r['flop']} | {t} | " + " | ".join(str(ratio[lab]) for lab in labels) + " |")
+    lines += ["", "Stored regrets (integers: regret x scale) at the measured iterations; changed = how many "
+              "differ from the iteration before, where that one was measured too:", "",
+              "| flop | iteration | nonzero | median nonzero magnitude | changed |", "|---|---|---|---|---|"]
+    for r in rows:
+        for t, st in r["stored_regrets_by_iteration"].items():
+            ch = "" if st["changed"] is None else f"{st['changed']:,}"
+            lines.append(f"| {r['flop']} | {t} | {st['nonzero']:.1%} | {st['median_nonzero_magnitude']:g} | {ch} |")
     lines += [
         "",
         f"Cost per stored value and update: {doc['ns_per_value_update']} ns (both passes, all threads' CPU time); "
