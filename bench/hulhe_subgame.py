@@ -57,23 +57,34 @@ VARIANTS = [("none", "none", False), ("west", "west", False), ("north, layout or
             ("gradient, board order", "gradient", True)]
 
 
-def regret_state(game, store, names, scales, before=None):
-    """(stats, stored integers): the share of stored regrets that are nonzero, the median
-    magnitude of those in stored units, and how many changed since `before`."""
-    q = []
+def regret_state(game, store, names, scales, before=None, keep=False):
+    """(stats, stored integers or None): the share of stored regrets that are nonzero, the median
+    magnitude of those in stored units, and how many changed since `before` (the integers of an
+    earlier call with keep=True). One array at a time: magnitudes go to a histogram."""
+    q_all = [] if keep else None
+    hist = np.zeros(1 << 16, dtype=np.int64)  # magnitudes 1 .. 65534, the rest in the last bin
+    total = changed = 0
+    i = 0
     for n in names:
         seg = store.read(n)
         for arr in ("regret0", "regret1"):
             g = game.segment_grid(n, arr)
-            order = np.argsort(g.offset, kind="stable")  # blocks by offset: per_value lines up
+            order = np.argsort(g.offset, kind="stable")  # blocks by offset, so per_value lines up
             per_value = np.repeat(scales[g.round[order]], (g.hands * g.actions)[order])
-            q.append(np.rint(seg[arr] * per_value).astype(np.int32))  # stored values: exact integers
-    q = np.concatenate(q)
-    nz = q[q != 0]
-    stats = {"nonzero": round(float(nz.size / max(q.size, 1)), 4),
-             "median_nonzero_magnitude": float(np.median(np.abs(nz))) if nz.size else 0.0,
-             "changed": int(np.count_nonzero(q != before)) if before is not None else None}
-    return stats, q
+            q = np.rint(seg[arr] * per_value).astype(np.int32)  # stored values: exact integers
+            total += q.size
+            hist += np.bincount(np.minimum(np.abs(q), hist.size - 1), minlength=hist.size)
+            if before is not None:
+                changed += int(np.count_nonzero(q != before[i]))
+            if keep:
+                q_all.append(q)
+            i += 1
+    nonzero = int(hist[1:].sum())
+    cum = np.cumsum(hist[1:])
+    median = float(np.searchsorted(cum, (nonzero + 1) // 2) + 1) if nonzero else 0.0
+    stats = {"nonzero": round(nonzero / max(total, 1), 4), "median_nonzero_magnitude": median,
+             "changed": changed if before is not None else None}
+    return stats, q_all
 
 
 def predictor_ratios(game, store, names, compressor, scales):
@@ -127,9 +138,9 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
         per_iter.append((time.process_time() - c0) / len(chosen))
         if t in measure_at or t == iterations:
             ratios[t] = predictor_ratios(game, store, names[1:], asm.compressor, codec.scales)
-            state[t], q = regret_state(game, store, names[1:], codec.scales["regret"],
-                                       last_q if t - 1 in state else None)
-            last_q = q if t + 1 in measure_at else None  # kept only for the next iteration's count
+            # the integers are kept (memory: 4 bytes a regret) only when the next iteration is measured
+            state[t], last_q = regret_state(game, store, names[1:], codec.scales["regret"],
+                                            last_q if t - 1 in state else None, keep=t + 1 in measure_at)
             print(f"  {flop} iteration {t}: {per_iter[-1]:.1f} core-s; regret ratios {ratios[t]}; "
                   f"stored regrets {state[t]}", flush=True)
     sub_names = names[1:]
