@@ -130,6 +130,17 @@ def _block_order(order, orders, b, H, out):
             out[j] = orders[row, j]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _visit_block(vb, visit, mode, offset, hands, actions, north):
+    """(block, actions, hands, offset, values, north block, north offset) of the vb-th block
+    coded: blocks go in `visit` order where a north prediction needs it, else in index order."""
+    b = visit[vb] if mode >= 2 else vb
+    A = actions[b]
+    H = hands[b]
+    nb = north[b] if mode >= 2 else -1
+    return b, A, H, offset[b], H * A, nb, (offset[nb] if nb >= 0 else 0)
+
+
 @njit(cache=True, nogil=True)
 def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, visit, scales, mode, q, res):
     """Block by block: q = round(x * scale) saturated to int32, then the zigzag residual of q
@@ -141,11 +152,7 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, visit, s
     pos = 0
     ordv = _order_buffer(hands)
     for vb in range(visit.shape[0]):
-        b = visit[vb] if mode >= 2 else vb  # the visit order matters to north only
-        A = actions[b]
-        H = hands[b]
-        o = offset[b]
-        n = H * A
+        b, A, H, o, n, nb, no = _visit_block(vb, visit, mode, offset, hands, actions, north)
         s = scales[rnd[b]]
         for i in range(o, o + n):
             v = np.rint(x[i] * s)
@@ -153,8 +160,6 @@ def _encode_fixed(x, offset, hands, actions, north, rnd, order, orders, visit, s
             if c != v:
                 sat += 1
             q[i] = np.int32(c)
-        nb = north[b] if mode >= 2 else -1
-        no = offset[nb] if nb >= 0 else 0
         if mode == 0:
             for i in range(n):
                 res[pos + i] = np.uint32(np.int64(q[o + i]) & 0xFFFFFFFF)
@@ -197,13 +202,7 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, visit,
     pos = 0
     ordv = _order_buffer(hands)
     for vb in range(visit.shape[0]):
-        b = visit[vb] if mode >= 2 else vb  # the visit order matters to north only
-        A = actions[b]
-        H = hands[b]
-        o = offset[b]
-        n = H * A
-        nb = north[b] if mode >= 2 else -1
-        no = offset[nb] if nb >= 0 else 0
+        b, A, H, o, n, nb, no = _visit_block(vb, visit, mode, offset, hands, actions, north)
         if mode == 0:
             for i in range(n):
                 q[o + i] = np.int32(((np.int64(res[pos + i]) + 0x80000000) & 0xFFFFFFFF) - 0x80000000)
@@ -219,8 +218,7 @@ def _decode_fixed(res, offset, hands, actions, north, rnd, order, orders, visit,
             for a in range(A):
                 acc = np.int64(0)
                 for j in range(H):
-                    z = np.int64(res[pos + j * A + a])
-                    acc = (((acc + ((z >> 1) ^ -(z & 1))) + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+                    acc = _wrap_add(acc, np.int64(res[pos + j * A + a]))
                     q[o + ordv[j] * A + a] = np.int32(acc)
         else:
             _block_order(order, orders, b, H, ordv)
