@@ -103,7 +103,30 @@ def predictor_ratios(game, store, names, compressor, scales):
     return {label: round(4 * values / b, 2) for label, b in sizes.items()}
 
 
-def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
+def policy_gap(game, names, store, exact):
+    """How far the fixed-point store's current strategy is from the same run's in float64: the
+    mean L1 distance per information set and the share whose most likely action differs."""
+    from solverkit.core.layout import policy
+
+    l1 = 0.0
+    differ = count = 0
+    for n in names:
+        region, _ = game._segment_region(n)
+        for p in (0, 1):
+            lay = game._layout_of(region, p)
+            a = policy(store.read(n)[f"regret{p}"], lay)
+            b = policy(exact.read(n)[f"regret{p}"], lay)
+            l1 += float(np.abs(a - b).sum())
+            for start, hands, acts in zip(lay.block_start, lay.block_count, lay.block_actions):
+                end = start + hands * acts
+                pa = a[start:end].reshape(hands, acts)
+                pb = b[start:end].reshape(hands, acts)
+                differ += int(np.count_nonzero(pa.argmax(1) != pb.argmax(1)))
+            count += int(lay.block_count.sum())
+    return {"mean_l1": round(l1 / count, 5), "argmax_differs": round(differ / count, 5)}
+
+
+def bench_flop(flop, n_subgames, iterations, tmp, measure_at=(), compare_float=False):
     asm = load_config({
         "preset": "cfr_plus",
         "game": {"name": "hulhe", "flops": flop, "split_round": 2, "chunks": 49},
@@ -121,8 +144,15 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
                                          "avg": np.full(4, 16.0)}, predictor="west")
     store = Store([specs[n] for n in names], codec, DiskBackend(Path(tmp) / flop, prefetch=2, write_behind=2),
                   grids=game.segment_grid)
+    exact = None
+    if compare_float:  # the same passes on a float64 store in memory (not timed)
+        from solverkit.core.params import spec_of
+        from solverkit_compressors.none import NoCompression
+
+        exact = Store([specs[n] for n in names], NoCompression(**spec_of(NoCompression).resolve({}, "none")))
     first = PassJob(1, (0,), asm.rule, asm.averaging)
     _, inputs = game.trunk_reach(store, game.kernel_job(first))
+    gaps = {}
     per_iter = []
     ratios = {}
     state, last_q = {}, None  # stored regrets at the measured iterations (changes: vs the iteration before)
@@ -136,6 +166,14 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
                 game.subgame_pass(k, (kjob, job), inputs[k], store)
         store.flush()
         per_iter.append((time.process_time() - c0) / len(chosen))
+        if exact is not None:
+            for p in (0, 1):
+                job = PassJob(t, (p,), asm.rule, asm.averaging)
+                for k in keys:
+                    game.subgame_pass(k, (game.kernel_job(job), job), inputs[k], exact)
+        if exact is not None and (t in measure_at or t == iterations):
+            gaps[t] = policy_gap(game, names[1:], store, exact)
+            print(f"  {flop} iteration {t}: current strategy vs float64 {gaps[t]}", flush=True)
         if t in measure_at or t == iterations:
             ratios[t] = predictor_ratios(game, store, names[1:], asm.compressor, codec.scales)
             # the integers are kept (memory: 4 bytes a regret) only when the next iteration is measured
@@ -173,6 +211,7 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=()):
         "regret_ratio_no_predictor": last["none"],
         "regret_ratios_by_iteration": {str(t): r for t, r in ratios.items()},
         "stored_regrets_by_iteration": {str(t): r for t, r in state.items()},
+        **({"policy_gap_vs_float64_by_iteration": {str(t): g for t, g in gaps.items()}} if gaps else {}),
         "values_per_turn_board": int(per_round[2] / boards_per_round[2]),
         "values_per_river_board": int(per_round[3] / boards_per_round[3]),
         "stored_bytes_total": stored,
@@ -185,14 +224,19 @@ def main(argv=None):
     ap.add_argument("--subgames", type=int, default=2, help="betting sequences per flop")
     ap.add_argument("--iterations", type=int, default=2)
     ap.add_argument("--name", default="hulhe_subgame", help="results file stem in bench/results")
+    ap.add_argument("--compare-float", action="store_true",
+                    help="also run the passes on a float64 store and report how far the fixed-point current "
+                         "strategy is from it (memory: 8 bytes a value)")
     ap.add_argument("--measure-at", default="1,2,5,10,20,50,100",
                     help="iterations at which every predictor's regret ratio is measured (and the last)")
     args = ap.parse_args(argv)
     measure_at = {int(x) for x in args.measure_at.split(",") if x}
+    if args.compare_float:
+        args.name = args.name if args.name != "hulhe_subgame" else "hulhe_subgame_vs_float"
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for flop in args.flops.split(","):
-            row = bench_flop(flop, args.subgames, args.iterations, tmp, measure_at)
+            row = bench_flop(flop, args.subgames, args.iterations, tmp, measure_at, args.compare_float)
             rows.append(row)
             print(json.dumps(row), flush=True)
     # per flop the median update (the first iteration's subgames are nearly empty)
@@ -256,6 +300,12 @@ def main(argv=None):
         for t, st in r["stored_regrets_by_iteration"].items():
             ch = "" if st["changed"] is None else f"{st['changed']:,}"
             lines.append(f"| {r['flop']} | {t} | {st['nonzero']:.1%} | {st['median_nonzero_magnitude']:g} | {ch} |")
+    gap_rows = [(r["flop"], t, g) for r in rows for t, g in r.get("policy_gap_vs_float64_by_iteration", {}).items()]
+    if gap_rows:
+        lines += ["", "The fixed-point store's current strategy against the same passes on a float64 store "
+                  "(per information set of the subgames):", "",
+                  "| flop | iteration | mean L1 distance | most likely action differs |", "|---|---|---|---|"]
+        lines += [f"| {f} | {t} | {g['mean_l1']} | {g['argmax_differs']:.2%} |" for f, t, g in gap_rows]
     lines += [
         "",
         f"Cost per stored value and update: {doc['ns_per_value_update']} ns (both passes, all threads' CPU time); "
