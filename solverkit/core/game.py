@@ -156,10 +156,13 @@ class Game:
     def subgame_key_at(self, address: list):
         """This game's key of the subgame at `address` (from :meth:`subgame_address`);
         KeyError if this game does not hold it."""
-        key = tuple(address) if len(address) != 1 or not isinstance(address[0], str) else address[0]
-        if key not in set(self.subgame_keys()):
-            raise KeyError(f"no subgame at {address!r} in game {self.name!r}")
-        return key
+        index = self.__dict__.get("_address_index")
+        if index is None:
+            index = self._address_index = {tuple(self.subgame_address(k)): k for k in self.subgame_keys()}
+        try:
+            return index[tuple(address)]
+        except (KeyError, TypeError):  # TypeError: an address holding something unhashable
+            raise KeyError(f"no subgame at {address!r} in game {self.name!r}") from None
 
     # --- jobs on the wire (for network transports) --------------------------------------------
 

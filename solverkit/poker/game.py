@@ -517,14 +517,6 @@ class PokerGame(Game):
         bd = self.tree.boards
         return [int(e), int(j), *(int(c) for c in bd.cards[b, : bd.num_cards[b]])]
 
-    def subgame_key_at(self, address):
-        if getattr(self, "_address_index", None) is None:
-            self._address_index = {tuple(self.subgame_address(k)): k for k in self.subgame_keys()}
-        try:
-            return self._address_index[tuple(int(x) for x in address)]
-        except (KeyError, TypeError, ValueError):
-            raise KeyError(f"no subgame at {address!r} in game {self.name!r}") from None
-
     def subgame_shape(self):
         """Reach in, values out: [player, hand] at the cut."""
         return (2, self.tree.num_hands)
