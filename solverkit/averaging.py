@@ -37,6 +37,19 @@ class QuadraticAveraging(Averaging):
         return 1.0, float(t) * float(t)
 
 
+class PowerAveraging(Averaging):
+    """Iteration t weighs t^gamma, kept as S <- S ((t-1)/t)^gamma + contribution so that the
+    stored values stay of the order of one iteration's (the form of Xu et al. 2024: DCFR+ uses
+    gamma = 4, PDCFR+ gamma = 5)."""
+
+    name = "power"
+    description = "weight t^gamma, as a decay ((t-1)/t)^gamma"
+    params = {"gamma": Param("float", 2.0, "exponent of the weight t^gamma", min=0.0, max=100.0)}
+
+    def coefficients(self, t):
+        return ((t - 1.0) / t) ** self.config["gamma"], 1.0
+
+
 class DelayedAveraging(Averaging):
     """Iteration t weighs max(t - delay, 0): CFR+ with an averaging delay (Tammelin et al. 2015
     used delay 100 for HULHE)."""
@@ -62,5 +75,6 @@ class CurrentStrategy(Averaging):
 
 @hookimpl
 def register_averaging(register):
-    for cls in (UniformAveraging, LinearAveraging, QuadraticAveraging, DelayedAveraging, CurrentStrategy):
+    for cls in (UniformAveraging, LinearAveraging, QuadraticAveraging, PowerAveraging, DelayedAveraging,
+                CurrentStrategy):
         register(cls)

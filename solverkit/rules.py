@@ -1,10 +1,12 @@
-"""Built-in regret rules: RM, RM+, Linear CFR and Discounted CFR discounting."""
+"""Built-in regret rules: RM, RM+, Linear and Discounted CFR, and the predictive and
+discounted-plus rules of Farina et al. (2021) and Xu et al. (2024)."""
 
 from __future__ import annotations
 
 import math
 
 from .core.hookspecs import hookimpl
+from .core.arith import predictive_update
 from .core.params import Param
 from .core.rule import RegretRule
 
@@ -58,8 +60,61 @@ class DiscountedCFR(RegretRule):
         return _discount(t, self.config["alpha"]), _discount(t, self.config["beta"]), -math.inf
 
 
+class DiscountedCFRPlus(RegretRule):
+    """DCFR+ (Xu et al. 2024): RM+ whose old regrets are discounted before iteration t's are
+    added, R = max(R * (t-1)^alpha / ((t-1)^alpha + 1) + r, 0); alpha = 1.5 and averaging
+    weight t^4 (``power`` averaging, gamma = 4) as published."""
+
+    name = "dcfr_plus"
+    description = "RM+ with old regrets discounted by (t-1)^a/((t-1)^a+1) before adding (DCFR+)"
+    params = {"alpha": Param("float", 1.5, "discount exponent of the old regrets", min=0.0, max=100.0)}
+
+    def coefficients(self, t):
+        return 1.0, 1.0, 0.0
+
+    def discount(self, t):
+        return _discount(t - 1, self.config["alpha"])
+
+
+class PredictiveCFRPlus(RegretRule):
+    """PCFR+ (Farina, Kroer and Sandholm 2021): predictive regret matching+. The regrets are
+    RM+'s, R = max(R + r, 0); the policy of the next iteration is regret matching of R + m with
+    the prediction m = r (the last instantaneous regret), kept in the state array ``pred``."""
+
+    name = "pcfr_plus"
+    description = "predictive RM+: play [R + last instantaneous regret]^+ (PCFR+)"
+    family = "custom"
+    state = ("pred",)
+    predictive = True
+
+    def update(self, regret, delta, t, state):
+        predictive_update(regret, delta, state["pred"], 1.0, 0.0, 1.0)
+
+
+class PredictiveDiscountedCFRPlus(RegretRule):
+    """PDCFR+ (Xu et al. 2024): DCFR+'s discounted regrets, R = max(R d(t) + r, 0) with
+    d(t) = (t-1)^alpha / ((t-1)^alpha + 1), and PCFR+'s prediction: the next policy is regret
+    matching of [R d(t+1) + r]^+. ``pred`` holds (d(t+1) - 1) R + r, so the policy is regret
+    matching of R + pred whatever the iteration. alpha = 2.3 and averaging weight t^5
+    (``power`` averaging, gamma = 5) as published."""
+
+    name = "pdcfr_plus"
+    description = "predictive DCFR+: discounted RM+ regrets, play [R d(t+1) + r]^+ (PDCFR+)"
+    family = "custom"
+    state = ("pred",)
+    predictive = True
+    params = {"alpha": Param("float", 2.3, "discount exponent of the old regrets", min=0.0, max=100.0)}
+
+    def update(self, regret, delta, t, state):
+        alpha = self.config["alpha"]
+        predictive_update(regret, delta, state["pred"], _discount(t - 1, alpha), 0.0, _discount(t, alpha))
+
+
 def _discount(t, exponent):
-    """t^e / (t^e + 1); exactly 1.0 when t^e is beyond float range (large t and exponent)."""
+    """t^e / (t^e + 1); exactly 1.0 when t^e is beyond float range (large t and exponent);
+    0.0 at t = 0 (nothing to discount before the first iteration)."""
+    if t <= 0:
+        return 0.0 if exponent > 0 else 0.5
     try:
         te = float(t) ** exponent
     except OverflowError:
@@ -69,5 +124,6 @@ def _discount(t, exponent):
 
 @hookimpl
 def register_regret_rules(register):
-    for cls in (RegretMatching, RegretMatchingPlus, LinearCFR, DiscountedCFR):
+    for cls in (RegretMatching, RegretMatchingPlus, LinearCFR, DiscountedCFR, DiscountedCFRPlus, PredictiveCFRPlus,
+                PredictiveDiscountedCFRPlus):
         register(cls)

@@ -183,6 +183,7 @@ class SquaredAveraging(Averaging):
     """Not linear in the contribution: avgval would no longer equal A S."""
 
     name = "squared_test"
+    family = "custom"
 
     def coefficients(self, t):
         return 1.0, 1.0

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from solverkit.core.layout import Layout, policy
 from solverkit.core.params import spec_of
 from solverkit.core.registry import get_registry
-from solverkit.core.rule import RegretRule, discounted_update
+from solverkit.core.arith import discounted_update
+from solverkit.core.rule import RegretRule
 from solverkit.rules import DiscountedCFR, LinearCFR, RegretMatching, RegretMatchingPlus
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
@@ -205,7 +206,7 @@ def test_discounted_update_kernel(pairs, pos, neg, floor):
         v = q + r
         v = v * pos if v > 0.0 else v * neg
         want.append(max(v, floor))
-    discounted_update(regret, delta, pos, neg, floor)
+    discounted_update(regret, delta, 1.0, pos, neg, floor)
     np.testing.assert_array_equal(regret, want)
 
 

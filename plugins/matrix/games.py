@@ -19,95 +19,62 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solverkit.core.averaging import Averaging
+from solverkit.core.arith import avg_step, rm_inverse, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
-from solverkit.core.rule import RegretRule
 from solverkit.core.params import Param
+from solverkit.core.passes import policy_source, state_of
 from solverkit.errors import ConfigError
 
 
 @njit(cache=True)
-def current_policy(regret, out):
-    """out = regret matching of one information set: positive part normalised, uniform if none."""
-    n = regret.shape[0]
-    total = 0.0
+def current_policy(src, out):
+    """out = regret matching of one information set's policy source."""
+    n = src.shape[0]
+    inv = rm_inverse(src, 0, n)
     for a in range(n):
-        if regret[a] > 0.0:
-            total += regret[a]
-    if total > 0.0:
-        for a in range(n):
-            r = regret[a]
-            out[a] = r / total if r > 0.0 else 0.0
-    else:
-        u = 1.0 / n
-        for a in range(n):
-            out[a] = u
+        out[a] = rm_prob(src[a], inv, n)
 
 
 @njit(cache=True)
-def instantaneous_regret(regret, values, negate, delta):
-    """delta = values - sigma . values, where sigma is the regret matching of `regret`.
+def instantaneous_regret(src, values, negate, delta):
+    """delta = values - sigma . values, where sigma is the regret matching of `src`.
 
     With `negate`, `values` is first negated in place (the column player's values are -(x A)).
-    sigma . values is computed as (sum of r+ * v) / (sum of r+): no division per action.
     """
-    n = regret.shape[0]
+    n = src.shape[0]
     if negate:
         for a in range(n):
             values[a] = -values[a]
-    total = 0.0
-    weighted = 0.0
+    inv = rm_inverse(src, 0, n)
+    ev = 0.0
     for a in range(n):
-        r = regret[a]
-        if r > 0.0:
-            total += r
-            weighted += r * values[a]
-    if total > 0.0:
-        ev = weighted / total
-    else:
-        ev = 0.0
-        for a in range(n):
-            ev += values[a]
-        ev /= n
+        ev += rm_prob(src[a], inv, n) * values[a]
     for a in range(n):
         delta[a] = values[a] - ev
 
 
 @njit(cache=True)
-def fused_update(regret, values, negate, pos, neg, floor, total, contrib, avgval, decay, weight, policy_out):
-    """The whole O(n) part of an alternating pass, for the rules and averaging schemes of the
-    discounted family: instantaneous regrets (as :func:`instantaneous_regret`), the regret
-    update max(scale(R + delta), floor), and the opponent's cumulative strategy and avgval
-    accumulations S <- S * decay + weight * contrib (skipped when `total` is empty), and
-    finally policy_out = regret matching of the updated regrets."""
+def fused_update(regret, values, negate, pre, pos, neg, floor, total, contrib, avgval, decay, weight, policy_out):
+    """The whole O(n) part of an alternating pass for an inline rule and averaging scheme:
+    instantaneous regrets (as :func:`instantaneous_regret`), the rule's step on every regret,
+    the opponent's cumulative strategy and avgval accumulations (skipped when `total` is
+    empty), and finally policy_out = regret matching of the updated regrets."""
     n = regret.shape[0]
     if negate:
         for a in range(n):
             values[a] = -values[a]
-    rsum = 0.0
-    weighted = 0.0
+    inv = rm_inverse(regret, 0, n)
+    ev = 0.0
     for a in range(n):
-        r = regret[a]
-        if r > 0.0:
-            rsum += r
-            weighted += r * values[a]
-    if rsum > 0.0:
-        ev = weighted / rsum
-    else:
-        ev = 0.0
-        for a in range(n):
-            ev += values[a]
-        ev /= n
+        ev += rm_prob(regret[a], inv, n) * values[a]
     for a in range(n):
-        x = regret[a] + (values[a] - ev)
-        x = x * pos if x > 0.0 else x * neg
-        regret[a] = x if x > floor else floor
+        regret[a] = rule_step(regret[a], values[a] - ev, pre, pos, neg, floor)
     if total.shape[0] == contrib.shape[0] and not (weight == 0.0 and decay == 1.0):
         for i in range(contrib.shape[0]):
-            total[i] = total[i] * decay + weight * contrib[i]
+            total[i] = avg_step(total[i], weight, contrib[i], decay)
         for i in range(n):
-            avgval[i] = avgval[i] * decay + weight * values[i]
+            avgval[i] = avg_step(avgval[i], weight, values[i], decay)
     # the updated player's new policy, which the opponent's next pass is computed against
     current_policy(regret, policy_out)
 
@@ -151,12 +118,12 @@ class _Scratch:
 
 def _fusable(job) -> bool:
     """True when the rule and the averaging scheme are given by their coefficients alone."""
-    return type(job.rule).update is RegretRule.update and _is_linear(job.averaging)
+    return job.rule.inline and _is_linear(job.averaging)
 
 
 def _is_linear(averaging) -> bool:
-    """True when the scheme accumulates S <- S * decay + weight * contrib (the base update)."""
-    return type(averaging).update is Averaging.update
+    """True when the scheme accumulates S <- S * decay + weight * contrib (its declared family)."""
+    return averaging.inline
 
 
 class MatrixGame(Game):
@@ -205,7 +172,7 @@ class MatrixGame(Game):
         current_policy(a, a.copy())
         instantaneous_regret(a, a.copy(), True, a.copy())
         average_best_responses(a, a, a, a)
-        fused_update(a, a.copy(), True, 1.0, 1.0, 0.0, a.copy(), a.copy(), a.copy(), 1.0, 1.0, a.copy())
+        fused_update(a, a.copy(), True, 1.0, 1.0, 1.0, 0.0, a.copy(), a.copy(), a.copy(), 1.0, 1.0, a.copy())
 
     def _scratch(self, store) -> "_Scratch":
         s = self._scratches.get(store)
@@ -231,7 +198,7 @@ class MatrixGame(Game):
             if len(players) == 1 and _fusable(job):
                 # one BLAS product and one kernel: the common case (CFR+ and relatives)
                 p = players[0]
-                pos, neg, floor = job.rule.coefficients(job.iteration)
+                pre, pos, neg, floor = job.rule.kernel_coefficients(job.iteration)
                 if job.averaging.keeps_average:
                     decay, weight = job.averaging.coefficients(job.iteration)
                     total, avgval = seg["avg1" if p == 0 else "avg0"], seg[f"avgval{p}"]
@@ -243,39 +210,42 @@ class MatrixGame(Game):
                     if not s.fresh[1]:
                         current_policy(r1, s.y)
                     np.dot(A, s.y, out=s.u0)
-                    fused_update(r0, s.u0, False, pos, neg, floor, total, s.y, avgval, decay, weight, s.x)
+                    fused_update(r0, s.u0, False, pre, pos, neg, floor, total, s.y, avgval, decay, weight, s.x)
                 else:
                     if not s.fresh[0]:
                         current_policy(r0, s.x)
                     np.dot(s.x, A, out=s.u1)
-                    fused_update(r1, s.u1, True, pos, neg, floor, total, s.x, avgval, decay, weight, s.y)
+                    fused_update(r1, s.u1, True, pre, pos, neg, floor, total, s.x, avgval, decay, weight, s.y)
                 s.fresh = (p == 0 and s.exact_store, p == 1 and s.exact_store)
                 return
             s.fresh = (False, False)
+            # any rule: policies from the rule's policy source, the rule's own update after
+            src0 = policy_source(store, seg, "root", 0, job.rule)
+            src1 = policy_source(store, seg, "root", 1, job.rule)
             if players == (0,):
-                current_policy(r1, s.y)
+                current_policy(src1, s.y)
                 np.dot(A, s.y, out=s.u0)  # row player's action values against y
-                instantaneous_regret(r0, s.u0, False, s.d0)
-                job.update_regret(r0, s.d0)
+                instantaneous_regret(src0, s.u0, False, s.d0)
+                job.update_regret(r0, s.d0, state_of(seg, job.rule, 0))
                 job.accumulate(seg.get("avg1"), s.y)  # y is what the row player's regrets were computed against
                 job.accumulate(seg.get("avgval0"), s.u0)  # so avgval0 stays A @ avg1
             elif players == (1,):
-                current_policy(r0, s.x)
+                current_policy(src0, s.x)
                 np.dot(s.x, A, out=s.u1)
-                instantaneous_regret(r1, s.u1, True, s.d1)  # negates u1: column values are -(x A)
-                job.update_regret(r1, s.d1)
+                instantaneous_regret(src1, s.u1, True, s.d1)  # negates u1: column values are -(x A)
+                job.update_regret(r1, s.d1, state_of(seg, job.rule, 1))
                 job.accumulate(seg.get("avg0"), s.x)
                 job.accumulate(seg.get("avgval1"), s.u1)
             elif set(players) == {0, 1}:
                 # simultaneous: both players' regrets from the same profile
-                current_policy(r0, s.x)
-                current_policy(r1, s.y)
+                current_policy(src0, s.x)
+                current_policy(src1, s.y)
                 np.dot(A, s.y, out=s.u0)
                 np.dot(s.x, A, out=s.u1)
-                instantaneous_regret(r0, s.u0, False, s.d0)
-                instantaneous_regret(r1, s.u1, True, s.d1)
-                job.update_regret(r0, s.d0)
-                job.update_regret(r1, s.d1)
+                instantaneous_regret(src0, s.u0, False, s.d0)
+                instantaneous_regret(src1, s.u1, True, s.d1)
+                job.update_regret(r0, s.d0, state_of(seg, job.rule, 0))
+                job.update_regret(r1, s.d1, state_of(seg, job.rule, 1))
                 job.accumulate(seg.get("avg1"), s.y)
                 job.accumulate(seg.get("avgval0"), s.u0)
                 job.accumulate(seg.get("avg0"), s.x)

@@ -5,33 +5,31 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
+from ..errors import PluginError
+from .arith import scaled_accumulate
 from .params import Param
 
-
-@njit(cache=True)
-def scaled_accumulate(total, contrib, decay, weight):
-    """total = total * decay + weight * contrib, elementwise."""
-    if decay == 1.0:
-        for i in range(total.shape[0]):
-            total[i] += weight * contrib[i]
-    else:
-        for i in range(total.shape[0]):
-            total[i] = total[i] * decay + weight * contrib[i]
+#: averaging families: "linear" schemes are (decay, weight) applied inside the kernels;
+#: "custom" schemes override :meth:`Averaging.update` (called once per array after a pass)
+FAMILIES = ("linear", "custom")
 
 
 class Averaging:
     """An averaging scheme: cumulative strategy S <- S * decay(t) + weight(t) * reach * sigma.
 
-    Schemes override :meth:`coefficients`. ``keeps_average = False`` (the ``current`` scheme)
-    means no average is stored at all and the current strategy is the solver's output.
+    Schemes of the ``linear`` family override :meth:`coefficients` only; the engines apply
+    them inside their kernels. A ``custom`` scheme overrides :meth:`update` (vectorised over a
+    flat array). ``keeps_average = False`` (the ``current`` scheme) means no average is stored
+    at all and the current strategy is the solver's output.
     """
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
     keeps_average: ClassVar[bool] = True
+    #: "linear" (coefficients inside the kernels) or "custom" (:meth:`update` after a pass)
+    family: ClassVar[str] = "linear"
 
     def __init__(self, **params):
         self.config = params
@@ -46,3 +44,17 @@ class Averaging:
         if weight == 0.0 and decay == 1.0:
             return
         scaled_accumulate(total, contrib, float(decay), float(weight))
+
+    @property
+    def inline(self) -> bool:
+        """True when kernels apply (decay, weight) themselves."""
+        return self.family == "linear"
+
+
+def check_averaging_class(cls) -> None:
+    """Refuse an averaging class whose declarations contradict each other (at registration)."""
+    where = f"averaging {cls.name!r} ({cls.__module__}.{cls.__qualname__})"
+    if cls.family not in FAMILIES:
+        raise PluginError(f"{where}: family = {cls.family!r}; valid: {', '.join(FAMILIES)}")
+    if cls.family == "custom" and cls.update is Averaging.update:
+        raise PluginError(f"{where}: family 'custom' must implement update(total, contrib, t)")

@@ -24,7 +24,18 @@ PRESETS = {
     "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating"},
     "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating"},
     "dcfr": {"rule": "dcfr", "averaging": "quadratic", "update": "alternating"},
+    "pcfr_plus": {"rule": "pcfr_plus", "averaging": "quadratic", "update": "alternating"},
+    "dcfr_plus": {"rule": "dcfr_plus", "averaging": {"name": "power", "gamma": 4.0}, "update": "alternating"},
+    "pdcfr_plus": {"rule": "pdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating"},
 }
+
+
+def preset_table(preset: dict, section: str) -> dict:
+    """A preset's table for `section` ({} when it has none): a name or a table with a name."""
+    value = preset.get(section)
+    if value is None:
+        return {}
+    return {"name": value} if isinstance(value, str) else dict(value)
 
 PLUGIN_SECTIONS = ("game", "rule", "averaging", "compressor", "transport")
 DEFAULT_NAMES = {"compressor": "none", "transport": "local"}
@@ -35,6 +46,8 @@ SOLVER_PARAMS = ParamSpec(
         "target": Param("float", 0.0, "stop once exploitability <= target (0: never)", min=0.0),
         "target_mbb": Param("float", 0.0, "poker: stop once exploitability <= this many mbb/g (0: never)", min=0.0),
         "update": Param("str", "alternating", "update order", choices=("alternating", "simultaneous")),
+        "first_update": Param("int", 0, "alternating updates: the player whose regrets update first in an iteration "
+                              "(the original CFR+ code updates player 1 first)", min=0, max=1),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
         "eval_current": Param("bool", False, "also evaluate the current strategy when the output is the average"),
         "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),
@@ -51,6 +64,8 @@ STORE_PARAMS = ParamSpec(
                               "factor per round (the last repeats; [] keeps float64)", min=0.0, min_exclusive=True),
         "avg_scale": Param("float_list", [], "fixed point: stored average = round(cumulative strategy x scale), "
                            "one factor per round ([] keeps float64)", min=0.0, min_exclusive=True),
+        "state_scale": Param("float_list", [], "fixed point: scale of a stateful rule's arrays (such as a "
+                             "prediction), per chip and round ([]: regret_scale)", min=0.0, min_exclusive=True),
         "predictor": Param("str", "west", "fixed point: predict each value from the previous hand in strength "
                            "order (west), the same hand on the previous board (north), or west + north - northwest "
                            "(gradient)",
@@ -177,7 +192,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     resolved, instances = {}, {}
     for section in PLUGIN_SECTIONS:
         table = _table(raw, section)
-        name = table.get("name", preset.get(section, DEFAULT_NAMES.get(section)))
+        ptable = preset_table(preset, section)
+        if ptable and table.get("name", ptable["name"]) == ptable["name"]:
+            table = {**ptable, **table}  # the preset's parameters, unless the config names another plugin
+        name = table.get("name", DEFAULT_NAMES.get(section))
         if name is None:
             hint = f"; available: {choices(registry.names(section))}"
             if section in ("rule", "averaging"):
@@ -201,7 +219,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     solver = SOLVER_PARAMS.resolve(solver_table, "[solver]", ignore=())
     resolved["solver"] = solver
     store_table = _table(raw, "store")
-    for key in ("regret_scale", "avg_scale"):  # a single number means the same factor for every round
+    for key in ("regret_scale", "avg_scale", "state_scale"):  # a single number means the same factor for every round
         if isinstance(store_table.get(key), (int, float)) and not isinstance(store_table.get(key), bool):
             store_table[key] = [store_table[key]]
     store = STORE_PARAMS.resolve(store_table, "[store]", ignore=())

@@ -11,6 +11,7 @@ from .codec import Grid
 from ..errors import ProtocolError
 from .layout import Layout, policy
 from .params import Param
+from .passes import policy_source
 from .store import SegmentSpec
 from .wire import check_keys, field
 
@@ -32,8 +33,12 @@ class PassJob:
     rule: object
     averaging: object
 
-    def update_regret(self, regret: np.ndarray, delta: np.ndarray) -> None:
-        self.rule.update(regret, delta, self.iteration)
+    def update_regret(self, regret: np.ndarray, delta: np.ndarray, state: dict | None = None) -> None:
+        """Fold instantaneous regrets `delta` into `regret` (and the rule's `state` arrays)."""
+        if self.rule.state:
+            self.rule.update(regret, delta, self.iteration, state)
+        else:
+            self.rule.update(regret, delta, self.iteration)
 
     def accumulate(self, total: np.ndarray | None, contrib: np.ndarray) -> None:
         if total is not None:
@@ -194,8 +199,9 @@ class Game:
     def strategy(self, store, which: str) -> list[np.ndarray]:
         """Per-player flat policy: ``"current"`` (regret matching) or ``"average"``."""
         seg = store.read("root")
-        name = "regret" if which == "current" else "avg"
-        return [policy(seg[f"{name}{p}"], self.layout(p)) for p in (0, 1)]
+        if which == "current":
+            return [policy(policy_source(store, seg, "root", p), self.layout(p)) for p in (0, 1)]
+        return [policy(seg[f"avg{p}"], self.layout(p)) for p in (0, 1)]
 
     def strategy_of(self, store, which: str, player: int, out=None, release=None) -> np.ndarray:
         """One player's flat policy, into `out` when given (a game may fill it piece by piece,

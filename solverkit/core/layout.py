@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from .arith import regret_matching
 
 
 @dataclass(frozen=True)
@@ -52,33 +53,6 @@ class Layout:
         for s, c, a in zip(self.block_start, self.block_count, self.block_actions):
             for i in range(int(c)):
                 yield int(s + i * a), int(a)
-
-
-@njit(cache=True)
-def regret_matching(values, block_start, block_count, block_actions, out):
-    """out = positive part of `values` normalised per information set (uniform if all <= 0).
-
-    Applied to non-negative cumulative strategies this is plain normalisation, so the same
-    kernel turns regrets into the current policy and cumulative strategies into the average.
-    """
-    for b in range(block_start.shape[0]):
-        na = block_actions[b]
-        base = block_start[b]
-        for i in range(block_count[b]):
-            o = base + i * na
-            total = 0.0
-            for a in range(na):
-                v = values[o + a]
-                if v > 0.0:
-                    total += v
-            if total > 0.0:
-                for a in range(na):
-                    v = values[o + a]
-                    out[o + a] = v / total if v > 0.0 else 0.0
-            else:
-                u = 1.0 / na
-                for a in range(na):
-                    out[o + a] = u
 
 
 def policy(values: np.ndarray, layout: Layout, out: np.ndarray | None = None) -> np.ndarray:

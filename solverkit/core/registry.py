@@ -20,10 +20,10 @@ import pluggy
 
 from ..errors import PluginError, choices
 from . import hookspecs
-from .averaging import Averaging
+from .averaging import Averaging, check_averaging_class
 from .compressor import Compressor
 from .game import Game
-from .rule import RegretRule
+from .rule import RegretRule, check_rule_class
 from .transport import Transport
 
 ENV_LOAD = "SOLVERKIT_LOAD_PLUGINS"
@@ -68,6 +68,10 @@ def _selected(ep, wanted: set[str] | None) -> bool:
 def _who(plugin: str, distribution: str) -> str:
     """How messages name a plugin: its name and where it comes from."""
     return f"plugin {plugin!r} ({distribution.strip('()')})"
+
+
+#: per kind, a check of a registered class's declarations (a PluginError names the problem)
+_CLASS_CHECKS = {"rule": check_rule_class, "averaging": check_averaging_class}
 
 
 class _Duplicate(Exception):
@@ -231,6 +235,12 @@ class Registry:
                 f"{_who(*origin[:2])} registered {label} {cls.__name__} without a name; "
                 "set its class attribute `name` to the name configs use"
             )
+        check = _CLASS_CHECKS.get(kind)
+        if check is not None:
+            try:
+                check(cls)
+            except PluginError as exc:
+                raise PluginError(f"{_who(*origin[:2])}: {exc}") from None
         table = self.by_kind[kind]
         if name in table:
             other = table[name]

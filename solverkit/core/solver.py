@@ -17,7 +17,7 @@ from .checkpoint import read_checkpoint, write_checkpoint
 from .codec import ValueCodec
 from .game import PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
-from .store import Store
+from .store import SegmentSpec, Store, family
 from .strategy_file import save_strategy
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
@@ -101,14 +101,9 @@ class Result:
 
 def warm_up_kernels():
     """Load the core kernels (compiled or from numba's cache) before any time is measured."""
-    from .averaging import scaled_accumulate
-    from .layout import Layout, policy
-    from .rule import discounted_update
+    from .arith import warm_up
 
-    a = np.zeros(2)
-    policy(a, Layout.single(2))
-    discounted_update(a, a.copy(), 1.0, 1.0, 0.0)
-    scaled_accumulate(a, a.copy(), 1.0, 1.0)
+    warm_up()
 
 
 def make_store(assembly, store_dir=None) -> Store:
@@ -123,7 +118,10 @@ def make_store(assembly, store_dir=None) -> Store:
         f = [factors[min(r, len(factors) - 1)] for r in range(units.size)]
         return np.array(f) * (units if unit else 1.0)
 
+    rule = assembly.rule
     scales = {"regret": per_round(cfg["regret_scale"], True), "avg": per_round(cfg["avg_scale"], False)}
+    for name in rule.state:  # a rule's arrays: their own scale, in chips like the regrets
+        scales[name] = per_round(cfg.get("state_scale") or cfg["regret_scale"], True)
     codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"])
     backend = None
     if cfg["backend"] == "disk":
@@ -146,8 +144,30 @@ def make_store(assembly, store_dir=None) -> Store:
                 f"and this machine has {human_bytes(have)}; store them as fixed point and compressed "
                 "([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] backend = \"disk\")"
             )
-    specs = game.segments(assembly.averaging.keeps_average)
-    return Store(specs, codec, backend, grids=game.segment_grid)
+    specs = with_rule_state(game.segments(assembly.averaging.keeps_average), rule)
+    grids = game.segment_grid
+    if rule.state:
+        def grids(key, name, _game_grid=game.segment_grid, _state=frozenset(rule.state)):
+            # a state array is laid out as the regret array it sits beside
+            return _game_grid(key, f"regret{name[-1]}" if family(name) in _state else name)
+    store = Store(specs, codec, backend, grids=grids)
+    store.rule = rule
+    return store
+
+
+def with_rule_state(specs, rule) -> list[SegmentSpec]:
+    """Segment specs with the rule's state arrays beside every regret array (same sizes)."""
+    if not rule.state:
+        return specs
+    out = []
+    for spec in specs:
+        arrays = dict(spec.arrays)
+        for name, n in spec.arrays.items():
+            if family(name) == "regret":
+                for s in rule.state:
+                    arrays[f"{s}{name[len('regret'):]}"] = n
+        out.append(SegmentSpec(spec.key, arrays))
+    return out
 
 
 class Solver:
@@ -162,6 +182,7 @@ class Solver:
         self.assembly = assembly
         self.game = assembly.game
         self.alternating = assembly.solver["update"] == "alternating"
+        self.first_update = int(assembly.solver.get("first_update", 0))
         self.store = make_store(assembly, store_dir)
         self.transport = assembly.transport
         try:
@@ -189,7 +210,8 @@ class Solver:
         t0 = time.perf_counter()
         self.iteration += 1
         a = self.assembly
-        groups = ((0,), (1,)) if self.alternating else ((0, 1),)
+        first = self.first_update
+        groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
         for players in groups:
             job = PassJob(self.iteration, players, a.rule, a.averaging)
             self.game.cfr_pass(self.store, job, self.transport)

@@ -1,0 +1,126 @@
+"""What an engine's pass takes from a store segment and gives back: the rule's side of a pass.
+
+Engines traverse; rules and averaging schemes update. An engine's kernel needs, per player, a
+*policy source* (values it regret-matches), the array its regret updates go to, and the array
+its average contributions go to. :func:`segment_arrays` hands these out for one open segment
+and :func:`finish_segment` applies, after the kernel, whatever the kernel could not apply
+itself (a custom or stateful rule's update, a custom averaging scheme). Every engine (matrix,
+poker, the generic tree engine) goes through these two functions, so a rule plugin works on
+all of them and on every store.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: kernel coefficients of a pass that changes nothing: (pre, pos, neg, floor, decay, weight)
+NO_COEFFS = (1.0, 1.0, 1.0, -np.inf, 1.0, 0.0)
+#: (pre, pos, neg, floor) that make a kernel write the instantaneous regret into a zero buffer
+DELTA_COEFFS = (1.0, 1.0, 1.0, -np.inf)
+
+
+def blocks_of(store, key: str, name: str):
+    """(block_start, block_count, block_actions) of array `name` of segment `key`: the
+    information sets a policy is normalised over."""
+    g = store.grid(key, name)
+    return g.offset, g.hands, g.actions
+
+
+def rule_of(store):
+    """The regret rule whose policy the store's regrets are played with (None: regret matching)."""
+    return getattr(store, "rule", None)
+
+
+def state_of(seg, rule, player: int) -> dict:
+    """A rule's state arrays of `player` in an open segment, by state name."""
+    if rule is None or not rule.state:
+        return {}
+    return {s: seg[f"{s}{player}"] for s in rule.state}
+
+
+def policy_source(store, seg, key: str, player: int, rule=None) -> np.ndarray:
+    """The values whose regret matching is `player`'s current policy in segment `key`: the
+    regrets themselves for plain rules (no copy), else the rule's :meth:`policy_source`."""
+    rule = rule or rule_of(store)
+    regret = seg[f"regret{player}"]
+    if rule is None or rule.plain_policy:
+        return regret
+    return rule.policy_source(regret, state_of(seg, rule, player), blocks_of(store, key, f"regret{player}"))
+
+
+def kernel_coefficients(job) -> tuple:
+    """(pre, pos, neg, floor, decay, weight) a kernel applies itself in pass `job`: the rule's
+    when it is inline, else those that leave the instantaneous regret in a zero buffer; the
+    averaging scheme's when it is linear, else (1, 1) into a zero contribution buffer."""
+    t = job.iteration
+    rule, averaging = job.rule, job.averaging
+    rc = rule.kernel_coefficients(t) if rule.inline else DELTA_COEFFS
+    if not averaging.keeps_average:
+        return (*rc, 1.0, 0.0)
+    if not averaging.inline:
+        return (*rc, 1.0, 1.0)
+    decay, weight = averaging.coefficients(t)
+    return (*rc, float(decay), float(weight))
+
+
+def writes(job, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
+    """Arrays a pass changes: the updated players' regrets and rule state, the growing averages."""
+    names = []
+    for p in (0, 1):
+        if (upd_mask >> p) & 1:
+            names.append(f"regret{p}")
+            names.extend(f"{s}{p}" for s in job.rule.state)
+    names.extend(f"avg{q}" for q in (0, 1) if (avg_mask >> q) & 1)
+    return tuple(names)
+
+
+def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, source: str = "regret"):
+    """(src, reg, avg): per player, the kernel's policy source, regret target and average target
+    for one open segment.
+
+    `job` is the CFR pass (None for an evaluation: nothing is updated). `source` "regret" plays
+    the rule's current policy; "avg" the cumulative strategy (an evaluation of the average).
+    Regret targets are the stored regrets when the rule is inline, else zero buffers that the
+    kernel fills with instantaneous regrets; likewise for averages. Unused slots are 1-value
+    dummies (kernels index them only where a mask says so)."""
+    rule = job.rule if job is not None else rule_of(store)
+    if source == "regret":
+        src = [policy_source(store, seg, key, p, rule) for p in (0, 1)]
+    else:
+        src = [seg[f"{source}0"], seg[f"{source}1"]]
+    dummy = [np.zeros(1), np.zeros(1)]
+    if job is None or not upd_mask:
+        return src, dummy, list(dummy)
+    reg = list(dummy)
+    for p in (0, 1):
+        if (upd_mask >> p) & 1:
+            r = seg[f"regret{p}"]
+            reg[p] = r if rule.inline else np.zeros_like(r)
+    avg = list(dummy)
+    if job.averaging.keeps_average:
+        for q in (0, 1):
+            if (avg_mask >> q) & 1 and f"avg{q}" in seg:
+                a = seg[f"avg{q}"]
+                avg[q] = a if job.averaging.inline else np.zeros_like(a)
+    return src, reg, avg
+
+
+def finish_segment(seg, reg, avg, job, upd_mask: int, avg_mask: int) -> None:
+    """After the kernel: a custom rule's update from the instantaneous regrets in `reg`, a
+    custom averaging scheme's from the contributions in `avg`."""
+    if job is None:
+        return
+    rule = job.rule
+    if not rule.inline:
+        for p in (0, 1):
+            if (upd_mask >> p) & 1:
+                regret = seg[f"regret{p}"]
+                if rule.state:
+                    rule.update(regret, reg[p], job.iteration, state_of(seg, rule, p))
+                else:
+                    rule.update(regret, reg[p], job.iteration)
+    averaging = job.averaging
+    if averaging.keeps_average and not averaging.inline:
+        for q in (0, 1):
+            if (avg_mask >> q) & 1 and f"avg{q}" in seg:
+                averaging.update(seg[f"avg{q}"], avg[q], job.iteration)
