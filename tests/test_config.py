@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tomli_w
 
-from solverkit.core.config import (
+from solverkit.core.config import preset_table, (
     PRESETS,
     SOLVER_PARAMS,
     TOP_KEYS,
@@ -52,9 +52,13 @@ BASE = {"preset": "cfr_plus", "game": {"name": "skewed_pennies"}}
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_presets_set_rule_averaging_and_update(preset):
     asm = load_config({"preset": preset, "game": "skewed_pennies"})
-    want = PRESETS[preset]
-    assert asm.resolved["rule"]["name"] == want["rule"] == asm.rule.name
-    assert asm.resolved["averaging"]["name"] == want["averaging"] == asm.averaging.name
+    want = {k: preset_table(PRESETS[preset], k) for k in ("rule", "averaging")}
+    assert asm.resolved["rule"]["name"] == want["rule"]["name"] == asm.rule.name
+    assert asm.resolved["averaging"]["name"] == want["averaging"]["name"] == asm.averaging.name
+    for section in ("rule", "averaging"):  # a preset's parameters reach the plugin
+        for key, value in want[section].items():
+            assert asm.resolved[section][key] == value
+    want["update"] = PRESETS[preset]["update"]
     assert asm.solver["update"] == want["update"]
     assert asm.resolved["compressor"]["name"] == "none" and asm.resolved["transport"]["name"] == "local"
     assert "preset" not in asm.resolved
