@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import tomli_w
 
-from solverkit.core.config import preset_table, (
+from solverkit.core.config import (  # noqa: I001
+    preset_table,
     PRESETS,
     SOLVER_PARAMS,
     TOP_KEYS,
