@@ -157,7 +157,7 @@ def test_set_does_not_change_the_callers_dict():
         ("solver.iterations=1.5", ["[solver] iterations", "1.5", "an integer"]),
         ("solver.iterations=true", ["[solver] iterations", "True", "an integer"]),
         ("solver.update=both", ["[solver] update", "'both'", "alternating, simultaneous"]),
-        ("preset=[1]", ["unknown preset", "[1]", "cfr, cfr_plus, dcfr, lcfr"]),
+        ("preset=[1]", ["unknown preset", "[1]", "cfr, cfr_plus, dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus"]),
     ],
 )
 def test_bad_overrides(item, parts):
@@ -176,7 +176,7 @@ def test_set_into_a_non_table_section():
     [
         ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "averaging, compressor, game, preset, rule, solver, store, transport"]),
         ({**BASE, "iterations": 5}, ["'iterations'", "valid:"]),
-        ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "cfr, cfr_plus, dcfr, lcfr"]),
+        ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "cfr, cfr_plus, dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus"]),
         ({**BASE, "preset": 3}, ["unknown preset 3", "cfr_plus"]),
         ({"preset": "cfr"}, ["missing [game] name", "random_matrix", "skewed_pennies"]),
         ({"game": "skewed_pennies"}, ["missing [rule] name", "rm_plus", "set preset", "cfr_plus"]),
