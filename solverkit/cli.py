@@ -1,4 +1,5 @@
-"""The ``solverkit`` command line: plugins, solve, exploit, export, info, plot, study, worker."""
+"""The ``solverkit`` command line: plugins, solve, exploit, export, info, study, and the commands
+plugins add through ``register_commands(cli)`` (plot preflop, worker)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,31 @@ def _one_line(exc: click.UsageError) -> _OneLineUsageError:
 
 class _Group(click.Group):
     """Turns every bad input (SolverkitError, a file the OS refuses, a click usage error) into
-    one line ``Error: ...`` on stderr and exit status 2, without a traceback."""
+    one line ``Error: ...`` on stderr and exit status 2, without a traceback; and adds the
+    commands of the plugins of the current registry."""
+
+    _plugin_cache: tuple = (None, -1, {})  # (registry, its generation, commands)
+
+    def plugin_commands(self) -> dict[str, click.Command]:
+        """The current registry's plugin commands, collected once per registry build; warnings
+        about plugins whose commands were skipped go to stderr then."""
+        from .commands import collect
+        from .core.registry import get_registry
+
+        reg = get_registry()
+        cached_reg, generation, commands = self._plugin_cache
+        if cached_reg is not reg or generation != reg.generation:
+            commands, warnings = collect(reg, self.commands)
+            for line in warnings:
+                click.echo(f"warning: {line}", err=True)
+            self._plugin_cache = (reg, reg.generation, commands)
+        return commands
+
+    def list_commands(self, ctx):
+        return sorted({*self.commands, *self.plugin_commands()})
+
+    def get_command(self, ctx, name):
+        return self.commands.get(name) or self.plugin_commands().get(name)
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -63,7 +88,8 @@ def cli():
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def plugins(as_json):
-    """List every installed plugin with its kind, name, source distribution and version."""
+    """List every installed plugin (kind, name, source distribution, version, parameters) and
+    every preset (what it combines, and from where)."""
     from .core.registry import get_registry
 
     reg = get_registry()
@@ -75,19 +101,47 @@ def plugins(as_json):
             "distribution": i.distribution,
             "version": i.version,
             "description": getattr(i.cls, "description", ""),
+            "params": _param_rows(i.cls),
         }
         for i in reg.all()
     ]
+    presets = [p.as_dict() for _, p in sorted(reg.presets.items())]
     if as_json:
-        click.echo(json.dumps({"plugins": rows, "errors": [{"plugin": p, "error": e} for p, e in reg.load_errors]}, indent=2))
+        errors = [{"plugin": p, "error": e} for p, e in reg.load_errors]
+        click.echo(json.dumps({"plugins": rows, "presets": presets, "errors": errors}, indent=2))
         return
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in ("kind", "name", "distribution", "version")}
-    head = "  ".join(k.upper().ljust(widths[k]) for k in widths) + "  DESCRIPTION"
-    click.echo(head)
+    keys = ("kind", "name", "distribution", "version")
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    click.echo("  ".join(k.upper().ljust(widths[k]) for k in keys) + "  DESCRIPTION")
     for r in rows:
-        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in widths) + "  " + r["description"])
+        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in keys) + "  " + r["description"])
+        for p in r["params"]:
+            default = "required" if p["required"] else f"default {json.dumps(p['default'])}"
+            click.echo(f"    {p['name']}: {p['type']}, {default}  {p['doc']}".rstrip())
+    if presets:
+        click.echo()
+        _preset_table([reg.presets[p["name"]] for p in presets])
     for plugin, err in reg.load_errors:
         click.echo(f"warning: plugin {plugin} failed to load: {err}", err=True)
+
+
+def _param_rows(cls) -> list[dict]:
+    """A plugin class's declared parameters as ``solverkit plugins`` shows them."""
+    from .core.params import spec_of
+
+    return [{"name": key, "type": p.type, "default": p.default, "required": p.required, "doc": p.doc}
+            for key, p in spec_of(cls).params.items()]
+
+
+def _preset_table(presets) -> None:
+    """The presets as a table: name, source, then what each combines and its description."""
+    head = {"preset": [p.name for p in presets], "distribution": [p.distribution for p in presets],
+            "version": [p.version for p in presets]}
+    widths = {k: max(len(k), *(len(v) for v in col)) for k, col in head.items()}
+    click.echo("  ".join(k.upper().ljust(widths[k]) for k in head) + "  COMBINES")
+    for p in presets:
+        cells = [getattr(p, "name" if k == "preset" else k).ljust(widths[k]) for k in head]
+        click.echo("  ".join(cells) + f"  {p.combines()}" + (f"  ({p.description})" if p.description else ""))
 
 
 @cli.command()
@@ -105,13 +159,14 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
     """Solve the assembly described by CONFIG (a TOML file), or resume a run with --resume DIR."""
     from .core.config import load_config
     from .core.solver import run_solve
+    from .core.units import describe
 
     if resume_dir is not None:
         if config is not None or out is not None or overrides:
             raise SolverkitError("--resume DIR takes its config and output directory from DIR: "
                                  "drop CONFIG, --out and --set (--iterations, --target and --checkpoint-every may change)")
         out = Path(resume_dir)
-        config = _run_config(out)
+        config = run_config(out)
     elif config is None:
         raise SolverkitError("missing CONFIG (a TOML file), or --resume DIR to continue a run")
     assembly = load_config(config, overrides)
@@ -119,7 +174,6 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
         out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet,
                        checkpoint_every=checkpoint_every, resume=resume_dir is not None)
-    unit = assembly.game.unit_name
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
@@ -129,11 +183,7 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
         f"store {result.stored_bytes / 1e6:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats  "
         f"peak RSS {_peak_rss_mb():.0f} MB"
     )
-    if unit == "mbb/g":
-        mbb = result.exploitability * assembly.game.unit_scale
-        click.echo(f"exploitability {result.exploitability:.6g} chips = {mbb:.4g} mbb/g  (outputs in {out})")
-    else:
-        click.echo(f"exploitability {result.exploitability:.6g}{' ' + unit if unit else ''}  (outputs in {out})")
+    click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
         sys.exit(130)
@@ -152,18 +202,16 @@ def exploit(run_dir):
     from .core.config import load_config
     from .core.solver import exploitability
     from .core.strategy_file import check_layout, load_strategy
+    from .core.units import describe
 
     run_dir = Path(run_dir)
-    assembly = load_config(_run_config(run_dir))
+    assembly = load_config(run_config(run_dir))
     strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
     check_layout(run_dir / "strategy.npz", layouts, assembly.game)
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
-    if assembly.game.unit_name == "mbb/g":
-        click.echo(f"exploitability {expl:.12g} chips = {expl * assembly.game.unit_scale:.6g} mbb/g")
-    else:
-        click.echo(f"exploitability {expl:.12g}")
+    click.echo(f"exploitability {describe(assembly.game, expl, digits=12, unit_digits=6)}")
 
 
 @cli.command()
@@ -178,15 +226,11 @@ def export(run_dir, fmt, output):
     from .core.strategy_file import check_layout, load_strategy
 
     run_dir = Path(run_dir)
-    assembly = load_config(_run_config(run_dir))
+    assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz")
     check_layout(run_dir / "strategy.npz", layouts, assembly.game)
     if fmt == "openspiel":
-        from .poker.openspiel import openspiel_table
-
-        if not hasattr(assembly.game, "tree"):
-            raise SolverkitError(f"game {assembly.game.name!r} has no OpenSpiel counterpart; --format openspiel supports: kuhn, leduc")
-        table = openspiel_table(assembly.game, strategy)
+        table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)
     else:
         text = json.dumps(export_json(assembly.game, strategy), indent=1)
@@ -214,46 +258,10 @@ def info(game, overrides):
         key, text = item.split("=", 1)
         given[key.strip()] = parse_value(text.strip())
     params = spec_of(cls).resolve(given, f"[game] ({game})")
-    from .poker.game import PokerGame
-
-    if issubclass(cls, PokerGame):
-        rows = cls.size_report(params)  # counts from the game definition: nothing is allocated
-    else:
-        g = cls(**params)
-        rows = [("game", game)] + [
-            (f"player {p} information sets / values", f"{g.layout(p).num_infosets:,} / {g.layout(p).size:,}")
-            for p in (0, 1)
-        ]
+    rows = cls.size_report(params)  # large games count from their definition, allocating nothing
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         click.echo(f"{k.ljust(width)}  {v}")
-
-
-@cli.group()
-def plot():
-    """Figures from a solve's output directory."""
-
-
-@plot.command("preflop")
-@click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="PNG to write (default RUN_DIR/preflop.png).")
-def plot_preflop_cmd(run_dir, output):
-    """The 13x13 preflop chart of a hold'em strategy (fold red, call blue, raise green)."""
-    from .core.config import load_config
-    from .core.strategy_file import check_layout, load_strategy
-    from .poker.preflop import plot_preflop
-
-    run_dir = Path(run_dir)
-    assembly = load_config(_run_config(run_dir))
-    if not hasattr(assembly.game, "tree"):
-        raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
-    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
-    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
-    path = Path(output) if output else run_dir / "preflop.png"
-    plot_preflop(assembly.game, strategy, path,
-                 title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
-                       "(fold red, call blue, raise green)")
-    click.echo(f"wrote {path}")
 
 
 @cli.command()
@@ -271,30 +279,8 @@ def study(study_file, out, jobs, iterations, quiet):
     click.echo(summary)
 
 
-@cli.command()
-@click.option("--connect", required=True, metavar="ADDRESS",
-              help="The trunk's address, e.g. tcp://trunk.example.org:5555 ([transport] bind of the solve).")
-@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
-              help="Compute threads for subgames (default: this machine's CPU count).")
-@click.option("--store-dir", type=click.Path(file_okay=False),
-              help="Directory of this worker's segment files when the run stores on disk ([store] backend = "
-                   "\"disk\"; default: a temporary directory, removed at exit).")
-@click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              help="Seconds to wait for the trunk to set this worker up (0: as long as it takes).")
-def worker(connect, threads, store_dir, wait):
-    """Serve a `solverkit solve` whose config says [transport] name = "zmq": own a share of its
-    subgames and run their part of every pass until the trunk stops. Start one per worker
-    machine (or core group) with the trunk's address; the trunk sends the config."""
-    import os
-
-    from solverkit_transports.worker import run_worker
-
-    if not connect.startswith(("tcp://", "ipc://")):
-        raise SolverkitError(f"--connect {connect!r} is invalid: expected tcp://HOST:PORT or ipc://PATH")
-    sys.exit(run_worker(connect, threads or os.cpu_count() or 1, store_dir, wait))
-
-
-def _run_config(run_dir: Path) -> Path:
+def run_config(run_dir: Path) -> Path:
+    """RUN_DIR/config.toml of a solve's output directory, or an error saying it is not one."""
     path = run_dir / "config.toml"
     if not path.is_file():
         raise SolverkitError(f"{run_dir} is not a solve output directory: {path} not found")

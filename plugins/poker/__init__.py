@@ -1,4 +1,5 @@
-"""Poker games from ACPC game definitions: any 2-player limit file, plus kuhn and leduc."""
+"""Poker games from ACPC game definitions (any 2-player limit file, plus kuhn and leduc), and
+`solverkit plot preflop`."""
 
 from solverkit.core.hookspecs import hookimpl
 
@@ -9,3 +10,10 @@ from .games import AcpcGame, Kuhn, Leduc
 def register_games(register):
     for cls in (AcpcGame, Kuhn, Leduc):
         register(cls)
+
+
+@hookimpl
+def register_commands(cli):
+    from .commands import add_commands
+
+    add_commands(cli)

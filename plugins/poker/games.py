@@ -2,10 +2,11 @@
 
 from solverkit.core.params import Param
 from solverkit.poker.game import PokerGame
+from solverkit.poker.units import PokerUnits
 from solverkit.poker.gamedef import load_gamedef
 
 
-class AcpcGame(PokerGame):
+class AcpcGame(PokerUnits, PokerGame):
     """Any two-player limit game from an ACPC game definition (a bundled name or a path)."""
 
     name = "acpc"
@@ -19,7 +20,7 @@ class AcpcGame(PokerGame):
         return load_gamedef(self.config["gamedef"])
 
 
-class Kuhn(PokerGame):
+class Kuhn(PokerUnits, PokerGame):
     """Kuhn poker (Kuhn 1950): 3 cards, ante 1, one bet of 1. Value for the first player: -1/18."""
 
     name = "kuhn"
@@ -29,7 +30,7 @@ class Kuhn(PokerGame):
         return load_gamedef("kuhn")
 
 
-class Leduc(PokerGame):
+class Leduc(PokerUnits, PokerGame):
     """Leduc hold'em (Southey et al. 2005): 6 cards, two rounds, one board card."""
 
     name = "leduc"

@@ -1,4 +1,4 @@
-"""Built-in transports."""
+"""Built-in transports (local, zmq) and the `solverkit worker` command of zmq."""
 
 from solverkit.core.hookspecs import hookimpl
 
@@ -10,3 +10,10 @@ from .zmq import ZmqTransport
 def register_transports(register):
     register(LocalTransport)
     register(ZmqTransport)
+
+
+@hookimpl
+def register_commands(cli):
+    from .commands import add_commands
+
+    add_commands(cli)

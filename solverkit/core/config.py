@@ -2,7 +2,9 @@
 
 A config names a game, a regret rule, an averaging scheme, a compressor and a transport, each a
 table with ``name`` and the plugin's parameters, plus a ``[solver]`` table. ``preset`` (e.g.
-``cfr_plus``) supplies rule, averaging and update order; any table given explicitly overrides it.
+``cfr_plus``, registered by a plugin) supplies rule, averaging and update order; any table given
+explicitly overrides it. The game's display units add ``[solver] target_<key>`` (poker:
+``target_mbb``).
 """
 
 from __future__ import annotations
@@ -16,26 +18,9 @@ import tomli_w
 
 from ..errors import ConfigError, PluginError, choices
 from .params import Param, ParamSpec, spec_of
+from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
-
-#: Named combinations (OpenSpiel style): a variant is a rule + averaging + update order.
-PRESETS = {
-    "cfr": {"rule": "rm", "averaging": "uniform", "update": "simultaneous"},
-    "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating"},
-    "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating"},
-    "dcfr": {"rule": "dcfr", "averaging": "quadratic", "update": "alternating"},
-    "pcfr_plus": {"rule": "pcfr_plus", "averaging": "quadratic", "update": "alternating"},
-    "dcfr_plus": {"rule": "dcfr_plus", "averaging": {"name": "power", "gamma": 4.0}, "update": "alternating"},
-    "pdcfr_plus": {"rule": "pdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating"},
-}
-
-
-def preset_table(preset: dict, section: str) -> dict:
-    """A preset's table for `section` ({} when it has none): a name or a table with a name."""
-    value = preset.get(section)
-    if value is None:
-        return {}
-    return {"name": value} if isinstance(value, str) else dict(value)
+from .units import drop_foreign_targets, target_params
 
 PLUGIN_SECTIONS = ("game", "rule", "averaging", "compressor", "transport")
 DEFAULT_NAMES = {"compressor": "none", "transport": "local"}
@@ -44,8 +29,7 @@ SOLVER_PARAMS = ParamSpec(
     {
         "iterations": Param("int", 1000, "iterations to run at most", min=1),
         "target": Param("float", 0.0, "stop once exploitability <= target (0: never)", min=0.0),
-        "target_mbb": Param("float", 0.0, "poker: stop once exploitability <= this many mbb/g (0: never)", min=0.0),
-        "update": Param("str", "alternating", "update order", choices=("alternating", "simultaneous")),
+        "update": Param("str", "alternating", "update order", choices=UPDATE_ORDERS),
         "first_update": Param("int", 0, "alternating updates: the player whose regrets update first in an iteration "
                               "(the original CFR+ code updates player 1 first)", min=0, max=1),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
@@ -75,6 +59,16 @@ STORE_PARAMS = ParamSpec(
                               min=1, max=1024),
     }
 )
+
+def solver_spec(game) -> ParamSpec:
+    """The ``[solver]`` parameters for `game`: SOLVER_PARAMS plus a target per display unit."""
+    params = {}
+    for key, param in SOLVER_PARAMS.params.items():
+        params[key] = param
+        if key == "target":  # unit targets next to the native one, as config files list them
+            params.update(target_params(game))
+    return ParamSpec(params)
+
 
 TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "solver", "store")
 
@@ -183,29 +177,32 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     for key in raw:
         if key not in TOP_KEYS:
             raise ConfigError(f"unknown top-level key {key!r} in {source}; valid: {choices(TOP_KEYS)}")
-    preset = {}
+    preset = None
     if "preset" in raw:
-        pname = raw["preset"]
-        if not isinstance(pname, str) or pname not in PRESETS:
-            raise ConfigError(f"unknown preset {pname!r}; available: {choices(PRESETS)}")
-        preset = PRESETS[pname]
+        try:
+            preset = registry.preset(raw["preset"])
+        except PluginError as exc:
+            raise ConfigError(str(exc)) from None
     resolved, instances = {}, {}
     for section in PLUGIN_SECTIONS:
         table = _table(raw, section)
-        ptable = preset_table(preset, section)
+        ptable = preset.table(section) if preset else {}
         if ptable and table.get("name", ptable["name"]) == ptable["name"]:
             table = {**ptable, **table}  # the preset's parameters, unless the config names another plugin
         name = table.get("name", DEFAULT_NAMES.get(section))
         if name is None:
             hint = f"; available: {choices(registry.names(section))}"
             if section in ("rule", "averaging"):
-                hint += f" (or set preset, one of {choices(PRESETS)})"
+                hint += f" (or set preset, one of {choices(registry.presets)})"
             raise ConfigError(f"missing [{section}] name in {source}{hint}")
         if not isinstance(name, str):
             raise ConfigError(f"[{section}] name = {name!r} must be a string")
         try:
             cls = registry.get(section, name, where=f"[{section}] name")
         except PluginError as exc:
+            if ptable and name == ptable["name"]:
+                raise ConfigError(f"preset {preset.name!r} (plugin {preset.plugin!r}) names unknown "
+                                  f"{KINDS[section][2]} {name!r}; available: {choices(registry.names(section))}") from None
             raise ConfigError(str(exc)) from None
         params = spec_of(cls).resolve(table, f"[{section}] ({name})")
         for key, p in spec_of(cls).params.items():
@@ -213,10 +210,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                 params[key] = str((base_dir / params[key]).resolve())
         instances[section] = cls(**params)
         resolved[section] = {"name": name, **{k: v for k, v in params.items() if v is not None}}
-    solver_table = _table(raw, "solver")
-    if "update" not in solver_table and "update" in preset:
-        solver_table["update"] = preset["update"]
-    solver = SOLVER_PARAMS.resolve(solver_table, "[solver]", ignore=())
+    solver_table = drop_foreign_targets(_table(raw, "solver"), instances["game"])
+    if "update" not in solver_table and preset is not None:
+        solver_table["update"] = preset.update
+    solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
     resolved["solver"] = solver
     store_table = _table(raw, "store")
     for key in ("regret_scale", "avg_scale", "state_scale"):  # a single number means the same factor for every round

@@ -8,11 +8,12 @@ from typing import ClassVar
 import numpy as np
 
 from .codec import Grid
-from ..errors import ProtocolError
+from ..errors import ProtocolError, SolverkitError
 from .layout import Layout, policy
 from .params import Param
 from .passes import policy_source
 from .store import SegmentSpec
+from .units import Unit
 from .wire import check_keys, field
 
 
@@ -67,8 +68,8 @@ class Game:
     """A two-player zero-sum game the solver can run passes over.
 
     Subclasses declare ``name``, ``params`` and implement :meth:`layout`, :meth:`cfr_pass` and
-    :meth:`best_response`. Values are in the game's native utility unit for player 0;
-    ``unit_scale`` converts them to ``unit_name`` (1000 / big blind for mbb/g in poker).
+    :meth:`best_response`. Values are in the game's native utility unit for player 0, labelled
+    ``unit_name`` ("" for none); :meth:`units` adds display units derived from it.
     """
 
     name: ClassVar[str] = ""
@@ -87,7 +88,11 @@ class Game:
 
     def __init__(self, **params):
         self.config = params
-        self.unit_scale = 1.0
+
+    def units(self) -> tuple[Unit, ...]:
+        """Display units of this game's values (each adds metrics columns, result fields and a
+        ``[solver] target_<key>``); default none: only the native values."""
+        return ()
 
     # --- structure ---------------------------------------------------------------------------
 
@@ -218,6 +223,22 @@ class Game:
     def infoset_keys(self, player: int) -> list[str]:
         """Human-readable key of each information set of `player`, in layout order."""
         return [f"p{player}/i{i}" for i in range(self.layout(player).num_infosets)]
+
+    def openspiel_table(self, strategy: list[np.ndarray]) -> dict:
+        """OpenSpiel information-state string -> {action id: probability} (``solverkit export
+        --format openspiel``); only games with an OpenSpiel counterpart implement it."""
+        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel needs a game "
+                             "that implements openspiel_table (the poker games: acpc, kuhn, leduc, ...)")
+
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        """``solverkit info`` lines for these parameters; default: build the game and count
+        each player's information sets (large games override it to count without building)."""
+        game = cls(**params)
+        return [("game", cls.name)] + [
+            (f"player {p} information sets / values", f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}")
+            for p in (0, 1)
+        ]
 
     def action_names(self, player: int) -> list[str] | None:
         """Action labels when every information set of `player` shares them, else None."""

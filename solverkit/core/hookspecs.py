@@ -1,10 +1,11 @@
-"""The five plugin hooks of solverkit, one per plugin kind.
+"""The plugin hooks of solverkit: one per plugin kind, presets, and command-line commands.
 
-Every hook is called with a ``register`` callable when the registry is built: once at start-up,
-and again whenever a plugin is added or removed, so a hook should only call ``register``. A
-plugin calls ``register(cls)`` for each class it provides; the class's ``name`` attribute is the
-name users write in config files. Built-ins register through these same hooks. The plugin
-author's guide, with every hook's contract, is docs/plugins.md.
+The registering hooks are called with a ``register`` callable when the registry is built: once
+at start-up, and again whenever a plugin is added or removed, so such a hook should only call
+``register``. A plugin calls ``register(cls)`` for each class it provides; the class's ``name``
+attribute is the name users write in config files. ``register_commands(cli)`` is called when the
+command line is built. Built-ins use these same hooks. The plugin author's guide, with every
+hook's contract, is docs/plugins.md.
 """
 
 import pluggy
@@ -69,4 +70,35 @@ def register_transports(register):
     Called when the registry is built. ``register(cls)`` takes a subclass of
     ``solverkit.core.transport.Transport`` with a unique ``name``; it implements
     ``map_subgames`` (and ``start`` and ``close`` where it holds resources). Return nothing.
+    """
+
+
+# --- Named combinations ----------------------------------------------------------------------
+
+
+@hookspec
+def register_presets(register):
+    """Register presets: named combinations of a regret rule, an averaging scheme and an update
+    order, which configs select with ``preset = "name"``.
+
+    Called when the registry is built, after the plugin classes. ``register(name, spec)`` takes
+    the preset's unique name and a dict with ``rule`` and ``averaging`` (each a registered name,
+    or a table ``{"name": ..., <parameters>}``), ``update`` ("alternating" or "simultaneous")
+    and an optional one-line ``description``. The names are looked up when a config uses the
+    preset. Return nothing.
+    """
+
+
+# --- Command line ----------------------------------------------------------------------------
+
+
+@hookspec
+def register_commands(cli):
+    """Add commands to the ``solverkit`` command line.
+
+    Called when the command line is built (the first time ``solverkit`` looks up or lists its
+    commands), with ``cli``, the ``click.Group`` of ``solverkit``: decorate functions with
+    ``@cli.command()`` (or ``@cli.group()``). A command whose name is already taken is refused
+    with a warning; a plugin whose hook raises is reported and skipped, the command line still
+    works. Return nothing.
     """

@@ -23,13 +23,14 @@ from . import hookspecs
 from .averaging import Averaging, check_averaging_class
 from .compressor import Compressor
 from .game import Game
+from .presets import Preset, make_preset
 from .rule import RegretRule, check_rule_class
 from .transport import Transport
 
 ENV_LOAD = "SOLVERKIT_LOAD_PLUGINS"
 
 #: Built-in plugin modules of the solverkit package itself, registered through the same hooks.
-DEFAULT_PLUGINS = ("solverkit.rules", "solverkit.averaging")
+DEFAULT_PLUGINS = ("solverkit.rules", "solverkit.averaging", "solverkit.presets")
 
 #: kind -> (hook name, base class, label used in messages and config tables)
 KINDS = {
@@ -39,6 +40,10 @@ KINDS = {
     "compressor": ("register_compressors", Compressor, "compressor"),
     "transport": ("register_transports", Transport, "transport"),
 }
+#: the hooks that are not one per kind: presets (collected here) and commands (by the CLI)
+PRESET_HOOK = "register_presets"
+COMMAND_HOOK = "register_commands"
+HOOKS = tuple(hook for hook, _, _ in KINDS.values()) + (PRESET_HOOK, COMMAND_HOOK)
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,8 @@ class Registry:
         self._origin: dict[str, tuple[str, str, str]] = {}  # plugin name -> (name, dist, version)
         self._from_entrypoints: set[str] = set()  # names of plugins skipped, not fatal, if broken
         self.by_kind: dict[str, dict[str, PluginInfo]] = {k: {} for k in KINDS}
+        self.presets: dict[str, Preset] = {}
+        self.generation = 0  # counts table rebuilds, so derived caches (the CLI's commands) can expire
         own = _own_distribution()
         for modname in DEFAULT_PLUGINS:
             mod = importlib.import_module(modname)
@@ -150,8 +157,8 @@ class Registry:
                 self.pm.unregister(name=name)
             hint = ""
             if isinstance(exc, pluggy.PluginValidationError):
-                hooks = choices(hook for hook, _, _ in KINDS.values())
-                hint = f"; solverkit hooks (each takes one argument, register): {hooks}"
+                hint = (f"; solverkit hooks: {choices(HOOKS)} (each takes one argument: register, or cli "
+                        f"for {COMMAND_HOOK})")
             why = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())  # one line
             raise PluginError(f"cannot register plugin {name!r}: {why}{hint}") from None
 
@@ -201,27 +208,49 @@ class Registry:
 
     def _collect(self):
         self.by_kind = {k: {} for k in KINDS}
+        self.presets = {}
+        self.generation += 1
         for kind, (hook, base, label) in KINDS.items():
-            caller = getattr(self.pm.hook, hook)
-            for impl in caller.get_hookimpls():
-                origin = self._origin.get(impl.plugin_name, (impl.plugin_name, "?", "?"))
+            for impl in getattr(self.pm.hook, hook).get_hookimpls():
+                origin = self.origin(impl.plugin_name)
 
                 def register(cls, _kind=kind, _origin=origin, _base=base, _label=label):
                     self._register(_kind, cls, _origin, _base, _label)
 
-                try:
-                    impl.function(register=register)
-                except _Duplicate as exc:
-                    raise exc.error from None
-                except PluginError as exc:
-                    raise _HookFailure(impl.plugin, exc) from None
-                except Exception as exc:
-                    error = PluginError(
-                        f"{_who(*origin[:2])} failed in {hook}: "
-                        f"{type(exc).__name__}: {exc}"
-                    )
-                    error.__cause__ = exc
-                    raise _HookFailure(impl.plugin, error) from exc
+                self._call(impl, hook, register, origin)
+        for impl in getattr(self.pm.hook, PRESET_HOOK).get_hookimpls():
+            origin = self.origin(impl.plugin_name)
+
+            def register(name, spec, _origin=origin):
+                self._register_preset(name, spec, _origin)
+
+            self._call(impl, PRESET_HOOK, register, origin)
+
+    def origin(self, plugin_name: str) -> tuple[str, str, str]:
+        """(plugin name, distribution, version) of a registered plugin."""
+        return self._origin.get(plugin_name, (plugin_name, "?", "?"))
+
+    def _call(self, impl, hook, register, origin):
+        """Call one plugin's `hook` with `register`; failures become PluginErrors naming it."""
+        try:
+            impl.function(register=register)
+        except _Duplicate as exc:
+            raise exc.error from None
+        except PluginError as exc:
+            raise _HookFailure(impl.plugin, exc) from None
+        except Exception as exc:
+            error = PluginError(f"{_who(*origin[:2])} failed in {hook}: {type(exc).__name__}: {exc}")
+            error.__cause__ = exc
+            raise _HookFailure(impl.plugin, error) from exc
+
+    def _register_preset(self, name, spec, origin):
+        try:
+            preset = make_preset(name, spec, origin)
+        except PluginError as exc:
+            raise PluginError(f"{_who(*origin[:2])}: {exc}") from None
+        if name in self.presets:
+            raise self._duplicate("preset", name, self.presets[name], origin)
+        self.presets[name] = preset
 
     def _register(self, kind, cls, origin, base, label):
         if not (isinstance(cls, type) and issubclass(cls, base)):
@@ -243,17 +272,18 @@ class Registry:
                 raise PluginError(f"{_who(*origin[:2])}: {exc}") from None
         table = self.by_kind[kind]
         if name in table:
-            other = table[name]
-            fix = "rename one"
-            if {other.plugin, origin[0]} & self._from_entrypoints:
-                fix += f", or leave one plugin out with {ENV_LOAD}=<comma-separated plugins to load>"
-            raise _Duplicate(
-                PluginError(
-                    f"duplicate {label} name {name!r}: registered by {_who(other.plugin, other.distribution)} "
-                    f"and by {_who(*origin[:2])}; {fix}"
-                )
-            )
+            raise self._duplicate(label, name, table[name], origin)
         table[name] = PluginInfo(kind, name, cls, *origin)
+
+    def _duplicate(self, label, name, other, origin) -> _Duplicate:
+        """The fatal error for `name` registered by `other` (a PluginInfo or Preset) and again."""
+        fix = "rename one"
+        if {other.plugin, origin[0]} & self._from_entrypoints:
+            fix += f", or leave one plugin out with {ENV_LOAD}=<comma-separated plugins to load>"
+        return _Duplicate(PluginError(
+            f"duplicate {label} name {name!r}: registered by {_who(other.plugin, other.distribution)} "
+            f"and by {_who(*origin[:2])}; {fix}"
+        ))
 
     # --- look-ups ----------------------------------------------------------------------------
 
@@ -267,6 +297,13 @@ class Registry:
             at = f" in {where}" if where else ""
             raise PluginError(f"unknown {label} {name!r}{at}; available: {choices(table)}")
         return table[name].cls
+
+    def preset(self, name, where: str | None = None) -> Preset:
+        """The preset registered as `name`, or a PluginError listing the presets."""
+        if not isinstance(name, str) or name not in self.presets:
+            at = f" in {where}" if where else ""
+            raise PluginError(f"unknown preset {name!r}{at}; available: {choices(self.presets)}")
+        return self.presets[name]
 
     def names(self, kind: str) -> list[str]:
         return sorted(self.by_kind[kind])

@@ -19,26 +19,21 @@ from .game import PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
 from .store import SegmentSpec, Store, family
 from .strategy_file import save_strategy
+from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
 #: store and memory columns, last in every metrics.csv
 STORE_COLUMNS = ("stored_bytes", "compression_ratio", "peak_rss_mb")
-#: extra column for games measured in milli-big-blinds per game (poker)
-MBB_COLUMN = "exploitability_mbb"
-
-
-#: extra columns of ``[solver] eval_current``: the current strategy's exploitability
-CURRENT_COLUMN = "exploitability_current"
-CURRENT_MBB_COLUMN = "exploitability_current_mbb"
+#: extra column of ``[solver] eval_current``: the current strategy's exploitability
+CURRENT_COLUMN = CURRENT
 
 
 def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
-    """metrics.csv columns for `game`: the base columns, plus exploitability_mbb for poker, plus
-    the current strategy's exploitability when asked for."""
-    mbb = game.unit_name == "mbb/g"
-    cols = METRIC_COLUMNS + ((MBB_COLUMN,) if mbb else ())
+    """metrics.csv columns for `game`: the base columns, one per display unit the game declares
+    (``exploitability_<key>``), then the current strategy's exploitability when asked for."""
+    cols = METRIC_COLUMNS + unit_columns(game)
     if eval_current:
-        cols += (CURRENT_COLUMN,) + ((CURRENT_MBB_COLUMN,) if mbb else ())
+        cols += (CURRENT_COLUMN,) + unit_columns(game, current=True)
     return cols + STORE_COLUMNS
 
 
@@ -240,14 +235,12 @@ class Solver:
             "br_0": br0,
             "br_1": br1,
         }
-        if self.game.unit_name == "mbb/g":
-            row[MBB_COLUMN] = expl * self.game.unit_scale
+        row.update(unit_values(self.game, expl))
         if self.eval_current:
             cur = self.game.best_response_from_store(self.store, "current", transport=self.transport)
             cur_expl = (cur[0] + cur[1]) / 2.0 if cur is not None else exploitability(self.game, self.strategy("current"))[0]
             row[CURRENT_COLUMN] = cur_expl
-            if self.game.unit_name == "mbb/g":
-                row[CURRENT_MBB_COLUMN] = cur_expl * self.game.unit_scale
+            row.update(unit_values(self.game, cur_expl, current=True))
         return row
 
     def store_row(self) -> dict:
@@ -297,7 +290,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     iterations = int(iterations if iterations is not None else cfg["iterations"])
     target = float(target if target is not None else cfg["target"])
     every = cfg["eval_every"]
-    target_mbb = float(cfg.get("target_mbb", 0.0))
+    units = units_of(assembly.game)
+    unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in units}
     ckpt_every = parse_every(checkpoint_every if checkpoint_every is not None else cfg.get("checkpoint_every", ""))
     if (ckpt_every or resume) and out is None:
         raise ConfigError("checkpoints need an output directory (--out DIR)")
@@ -349,10 +343,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 if on_metrics:
                     on_metrics(row)
                 if bar is not None:
-                    bar.set_postfix_str(f"exploitability={row['exploitability']:.3e}", refresh=False)
+                    shown = "".join(f" = {row[u.column]:.3g} {u.name}" for u in units)
+                    bar.set_postfix_str(f"exploitability={row['exploitability']:.3e}{shown}", refresh=False)
                 if target > 0 and row["exploitability"] <= target:
                     reached = True
-                if target_mbb > 0 and row.get(MBB_COLUMN, float("inf")) <= target_mbb:
+                if unit_target_reached(row, unit_targets, assembly.game):
                     reached = True
             if bar is not None:
                 bar.update(1)
@@ -394,8 +389,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "value_bounds": [-row["br_1"], row["br_0"]],
                 "seconds": solver.solve_seconds,
                 "target": target,
-                **({"target_mbb": target_mbb} if target_mbb > 0 else {}),
-                **({MBB_COLUMN: row[MBB_COLUMN]} if MBB_COLUMN in row else {}),
+                **{key: value for key, value in unit_targets.items() if value > 0},
+                **{u.column: row[u.column] for u in units if u.column in row},
                 "reached_target": reached,
                 "strategy": solver.output_kind,
                 "interrupted": interrupted,

@@ -1,0 +1,30 @@
+"""Built-in presets: the CFR variants of the literature as named combinations of a regret rule,
+an averaging scheme and an update order, registered like any plugin's presets."""
+
+from __future__ import annotations
+
+from .core.hookspecs import hookimpl
+
+#: name -> the spec ``register(name, spec)`` takes; each description cites the variant's paper
+PRESETS = {
+    "cfr": {"rule": "rm", "averaging": "uniform", "update": "simultaneous",
+            "description": "CFR (Zinkevich et al. 2007): regret matching, uniform average"},
+    "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating",
+                 "description": "CFR+ (Tammelin 2014): regrets clipped at zero, linear average"},
+    "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating",
+             "description": "Linear CFR (Brown and Sandholm 2019): iteration t weighted by t"},
+    "dcfr": {"rule": "dcfr", "averaging": "quadratic", "update": "alternating",
+             "description": "Discounted CFR (Brown and Sandholm 2019), alpha 1.5, beta 0, gamma 2"},
+    "pcfr_plus": {"rule": "pcfr_plus", "averaging": "quadratic", "update": "alternating",
+                  "description": "Predictive CFR+ (Farina et al. 2021), quadratic average"},
+    "dcfr_plus": {"rule": "dcfr_plus", "averaging": {"name": "power", "gamma": 4.0}, "update": "alternating",
+                  "description": "DCFR+ (Xu et al. 2024): discounted RM+, average weighted by t^4"},
+    "pdcfr_plus": {"rule": "pdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating",
+                   "description": "PDCFR+ (Xu et al. 2024): predictive DCFR+, average weighted by t^5"},
+}
+
+
+@hookimpl
+def register_presets(register):
+    for name, spec in PRESETS.items():
+        register(name, spec)
