@@ -11,10 +11,9 @@ import pytest
 import tomli_w
 
 from solverkit.core.config import (  # noqa: I001
-    preset_table,
-    PRESETS,
     SOLVER_PARAMS,
     TOP_KEYS,
+    solver_spec,
     apply_overrides,
     load_config,
     parse_value,
@@ -22,6 +21,7 @@ from solverkit.core.config import (  # noqa: I001
 from solverkit.core.params import spec_of
 from solverkit.core.registry import get_registry
 from solverkit.errors import ConfigError
+from solverkit.presets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DOC = ROOT / "docs" / "config.md"
@@ -50,10 +50,15 @@ BASE = {"preset": "cfr_plus", "game": {"name": "skewed_pennies"}}
 # --- presets -----------------------------------------------------------------------------------
 
 
+def _table(value):
+    """A built-in preset's rule or averaging entry as a table (it may be a bare name)."""
+    return {"name": value} if isinstance(value, str) else dict(value)
+
+
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_presets_set_rule_averaging_and_update(preset):
     asm = load_config({"preset": preset, "game": "skewed_pennies"})
-    want = {k: preset_table(PRESETS[preset], k) for k in ("rule", "averaging")}
+    want = {k: _table(PRESETS[preset][k]) for k in ("rule", "averaging")}
     assert asm.resolved["rule"]["name"] == want["rule"]["name"] == asm.rule.name
     assert asm.resolved["averaging"]["name"] == want["averaging"]["name"] == asm.averaging.name
     for section in ("rule", "averaging"):  # a preset's parameters reach the plugin
@@ -66,9 +71,19 @@ def test_presets_set_rule_averaging_and_update(preset):
 
 
 def test_preset_values_are_the_papers():
-    assert PRESETS["cfr"] == {"rule": "rm", "averaging": "uniform", "update": "simultaneous"}
-    assert PRESETS["cfr_plus"] == {"rule": "rm_plus", "averaging": "linear", "update": "alternating"}
-    assert PRESETS["lcfr"]["rule"] == "lcfr" and PRESETS["dcfr"]["rule"] == "dcfr"
+    presets = get_registry().presets
+    combos = {name: (p.rule, p.averaging, p.update) for name, p in presets.items()}
+    assert combos["cfr"] == ({"name": "rm"}, {"name": "uniform"}, "simultaneous")
+    assert combos["cfr_plus"] == ({"name": "rm_plus"}, {"name": "linear"}, "alternating")
+    assert combos["lcfr"][0] == {"name": "lcfr"} and combos["dcfr"][0] == {"name": "dcfr"}
+    assert combos["dcfr_plus"][1] == {"name": "power", "gamma": 4.0}
+    assert combos["pdcfr_plus"][1] == {"name": "power", "gamma": 5.0}
+    assert {p.plugin for p in presets.values()} == {"solverkit.presets"}
+    assert all(p.description for p in presets.values())
+
+
+def test_builtin_presets_are_registered_through_the_hook():
+    assert set(get_registry().presets) == set(PRESETS)
 
 
 def test_explicit_tables_override_the_preset():
@@ -82,8 +97,21 @@ def test_explicit_tables_override_the_preset():
 
 def test_solver_defaults():
     asm = load_config({"game": "skewed_pennies", "rule": "rm", "averaging": "uniform"})
-    assert asm.solver == {"iterations": 1000, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "first_update": 0, "eval_every": 0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
+    assert asm.solver == {"iterations": 1000, "target": 0.0, "update": "alternating", "first_update": 0, "eval_every": 0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert asm.resolved["transport"] == {"name": "local", "threads": 2}
+
+
+def test_a_game_with_a_unit_adds_its_target():
+    asm = load_config({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_mbb": 5}})
+    assert asm.solver["target_mbb"] == 5.0
+    assert list(asm.solver)[:3] == ["iterations", "target", "target_mbb"]  # config.toml keeps its order
+    assert load_config({"preset": "cfr_plus", "game": "kuhn"}).solver["target_mbb"] == 0.0
+
+
+def test_a_zero_target_of_a_unit_the_game_lacks_is_dropped():
+    """Runs written before units were the game's have target_mbb = 0.0 for every game."""
+    asm = load_config({**BASE, "solver": {"target_mbb": 0.0}})
+    assert "target_mbb" not in asm.solver and "target_mbb" not in asm.resolved["solver"]
 
 
 # --- --set overrides ---------------------------------------------------------------------------
@@ -182,14 +210,17 @@ def test_set_into_a_non_table_section():
         ({"game": "skewed_pennies"}, ["missing [rule] name", "rm_plus", "set preset", "cfr_plus"]),
         ({"game": "skewed_pennies", "rule": "rm"}, ["missing [averaging] name", "linear", "uniform"]),
         ({**BASE, "game": {"name": "pennies"}}, ["unknown game 'pennies'", "[game] name", "skewed_pennies", "random_matrix"]),
-        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "dcfr, lcfr, rm, rm_plus"]),
+        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus, rm, rm_plus"]),
         ({**BASE, "averaging": "lin"}, ["unknown averaging scheme 'lin'", "[averaging] name", "linear", "uniform"]),
         ({**BASE, "compressor": "zip"}, ["unknown compressor 'zip'", "[compressor] name", "none"]),
         ({**BASE, "transport": "mpi"}, ["unknown transport 'mpi'", "[transport] name", "local"]),
         ({**BASE, "game": {"name": 5}}, ["[game] name = 5", "string"]),
         ({**BASE, "game": 5}, ["[game]", "5", "table or a plugin name"]),
         ({**BASE, "game": {"name": "random_matrix", "rowz": 3}}, ["unknown parameter 'rowz'", "[game] (random_matrix)", "cols, rows, seed"]),
-        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, iterations, seed, target, target_mbb, update"]),
+        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, seed, target, update"]),
+        ({**BASE, "solver": {"target_mbb": 1.0}}, ["[solver] target_mbb = 1.0", "'skewed_pennies'", "no unit 'mbb'", "[solver] target"]),
+        ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_mbb": -1}}, ["[solver] target_mbb = -1", "a number >= 0"]),
+        ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_bb": 1.0}}, ["[solver] target_bb = 1.0", "no unit 'bb'", "target_mbb"]),
         ({**BASE, "solver": {"name": "x"}}, ["unknown parameter 'name'", "[solver]"]),
         ({**BASE, "game": {"name": "random_matrix", "rows": "3"}}, ["[game] (random_matrix) rows = '3'", "an integer >= 1 and <= 100000"]),
         ({**BASE, "game": {"name": "random_matrix", "rows": 0}}, ["[game] (random_matrix) rows = 0", ">= 1"]),
@@ -324,6 +355,8 @@ def test_resolved_config_is_complete():
         assert set(table) == {"name", *spec_of(cls).params}
     assert set(asm.resolved["solver"]) == set(SOLVER_PARAMS.params)
     assert set(asm.resolved) <= set(TOP_KEYS)
+    poker = load_config({"preset": "dcfr", "game": "kuhn"})
+    assert set(poker.resolved["solver"]) == set(SOLVER_PARAMS.params) | {"target_mbb"}
 
 
 # --- docs/config.md cannot drift -----------------------------------------------------------------
@@ -363,16 +396,27 @@ def test_doc_set_examples_work(tmp_path, monkeypatch):
 
 def test_doc_solver_table_matches_the_code():
     text = CONFIG_DOC.read_text()
-    for key, param in SOLVER_PARAMS.params.items():
+    kuhn = load_config({"preset": "cfr_plus", "game": "kuhn"}).game
+    for key, param in solver_spec(kuhn).params.items():  # the base keys and the poker unit's target
         default = tomli_w.dumps({"v": param.default}).split("=", 1)[1].strip()
         assert re.search(rf"^\| `{key}` \| [^|]+ \| `{re.escape(default)}` \|", text, flags=re.M), key
 
 
 def test_doc_presets_table_matches_the_code():
     text = CONFIG_DOC.read_text()
-    for name, p in PRESETS.items():
-        row = f"| `{name}` | `{p['rule']}` | `{p['averaging']}` | `{p['update']}` |"
+    presets = get_registry().presets
+    assert presets
+    for name, p in presets.items():
+        row = f"| `{name}` | `{_show(p.rule)}` | `{_show(p.averaging)}` | `{p.update}` |"
         assert row in text, row
+    documented = re.findall(r"^\| `(\w+)` \| `[^`]+` \| `[^`]+` \| `(?:alternating|simultaneous)` \|", text, flags=re.M)
+    assert sorted(documented) == sorted(presets)  # no row for a preset that does not exist
+
+
+def _show(table):
+    """How the presets table writes a rule or averaging: name, or name(param=value, ...)."""
+    params = ", ".join(f"{k}={v:g}" for k, v in table.items() if k != "name")
+    return table["name"] + (f"({params})" if params else "")
 
 
 def test_doc_top_level_keys_match_the_code():
