@@ -52,7 +52,8 @@ class _Group(click.Group):
         return sorted({*self.commands, *self.plugin_commands()})
 
     def get_command(self, ctx, name):
-        return self.commands.get(name) or self.plugin_commands().get(name)
+        plugin = self.plugin_commands()  # built (and its warnings shown) whichever command runs
+        return self.commands.get(name) or plugin.get(name)
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:

@@ -12,6 +12,7 @@ import importlib.metadata as md
 import json
 import types
 
+import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -107,7 +108,7 @@ class InlineTransport(Transport):
 
 
 class InlinePlugin:
-    """Implements all five hooks."""
+    """Implements every hook: the five kinds, a preset and a command."""
 
     @hookimpl
     def register_games(self, register):
@@ -129,6 +130,21 @@ class InlinePlugin:
     def register_transports(self, register):
         register(InlineTransport)
 
+    @hookimpl
+    def register_presets(self, register):
+        register(INLINE_PRESET, {"rule": "test_clipped_rm", "averaging": {"name": "power", "gamma": 3.0},
+                                 "update": "simultaneous", "description": "clipped RM, t^3 average"})
+
+    @hookimpl
+    def register_commands(self, cli):
+        @cli.command("test-coins-value")
+        @click.option("--digits", type=int, default=3)
+        def coins_value(digits):
+            """Print the value of the test coins game."""
+            click.echo(f"{0.2:.{digits}f}")
+
+
+INLINE_PRESET = "test_clipped_power"
 
 INLINE_NAMES = {
     "game": "test_coins",
@@ -148,6 +164,7 @@ def inline_registry(fresh_registry):
     fresh_registry.remove(plugin)
     for kind, name in INLINE_NAMES.items():
         assert name not in fresh_registry.names(kind)
+    assert INLINE_PRESET not in fresh_registry.presets
 
 
 def _plugin(**hooks):
@@ -257,7 +274,8 @@ def test_misspelled_hook_is_caught(fresh_registry):
     with pytest.raises(PluginError) as err:
         fresh_registry.add(Typo())
     assert "cannot register plugin 'Typo': unknown hook 'register_game'" in str(err.value)
-    assert "register_averaging, register_compressors, register_games, register_regret_rules" in str(err.value)
+    assert ("register_averaging, register_commands, register_compressors, register_games, register_presets, "
+            "register_regret_rules, register_transports") in str(err.value)
     assert fresh_registry.pm.get_plugin("Typo") is None
     assert fresh_registry.all() == before
 
@@ -494,6 +512,19 @@ def test_plugins_json_lists_kind_name_distribution_version(inline_registry):
         assert row["description"]
     assert set(rows) == {(i.kind, i.name) for i in inline_registry.all()}
     assert data["errors"] == []
+    # each plugin's parameters, with type and default
+    alpha = {p["name"]: p for p in rows[("rule", "dcfr")]["params"]}["alpha"]
+    assert (alpha["type"], alpha["default"], alpha["required"]) == ("float", 1.5, False) and alpha["doc"]
+    assert rows[("rule", "rm")]["params"] == []
+    # presets: what they combine and where they come from
+    presets = {p["name"]: p for p in data["presets"]}
+    assert set(presets) == set(inline_registry.presets)
+    assert presets[INLINE_PRESET] == {
+        "name": INLINE_PRESET, "rule": {"name": "test_clipped_rm", "params": {}},
+        "averaging": {"name": "power", "params": {"gamma": 3.0}}, "update": "simultaneous",
+        "description": "clipped RM, t^3 average", "plugin": "inline-test", "distribution": "(inline)", "version": "",
+    }
+    assert presets["cfr_plus"]["plugin"] == "solverkit.presets" and presets["cfr_plus"]["version"] == SOLVERKIT_VERSION
 
 
 def test_plugins_table(inline_registry):
@@ -501,11 +532,24 @@ def test_plugins_table(inline_registry):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["KIND", "NAME", "DISTRIBUTION", "VERSION", "DESCRIPTION"]
-    table = {tuple(line.split()[:2]): line.split() for line in lines[1:]}
+    end = lines.index("")  # the plugins, then a blank line, then the presets
+    rows = [line for line in lines[1:end] if not line.startswith(" ")]
+    table = {tuple(line.split()[:2]): line.split() for line in rows}
     assert table[("game", "test_coins")][2] == "(inline)"
     assert table[("rule", "dcfr")][2:4] == ["solverkit", SOLVERKIT_VERSION]
     assert table[("transport", "local")][2:4] == ["solverkit", SOLVERKIT_VERSION]
     assert len(table) == len(inline_registry.all())
+    # parameters under their plugin: name, type, default, meaning
+    dcfr = lines.index(next(line for line in rows if line.split()[:2] == ["rule", "dcfr"]))
+    assert lines[dcfr + 1].split()[:4] == ["alpha:", "float,", "default", "1.5"]
+    assert lines[dcfr + 2].split()[:4] == ["beta:", "float,", "default", "0.0"]
+    assert any(line.split()[:3] == ["path:", "path,", "required"] for line in lines)  # matrix_file
+    assert lines[end + 1].split() == ["PRESET", "DISTRIBUTION", "VERSION", "COMBINES"]
+    presets = {line.split()[0]: line for line in lines[end + 2:]}
+    assert set(presets) == set(inline_registry.presets)
+    assert presets[INLINE_PRESET].split()[1] == "(inline)"
+    assert "rule test_clipped_rm, averaging power(gamma=3.0), simultaneous updates" in presets[INLINE_PRESET]
+    assert "rule rm_plus, averaging linear, alternating updates" in presets["cfr_plus"]
 
 
 def test_plugins_reports_broken_entry_points(entry_points, monkeypatch):
@@ -533,3 +577,162 @@ def test_plugins_duplicate_is_one_line_error(entry_points, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: duplicate game name 'test_extra_game'")
     assert "Traceback" not in result.output
+
+
+# --- register_presets --------------------------------------------------------------------------
+
+
+def _presets(*entries):
+    """A plugin whose register_presets hook registers (name, spec) pairs."""
+    def register_presets(register):
+        for name, spec in entries:
+            register(name, spec)
+
+    return _plugin(register_presets=register_presets)
+
+
+def test_inline_preset_resolves_through_the_registry(inline_registry):
+    asm = load_config({"preset": INLINE_PRESET, "game": "test_coins"})
+    assert asm.resolved["rule"] == {"name": "test_clipped_rm"}
+    assert asm.resolved["averaging"] == {"name": "power", "gamma": 3.0}
+    assert asm.solver["update"] == "simultaneous"
+    info = inline_registry.presets[INLINE_PRESET]
+    assert (info.plugin, info.distribution) == ("inline-test", "(inline)")
+
+
+def test_builtin_presets_come_from_solverkit_presets():
+    reg = Registry(load_entrypoints=False)
+    assert {p.plugin for p in reg.presets.values()} == {"solverkit.presets"}
+    assert {"cfr", "cfr_plus", "lcfr", "dcfr", "pcfr_plus", "dcfr_plus", "pdcfr_plus"} == set(reg.presets)
+
+
+def test_duplicate_preset_names_both_plugins():
+    reg = Registry(load_entrypoints=False)
+    spec = {"rule": "rm", "averaging": "uniform", "update": "alternating"}
+    with pytest.raises(PluginError) as info:
+        reg.add(_presets(("cfr_plus", spec)), name="again")
+    assert str(info.value).startswith(
+        "duplicate preset name 'cfr_plus': registered by plugin 'solverkit.presets' (solverkit) and by plugin 'again' (inline)"
+    )
+    assert reg.presets["cfr_plus"].plugin == "solverkit.presets"  # the registry is as it was
+
+
+@pytest.mark.parametrize(
+    "name, spec, parts",
+    [
+        ("", {"rule": "rm", "averaging": "uniform", "update": "alternating"}, ["preset name ''", "is invalid"]),
+        ("p", ["rm"], ["preset 'p'", "not a table", "averaging, description, rule, update"]),
+        ("p", {"rule": "rm", "averaging": "uniform"}, ["preset 'p'", "missing 'update'"]),
+        ("p", {"rule": "rm", "averaging": "uniform", "update": "both"},
+         ["preset 'p'", "update = 'both'", "alternating, simultaneous"]),
+        ("p", {"rule": "rm", "averaging": "uniform", "update": "alternating", "rules": "x"},
+         ["preset 'p'", "unknown key 'rules'", "averaging, description, rule, update"]),
+        ("p", {"rule": {"alpha": 2}, "averaging": "uniform", "update": "alternating"},
+         ["preset 'p'", "rule = {'alpha': 2}", "a rule name or a table with a name"]),
+        ("p", {"rule": "rm", "averaging": 3, "update": "alternating"}, ["preset 'p'", "averaging = 3"]),
+        ("p", {"rule": "rm", "averaging": "uniform", "update": "alternating", "description": 1},
+         ["preset 'p'", "description = 1"]),
+    ],
+)
+def test_bad_preset_is_refused_at_registration(name, spec, parts):
+    reg = Registry(load_entrypoints=False)
+    with pytest.raises(PluginError) as info:
+        reg.add(_presets((name, spec)), name="bad")
+    msg = str(info.value)
+    assert msg.startswith("plugin 'bad' (inline): ")
+    for part in parts:
+        assert part in msg, (part, msg)
+    assert "p" not in reg.presets
+
+
+@pytest.mark.parametrize("section, label", [("rule", "regret rule"), ("averaging", "averaging scheme")])
+def test_preset_naming_a_missing_plugin_fails_when_used(section, label):
+    spec = {"rule": "rm", "averaging": "uniform", "update": "alternating", section: "nonexistent"}
+    reg = Registry(load_entrypoints=False, extra_plugins=[InlinePlugin(), _presets(("dangling", spec))])
+    with pytest.raises(ConfigError) as info:
+        load_config({"preset": "dangling", "game": "test_coins", "compressor": "test_reverse",
+                     "transport": "test_inline_transport"}, registry=reg)
+    assert str(info.value).startswith(f"preset 'dangling' (plugin 'SimpleNamespace') names unknown {label} 'nonexistent'; available: ")
+    assert ("rm_plus" if section == "rule" else "linear") in str(info.value)
+
+
+def test_unknown_preset_lists_the_registered_ones(inline_registry):
+    with pytest.raises(ConfigError) as info:
+        load_config({"preset": "cfr+", "game": "test_coins"})
+    assert str(info.value) == f"unknown preset 'cfr+'; available: {', '.join(sorted(inline_registry.presets))}"
+
+
+# --- register_commands -------------------------------------------------------------------------
+
+
+def _commands(fn):
+    """A plugin whose register_commands hook is `fn(cli)`."""
+    def register_commands(cli):
+        fn(cli)
+
+    return _plugin(register_commands=register_commands)
+
+
+def test_inline_plugin_adds_a_command(inline_registry):
+    runner = _runner()
+    result = runner.invoke(cli, ["test-coins-value", "--digits", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "0.20\n"
+    assert "test-coins-value" in runner.invoke(cli, ["--help"]).stdout
+
+
+def test_commands_follow_the_registry(fresh_registry):
+    runner = _runner()
+    assert runner.invoke(cli, ["test-coins-value"]).exit_code == 2  # not registered yet
+    plugin = InlinePlugin()
+    fresh_registry.add(plugin, name="inline-test")
+    assert runner.invoke(cli, ["test-coins-value"]).exit_code == 0
+    fresh_registry.remove(plugin)
+    assert runner.invoke(cli, ["test-coins-value"]).exit_code == 2
+
+
+def test_builtin_plugin_commands(fresh_registry):
+    from solverkit.commands import collect
+
+    added, warnings = collect(fresh_registry, cli.commands)
+    assert warnings == []
+    assert set(added) == {"plot", "worker"} and set(added["plot"].commands) == {"preflop"}
+    assert not set(added) & set(cli.commands)  # the core defines neither
+
+
+def test_a_failing_command_hook_does_not_break_the_cli(fresh_registry):
+    def broken(cli_group):
+        @cli_group.command("half-made")
+        def half_made():
+            """Registered before the hook fails: must not survive."""
+
+        raise RuntimeError("no display")
+
+    fresh_registry.add(_commands(broken), name="broken-commands")
+    runner = _runner()
+    result = runner.invoke(cli, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    assert ("warning: plugin 'broken-commands' (inline) failed in register_commands: RuntimeError: no display; "
+            "its commands are skipped") in result.stderr
+    assert runner.invoke(cli, ["half-made"]).exit_code == 2
+    assert runner.invoke(cli, ["worker", "--help"]).exit_code == 0  # other plugins' commands still work
+
+
+@pytest.mark.parametrize("taken, owner", [("solve", "solverkit (built-in)"), ("worker", "plugin 'transports' (solverkit)")])
+def test_a_command_name_already_taken_is_refused(fresh_registry, taken, owner):
+    def clash(cli_group):
+        @cli_group.command("mine-too")
+        def mine():
+            """Would be fine alone."""
+
+        @cli_group.command(taken)
+        def again():
+            """Takes a name that exists."""
+            click.echo("hijacked")
+
+    fresh_registry.add(_commands(clash), name="clash")
+    runner = _runner()
+    result = runner.invoke(cli, [taken, "--help"])
+    assert result.exit_code == 0 and "hijacked" not in result.stdout
+    assert f"warning: plugin 'clash' (inline) registers command '{taken}', already registered by {owner}" in result.stderr
+    assert runner.invoke(cli, ["mine-too"]).exit_code == 2  # the plugin's commands are skipped together

@@ -3,8 +3,7 @@
 A config names a game, a regret rule, an averaging scheme, a compressor and a transport, each a
 table with ``name`` and the plugin's parameters, plus a ``[solver]`` table. ``preset`` (e.g.
 ``cfr_plus``, registered by a plugin) supplies rule, averaging and update order; any table given
-explicitly overrides it. The game's display units add ``[solver] target_<key>`` (poker:
-``target_mbb``).
+explicitly overrides it. Each display unit of the game adds ``[solver] target_<key>``.
 """
 
 from __future__ import annotations
