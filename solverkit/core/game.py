@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from .codec import Grid
-from ..errors import ProtocolError, SolverkitError
+from ..errors import ProtocolError, SolverkitError, choices
 from .layout import Layout, policy
 from .params import Param
 from .passes import policy_source, state_of
@@ -237,8 +237,12 @@ class Game:
     def openspiel_table(self, strategy: list[np.ndarray]) -> dict:
         """OpenSpiel information-state string -> {action id: probability} (``solverkit export
         --format openspiel``); only games with an OpenSpiel counterpart implement it."""
-        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel needs a game "
-                             "that implements openspiel_table (the poker games: acpc, kuhn, leduc, ...)")
+        from .registry import get_registry
+
+        reg = get_registry()
+        able = [n for n in reg.names("game") if reg.get("game", n).openspiel_table is not Game.openspiel_table]
+        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel supports "
+                             f"games: {choices(able)}")
 
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Display units a game declares (poker: mbb/g), and everything the solver derives from them:
+"""Display units a game declares (e.g. milli-big-blinds per game), and everything the solver derives from them:
 metrics columns, ``result.json`` fields, ``[solver] target_<key>`` stops and printed values.
 
 The core knows no unit by name: a game's :meth:`~solverkit.core.game.Game.units` returns
@@ -37,7 +37,7 @@ class Unit:
     def __post_init__(self):
         if not isinstance(self.key, str) or not _KEY.fullmatch(self.key):
             raise PluginError(f"unit {self.name!r}: key {self.key!r} is invalid: expected lower-case letters, "
-                              "digits and underscores, starting with a letter (e.g. 'mbb')")
+                              "digits and underscores, starting with a letter (e.g. 'cents')")
         if not isinstance(self.factor, (int, float)) or not math.isfinite(self.factor) or self.factor <= 0:
             raise PluginError(f"unit {self.name!r}: factor {self.factor!r} is invalid: expected a finite number > 0")
 
@@ -102,7 +102,7 @@ def drop_foreign_targets(table: dict, game) -> dict:
 
 
 def reached(row: dict, targets: dict[str, float], game) -> bool:
-    """Whether a metrics row meets any unit target (``{"target_mbb": 1.0}``; 0: none)."""
+    """Whether a metrics row meets any unit target (``{"target_<key>": limit}``; 0: none)."""
     for u in units_of(game):
         limit = float(targets.get(u.target_key, 0.0) or 0.0)
         if limit > 0 and row.get(u.column, math.inf) <= limit:
@@ -111,7 +111,7 @@ def reached(row: dict, targets: dict[str, float], game) -> bool:
 
 
 def describe(game, exploitability: float, digits: int = 6, unit_digits: int = 4) -> str:
-    """``0.0095 chips = 0.95 mbb/g``: a native value, its unit label, then each display unit."""
+    """``0.25 dollars = 25 cents``: a native value, its unit label, then each display unit."""
     native = getattr(game, "unit_name", "")
     text = f"{exploitability:.{digits}g}" + (f" {native}" if native else "")
     for u in units_of(game):
