@@ -652,8 +652,18 @@ def test_preset_naming_a_missing_plugin_fails_when_used(section, label):
     with pytest.raises(ConfigError) as info:
         load_config({"preset": "dangling", "game": "test_coins", "compressor": "test_reverse",
                      "transport": "test_inline_transport"}, registry=reg)
-    assert str(info.value).startswith(f"preset 'dangling' (plugin 'SimpleNamespace') names unknown {label} 'nonexistent'; available: ")
+    assert str(info.value).startswith(f"preset 'dangling' of plugin 'SimpleNamespace' names unknown {label} 'nonexistent'; available: ")
     assert ("rm_plus" if section == "rule" else "linear") in str(info.value)
+
+
+def test_bad_preset_parameter_names_the_preset():
+    spec = {"rule": "rm", "averaging": {"name": "power", "gamma": -1.0}, "update": "alternating"}
+    reg = Registry(load_entrypoints=False, extra_plugins=[InlinePlugin(), _presets(("steep", spec))])
+    with pytest.raises(ConfigError) as info:
+        load_config({"preset": "steep", "game": "test_coins", "compressor": "test_reverse",
+                     "transport": "test_inline_transport"}, registry=reg)
+    assert str(info.value) == ("[averaging] (power) gamma = -1.0 is invalid: expected a number >= 0 and <= 100 "
+                               "(preset 'steep' of plugin 'SimpleNamespace' sets [averaging] gamma)")
 
 
 def test_unknown_preset_lists_the_registered_ones(inline_registry):

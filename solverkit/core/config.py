@@ -200,10 +200,16 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
             cls = registry.get(section, name, where=f"[{section}] name")
         except PluginError as exc:
             if ptable and name == ptable["name"]:
-                raise ConfigError(f"preset {preset.name!r} (plugin {preset.plugin!r}) names unknown "
+                raise ConfigError(f"preset {preset.name!r} of plugin {preset.plugin!r} names unknown "
                                   f"{KINDS[section][2]} {name!r}; available: {choices(registry.names(section))}") from None
             raise ConfigError(str(exc)) from None
-        params = spec_of(cls).resolve(table, f"[{section}] ({name})")
+        try:
+            params = spec_of(cls).resolve(table, f"[{section}] ({name})")
+        except ConfigError as exc:
+            if ptable and name == ptable["name"] and set(ptable) - {"name"}:
+                raise ConfigError(f"{exc} (preset {preset.name!r} of plugin {preset.plugin!r} sets "
+                                  f"[{section}] {choices(set(ptable) - {'name'})})") from None
+            raise
         for key, p in spec_of(cls).params.items():
             if p.type == "path" and params.get(key) and not Path(params[key]).is_absolute():
                 params[key] = str((base_dir / params[key]).resolve())
