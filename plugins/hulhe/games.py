@@ -9,13 +9,12 @@ from solverkit.core.params import Param
 from solverkit.errors import ConfigError
 from solverkit.poker.cards import card_name
 from solverkit.poker.game import PokerGame
-from solverkit.poker.units import PokerUnits
 from solverkit.poker.gamedef import load_gamedef
 
 FULL = "holdem.limit.2p.reverse_blinds"
 
 
-class Hulhe(PokerUnits, PokerGame):
+class Hulhe(PokerGame):
     """Heads-up limit Texas hold'em as played in the ACPC: blinds 10 and 5, bets 10/10/20/20,
     the small blind acts first preflop and the big blind first afterwards, 4 bets per round
     counting the blind preflop; 2 hole cards, board 3/1/1, ACPC (best five of seven) ranking.

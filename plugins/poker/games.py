@@ -2,11 +2,10 @@
 
 from solverkit.core.params import Param
 from solverkit.poker.game import PokerGame
-from solverkit.poker.units import PokerUnits
 from solverkit.poker.gamedef import load_gamedef
 
 
-class AcpcGame(PokerUnits, PokerGame):
+class AcpcGame(PokerGame):
     """Any two-player limit game from an ACPC game definition (a bundled name or a path)."""
 
     name = "acpc"
@@ -20,7 +19,7 @@ class AcpcGame(PokerUnits, PokerGame):
         return load_gamedef(self.config["gamedef"])
 
 
-class Kuhn(PokerUnits, PokerGame):
+class Kuhn(PokerGame):
     """Kuhn poker (Kuhn 1950): 3 cards, ante 1, one bet of 1. Value for the first player: -1/18."""
 
     name = "kuhn"
@@ -30,7 +29,7 @@ class Kuhn(PokerUnits, PokerGame):
         return load_gamedef("kuhn")
 
 
-class Leduc(PokerUnits, PokerGame):
+class Leduc(PokerGame):
     """Leduc hold'em (Southey et al. 2005): 6 cards, two rounds, one board card."""
 
     name = "leduc"

@@ -1,13 +1,12 @@
 """Rhode Island hold'em: 52 cards, ante 5, one hole card, two board cards, bets 10/20/20."""
 
 from solverkit.poker.game import PokerGame
-from solverkit.poker.units import PokerUnits
 from solverkit.poker.gamedef import load_gamedef
 
 from .evaluator import strength_function
 
 
-class RhodeIsland(PokerUnits, PokerGame):
+class RhodeIsland(PokerGame):
     """True Rhode Island hold'em (Shi and Littman 2001; Gilpin and Sandholm 2005), with
     three-card straights and flushes (A-2-3 the lowest straight)."""
 
@@ -21,7 +20,7 @@ class RhodeIsland(PokerUnits, PokerGame):
         return strength_function
 
 
-class RhodeIslandAcpc(PokerUnits, PokerGame):
+class RhodeIslandAcpc(PokerGame):
     """Rhode Island hold'em ranked by the ACPC evaluator (no three-card straights or flushes),
     the game of the "rhode.game" file."""
 

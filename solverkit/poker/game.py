@@ -20,6 +20,7 @@ from ..core.layout import Layout
 from ..core.params import Param
 from ..core.passes import NO_COEFFS, finish_segment, kernel_coefficients, policy_source, segment_arrays, writes
 from ..core.store import SegmentSpec
+from ..core.units import Unit
 from ..core.wire import check_keys, field
 from ..errors import ConfigError, ProtocolError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
@@ -113,7 +114,7 @@ class _Job:
 class PokerGame(Game):
     """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
 
-    unit_name = "mbb/g"
+    unit_name = "chips"
     export_limit = 200_000
     store_walk_is_exact = True
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
@@ -132,7 +133,6 @@ class PokerGame(Game):
         self._check_fits(int(params.get("split_round", 0) or 0))
         self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
                                           allowed=self.allowed_boards())
-        self.unit_scale = 1000.0 / self.gd.big_blind
         s = int(params.get("split_round", 0) or 0)
         if s >= self.gd.num_rounds:
             raise ConfigError(
@@ -758,6 +758,17 @@ class PokerGame(Game):
                    _Job(0, 0, 1, 0, NO_COEFFS), boundary_mode=1, boundary=boundary, do_backward=False)
 
     # --- presentation ------------------------------------------------------------------------
+
+    def units(self) -> tuple[Unit, ...]:
+        """mbb/g: 1000 milli-big-blinds per big blind (the game definition's big blind); the
+        metrics column exploitability_mbb and the target [solver] target_mbb."""
+        return (Unit("mbb/g", "mbb", 1000.0 / self.gd.big_blind, "milli-big-blinds per game"),)
+
+    def openspiel_table(self, strategy) -> dict:
+        """OpenSpiel information-state string -> {action id: probability} (Kuhn and Leduc)."""
+        from .openspiel import openspiel_table
+
+        return openspiel_table(self, strategy)
 
     def infoset_keys(self, player):
         """'<hand>|<board>|<betting>' for each (decision node, board, hand) of the player, in
