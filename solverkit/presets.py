@@ -8,7 +8,8 @@ from .core.hookspecs import hookimpl
 #: name -> the spec ``register(name, spec)`` takes; each description cites the variant's paper
 PRESETS = {
     "cfr": {"rule": "rm", "averaging": "uniform", "update": "simultaneous",
-            "description": "CFR (Zinkevich et al. 2007): regret matching, uniform average"},
+            "description": "CFR (Zinkevich et al. 2007): regret matching, uniform average, simultaneous updates "
+                           "as published (slower than alternating: set [solver] update)"},
     "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating",
                  "description": "CFR+ (Tammelin 2014): regrets clipped at zero, linear average"},
     "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating",
