@@ -169,7 +169,7 @@ def exploit(run_dir):
 @cli.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["json", "openspiel"]), default="json", show_default=True,
-              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability}.")
+              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} (kuhn, leduc, openspiel games).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
 def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
@@ -182,11 +182,7 @@ def export(run_dir, fmt, output):
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz")
     check_layout(run_dir / "strategy.npz", layouts, assembly.game)
     if fmt == "openspiel":
-        from .poker.openspiel import openspiel_table
-
-        if not hasattr(assembly.game, "tree"):
-            raise SolverkitError(f"game {assembly.game.name!r} has no OpenSpiel counterpart; --format openspiel supports: kuhn, leduc")
-        table = openspiel_table(assembly.game, strategy)
+        table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)
     else:
         text = json.dumps(export_json(assembly.game, strategy), indent=1)

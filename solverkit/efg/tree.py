@@ -17,7 +17,6 @@ import numpy as np
 from ..core import passes
 from ..core.game import Game, PassJob
 from ..core.params import Param
-from ..errors import SolverkitError
 from . import kernels
 from .build import FlatTree, enumerate_tree
 
@@ -187,9 +186,3 @@ class TreeGame(Game):
         """Labels shared by every information set of `player`, else None."""
         sets = {tuple(x) for x in self.infoset_actions(player)}
         return list(sets.pop()) if len(sets) == 1 else None
-
-    def openspiel_table(self, strategy) -> dict[str, dict[int, float]]:
-        """OpenSpiel information-state string -> {action id: probability}: only for games whose
-        keys and actions are OpenSpiel's (the ``openspiel`` game)."""
-        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel supports: "
-                             "kuhn, leduc, and the openspiel game")
