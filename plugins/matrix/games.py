@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solverkit.core.arith import avg_step, rm_inverse, rm_prob, rule_step
+from solverkit.core.arith import avg_step, rm_total, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
 from solverkit.core.params import Param
@@ -31,9 +31,9 @@ from solverkit.errors import ConfigError
 def current_policy(src, out):
     """out = regret matching of one information set's policy source."""
     n = src.shape[0]
-    inv = rm_inverse(src, 0, n)
+    total = rm_total(src, 0, n)
     for a in range(n):
-        out[a] = rm_prob(src[a], inv, n)
+        out[a] = rm_prob(src[a], total, n)
 
 
 @njit(cache=True)
@@ -46,10 +46,10 @@ def instantaneous_regret(src, values, negate, delta):
     if negate:
         for a in range(n):
             values[a] = -values[a]
-    inv = rm_inverse(src, 0, n)
+    total = rm_total(src, 0, n)
     ev = 0.0
     for a in range(n):
-        ev += rm_prob(src[a], inv, n) * values[a]
+        ev += rm_prob(src[a], total, n) * values[a]
     for a in range(n):
         delta[a] = values[a] - ev
 
@@ -64,10 +64,10 @@ def fused_update(regret, values, negate, pre, pos, neg, floor, total, contrib, a
     if negate:
         for a in range(n):
             values[a] = -values[a]
-    inv = rm_inverse(regret, 0, n)
+    rsum = rm_total(regret, 0, n)
     ev = 0.0
     for a in range(n):
-        ev += rm_prob(regret[a], inv, n) * values[a]
+        ev += rm_prob(regret[a], rsum, n) * values[a]
     for a in range(n):
         regret[a] = rule_step(regret[a], values[a] - ev, pre, pos, neg, floor)
     if total.shape[0] == contrib.shape[0] and not (weight == 0.0 and decay == 1.0):

@@ -648,6 +648,15 @@ class WorkerStoreView:
     def exact(self) -> bool:
         return self.store.exact
 
+    @property
+    def rule(self):
+        """The regret rule whose policy the regrets are played with (the trunk store's)."""
+        return getattr(self.store, "rule", None)
+
+    def grid(self, key, name):
+        """How array `name` of segment `key` is laid out (the same on the trunk and the workers)."""
+        return self.store.grid(key, name)
+
     def _remote(self, key) -> bool:
         return key in self.transport._segment_owner
 

@@ -40,22 +40,22 @@ def avg_step(total, w, x, decay):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def rm_inverse(src, base, num_actions):
-    """1 / (sum of the positive parts of src[base : base + A]); 0.0 when none is positive
-    (the policy is then uniform)."""
+def rm_total(src, base, num_actions):
+    """Sum of the positive parts of src[base : base + A] (not positive: the policy is uniform)."""
     total = 0.0
     for a in range(num_actions):
         x = src[base + a]
         if x > 0.0:
             total += x
-    return 1.0 / total if total > 0.0 else 0.0
+    return total
 
 
 @njit(cache=True, nogil=True, inline="always")
-def rm_prob(x, inv, num_actions):
-    """Regret matching's probability of an action with value x, given rm_inverse's `inv`."""
-    if inv > 0.0:
-        return x * inv if x > 0.0 else 0.0
+def rm_prob(x, total, num_actions):
+    """Regret matching's probability of an action with value x, given rm_total's `total`.
+    (A division, as the original CFR+ code does: results agree with it digit for digit.)"""
+    if total > 0.0:
+        return x / total if x > 0.0 else 0.0
     return 1.0 / num_actions
 
 
@@ -66,8 +66,7 @@ def rm2(x0, x1):
     y1 = x1 if x1 > 0.0 else 0.0
     total = y0 + y1
     if total > 0.0:
-        inv = 1.0 / total
-        return y0 * inv, y1 * inv
+        return y0 / total, y1 / total
     return 0.5, 0.5
 
 
@@ -79,8 +78,7 @@ def rm3(x0, x1, x2):
     y2 = x2 if x2 > 0.0 else 0.0
     total = y0 + y1 + y2
     if total > 0.0:
-        inv = 1.0 / total
-        return y0 * inv, y1 * inv, y2 * inv
+        return y0 / total, y1 / total, y2 / total
     third = 1.0 / 3.0
     return third, third, third
 
@@ -134,9 +132,9 @@ def regret_matching(values, block_start, block_count, block_actions, out):
         base = block_start[b]
         for i in range(block_count[b]):
             o = base + i * na
-            inv = rm_inverse(values, o, na)
+            total = rm_total(values, o, na)
             for a in range(na):
-                out[o + a] = rm_prob(values[o + a], inv, na)
+                out[o + a] = rm_prob(values[o + a], total, na)
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,7 @@ PRESETS = {
     "cfr_plus": {"rule": "rm_plus", "averaging": "linear", "update": "alternating"},
     "lcfr": {"rule": "lcfr", "averaging": "linear", "update": "alternating"},
     "dcfr": {"rule": "dcfr", "averaging": "quadratic", "update": "alternating"},
-    "pcfr_plus": {"rule": "pcfr_plus", "averaging": "quadratic", "update": "alternating"},
+    "pcfr_plus": {"rule": "pcfr_plus", "averaging": {"name": "power", "gamma": 2.0}, "update": "alternating"},
     "dcfr_plus": {"rule": "dcfr_plus", "averaging": {"name": "power", "gamma": 4.0}, "update": "alternating"},
     "pdcfr_plus": {"rule": "pdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating"},
 }

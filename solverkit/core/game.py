@@ -11,7 +11,7 @@ from .codec import Grid
 from ..errors import ProtocolError
 from .layout import Layout, policy
 from .params import Param
-from .passes import policy_source
+from .passes import policy_source, state_of
 from .store import SegmentSpec
 from .wire import check_keys, field
 
@@ -39,6 +39,16 @@ class PassJob:
             self.rule.update(regret, delta, self.iteration, state)
         else:
             self.rule.update(regret, delta, self.iteration)
+
+    def update(self, seg, player: int, delta: np.ndarray) -> None:
+        """Fold `player`'s instantaneous regrets `delta` into an open segment's ``regret<player>``
+        (with the rule's state arrays of that segment): what a hand-written pass calls."""
+        self.update_regret(seg[f"regret{player}"], delta, state_of(seg, self.rule, player))
+
+    def current_policy(self, store, seg, player: int, layout: Layout, key: str = "root") -> np.ndarray:
+        """`player`'s current policy in an open segment: regret matching of the rule's policy
+        source (the regrets, regret + prediction, or a softmax transform)."""
+        return policy(policy_source(store, seg, key, player, self.rule), layout)
 
     def accumulate(self, total: np.ndarray | None, contrib: np.ndarray) -> None:
         if total is not None:

@@ -93,6 +93,8 @@ class Store:
         self.passthrough = codec.passthrough and isinstance(self.backend, MemoryBackend)
         self._live: dict[str, dict[str, np.ndarray]] = {}  # passthrough: segments written so far
         self._pool = _BufferPool()
+        #: the regret rule whose policy the regrets are played with (None: plain regret matching)
+        self.rule = None
 
     @property
     def exact(self) -> bool:

@@ -15,11 +15,10 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
-from ..core.averaging import Averaging
 from ..core.game import Game, PassJob
 from ..core.layout import Layout
 from ..core.params import Param
-from ..core.rule import RegretRule
+from ..core.passes import NO_COEFFS, finish_segment, kernel_coefficients, policy_source, segment_arrays, writes
 from ..core.store import SegmentSpec
 from ..core.wire import check_keys, field
 from ..errors import ConfigError, ProtocolError
@@ -29,7 +28,6 @@ from .gamedef import GameDef
 from .kernels import copy_runs, dfs_pass
 from .tree import PokerTree, build_tree
 
-NO_COEFFS = (1.0, 1.0, -np.inf, 1.0, 0.0)
 _FAST_KERNEL = []
 
 
@@ -553,7 +551,7 @@ class PokerGame(Game):
         t = self.tree
         bet = t.bet
         reach, cfv, live, out = self._bufs()
-        pos, neg, floor, decay, weight = job.coeffs
+        pre, pos, neg, floor, decay, weight = job.coeffs
         last = self.gd.num_rounds - 1
         if boundary is None:
             boundary = np.zeros((1, 1, 2, 1))
@@ -567,46 +565,24 @@ class PokerGame(Game):
             entry, seg_board_lo, region.node_off, region.stride,
             src[0], src[1], reg[0], reg[1], avg[0], avg[1],
             job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
-            float(pos), float(neg), float(floor), float(decay), float(weight),
+            float(pre), float(pos), float(neg), float(floor), float(decay), float(weight),
             boundary_mode, boundary, do_backward, job.prune, reach, cfv, live, out,
         )
         return out.copy()
 
-    def _segment_arrays(self, seg, job: _Job):
-        """(src, reg, avg) for one decoded segment, allocating delta buffers for custom rules."""
-        src = [seg[f"{job.source}0"], seg[f"{job.source}1"]]
-        if job.upd_mask:
-            regs = [seg["regret0"], seg["regret1"]]
-            reg = regs if job.inline_rule else [np.zeros_like(r) for r in regs]
-        else:  # an evaluation: no regret changes
-            reg = [np.zeros(1), np.zeros(1)]
-        # only the averages that grow are looked up (a compressed store decodes on lookup)
-        avg = [np.zeros(1), np.zeros(1)]
-        if "avg0" in seg:
-            for q in (0, 1):
-                if (job.avg_mask >> q) & 1:
-                    avg[q] = seg[f"avg{q}"] if job.inline_avg else np.zeros_like(seg[f"avg{q}"])
-        return src, reg, avg
+    def _segment_arrays(self, store, key, seg, job: _Job, pj: PassJob | None):
+        """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes)."""
+        return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
 
     @staticmethod
     def _writes(job: _Job, pj):
-        """Arrays a pass changes: the updated players' regrets and the growing averages."""
+        """Arrays a pass changes: the updated players' regrets and rule state, the growing averages."""
         if pj is None:
             return ()
-        return tuple(f"regret{p}" for p in (0, 1) if (job.upd_mask >> p) & 1) + tuple(
-            f"avg{q}" for q in (0, 1) if (job.avg_mask >> q) & 1)
+        return writes(pj, job.upd_mask, job.avg_mask)
 
     def _finish_segment(self, seg, reg, avg, job: _Job, pj: PassJob | None):
-        if pj is None:
-            return
-        if not job.inline_rule:
-            for p in (0, 1):
-                if (job.upd_mask >> p) & 1:
-                    pj.update_regret(seg[f"regret{p}"], reg[p])
-        if not job.inline_avg and job.avg_mask and "avg0" in seg:
-            for p in (0, 1):
-                if (job.avg_mask >> p) & 1:
-                    pj.accumulate(seg[f"avg{p}"], avg[p])
+        finish_segment(seg, reg, avg, pj, job.upd_mask, job.avg_mask)
 
     def _root_entry(self):
         v = self.tree.valid[0].astype(np.float64)
@@ -617,7 +593,9 @@ class PokerGame(Game):
         t = self.tree
         if not self.split:
             with store.open("root", self._writes(job, pj)) as seg:
-                src, reg, avg = self._segment_arrays(seg, job) if sources is None else (sources["root"], *self._segment_arrays(seg, job)[1:])
+                src, reg, avg = self._segment_arrays(store, "root", seg, job, pj)
+                if sources is not None:
+                    src = sources["root"]
                 out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
                 self._finish_segment(seg, reg, avg, job, pj)
             return out
@@ -633,7 +611,7 @@ class PokerGame(Game):
             boundary[self.re_index[e], b - base] += outputs[key]
         # up: values from the subgames, trunk updates
         with store.open("trunk", self._writes(job, pj)) as seg:
-            src, reg, avg = self._segment_arrays(seg, job)
+            src, reg, avg = self._segment_arrays(store, "trunk", seg, job, pj)
             out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                              boundary_mode=2, boundary=boundary)
             self._finish_segment(seg, reg, avg, job, pj)
@@ -645,7 +623,7 @@ class PokerGame(Game):
         nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
         boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
         seg = store.read("trunk")
-        src, reg, avg = self._segment_arrays(seg, job)
+        src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
         self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                    boundary_mode=1, boundary=boundary, do_backward=False)
         base = int(t.boards.round_start[self.split - 1])
@@ -658,8 +636,9 @@ class PokerGame(Game):
         e, b, j = key
         region, first = self._sub_region(e, b, j)
         c0, c1 = self._chunks[b][j]
-        with store.open(self._segment_name(key), self._writes(kjob, pj)) as seg:
-            src, reg, avg = self._segment_arrays(seg, kjob)
+        name = self._segment_name(key)
+        with store.open(name, self._writes(kjob, pj)) as seg:
+            src, reg, avg = self._segment_arrays(store, name, seg, kjob, pj)
             out = self._call(region, b, inputs, first, src, reg, avg, kjob, children=(c0, c1))
             self._finish_segment(seg, reg, avg, kjob, pj)
         return out
@@ -672,18 +651,16 @@ class PokerGame(Game):
         players = job.players
         others = [1 - p for p in players] if len(players) == 1 else [0, 1]
         keep = job.averaging.keeps_average
-        inline_rule = type(job.rule).update is RegretRule.update
-        inline_avg = type(job.averaging).update is Averaging.update
-        pos, neg, floor = job.rule.coefficients(job.iteration) if inline_rule else (1.0, 1.0, -np.inf)
-        decay, weight = job.averaging.coefficients(job.iteration) if keep else (1.0, 0.0)
+        coeffs = kernel_coefficients(job)
+        pre, pos, neg, floor, decay, weight = coeffs
         avg_mask = _bits(others) if keep and (weight != 0.0 or decay != 1.0) else 0
-        if keep and not inline_avg:
-            decay, weight = 1.0, 1.0
         # a subtree that nothing reaches gets zero updates; skipping it is exact when a zero
-        # update leaves regrets (no discount) and averages (no decay) as they are
-        prune = self.pruning and (pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
-        return _Job(_bits(players), avg_mask, _bits(players), -1, (pos, neg, floor, decay, weight), inline_rule,
-                    inline_avg, prune=prune)
+        # update leaves regrets (no discount, and a stateless rule) and averages (no decay) as they are
+        # (a custom rule's update runs over the whole array after the kernel, so its
+        # instantaneous regrets may skip what nothing reaches: they are zero there)
+        prune = self.pruning and (pre == 1.0 and pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
+        return _Job(_bits(players), avg_mask, _bits(players), -1, coeffs, job.rule.inline, job.averaging.inline,
+                    prune=prune)
 
     # --- evaluation --------------------------------------------------------------------------
 
@@ -733,19 +710,22 @@ class PokerGame(Game):
         after each one, so only one segment's values are in memory besides `out`."""
         from ..core.layout import policy
 
-        name = f"{'regret' if which == 'current' else 'avg'}{player}"
+        def values(seg_name):
+            seg = store.read(seg_name)
+            return policy_source(store, seg, seg_name, player) if which == "current" else seg[f"avg{player}"]
+
         if out is None:
             out = np.zeros(self._layouts[player].size)
         if not self.split:
-            out[:] = policy(store.read("root")[name], self._layouts[player])
+            out[:] = policy(values("root"), self._layouts[player])
             return out
         segments = [(self.trunk, None, "trunk")]
         for key in self._keys:
             region, first = self._sub_region(*key)
             segments.append((region, first, self._segment_name(key)))
         for region, first, seg_name in segments:
-            values = policy(store.read(seg_name)[name], self._layout_of(region, player))
-            self._scatter(out, region, values, first, player)
+            pol = policy(values(seg_name), self._layout_of(region, player))
+            self._scatter(out, region, pol, first, player)
             if release is not None:
                 release()
         return out

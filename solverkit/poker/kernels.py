@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.arith import avg_step, rm2, rm3, rm_total, rm_prob, rule_step
+
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 
 
@@ -191,7 +193,6 @@ def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, 
     """At player q's node n: children's reach = reach x policy (regret matching of src, only
     where the reach is nonzero), average += weight x reach x policy (after decay)."""
     H = reach.shape[2]
-    uniform = 1.0 / A
     for h in range(H):
         rq = reach[n, q, h]
         base = off + h * A
@@ -202,29 +203,15 @@ def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, 
                 for a in range(A):
                     avg[base + a] = avg[base + a] * decay
             continue
-        total = 0.0
+        total = rm_total(src, base, A)
         for a in range(A):
-            v = src[base + a]
-            if v > 0.0:
-                total += v
-        inv = 1.0 / total if total > 0.0 else 0.0
-        w = rq * weight
-        for a in range(A):
-            if total > 0.0:
-                v = src[base + a]
-                sg = v * inv if v > 0.0 else 0.0
-            else:
-                sg = uniform
-            x = rq * sg
+            x = rm_prob(src[base + a], total, A) * rq
             c = children[n, a]
             reach[c, q, h] = x
             if x != 0.0:
                 live[c] = 1
             if do_avg:
-                if decay == 1.0:
-                    avg[base + a] += w * sg
-                else:
-                    avg[base + a] = avg[base + a] * decay + w * sg
+                avg[base + a] = avg_step(avg[base + a], weight, x, decay)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -236,32 +223,17 @@ def _reach_down2(n, q, off, c0, c1, src, avg, do_avg, decay, weight, reach, live
     for h in range(H):
         rq = reach[n, q, h]
         b = off + 2 * h
-        x0 = src[b]
-        x1 = src[b + 1]
-        y0 = x0 if x0 > 0.0 else 0.0
-        y1 = x1 if x1 > 0.0 else 0.0
-        total = y0 + y1
-        if total > 0.0:
-            inv = 1.0 / total
-            s0 = y0 * inv
-            s1 = y1 * inv
-        else:
-            s0 = 0.5
-            s1 = 0.5
-        r0 = rq * s0
-        r1 = rq * s1
+        s0, s1 = rm2(src[b], src[b + 1])
+        r0 = s0 * rq
+        r1 = s1 * rq
         reach[c0, q, h] = r0
         reach[c1, q, h] = r1
         nz0 |= r0 != 0.0
         nz1 |= r1 != 0.0
         if do_avg:
-            w = rq * weight
-            if decay == 1.0:
-                avg[b] += w * s0
-                avg[b + 1] += w * s1
-            else:
-                avg[b] = avg[b] * decay + w * s0
-                avg[b + 1] = avg[b + 1] * decay + w * s1
+            # (policy x reach) x weight: the original CFR+ code's order of rounding
+            avg[b] = avg_step(avg[b], weight, r0, decay)
+            avg[b + 1] = avg_step(avg[b + 1], weight, r1, decay)
     if nz0:
         live[c0] = 1
     if nz1:
@@ -296,7 +268,7 @@ def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_str
 
 @njit(cache=True, nogil=True)
 def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
-                    src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, cfv, live):
+                    src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live):
     """Counterfactual values up one round at board g and regret updates, one fused loop per
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
@@ -342,120 +314,70 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride
                 c1 = children[n, 1]
                 if A == 2:
                     if q == 0:
-                        _own_values2(n, p, off, c0, c1, src0, reg0, update, pos, neg, floor, cfv)
+                        _own_values2(n, p, off, c0, c1, src0, reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values2(n, p, off, c0, c1, src1, reg1, update, pos, neg, floor, cfv)
+                        _own_values2(n, p, off, c0, c1, src1, reg1, update, pre, pos, neg, floor, cfv)
                 elif A == 3:
                     c2 = children[n, 2]
                     if q == 0:
-                        _own_values3(n, p, off, c0, c1, c2, src0, reg0, update, pos, neg, floor, cfv)
+                        _own_values3(n, p, off, c0, c1, c2, src0, reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values3(n, p, off, c0, c1, c2, src1, reg1, update, pos, neg, floor, cfv)
+                        _own_values3(n, p, off, c0, c1, c2, src1, reg1, update, pre, pos, neg, floor, cfv)
                 elif q == 0:
-                    _own_values(n, p, A, off, children, src0, reg0, update, pos, neg, floor, cfv)
+                    _own_values(n, p, A, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
                 else:
-                    _own_values(n, p, A, off, children, src1, reg1, update, pos, neg, floor, cfv)
+                    _own_values(n, p, A, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values(n, p, A, off, children, src, reg, update, pos, neg, floor, cfv):
+def _own_values(n, p, A, off, children, src, reg, update, pre, pos, neg, floor, cfv):
     """At player p's own node n: policy by regret matching of src, value = policy-weighted
-    child values, and (if update) regret += child value - value, discounted and floored."""
+    child values, and (if update) the rule's step on regret with child value - value."""
     H = cfv.shape[2]
-    uniform = 1.0 / A
     for h in range(H):
         base = off + h * A
-        total = 0.0
-        for a in range(A):
-            x = src[base + a]
-            if x > 0.0:
-                total += x
-        inv = 1.0 / total if total > 0.0 else 0.0
+        total = rm_total(src, base, A)
         v = 0.0
         for a in range(A):
-            if total > 0.0:
-                x = src[base + a]
-                sg = x * inv if x > 0.0 else 0.0
-            else:
-                sg = uniform
-            v += sg * cfv[children[n, a], p, h]
+            v += rm_prob(src[base + a], total, A) * cfv[children[n, a], p, h]
         cfv[n, p, h] = v
         if update:
             for a in range(A):
-                x = reg[base + a] + (cfv[children[n, a], p, h] - v)
-                x = x * pos if x > 0.0 else x * neg
-                reg[base + a] = x if x > floor else floor
+                reg[base + a] = rule_step(reg[base + a], cfv[children[n, a], p, h] - v, pre, pos, neg, floor)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values2(n, p, off, c0, c1, src, reg, update, pos, neg, floor, cfv):
+def _own_values2(n, p, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv):
     """_own_values for two actions, unrolled (same arithmetic, same rounding)."""
     H = cfv.shape[2]
     for h in range(H):
         b = off + 2 * h
-        x0 = src[b]
-        x1 = src[b + 1]
-        y0 = x0 if x0 > 0.0 else 0.0
-        y1 = x1 if x1 > 0.0 else 0.0
-        total = y0 + y1
-        if total > 0.0:
-            inv = 1.0 / total
-            s0 = y0 * inv
-            s1 = y1 * inv
-        else:
-            s0 = 0.5
-            s1 = 0.5
+        s0, s1 = rm2(src[b], src[b + 1])
         v0 = cfv[c0, p, h]
         v1 = cfv[c1, p, h]
         v = s0 * v0 + s1 * v1
         cfv[n, p, h] = v
         if update:
-            z0 = reg[b] + (v0 - v)
-            z1 = reg[b + 1] + (v1 - v)
-            z0 = z0 * pos if z0 > 0.0 else z0 * neg
-            z1 = z1 * pos if z1 > 0.0 else z1 * neg
-            reg[b] = z0 if z0 > floor else floor
-            reg[b + 1] = z1 if z1 > floor else floor
+            reg[b] = rule_step(reg[b], v0 - v, pre, pos, neg, floor)
+            reg[b + 1] = rule_step(reg[b + 1], v1 - v, pre, pos, neg, floor)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pos, neg, floor, cfv):
+def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, cfv):
     """_own_values for three actions, unrolled (same arithmetic, same rounding)."""
     H = cfv.shape[2]
-    third = 1.0 / 3.0
     for h in range(H):
         b = off + 3 * h
-        x0 = src[b]
-        x1 = src[b + 1]
-        x2 = src[b + 2]
-        y0 = x0 if x0 > 0.0 else 0.0
-        y1 = x1 if x1 > 0.0 else 0.0
-        y2 = x2 if x2 > 0.0 else 0.0
-        total = y0 + y1 + y2
-        if total > 0.0:
-            inv = 1.0 / total
-            s0 = y0 * inv
-            s1 = y1 * inv
-            s2 = y2 * inv
-        else:
-            s0 = third
-            s1 = third
-            s2 = third
+        s0, s1, s2 = rm3(src[b], src[b + 1], src[b + 2])
         v0 = cfv[c0, p, h]
         v1 = cfv[c1, p, h]
         v2 = cfv[c2, p, h]
         v = s0 * v0 + s1 * v1 + s2 * v2
         cfv[n, p, h] = v
         if update:
-            z0 = reg[b] + (v0 - v)
-            z1 = reg[b + 1] + (v1 - v)
-            z2 = reg[b + 2] + (v2 - v)
-            z0 = z0 * pos if z0 > 0.0 else z0 * neg
-            z1 = z1 * pos if z1 > 0.0 else z1 * neg
-            z2 = z2 * pos if z2 > 0.0 else z2 * neg
-            reg[b] = z0 if z0 > floor else floor
-            reg[b + 1] = z1 if z1 > floor else floor
-            reg[b + 2] = z2 if z2 > floor else floor
+            reg[b] = rule_step(reg[b], v0 - v, pre, pos, neg, floor)
+            reg[b + 1] = rule_step(reg[b + 1], v1 - v, pre, pos, neg, floor)
+            reg[b + 2] = rule_step(reg[b + 2], v2 - v, pre, pos, neg, floor)
 
 
 @njit(cache=True, nogil=True)
@@ -464,7 +386,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
              src0, src1, reg0, reg1, avg0, avg1,
-             upd_mask, avg_mask, val_mask, br_player, pos, neg, floor, decay, weight,
+             upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
              boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv):
     """One walk from betting node n0 at board b0 (round r0) down to round r_end, dealing the
     boards c_first..c_last-1 (children of b0) below the first round.
@@ -564,7 +486,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
                        sd_count, last_board_lo, card, scale, val_mask, reach, cfv, live)
             _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
-                            src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pos, neg, floor, cfv, live)
+                            src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,
