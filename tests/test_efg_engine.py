@@ -30,11 +30,12 @@ def _run(game, preset, iterations, **extra):
 # --- the poker engine as oracle ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("poker, tree, iterations", [("kuhn", "kuhn_tree", 100), ("leduc", "leduc_tree", 25)])
-@pytest.mark.parametrize("preset, extra", [("cfr_plus", {}), ("cfr", {}), ("cfr_plus", {"averaging": "quadratic"})])
+@pytest.mark.parametrize("poker, tree, iterations", [("kuhn", "kuhn_tree", 60), ("leduc", "leduc_tree", 25)])
+@pytest.mark.parametrize("preset, extra", [("cfr_plus", {}), ("cfr", {}), ("dcfr", {}), ("pcfr_plus", {}),
+                                           ("cfr_plus", {"averaging": "quadratic"})])
 def test_same_numbers_as_the_poker_engine(poker, tree, iterations, preset, extra):
-    # (discounted rules, dcfr and lcfr, are checked against the reference below: the poker
-    # engine's numbers differ from both the reference and this engine from iteration 4 on Kuhn)
+    # (beyond ~75 iterations on Leduc the CFR+ dynamics amplify the engines' last-bit rounding
+    # differences: bench/results/efg_vs_poker.md)
     _, ps = _run({"name": poker, "isomorphism": False}, preset, iterations, **extra)
     _, ts = _run({"name": tree}, preset, iterations, **extra)
     pr, tr = ps.evaluate(exact=True), ts.evaluate(exact=True)

@@ -27,7 +27,7 @@ def cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, reg0, r
     each player q in upd_mask, the counterfactual regrets (opponent and chance reach times
     value differences, summed over the histories of an information set) are folded into reg_q
     with rule_step(pre, pos, neg, floor); for each q in avg_mask, avg_q takes
-    avg_step(own reach x weight, policy, decay) once per information set (at its
+    avg_step(weight, policy x own reach, decay) once per information set (at its
     representative history). sig/d are scratch of layout size, reach [N, 3], v [N]."""
     N = node.shape[0]
     regret_matching(src0, bs0, bc0, ba0, sig0)
@@ -62,12 +62,12 @@ def cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, reg0, r
             else:
                 reach[c, 1] = rq * sig1[off + a]
         if node[n, 3] and (avg_mask >> q) & 1:
-            w = rq * weight
+            # (policy x reach) x weight, as the poker engine and the original CFR+ code
             for a in range(A):
                 if q == 0:
-                    avg0[off + a] = avg_step(avg0[off + a], w, sig0[off + a], decay)
+                    avg0[off + a] = avg_step(avg0[off + a], weight, sig0[off + a] * rq, decay)
                 else:
-                    avg1[off + a] = avg_step(avg1[off + a], w, sig1[off + a], decay)
+                    avg1[off + a] = avg_step(avg1[off + a], weight, sig1[off + a] * rq, decay)
     # backward: values and instantaneous regrets, bottom-up
     if upd_mask & 1:
         d0[:] = 0.0
