@@ -182,7 +182,7 @@ def test_set_into_a_non_table_section():
         ({"game": "skewed_pennies"}, ["missing [rule] name", "rm_plus", "set preset", "cfr_plus"]),
         ({"game": "skewed_pennies", "rule": "rm"}, ["missing [averaging] name", "linear", "uniform"]),
         ({**BASE, "game": {"name": "pennies"}}, ["unknown game 'pennies'", "[game] name", "skewed_pennies", "random_matrix"]),
-        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "dcfr, lcfr, rm, rm_plus"]),
+        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus, rm, rm_plus"]),
         ({**BASE, "averaging": "lin"}, ["unknown averaging scheme 'lin'", "[averaging] name", "linear", "uniform"]),
         ({**BASE, "compressor": "zip"}, ["unknown compressor 'zip'", "[compressor] name", "none"]),
         ({**BASE, "transport": "mpi"}, ["unknown transport 'mpi'", "[transport] name", "local"]),
