@@ -178,7 +178,7 @@ def test_poker_jobs_round_trip_and_bad_fields_are_named():
     bad = [
         ({**wire, "kernel": {**wire["kernel"], "upd_mask": 9}}, r"field 'upd_mask' = 9 is invalid: expected an integer >= 0 and <= 3"),
         ({**wire, "kernel": {**wire["kernel"], "source": "x"}}, r"field 'source' = 'x' is invalid: expected one of avg, regret"),
-        ({**wire, "kernel": {**wire["kernel"], "coeffs": [1.0]}}, r"field 'coeffs' = \[1.0\] is invalid: expected a list of numbers of length 5"),
+        ({**wire, "kernel": {**wire["kernel"], "coeffs": [1.0]}}, r"field 'coeffs' = \[1.0\] is invalid: expected a list of numbers of length 6"),
         ({**wire, "pass": {"iteration": 3, "players": [2]}}, r"field 'players' = \[2\] is invalid: expected \[0\], \[1\] or \[0, 1\]"),
         ({**wire, "pass": {"iteration": "3", "players": [0]}}, r"field 'iteration' = '3' is invalid: expected an integer >= 1"),
         ({**wire, "extra": 1}, r"unknown field\(s\) extra; valid: kernel, pass"),

@@ -135,12 +135,15 @@ def make_store(assembly, store_dir=None) -> Store:
             path = tempfile.mkdtemp(prefix="solverkit-store-")
         backend = DiskBackend(path, prefetch=cfg["prefetch"], write_behind=cfg["write_behind"],
                               remove_on_close=temporary)
-    est = game.store_estimate
+    # regrets and averages, plus a stateful rule's arrays (each as large as the regrets, about
+    # half of the estimate when an average is kept)
+    est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0)))
     if backend is None and codec.passthrough and est:
         have = physical_memory()
         if have and est > 0.8 * have:
             raise ConfigError(
-                f"game {game.name!r}: its regrets and averages need about {human_bytes(est)} as float64 in memory "
+                f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
+                f"{human_bytes(est)} as float64 in memory "
                 f"and this machine has {human_bytes(have)}; store them as fixed point and compressed "
                 "([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] backend = \"disk\")"
             )
