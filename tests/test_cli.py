@@ -81,7 +81,7 @@ def test_config_toml_is_resolved_and_reloads(run_dir):
     out, _ = run_dir
     asm = load_config(out / "config.toml")
     assert asm.resolved["rule"]["name"] == "rm_plus" and asm.resolved["averaging"]["name"] == "linear"
-    assert asm.solver == {"iterations": 300, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 10, "eval_current": False, "seed": 0, "checkpoint_every": ""}
+    assert asm.solver == {"iterations": 300, "target": 0.0, "target_mbb": 0.0, "update": "alternating", "eval_every": 10, "eval_current": False, "seed": 0, "checkpoint_every": "", "first_update": 0}
     assert "preset" not in (out / "config.toml").read_text()
     assert load_config(out / "config.toml").resolved == asm.resolved
 
@@ -254,7 +254,7 @@ def test_bad_input_through_python_m(tmp_path):
     env = dict(os.environ, SOLVERKIT_LOAD_PLUGINS="solverkit")
     cfg = _cfg(tmp_path, 'preset = "cfr"\ngame = "skewed_pennies"\n')
     for args, expect in [
-        (["solve", str(cfg), "--set", "rule.name=rmplus"], "unknown regret rule 'rmplus' in [rule] name; available: dcfr, lcfr, rm, rm_plus"),
+        (["solve", str(cfg), "--set", "rule.name=rmplus"], "unknown regret rule 'rmplus' in [rule] name; available: dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus, rm, rm_plus"),
         (["solve", str(cfg), "--iterations", "0"], "Error: Invalid value for '--iterations'"),
     ]:
         proc = subprocess.run([sys.executable, "-m", "solverkit", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)

@@ -189,7 +189,7 @@ def test_set_into_a_non_table_section():
         ({**BASE, "game": {"name": 5}}, ["[game] name = 5", "string"]),
         ({**BASE, "game": 5}, ["[game]", "5", "table or a plugin name"]),
         ({**BASE, "game": {"name": "random_matrix", "rowz": 3}}, ["unknown parameter 'rowz'", "[game] (random_matrix)", "cols, rows, seed"]),
-        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, iterations, seed, target, target_mbb, update"]),
+        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, seed, target, target_mbb, update"]),
         ({**BASE, "solver": {"name": "x"}}, ["unknown parameter 'name'", "[solver]"]),
         ({**BASE, "game": {"name": "random_matrix", "rows": "3"}}, ["[game] (random_matrix) rows = '3'", "an integer >= 1 and <= 100000"]),
         ({**BASE, "game": {"name": "random_matrix", "rows": 0}}, ["[game] (random_matrix) rows = 0", ">= 1"]),
