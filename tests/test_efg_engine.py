@@ -233,3 +233,15 @@ def test_compressed_fixed_point_store_tracks_float64():
     assert packed.compression_ratio > 1.5
     # (a regret of 1e-7 rounds to zero: CFR+ then plays a slightly different policy)
     assert packed.exploitability == pytest.approx(exact.exploitability, rel=1e-2)
+
+
+def test_resume_of_a_tree_game_matches_an_uninterrupted_run(tmp_path):
+    """pcfr_plus keeps a state array: the checkpoint carries it, and the resumed run is exact."""
+    base = {"game": {"name": "leduc_tree"}, "preset": "pcfr_plus", "solver": {"iterations": 12, "eval_every": 4}}
+    full = run_solve(load_config(base), out=tmp_path / "full")
+    run_solve(load_config(base), iterations=5, out=tmp_path / "part", checkpoint_every="5")
+    resumed = run_solve(load_config(tmp_path / "part" / "config.toml"), iterations=12, out=tmp_path / "part",
+                        resume=True)
+    assert resumed.iterations == 12
+    assert resumed.exploitability == full.exploitability
+    assert all(np.array_equal(a, b) for a, b in zip(resumed.strategy, full.strategy))
