@@ -64,7 +64,6 @@ class OpenSpielGame(TreeGame):
         spec = str(params["game"])
         self.spec = spec
         self.os_game = load_openspiel(spec)
-        self.name = "openspiel"
         super().__init__(**params)
 
     def initial_state(self):

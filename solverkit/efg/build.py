@@ -135,7 +135,7 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
         if count > max_nodes:
             raise ConfigError(
                 f"game {name!r} has more than {max_nodes:,} nodes (the tree size limit, [game] max_nodes); "
-                "raise max_nodes if it fits in memory (about 100 bytes per node), or solve a smaller game")
+                "raise max_nodes if it fits in memory (about 150 bytes per node), or solve a smaller game")
     return _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps, index, iset_actions)
 
 

@@ -41,7 +41,7 @@ class TreeGame(Game):
     store_walk_is_exact = True
     params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
-                           "about 100 bytes per node)", min=1),
+                           "about 150 bytes per node)", min=1),
     }
 
     def __init__(self, **params):
