@@ -81,9 +81,8 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
             kinds.append(CHANCE), players.append(-1), isets.append(-1), reps.append(0)
             firsts.append(count), nchild.append(len(outcomes))
             for action, p in outcomes:
-                probs_child = float(p)
                 queue.append((game.child(state, action), history + (game.action_label(action, None),), prev, lvl))
-                probs.append(probs_child)
+                probs.append(float(p))
             count += len(outcomes)
         elif who in (0, 1):
             q = int(who)
