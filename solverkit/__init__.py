@@ -4,13 +4,26 @@ from .errors import ConfigError, PluginError, SolverkitError
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "PluginError", "SolverkitError", "__version__", "solve"]
+__all__ = ["ConfigError", "PluginError", "SolverkitError", "__version__", "exploitability", "load_game", "solve"]
 
 
-def solve(config, iterations=None, target=None, out=None, progress=False):
-    """Solve the assembly described by `config` (a TOML path or a dict); return the Result."""
-    from .core.config import load_config
-    from .core.solver import run_solve
+def solve(config, iterations=None, target=None, out=None, progress=False, **overrides):
+    """Solve the assembly `config` (a TOML path, a dict or an Assembly; keyword overrides per
+    section); return a :class:`solverkit.api.Solution` (see :func:`solverkit.api.solve`)."""
+    from .api import solve as _solve
 
-    assembly = load_config(config) if not hasattr(config, "game") else config
-    return run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress)
+    return _solve(config, iterations=iterations, target=target, out=out, progress=progress, **overrides)
+
+
+def load_game(name, **params):
+    """The game plugin `name` built with `params` (see :func:`solverkit.api.load_game`)."""
+    from .api import load_game as _load_game
+
+    return _load_game(name, **params)
+
+
+def exploitability(game, policy):
+    """Exploitability of a policy profile (see :func:`solverkit.api.exploitability`)."""
+    from .api import exploitability as _exploitability
+
+    return _exploitability(game, policy)

@@ -218,7 +218,7 @@ def exploit(run_dir):
 @cli.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["json", "openspiel"]), default="json", show_default=True,
-              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability}.")
+              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} (kuhn, leduc, openspiel games).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
 def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""

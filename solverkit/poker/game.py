@@ -784,6 +784,20 @@ class PokerGame(Game):
             keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
         return keys
 
+    def infoset_actions(self, player):
+        """Action labels ('f', 'c', 'r') of each information set of `player`, in layout order."""
+        out = []
+        for n in self.full.units[player][0]:
+            labels = self.action_labels(int(n))
+            out.extend([labels] * self.tree.num_hands)
+        return out
+
+    def openspiel_table(self, strategy):
+        """OpenSpiel information-state string -> {action id: probability} (kuhn and leduc)."""
+        from .openspiel import openspiel_table
+
+        return openspiel_table(self, strategy)
+
     def action_labels(self, node: int) -> list[str]:
         bet = self.tree.bet
         return [ACTION_CHARS[a] for a in bet.actions[node, : bet.num_actions[node]]]

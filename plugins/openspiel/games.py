@@ -1,0 +1,112 @@
+"""OpenSpielGame: a two-player zero-sum OpenSpiel game as a TreeGame.
+
+pyspiel is imported when the game is built, never at registration, so solverkit runs without
+OpenSpiel installed. Information-set keys are OpenSpiel's information-state strings and actions
+its action ids, so a solved strategy exports as an OpenSpiel tabular policy unchanged.
+Simultaneous-move games go through ``pyspiel.convert_to_turn_based``.
+"""
+
+from __future__ import annotations
+
+from solverkit.core.params import Param
+from solverkit.efg import TreeGame
+from solverkit.errors import ConfigError
+
+
+def import_pyspiel():
+    """pyspiel, or a ConfigError that says how to install it."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise ConfigError("game 'openspiel' needs OpenSpiel, which is not installed: pip install open-spiel "
+                          "(or pip install 'solverkit[openspiel]')") from None
+    return pyspiel
+
+
+def load_openspiel(spec: str):
+    """The pyspiel game for `spec`, turn-based, after checking that the engine can solve it."""
+    pyspiel = import_pyspiel()
+    try:
+        game = pyspiel.load_game(spec)
+    except Exception as exc:  # pyspiel raises its own SpielError (or RuntimeError) here
+        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: {exc}; valid names: "
+                          "pyspiel.registered_names()") from None
+    t = game.get_type()
+    if game.num_players() != 2:
+        raise ConfigError(f"[game] game = {spec!r} has {game.num_players()} players; the engine solves "
+                          "two-player games")
+    if t.utility != pyspiel.GameType.Utility.ZERO_SUM:
+        raise ConfigError(f"[game] game = {spec!r} has utility {t.utility.name}; the engine solves zero-sum "
+                          "games (ZERO_SUM)")
+    if t.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        raise ConfigError(f"[game] game = {spec!r} has sampled chance (SAMPLED_STOCHASTIC); the tree needs "
+                          "explicit chance outcomes")
+    if not t.provides_information_state_string:
+        raise ConfigError(f"[game] game = {spec!r} provides no information-state strings; the engine keys "
+                          "information sets by them (perfect recall)")
+    if t.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        game = pyspiel.convert_to_turn_based(game)
+    return game
+
+
+class OpenSpielGame(TreeGame):
+    """Any two-player zero-sum OpenSpiel game with perfect recall (``pyspiel.load_game`` string)."""
+
+    name = "openspiel"
+    description = "a two-player zero-sum OpenSpiel game (game = pyspiel.load_game string), generic tree engine"
+    params = {
+        **TreeGame.params,
+        "game": Param("str", None, "pyspiel.load_game string, e.g. \"kuhn_poker\" or \"liars_dice(dice_sides=3)\"",
+                      required=True),
+    }
+
+    def __init__(self, **params):
+        spec = str(params["game"])
+        self.spec = spec
+        self.os_game = load_openspiel(spec)
+        super().__init__(**params)
+
+    def initial_state(self):
+        return self.os_game.new_initial_state()
+
+    def is_terminal(self, state):
+        return state.is_terminal()
+
+    def returns(self, state):
+        return tuple(state.returns())
+
+    def player(self, state):
+        return self.CHANCE if state.is_chance_node() else state.current_player()
+
+    def legal_actions(self, state):
+        return state.legal_actions()
+
+    def chance_outcomes(self, state):
+        return state.chance_outcomes()
+
+    def child(self, state, action):
+        return state.child(action)
+
+    def infoset_key(self, state, player):
+        return state.information_state_string(player)
+
+    def openspiel_table(self, strategy):
+        """OpenSpiel information-state string -> {action id: probability}."""
+        table = {}
+        for p in (0, 1):
+            lay = self.layout(p)
+            for key, acts, (start, n) in zip(self.tree.keys[p], self.tree.actions[p], lay.infoset_slices()):
+                table[key] = {int(a): float(strategy[p][start + i]) for i, a in enumerate(acts)}
+        return table
+
+    def openspiel_policy(self, strategy):
+        """An OpenSpiel TabularPolicy of `strategy` over this game (for OpenSpiel's own tools)."""
+        from open_spiel.python import policy as os_policy
+
+        pol = os_policy.TabularPolicy(self.os_game)
+        for key, probs in self.openspiel_table(strategy).items():
+            row = pol.state_lookup[key]
+            pol.action_probability_array[row] = 0.0
+            for a, pr in probs.items():
+                pol.action_probability_array[row, a] = pr
+        return pol

@@ -1,0 +1,202 @@
+"""The Python API for notebooks and scripts: load a game, solve an assembly, read the policy by
+information-set key, and measure the exploitability of any policy a user builds.
+
+    >>> import solverkit
+    >>> sol = solverkit.solve({"game": "kuhn_tree", "preset": "cfr_plus"}, iterations=200)
+    >>> sol.policy("K||c")          # {action: probability}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ConfigError, SolverkitError
+
+#: a user policy's probabilities must sum to 1 within this tolerance per information set
+SUM_TOLERANCE = 1e-6
+
+
+def load_game(name: str, **params):
+    """The game plugin `name` built with `params` (checked like a config's ``[game]`` table)."""
+    from .core.config import load_config
+
+    # the game table is checked as in a config; the preset only fills the other sections
+    return load_config({"preset": "cfr_plus", "game": {"name": name, **params}}).game
+
+
+def _override_strings(overrides: dict) -> list[str]:
+    """Keyword overrides as ``--set`` strings: ``preset="cfr"`` or ``solver={"update": ...}``."""
+    import tomli_w
+
+    out = []
+    for section, value in overrides.items():
+        if isinstance(value, dict):
+            for key, v in value.items():
+                out.append(f"{section}.{key}={tomli_w.dumps({'v': v})[4:].strip()}")
+        else:
+            out.append(f"{section}={tomli_w.dumps({'v': value})[4:].strip()}")
+    return out
+
+
+class Solution:
+    """A finished solve: the :class:`~solverkit.core.solver.Result` (its fields are readable
+    here too: ``exploitability``, ``iterations``, ``br``, ``metrics`` ...), the game, and the
+    output strategy readable by information-set key."""
+
+    def __init__(self, result, game):
+        self.result = result
+        self.game = game
+
+    def __getattr__(self, name):
+        if name in ("result", "game"):
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    def _strategy(self):
+        if self.result.strategy is None:
+            where = f" (read {self.result.out}/strategy.npz)" if self.result.out else ""
+            raise SolverkitError(f"game {self.game.name!r}: this solve kept no strategy in memory, it is too "
+                                 f"large{where}")
+        return self.result.strategy
+
+    @property
+    def policy_tables(self) -> list[dict[str, dict[str, float]]]:
+        """Per player: information-set key -> {action label: probability}."""
+        tables = self.__dict__.get("_tables")
+        if tables is None:
+            strategy = self._strategy()
+            tables = [policy_dict(self.game, strategy, p) for p in (0, 1)]
+            self.__dict__["_tables"] = tables
+        return tables
+
+    @property
+    def policy_table(self) -> dict[str, dict[str, float]]:
+        """Both players' information-set keys -> {action label: probability}."""
+        t0, t1 = self.policy_tables
+        both = set(t0) & set(t1)
+        if both:
+            raise SolverkitError(f"game {self.game.name!r}: key {sorted(both)[0]!r} names information sets of both "
+                                 "players; use policy_tables[player]")
+        return {**t0, **t1}
+
+    def policy(self, key: str, player: int | None = None) -> dict[str, float]:
+        """{action label: probability} at the information set `key` (of `player` when both
+        players have a set with that key)."""
+        tables = self.policy_tables
+        found = [p for p in (0, 1) if key in tables[p] and player in (None, p)]
+        if len(found) == 1:
+            return dict(tables[found[0]][key])
+        if len(found) == 2:
+            raise SolverkitError(f"information set {key!r} exists for both players; pass player=0 or 1")
+        sample = ", ".join(repr(k) for k in list(tables[0])[:3] + list(tables[1])[:3])
+        raise SolverkitError(f"no information set {key!r} in game {self.game.name!r}"
+                             f"{f' for player {player}' if player is not None else ''}; keys look like {sample}")
+
+    def __repr__(self):
+        return (f"Solution(game={self.game.name!r}, iterations={self.result.iterations}, "
+                f"exploitability={self.result.exploitability:.6g})")
+
+
+def solve(config, iterations=None, target=None, out=None, progress=False, **overrides) -> Solution:
+    """Solve an assembly: `config` is a TOML path, a config dict, or an Assembly; keyword
+    `overrides` change it first (``preset="cfr"``, ``solver={"update": "simultaneous"}``,
+    ``game={"name": "leduc_tree"}``). Returns a :class:`Solution`."""
+    from .core.config import load_config
+    from .core.solver import run_solve
+
+    if hasattr(config, "game"):
+        if overrides:
+            raise ConfigError("solve(assembly, ...): overrides apply to a TOML path or a dict, not to a built "
+                              "Assembly")
+        assembly = config
+    else:
+        source = Path(config) if isinstance(config, (str, Path)) else config
+        assembly = load_config(source, overrides=_override_strings(overrides))
+    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress)
+    return Solution(result, assembly.game)
+
+
+def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
+    """Player `player`'s flat policy as information-set key -> {action label: probability}."""
+    table = {}
+    lay = game.layout(player)
+    for key, labels, (start, n) in zip(game.infoset_keys(player), game.infoset_actions(player),
+                                       lay.infoset_slices()):
+        table[key] = {label: float(strategy[player][start + i]) for i, label in enumerate(labels)}
+    return table
+
+
+def flat_policy(game, policy) -> list[np.ndarray]:
+    """Per-player flat arrays (the game's layout) from a user policy: two flat arrays, or a dict
+    information-set key -> {action label or id: probability} or a sequence of probabilities in
+    the game's action order. Every information set must be given; ValueErrors name the key."""
+    if isinstance(policy, (list, tuple)) and len(policy) == 2 and not isinstance(policy[0], (dict, str)):
+        out = []
+        for p in (0, 1):
+            x = np.asarray(policy[p], dtype=np.float64).ravel()
+            size = game.layout(p).size
+            if x.size != size:
+                raise ConfigError(f"policy of player {p} has {x.size} values; game {game.name!r} lays out {size} "
+                                  "(information sets x actions, see game.layout(p))")
+            for key, (start, n) in zip(game.infoset_keys(p), game.layout(p).infoset_slices()):
+                _check_probs(game, key, x[start : start + n])
+            out.append(x)
+        return out
+    if not isinstance(policy, dict):
+        raise ConfigError(f"policy must be a dict (information-set key -> action probabilities) or two flat "
+                          f"arrays, got {type(policy).__name__}")
+    used = set()
+    out = []
+    for p in (0, 1):
+        lay = game.layout(p)
+        x = np.zeros(lay.size)
+        missing = []
+        for key, labels, (start, n) in zip(game.infoset_keys(p), game.infoset_actions(p), lay.infoset_slices()):
+            if key not in policy:
+                missing.append(key)
+                continue
+            used.add(key)
+            x[start : start + n] = _probs_of(game, key, labels, policy[key])
+        if missing:
+            raise ConfigError(f"policy gives no probabilities for {len(missing)} information set(s) of player {p}, "
+                              f"first {missing[0]!r}; every information set needs them")
+        out.append(x)
+    extra = [k for k in policy if k not in used]
+    if extra:
+        raise ConfigError(f"policy key {extra[0]!r} is not an information set of game {game.name!r} "
+                          f"({len(extra)} unknown key(s)); keys look like {game.infoset_keys(0)[0]!r}")
+    return out
+
+
+def _probs_of(game, key, labels, probs) -> np.ndarray:
+    n = len(labels)
+    if isinstance(probs, dict):
+        x = np.zeros(n)
+        index = {label: i for i, label in enumerate(labels)}
+        for a, pr in probs.items():
+            i = index.get(str(a))
+            if i is None:
+                raise ConfigError(f"information set {key!r}: action {a!r} is not legal; valid: {', '.join(labels)}")
+            x[i] = float(pr)
+    else:
+        x = np.asarray(probs, dtype=np.float64).ravel()
+        if x.size != n:
+            raise ConfigError(f"information set {key!r}: {x.size} probabilities for {n} actions ({', '.join(labels)})")
+    _check_probs(game, key, x)
+    return x
+
+
+def _check_probs(game, key, x) -> None:
+    if not np.all(np.isfinite(x)) or np.any(x < 0.0) or abs(float(x.sum()) - 1.0) > SUM_TOLERANCE:
+        raise ConfigError(f"information set {key!r}: probabilities {x.tolist()} must be finite, >= 0 and sum to 1")
+
+
+def exploitability(game, policy) -> float:
+    """Exploitability (br_0 + br_1) / 2 of a policy profile in the game's utility unit; `game`
+    is a Game or a game name, `policy` as :func:`flat_policy` takes it."""
+    if isinstance(game, str):
+        game = load_game(game)
+    br0, br1 = game.best_response(flat_policy(game, policy))
+    return (br0 + br1) / 2.0

@@ -1,0 +1,259 @@
+"""Enumerate a described game tree once into flat arrays, checking what the engine relies on.
+
+Nodes are numbered breadth first, so a node's children are one contiguous run
+(``first[n] .. first[n] + nchild[n]``) and every parent comes before its children: a top-down
+sweep is ascending node order, a bottom-up sweep descending. Information sets are numbered per
+player in order of discovery and grouped into a :class:`~solverkit.core.layout.Layout` (runs of
+information sets with the same action count), so the value store and export work unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.layout import Layout
+from ..errors import ConfigError
+
+DECISION, CHANCE, TERMINAL = 0, 1, 2
+#: columns of FlatTree.node
+KIND, PLAYER, OFF, REP, FIRST, NCHILD = range(6)
+#: chance probabilities must sum to 1 within this tolerance; returns must sum to 0 within it
+TOLERANCE = 1e-9
+
+
+@dataclass
+class FlatTree:
+    """A game tree as flat arrays (see the module docstring for the numbering)."""
+
+    node: np.ndarray  # int64 [N, 6]: kind, player (-1: none), value offset, representative flag, first child, children
+    prob: np.ndarray  # float64 [N]: probability of the chance edge into the node (1.0 below a decision)
+    util: np.ndarray  # float64 [N]: player 0's utility at a terminal
+    infoset: np.ndarray  # int64 [N]: the acting player's information-set index (-1: none)
+    level: np.ndarray  # int64 [2, N]: decisions of each player strictly above the node
+    layouts: tuple  # per player: Layout of its information sets
+    keys: tuple  # per player: list of information-set key strings, in layout order
+    actions: tuple  # per player: list of action lists (the game's action objects), in layout order
+    offsets: tuple  # per player: int64 value offset of each information set
+    br_order: tuple  # per player: (order int64 [N], bounds int64 [levels, 3]) for best response
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.node.shape[0])
+
+
+def _where(history) -> str:
+    """A history (tuple of action labels from the root) for error messages."""
+    return "root" if not history else "history " + " ".join(str(a) for a in history)
+
+
+def enumerate_tree(game, max_nodes: int) -> FlatTree:
+    """Walk `game` (a :class:`~solverkit.efg.tree.TreeGame`) breadth first into a FlatTree;
+    ConfigError names the first information set or history that breaks a rule."""
+    name = game.name or type(game).__name__
+    kinds, players, isets, firsts, nchild, probs, utils, levels = [], [], [], [], [], [], [], []
+    # per player: key -> index; per index: (acting histories' actions, last own (infoset, action))
+    index = ({}, {})
+    iset_actions = ([], [])
+    iset_prev = ([], [])
+    iset_where = ([], [])
+    reps = []
+    queue = deque([(game.initial_state(), (), (-1, -1), (0, 0))])
+    count = 1
+    while queue:
+        state, history, prev, lvl = queue.popleft()
+        n = len(kinds)
+        levels.append(lvl)
+        if game.is_terminal(state):
+            u = game.returns(state)
+            u0 = _check_returns(name, u, history)
+            kinds.append(TERMINAL), players.append(-1), isets.append(-1), utils.append(u0)
+            firsts.append(0), nchild.append(0), reps.append(0)
+            continue
+        utils.append(0.0)
+        who = game.player(state)
+        if who == game.CHANCE:
+            outcomes = list(game.chance_outcomes(state))
+            _check_chance(name, outcomes, history)
+            kinds.append(CHANCE), players.append(-1), isets.append(-1), reps.append(0)
+            firsts.append(count), nchild.append(len(outcomes))
+            for action, p in outcomes:
+                queue.append((game.child(state, action), history + (game.action_label(action, None),), prev, lvl))
+                probs.append(float(p))
+            count += len(outcomes)
+        elif who in (0, 1):
+            q = int(who)
+            acts = list(game.legal_actions(state))
+            if not acts:
+                raise ConfigError(f"game {name!r}: player {q} has no legal action at {_where(history)} "
+                                  "(a state without actions must be terminal)")
+            key = game.infoset_key(state, q)
+            if not isinstance(key, str):
+                key = str(key)
+            other = index[1 - q].get(key)
+            if other is not None:
+                raise ConfigError(
+                    f"game {name!r}: information set {key!r} is player {q}'s at {_where(history)} but player "
+                    f"{1 - q}'s at {iset_where[1 - q][other]}; an information set has one acting player")
+            i = index[q].get(key)
+            own = prev[q]
+            if i is None:
+                i = index[q][key] = len(iset_actions[q])
+                iset_actions[q].append(acts)
+                iset_prev[q].append(own)
+                iset_where[q].append(_where(history))
+                reps.append(1)
+            else:
+                reps.append(0)
+                if acts != iset_actions[q][i]:
+                    raise ConfigError(
+                        f"game {name!r}: information set {key!r} has actions {_labels(game, acts)} at "
+                        f"{_where(history)} but {_labels(game, iset_actions[q][i])} at {iset_where[q][i]}; "
+                        "every history of an information set must have the same legal actions")
+                if own != iset_prev[q][i]:
+                    raise ConfigError(
+                        f"game {name!r}: information set {key!r} breaks perfect recall: player {q} reaches it at "
+                        f"{_where(history)} after {_own(game, index[q], iset_actions[q], own)} but at "
+                        f"{iset_where[q][i]} after {_own(game, index[q], iset_actions[q], iset_prev[q][i])}; "
+                        "a player's information set must follow the same own information sets and actions")
+            kinds.append(DECISION), players.append(q), isets.append(i)
+            firsts.append(count), nchild.append(len(acts))
+            nxt = (lvl[0] + 1, lvl[1]) if q == 0 else (lvl[0], lvl[1] + 1)
+            for a, action in enumerate(acts):
+                step = list(prev)
+                step[q] = (i, a)
+                queue.append((game.child(state, action), history + (game.action_label(action, q),), tuple(step), nxt))
+                probs.append(1.0)
+            count += len(acts)
+        else:
+            raise ConfigError(f"game {name!r}: player({_where(history)}) returned {who!r}; expected 0, 1 or "
+                              f"TreeGame.CHANCE ({game.CHANCE!r})")
+        if count > max_nodes:
+            raise ConfigError(
+                f"game {name!r} has more than {max_nodes:,} nodes (the tree size limit, [game] max_nodes); "
+                "raise max_nodes if it fits in memory (about 150 bytes per node), or solve a smaller game")
+    return _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps, index, iset_actions)
+
+
+def _labels(game, acts):
+    return "[" + ", ".join(game.action_label(a, None) for a in acts) + "]"
+
+
+def _own(game, keys, actions, own):
+    if own[0] < 0:
+        return "no earlier decision"
+    key = next(k for k, v in keys.items() if v == own[0])
+    return f"action {game.action_label(actions[own[0]][own[1]], None)} at {key!r}"
+
+
+def _check_returns(name, u, history) -> float:
+    """Player 0's utility from `returns` (a number, or both players' pair that must sum to 0)."""
+    if np.ndim(u) == 0:
+        u0 = float(u)
+        pair = None
+    else:
+        pair = [float(x) for x in u]
+        if len(pair) != 2:
+            raise ConfigError(f"game {name!r}: returns at {_where(history)} = {u!r}; expected player 0's "
+                              "utility or a pair (u0, u1)")
+        u0 = pair[0]
+    vals = pair if pair is not None else [u0]
+    if not all(math.isfinite(x) for x in vals):
+        raise ConfigError(f"game {name!r}: returns at {_where(history)} = {u!r} are not finite; utilities must "
+                          "be finite numbers")
+    if pair is not None and abs(pair[0] + pair[1]) > TOLERANCE * max(1.0, abs(pair[0])):
+        raise ConfigError(f"game {name!r}: returns at {_where(history)} = {tuple(pair)} do not sum to 0; the "
+                          "engine solves two-player zero-sum games")
+    return u0
+
+
+def _check_chance(name, outcomes, history) -> None:
+    if not outcomes:
+        raise ConfigError(f"game {name!r}: chance node at {_where(history)} has no outcomes")
+    ps = []
+    for action, p in outcomes:
+        p = float(p)
+        if not math.isfinite(p) or p < 0.0:
+            raise ConfigError(f"game {name!r}: chance outcome {action!r} at {_where(history)} has probability "
+                              f"{p!r}; probabilities must be finite and >= 0")
+        ps.append(p)
+    if abs(math.fsum(ps) - 1.0) > TOLERANCE:
+        raise ConfigError(f"game {name!r}: chance probabilities at {_where(history)} sum to {math.fsum(ps)!r}, "
+                          f"expected 1 (within {TOLERANCE:g})")
+
+
+def _layout(actions) -> tuple[Layout, np.ndarray]:
+    """Runs of information sets with equal action counts as layout blocks; and each set's offset."""
+    blocks = []
+    for acts in actions:
+        n = len(acts)
+        if blocks and blocks[-1][1] == n:
+            blocks[-1][0] += 1
+        else:
+            blocks.append([1, n])
+    counts = np.array([len(a) for a in actions], dtype=np.int64)
+    offsets = np.zeros(len(actions), dtype=np.int64)
+    if len(actions):
+        offsets[1:] = np.cumsum(counts)[:-1]
+    return Layout.from_blocks([tuple(b) for b in blocks]), offsets
+
+
+def _br_order(kind, player, level, p):
+    """Nodes in the order the best response of player p visits them: by p's level (decisions of
+    p above the node), deepest first; within a level p's own nodes, then the rest bottom-up.
+    bounds[k] = (start of the level's own nodes, start of the rest, end)."""
+    n = np.arange(kind.size, dtype=np.int64)
+    lv = level[p]
+    own = (kind == DECISION) & (player == p)
+    # sort key: level descending, own nodes first, then node index descending
+    order = np.lexsort((-n, ~own, -lv))
+    lv_sorted = lv[order]
+    own_sorted = own[order]
+    bounds = []
+    start = 0
+    N = kind.size
+    while start < N:
+        L = lv_sorted[start]
+        end = start
+        while end < N and lv_sorted[end] == L:
+            end += 1
+        mid = start + int(np.count_nonzero(own_sorted[start:end]))
+        bounds.append((start, mid, end))
+        start = end
+    return order.astype(np.int64), np.array(bounds, dtype=np.int64).reshape(-1, 3)
+
+
+def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps, index, iset_actions) -> FlatTree:
+    N = len(kinds)
+    kind = np.array(kinds, dtype=np.int64)
+    player = np.array(players, dtype=np.int64)
+    infoset = np.array(isets, dtype=np.int64)
+    layouts, offsets = [], []
+    for q in (0, 1):
+        lay, off = _layout(iset_actions[q])
+        layouts.append(lay)
+        offsets.append(off)
+    node = np.zeros((N, 6), dtype=np.int64)
+    node[:, KIND] = kind
+    node[:, PLAYER] = player
+    dec = kind == DECISION
+    for q in (0, 1):
+        m = dec & (player == q)
+        node[m, OFF] = offsets[q][infoset[m]]
+    node[:, REP] = np.array(reps, dtype=np.int64)
+    node[:, FIRST] = np.array(firsts, dtype=np.int64)
+    node[:, NCHILD] = np.array(nchild, dtype=np.int64)
+    prob = np.ones(N)
+    # the edge into node c carries its chance probability when the parent is a chance node
+    edge_probs = np.array(probs, dtype=np.float64)
+    prob[1:] = edge_probs
+    level = np.array(levels, dtype=np.int64).T.copy().reshape(2, N)
+    keys = tuple([k for k, _ in sorted(index[q].items(), key=lambda kv: kv[1])] for q in (0, 1))
+    return FlatTree(
+        node=node, prob=prob, util=np.array(utils, dtype=np.float64), infoset=infoset, level=level,
+        layouts=tuple(layouts), keys=keys, actions=tuple(list(a) for a in iset_actions),
+        offsets=tuple(offsets), br_order=tuple(_br_order(kind, player, level, p) for p in (0, 1)),
+    )
