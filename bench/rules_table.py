@@ -25,7 +25,7 @@ CHECKPOINTS = [100, 1000, 10000]
 GAMES = {
     "kuhn": {"name": "kuhn"},
     "leduc": {"name": "leduc"},
-    "liars_dice": {"name": "openspiel", "game": "liars_dice(dice_sides=4)"},
+    "liars_dice": {"name": "openspiel", "game": "liars_dice"},
     "matrix_100": {"name": "random_matrix", "rows": 100, "cols": 100, "seed": 0},
     "rhode_island": {"name": "rhode_island"},
 }
@@ -79,7 +79,7 @@ def main(argv=None):
             else:
                 metrics, secs = run(table, preset, args.iterations)
                 key = "exploitability"
-                row = {"game": gname, "preset": preset, "unit": "chips" if gname != "matrix_100" else "payoff"}
+                row = {"game": gname, "preset": preset, "unit": {"matrix_100": "payoff", "liars_dice": "utility"}.get(gname, "chips")}
                 for t in CHECKPOINTS:
                     if t <= args.iterations:
                         row[str(t)] = value_at(metrics, t, key)
