@@ -18,6 +18,16 @@ from ..core.arith import avg_step, regret_matching, rule_step
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dot(w, base, v, first, A):
+    """sum over a of w[base + a] * v[first + a]: a node's value from its children's, weighted
+    by chance probabilities (base = first) or by a policy (base = the information set's offset)."""
+    x = 0.0
+    for a in range(A):
+        x += w[base + a] * v[first + a]
+    return x
+
+
 @njit(cache=True, nogil=True)
 def cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, reg0, reg1, avg0, avg1,
              upd_mask, avg_mask, pre, pos, neg, floor, decay, weight, sig0, sig1, d0, d1, reach, v):
@@ -81,10 +91,7 @@ def cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, reg0, r
         first = node[n, 4]
         A = node[n, 5]
         if k == CHANCE:
-            x = 0.0
-            for a in range(A):
-                x += prob[first + a] * v[first + a]
-            v[n] = x
+            v[n] = _dot(prob, first, v, first, A)
             continue
         q = node[n, 1]
         off = node[n, 2]
@@ -174,15 +181,7 @@ def best_response(node, prob, util, order, bounds, p, src, bs, bc, ba, sig, q_bu
                 continue
             first = node[n, 4]
             A = node[n, 5]
-            x = 0.0
-            if k == CHANCE:
-                for a in range(A):
-                    x += prob[first + a] * v[first + a]
-            else:
-                off = node[n, 2]
-                for a in range(A):
-                    x += sig[off + a] * v[first + a]
-            v[n] = x
+            v[n] = _dot(prob, first, v, first, A) if k == CHANCE else _dot(sig, node[n, 2], v, first, A)
     return v[0]
 
 
@@ -199,16 +198,10 @@ def expected_value(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, s
             continue
         first = node[n, 4]
         A = node[n, 5]
-        x = 0.0
         if k == CHANCE:
-            for a in range(A):
-                x += prob[first + a] * v[first + a]
+            v[n] = _dot(prob, first, v, first, A)
+        elif node[n, 1] == 0:
+            v[n] = _dot(sig0, node[n, 2], v, first, A)
         else:
-            off = node[n, 2]
-            for a in range(A):
-                if node[n, 1] == 0:
-                    x += sig0[off + a] * v[first + a]
-                else:
-                    x += sig1[off + a] * v[first + a]
-        v[n] = x
+            v[n] = _dot(sig1, node[n, 2], v, first, A)
     return v[0]
