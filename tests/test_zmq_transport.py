@@ -25,6 +25,7 @@ from solverkit.cli import cli
 from solverkit.core.config import load_config
 from solverkit.core.game import PassJob
 from solverkit.core.solver import Solver, make_store, run_solve
+from solverkit.core.store import new_run_id
 from solverkit.core.wire import pack_header, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 from solverkit_transports.protocol import PROTOCOL
@@ -329,9 +330,10 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL and hello["pid"] == proc.pid
         router.send_multipart([ident, b"\xc1"])
         assert "malformed header" in reply("error")[0]["message"]
+        run = new_run_id()
         send({"type": "setup", "id": 1, "protocol": PROTOCOL, "config": asm.resolved,
               "keys": [list(k) for k in keys], "addresses": [game.subgame_address(k) for k in keys],
-              "segments": [game.subgame_segment(k) for k in keys], "heartbeat": 0.1, "timeout": 30.0})
+              "segments": [game.subgame_segment(k) for k in keys], "run": run, "heartbeat": 0.1, "timeout": 30.0})
         ready, _ = reply("ready")
         assert ready["id"] == 1 and ready["stored_bytes"] == 0
         H = game.tree.num_hands
@@ -357,7 +359,7 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         send(good, reach)
         result, frames = reply("result")
         got = np.frombuffer(frames[0], dtype="<f8").reshape(len(keys), 2, H)
-        store = make_store(asm)
+        store = make_store(asm, run_id=run)
         for i, key in enumerate(keys):  # the worker's numbers are the game's own, bit for bit
             np.testing.assert_array_equal(got[i], game.subgame_pass(key, (game.kernel_job(pj), pj), reach[i], store))
         assert result["stored_bytes"] > 0
@@ -381,7 +383,7 @@ def test_worker_exits_when_its_trunk_goes_silent():
                                                    "config": asm.resolved, "keys": [list(key)],
                                                    "addresses": [asm.game.subgame_address(key)],
                                                    "segments": [asm.game.subgame_segment(key)],
-                                                   "heartbeat": 0.1, "timeout": 1.0})])
+                                                   "run": new_run_id(), "heartbeat": 0.1, "timeout": 1.0})])
         t0 = time.monotonic()
         assert proc.wait(30) == 1
         assert time.monotonic() - t0 < 10
@@ -394,7 +396,8 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
         ident, _ = router.recv_multipart()
         router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
                                                    "config": {"game": "nosuch"}, "keys": [], "addresses": [],
-                                                   "segments": [], "heartbeat": 0.1, "timeout": 5.0})])
+                                                   "segments": [], "run": new_run_id(), "heartbeat": 0.1,
+                                                   "timeout": 5.0})])
         header = unpack_header(router.recv_multipart()[1], "test")
         assert header["type"] == "error" and header["id"] == 1
         assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")
