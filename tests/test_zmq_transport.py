@@ -98,7 +98,8 @@ def test_checkpoint_and_resume_through_zmq_match_an_uninterrupted_run(tmp_path):
     run_solve(load_config(config(iterations=14, **disk)), out=tmp_path / "full")
     part = tmp_path / "part"
     run_solve(load_config(config(ZMQ2, iterations=9, **disk)), out=part, checkpoint_every="4")
-    assert sorted(p.name for p in (part / "store").iterdir()) == ["seg0000000.skseg", "worker0", "worker1"]
+    assert sorted(p.name for p in (part / "store").iterdir()) == [".lock", "seg0000000.skseg", "worker0", "worker1"]
+    assert (part / "store" / "worker0" / ".lock").exists()  # each worker locks its own directory
     res = CliRunner().invoke(cli, ["solve", "--resume", str(part), "--iterations", "14", "--quiet"])
     assert res.exit_code == 0, res.output
     assert curve(part / "metrics.csv") == curve(tmp_path / "full" / "metrics.csv")
