@@ -244,7 +244,9 @@ def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
     and the configured value, and how to proceed."""
     saved, now = _flat(footer["assembly"]), _flat(resolved)
     where = config_file or "the config"
-    for field in sorted(set(saved) | set(now)):
+    # table by table, each table's plugin name first (a changed rule is named as such)
+    order = sorted(set(saved) | set(now), key=lambda f: (f.split(".")[0], not f.endswith(".name"), f))
+    for field in order:
         if _may_change(field):
             continue
         a, b = saved.get(field), now.get(field)

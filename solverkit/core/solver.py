@@ -323,7 +323,6 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "config.toml").write_text(_toml(resolved))
     solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id)
     solver.resolved = resolved
     metrics: list[dict] = []
@@ -332,6 +331,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     try:
         if resume:
             metrics = solver.load_checkpoint(ckpt_path)
+        if out is not None:  # once the store (its directory locked) is up and the checkpoint loaded
+            (out / "config.toml").write_text(_toml(resolved))
     except BaseException:
         solver.close()
         raise

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SolverkitError
-from .codec import Grid, ValueCodec, check_grid
+from .codec import CorruptSegment, Grid, ValueCodec, check_grid
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,11 @@ class Store:
     def _blobs(self, key) -> dict:
         """Stored payloads of segment `key`; None for each array of a segment never written."""
         if self.backend.has(key):
-            return self.backend.get(key)
+            blobs = self.backend.get(key)
+            if blobs.keys() != self.specs[key].arrays.keys():
+                raise CorruptSegment(f"segment {key!r} holds arrays {sorted(blobs)}, expected "
+                                     f"{sorted(self.specs[key].arrays)} (a damaged or foreign segment)")
+            return blobs
         return dict.fromkeys(self.specs[key].arrays)
 
     def _live_arrays(self, key) -> dict[str, np.ndarray]:
