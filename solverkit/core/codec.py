@@ -35,10 +35,11 @@ MAGIC = b"SKV"
 FRAME_VERSION = 2
 KIND_FLOAT64 = 0
 KIND_FIXED32 = 1
-#: magic, version, kind, number of values, crc32 (of kind, count, description length, description
-#: and body), description length
-_HEADER = struct.Struct("<3sBBQIH")
-_COVERED = struct.Struct("<BQH")  # the header fields the crc covers too (kind, count, description length)
+#: magic, version, crc32 (of everything after it: kind, count, description length, description,
+#: body), kind, number of values, description length
+_HEADER = struct.Struct("<3sBIBQH")
+_CRC_FROM = 8  # the crc covers the frame from this byte on
+_COVERED = struct.Struct("<BQH")
 _OLD_HEADER = struct.Struct("<3sBB")  # what every version starts with
 KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32"}
 INT32_MAX = 2**31 - 1
@@ -462,33 +463,41 @@ class ValueCodec:
             kind = KIND_FIXED32
         body = bytes(body)
         meta = self._description(family, kind, key, name, run)
-        crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(_COVERED.pack(kind, x.shape[0], len(meta)))))
-        return _HEADER.pack(MAGIC, FRAME_VERSION, kind, x.shape[0], crc, len(meta)) + meta + body
+        covered = _COVERED.pack(kind, x.shape[0], len(meta))
+        crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
+        return _HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)) + meta + body
 
-    def describe(self, payload, where: str) -> dict:
+    def describe(self, payload, where: str, expect: bytes | None = None) -> dict:
         """The checked header and description of a frame: kind, count, run, seg, arr, pred, comp,
-        scale (CorruptSegment naming `where` if the frame is damaged, foreign or older)."""
+        scale (CorruptSegment naming `where` if the frame is damaged, foreign or older). With
+        `expect` (the description this codec would write) a frame that has exactly it is not
+        unpacked: only ``{"match": True}``, kind, count and body come back."""
         mv = memoryview(payload)
-        if len(mv) >= _OLD_HEADER.size:
+        if len(mv) >= _HEADER.size:
+            magic, version, crc, kind, n, mlen = _HEADER.unpack_from(mv)
+        elif len(mv) >= _OLD_HEADER.size:
             magic, version, _ = _OLD_HEADER.unpack_from(mv)
-            if magic != MAGIC:
-                raise CorruptSegment(f"{where}: not a solverkit value payload (magic {bytes(magic)!r})")
-            if version != FRAME_VERSION:
-                older = " (written by an older solverkit, before frames recorded their scales and run)" \
-                    if version < FRAME_VERSION else " (written by a newer solverkit)"
-                raise CorruptSegment(
-                    f"{where}: value frame version {version}{older}; this solverkit reads version {FRAME_VERSION}: "
-                    "start a new run, or finish that run with the solverkit that wrote it"
-                )
+        else:
+            magic, version = MAGIC, FRAME_VERSION
+        if magic != MAGIC:
+            raise CorruptSegment(f"{where}: not a solverkit value payload (magic {bytes(magic)!r})")
+        if version != FRAME_VERSION:
+            older = " (written by an older solverkit, before frames recorded their scales and run)" \
+                if version < FRAME_VERSION else " (written by a newer solverkit)"
+            raise CorruptSegment(
+                f"{where}: value frame version {version}{older}; this solverkit reads version {FRAME_VERSION}: "
+                "start a new run, or finish that run with the solverkit that wrote it"
+            )
         if len(mv) < _HEADER.size:
             raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, shorter than the {_HEADER.size}-byte header)")
-        magic, version, kind, n, crc, mlen = _HEADER.unpack_from(mv)
+        if zlib.crc32(mv[_CRC_FROM:]) != crc:
+            raise CorruptSegment(f"{where}: checksum mismatch (the stored bytes are damaged)")
         if len(mv) < _HEADER.size + mlen:
             raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, the header names a {mlen}-byte description)")
         meta_raw = mv[_HEADER.size: _HEADER.size + mlen]
         body = mv[_HEADER.size + mlen:]
-        if zlib.crc32(body, zlib.crc32(meta_raw, zlib.crc32(_COVERED.pack(kind, n, mlen)))) != crc:
-            raise CorruptSegment(f"{where}: checksum mismatch (the stored bytes are damaged)")
+        if expect is not None and meta_raw == expect:
+            return {"match": True, "kind": kind, "count": n, "body": body}
         if kind not in KIND_NAMES:
             raise CorruptSegment(f"{where}: unknown value kind {kind}; kinds: 0 (float64), 1 (fixed-point int32)")
         try:
@@ -507,19 +516,14 @@ class ValueCodec:
             raise CorruptSegment(f"{where}: frame of kind {KIND_NAMES[kind]} records scale {meta['scale']!r:.80}")
         return {**meta, "kind": kind, "count": n, "body": body}
 
-    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
-               key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
-        """The float64 array a payload holds (written into `out` when given: a reused buffer of
-        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
-        with other settings, or (where given) for another segment `key`, array `name` or run."""
-        d = self.describe(payload, where)
-        kind, n, body = d["kind"], d["count"], d["body"]
+    def _check_description(self, d, family, scales, expect, where, key, name, run) -> None:
+        """A frame's description against this codec's settings and the expected segment, array
+        and run (None: not checked): CorruptSegment naming the field and both values."""
         for got, want, what in ((d["seg"], key, "segment"), (d["arr"], name, "array"), (d["run"], run, "run id")):
             if want is not None and got != want:
                 raise CorruptSegment(f"{where}: the frame belongs to {what} {got!r}, not {want!r} (a payload of "
                                      "another segment, array or run was swapped in)")
-        scales = self.scales.get(family)
-        expect = KIND_FLOAT64 if scales is None else KIND_FIXED32
+        kind = d["kind"]
         setting = "state_scale" if family not in ("regret", "avg") else f"{family}_scale"
         if kind != expect:
             raise CorruptSegment(
@@ -537,6 +541,23 @@ class ValueCodec:
             if d["pred"] != self.predictor:
                 raise CorruptSegment(f"{where}: written with predictor {d['pred']!r}, the store is configured with "
                                      f"{self.predictor!r} ([store] predictor: restore it, or start a new run)")
+
+    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
+               key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
+        """The float64 array a payload holds (written into `out` when given: a reused buffer of
+        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
+        with other settings, or (where given) for another segment `key`, array `name` or run."""
+        scales = self.scales.get(family)
+        expect = KIND_FLOAT64 if scales is None else KIND_FIXED32
+        fast = None
+        if key is not None and name is not None and run is not None:  # the usual case: one bytes compare
+            fast = self._description(family, expect, key, name, run)
+        d = self.describe(payload, where, fast)
+        if d.get("match") and d["kind"] != expect:  # a crafted frame: its header and description disagree
+            d = self.describe(payload, where)
+        kind, n, body = d["kind"], d["count"], d["body"]
+        if not d.get("match"):
+            self._check_description(d, family, scales, expect, where, key, name, run)
         if out is None or out.shape != (n,) or out.dtype != np.float64:
             out = np.empty(n, dtype=np.float64)
         raw = out.view(np.uint8) if kind == KIND_FLOAT64 else self._scratch(4 * n)
