@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import struct
@@ -252,7 +253,6 @@ def test_a_checkpoint_of_an_older_format_says_so(run):
     assert "checkpoint format version 1; this solverkit reads version 2 (written by an older solverkit" in err
 
 
-FIELDS = ["format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated", "segments"]
 anything = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**64 - 1), st.floats(), st.text(max_size=20),
               st.binary(max_size=20)),
@@ -497,3 +497,30 @@ def test_a_second_run_on_a_store_path_in_use_is_refused(tmp_path):
         assert not (tmp_path / "out" / "config.toml").exists()
     finally:
         held.close()
+
+
+# --- the docs say what the code does -----------------------------------------------------------
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "docs")
+
+
+def _doc(name):
+    with open(os.path.join(DOCS, name)) as fh:
+        return fh.read()
+
+
+def test_formats_doc_lists_every_footer_field():
+    text = _doc("formats.md")
+    section = text[text.index("### Checkpoint footer"): text.index("## Value frames")]
+    assert tuple(re.findall(r"(?m)^\| `(\w+)` \|", section)) == ckpt.FOOTER_FIELDS
+    assert f"format version {ckpt.VERSION}" in text and "frame version 2" in text
+
+
+def test_config_doc_lists_what_may_change_on_resume():
+    text = _doc("config.md")
+    section = text[text.index("## Resuming a run"): text.index("## Errors")]
+    may = " ".join(row.split(" | ")[0] for row in re.findall(r"(?m)^\| (.+) \|$", section)[2:])
+    for entry in ckpt.MAY_CHANGE:
+        table, key = entry.split(".")
+        assert f"`[{table}]`" in may, entry
+        assert (f"`[{table}]` (every key" in may) if key == "*" else f"`{key.replace('*', 'K')}`" in may, entry

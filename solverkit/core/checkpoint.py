@@ -100,6 +100,9 @@ def read_footer(path) -> dict:
     return footer
 
 
+#: every field of a checkpoint footer, in the order docs/formats.md lists them
+FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated",
+                 "segments")
 #: the smallest payload a segment array can have (a value frame's fixed header)
 _MIN_PAYLOAD = 19
 _RUN_CHARS = frozenset("0123456789abcdef")
@@ -124,8 +127,7 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
                               "(the file is damaged or was not written by solverkit; resume from another "
                               "checkpoint or start a new run)")
 
-    known = {"format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated",
-             "segments"}
+    known = FOOTER_FIELDS
     for k in footer:
         if k not in known:
             bad(f"{k!r}", footer[k], f"only the fields {', '.join(sorted(known))}")
