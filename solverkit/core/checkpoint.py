@@ -244,7 +244,7 @@ def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
     shapes the stored values or the update sequence differs from the assembly the checkpoint
     records (anything outside :data:`MAY_CHANGE`): one line naming the setting, the recorded
     and the configured value, and how to proceed."""
-    saved, now = _flat(footer["assembly"]), _flat(resolved)
+    saved, now = _flat(footer["assembly"]), _flat(_as_stored(resolved))
     where = config_file or "the config"
     # table by table, each table's plugin name first (a changed rule is named as such)
     order = sorted(set(saved) | set(now), key=lambda f: (f.split(".")[0], not f.endswith(".name"), f))
@@ -261,8 +261,13 @@ def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
             )
 
 
+def _as_stored(value):
+    """`value` as it reads back from a footer (tuples become lists, and so on)."""
+    return msgpack.unpackb(msgpack.packb(value), strict_map_key=False)
+
+
 def check_game(path, footer: dict, game_table: dict) -> None:
-    if footer["game"] != game_table:
+    if footer["game"] != _as_stored(game_table):
         raise CheckpointError(f"{path} is a checkpoint of game {footer['game']!r}, not of {game_table!r}; "
                               "restore the [game] table, or start a new run (without --resume)")
 
