@@ -369,6 +369,15 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         header, frames = reply("segment")
         np.testing.assert_array_equal(store.decoded(segment, {"regret0": frames[0]})["regret0"],
                                       store.read(segment)["regret0"])
+        # payloads of another run (or another segment) are refused, naming what they belong to
+        other = make_store(asm)
+        theirs = other.payloads(segment)
+        send({"type": "put", "id": 12, "segment": segment, "arrays": list(theirs)}, *theirs.values())
+        assert f"the frame belongs to run id '{other.run_id}', not '{run}'" in reply("error")[0]["message"]
+        wrong = game.subgame_segment(keys[1])
+        swapped = store.payloads(wrong)
+        send({"type": "put", "id": 13, "segment": segment, "arrays": list(swapped)}, *swapped.values())
+        assert f"the frame belongs to segment '{wrong}', not '{segment}'" in reply("error")[0]["message"]
         send({"type": "stop", "id": 11})
         assert reply("bye")[0]["id"] == 11
         assert proc.wait(10) == 0
