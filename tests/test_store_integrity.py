@@ -292,6 +292,7 @@ def test_fuzzed_footers_are_refused_in_one_line_or_load(base_run, footer_paths, 
     asm = load_config(base_run / "config.toml")
     store = make_store(asm)
     try:
+        ckpt.check_resume(path, ckpt.read_footer(path), asm.resolved)  # what --resume checks first
         ckpt.read_checkpoint(path, store, asm.resolved["game"], metric_columns(asm.game))
     except ckpt.CheckpointError as exc:
         assert "\n" not in str(exc) and str(path) in str(exc)
