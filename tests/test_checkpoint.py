@@ -164,7 +164,7 @@ def test_checkpoint_of_another_game_or_version_is_refused(saved, tmp_path, monke
     monkeypatch.setattr(ckpt, "VERSION", 99)
     run_solve(load_config(saved / "config.toml"), out=saved, checkpoint_every="3")
     monkeypatch.undo()
-    assert "checkpoint format version 99; this solverkit reads version 1" in resume_error(saved)
+    assert f"checkpoint format version 99; this solverkit reads version 2" in resume_error(saved)
 
 
 def test_a_failed_checkpoint_write_keeps_the_previous_one(saved, monkeypatch):

@@ -25,6 +25,7 @@ from solverkit.cli import cli
 from solverkit.core.config import load_config
 from solverkit.core.game import PassJob
 from solverkit.core.solver import Solver, make_store, run_solve
+from solverkit.core.store import new_run_id
 from solverkit.core.wire import pack_header, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 from solverkit_transports.protocol import PROTOCOL
@@ -97,7 +98,8 @@ def test_checkpoint_and_resume_through_zmq_match_an_uninterrupted_run(tmp_path):
     run_solve(load_config(config(iterations=14, **disk)), out=tmp_path / "full")
     part = tmp_path / "part"
     run_solve(load_config(config(ZMQ2, iterations=9, **disk)), out=part, checkpoint_every="4")
-    assert sorted(p.name for p in (part / "store").iterdir()) == ["seg0000000.skseg", "worker0", "worker1"]
+    assert sorted(p.name for p in (part / "store").iterdir()) == [".lock", "seg0000000.skseg", "worker0", "worker1"]
+    assert (part / "store" / "worker0" / ".lock").exists()  # each worker locks its own directory
     res = CliRunner().invoke(cli, ["solve", "--resume", str(part), "--iterations", "14", "--quiet"])
     assert res.exit_code == 0, res.output
     assert curve(part / "metrics.csv") == curve(tmp_path / "full" / "metrics.csv")
@@ -329,9 +331,10 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL and hello["pid"] == proc.pid
         router.send_multipart([ident, b"\xc1"])
         assert "malformed header" in reply("error")[0]["message"]
+        run = new_run_id()
         send({"type": "setup", "id": 1, "protocol": PROTOCOL, "config": asm.resolved,
               "keys": [list(k) for k in keys], "addresses": [game.subgame_address(k) for k in keys],
-              "segments": [game.subgame_segment(k) for k in keys], "heartbeat": 0.1, "timeout": 30.0})
+              "segments": [game.subgame_segment(k) for k in keys], "run": run, "heartbeat": 0.1, "timeout": 30.0})
         ready, _ = reply("ready")
         assert ready["id"] == 1 and ready["stored_bytes"] == 0
         H = game.tree.num_hands
@@ -357,7 +360,7 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         send(good, reach)
         result, frames = reply("result")
         got = np.frombuffer(frames[0], dtype="<f8").reshape(len(keys), 2, H)
-        store = make_store(asm)
+        store = make_store(asm, run_id=run)
         for i, key in enumerate(keys):  # the worker's numbers are the game's own, bit for bit
             np.testing.assert_array_equal(got[i], game.subgame_pass(key, (game.kernel_job(pj), pj), reach[i], store))
         assert result["stored_bytes"] > 0
@@ -366,6 +369,15 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         header, frames = reply("segment")
         np.testing.assert_array_equal(store.decoded(segment, {"regret0": frames[0]})["regret0"],
                                       store.read(segment)["regret0"])
+        # payloads of another run (or another segment) are refused, naming what they belong to
+        other = make_store(asm)
+        theirs = other.payloads(segment)
+        send({"type": "put", "id": 12, "segment": segment, "arrays": list(theirs)}, *theirs.values())
+        assert f"the frame belongs to run id '{other.run_id}', not '{run}'" in reply("error")[0]["message"]
+        wrong = game.subgame_segment(keys[1])
+        swapped = store.payloads(wrong)
+        send({"type": "put", "id": 13, "segment": segment, "arrays": list(swapped)}, *swapped.values())
+        assert f"the frame belongs to segment '{wrong}', not '{segment}'" in reply("error")[0]["message"]
         send({"type": "stop", "id": 11})
         assert reply("bye")[0]["id"] == 11
         assert proc.wait(10) == 0
@@ -381,7 +393,7 @@ def test_worker_exits_when_its_trunk_goes_silent():
                                                    "config": asm.resolved, "keys": [list(key)],
                                                    "addresses": [asm.game.subgame_address(key)],
                                                    "segments": [asm.game.subgame_segment(key)],
-                                                   "heartbeat": 0.1, "timeout": 1.0})])
+                                                   "run": new_run_id(), "heartbeat": 0.1, "timeout": 1.0})])
         t0 = time.monotonic()
         assert proc.wait(30) == 1
         assert time.monotonic() - t0 < 10
@@ -394,7 +406,8 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
         ident, _ = router.recv_multipart()
         router.send_multipart([ident, pack_header({"type": "setup", "id": 1, "protocol": PROTOCOL,
                                                    "config": {"game": "nosuch"}, "keys": [], "addresses": [],
-                                                   "segments": [], "heartbeat": 0.1, "timeout": 5.0})])
+                                                   "segments": [], "run": new_run_id(), "heartbeat": 0.1,
+                                                   "timeout": 5.0})])
         header = unpack_header(router.recv_multipart()[1], "test")
         assert header["type"] == "error" and header["id"] == 1
         assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")

@@ -192,10 +192,11 @@ class Worker:
 
         where, rid = "setup", request_id(header)
         try:
-            check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "heartbeat",
-                                "timeout"), where)
+            check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "run",
+                                "heartbeat", "timeout"), where)
             field(header, "protocol", where, "int", choices=(PROTOCOL,))
             self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01)
+            run_id = field(header, "run", where, "str")
             self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat)
             self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
             self.game = self.assembly.game
@@ -220,7 +221,9 @@ class Worker:
             self.owned = {k: self.alias[name] for k, name in zip(keys, names)}
             self.segments = set(self.alias)
             self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
-            self.store = make_store(self.assembly, self.store_dir)
+            self.store = make_store(self.assembly, self.store_dir, run_id or None)
+            # frames name the trunk's segments, so the trunk checks what it fetches and puts
+            self.store.frame_keys = {local: name for name, local in self.alias.items()}
             self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
             self.shape = tuple(self.game.subgame_shape())
             warm_up_kernels()

@@ -114,6 +114,7 @@ class ZmqTransport(Transport):
         """Bind, start `spawn` local workers, hand every worker its subgames, wait until all
         `workers` are ready (TransportError after `connect_timeout`)."""
         super().start(game, store)
+        self._run_id = getattr(store, "run_id", None) or ""  # the workers' frames and files carry it
         if assembly is None:
             raise TransportError("the zmq transport needs the assembly (the resolved config) to set up its workers")
         keys = game.subgame_keys()
@@ -201,7 +202,7 @@ class ZmqTransport(Transport):
                 "keys": [key_to_wire(k) for k in w.keys],
                 "addresses": [game.subgame_address(k) for k in w.keys],
                 "segments": [game.subgame_segment(k) for k in w.keys],
-                "heartbeat": self.heartbeat, "timeout": self.timeout}
+                "run": self._run_id, "heartbeat": self.heartbeat, "timeout": self.timeout}
 
     def _accept(self, ident, header, index, shares) -> _Worker | None:
         """A worker from its HELLO (None, with an ERROR reply, when it cannot join)."""
@@ -643,6 +644,16 @@ class WorkerStoreView:
         self.specs = store.specs
         self.codec = store.codec
         self._decode = store._decode  # checkpoints check payloads before restoring any
+
+    @property
+    def run_id(self) -> str:
+        """The run's id (the trunk's store's; the workers' frames carry it too)."""
+        return self.store.run_id
+
+    def adopt_run(self, run_id: str) -> None:
+        """Continue run `run_id`: the workers were set up with the run id the trunk's store had
+        then (run_solve gives a resumed run's id before they start), and refuse frames of another."""
+        self.store.adopt_run(run_id)
 
     @property
     def exact(self) -> bool:

@@ -3,16 +3,22 @@
 Layout of ``checkpoint.skc`` (streamed, so a checkpoint never needs the whole store decoded):
 
     MAGIC | payload bytes of every segment array, one after another |
-    footer (msgpack: format, version, game, iteration, seconds, metrics, segment index) |
+    footer (msgpack: format, version, run, assembly, game, iteration, seconds, metrics, saturated,
+            segment index) |
     crc32 of the footer (u32) | footer length (u64) | END
 
 Every payload carries its own checksum (:mod:`solverkit.core.codec`), the footer has one too.
+Every footer field is checked for type and range on reading (one line naming the file, the
+field and the value). The footer records the run id and the resolved assembly that wrote it;
+:func:`check_resume` refuses to continue it under a config that differs in anything but the
+settings listed in :data:`MAY_CHANGE`.
 The file is written as ``checkpoint.skc.tmp``, fsynced and renamed over the previous
 checkpoint, so a crash at any moment leaves either the old or the new checkpoint whole.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -23,7 +29,7 @@ from ..errors import SolverkitError
 from .atomic import atomic_file, reason
 
 FORMAT = "solverkit.checkpoint"
-VERSION = 1
+VERSION = 2
 MAGIC = b"SKCKPT1\n"
 END = b"SKEND\n"
 _TAIL = struct.Struct("<IQ")
@@ -47,7 +53,8 @@ def write_checkpoint(path, store, state: dict) -> int:
                 index.append([key, [[name, len(b)] for name, b in blobs.items()]])
                 for b in blobs.values():
                     fh.write(b)
-            footer = msgpack.packb({"format": FORMAT, "version": VERSION, **state, "segments": index})
+            footer = msgpack.packb({"format": FORMAT, "version": VERSION, "run": store.run_id, **state,
+                                    "segments": index})
             fh.write(footer)
             fh.write(_TAIL.pack(zlib.crc32(footer), len(footer)))
             fh.write(END)
@@ -78,23 +85,206 @@ def read_footer(path) -> dict:
         footer = msgpack.unpackb(raw, strict_map_key=False)
     except Exception as exc:
         raise CheckpointError(f"{path}: footer does not decode ({exc})") from None
+    if not isinstance(footer, dict):
+        raise CheckpointError(f"{path}: footer is a {type(footer).__name__}, expected a map (the file is damaged)")
     if footer.get("format") != FORMAT:
         raise CheckpointError(f"{path}: format {footer.get('format')!r}, expected {FORMAT!r}")
     if footer.get("version") != VERSION:
-        raise CheckpointError(
-            f"{path}: checkpoint format version {footer.get('version')!r}; this solverkit reads version {VERSION}"
-        )
-    footer["_payload_bytes"] = size - tail - flen - len(MAGIC)
+        v = footer.get("version")
+        older = (" (written by an older solverkit, before checkpoints recorded their run and settings): start a new "
+                 "run, or finish that run with the solverkit that wrote it") if isinstance(v, int) and v < VERSION else ""
+        raise CheckpointError(f"{path}: checkpoint format version {v!r}; this solverkit reads version {VERSION}{older}")
+    payload_bytes = size - tail - flen - len(MAGIC)
+    check_footer(footer, path, payload_bytes)
+    footer["_payload_bytes"] = payload_bytes
     return footer
 
 
-def read_checkpoint(path, store, game_table: dict) -> dict:
-    """Load checkpoint `path` into `store` (after checking it is the same game and layout) and
-    return its state. Nothing in the store changes unless every segment decodes."""
+#: every field of a checkpoint footer, in the order docs/formats.md lists them
+FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated",
+                 "segments")
+#: the smallest payload a segment array can have (a value frame's fixed header)
+_MIN_PAYLOAD = 19
+_RUN_CHARS = frozenset("0123456789abcdef")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_footer(footer: dict, path, payload_bytes: int) -> None:
+    """Type and range of every footer field (CheckpointError: one line naming the file, the
+    field and its value, and what was expected). Cross-checks: the metrics rows lie within the
+    checkpoint's iteration and seconds, the iteration within the recorded run's iteration cap,
+    and the segment index covers exactly the payload bytes of the file."""
+
+    def bad(field, value, expected):
+        raise CheckpointError(f"{path}: footer field {field} = {value!r:.100} is invalid: expected {expected} "
+                              "(the file is damaged or was not written by solverkit; resume from another "
+                              "checkpoint or start a new run)")
+
+    known = FOOTER_FIELDS
+    for k in footer:
+        if k not in known:
+            bad(f"{k!r}", footer[k], f"only the fields {', '.join(sorted(known))}")
+    for k in known:
+        if k not in footer:
+            raise CheckpointError(f"{path}: footer field {k} is missing (the file is damaged or was not written by "
+                                  "solverkit; resume from another checkpoint or start a new run)")
+    run = footer["run"]
+    if not isinstance(run, str) or len(run) != 32 or not set(run) <= _RUN_CHARS:
+        bad("run", run, "a run id of 32 hex digits")
+    asm = footer["assembly"]
+    if not isinstance(asm, dict) or not all(isinstance(k, str) and isinstance(v, dict) for k, v in asm.items()):
+        bad("assembly", asm, "a map of config tables")
+    solver = asm.get("solver")
+    if not isinstance(solver, dict) or not _is_int(solver.get("iterations")) or solver["iterations"] < 1:
+        bad("assembly.solver.iterations", (solver or {}).get("iterations") if isinstance(solver, dict) else solver,
+            "an integer >= 1")
+    if not isinstance(footer["game"], dict) or footer["game"] != asm.get("game"):
+        bad("game", footer["game"], "the [game] table of the recorded assembly")
+    it = footer["iteration"]
+    if not _is_int(it) or it < 0:
+        bad("iteration", it, "an integer >= 0")
+    if it > solver["iterations"]:
+        bad("iteration", it, f"at most the {solver['iterations']} iterations the run that wrote it was set to run")
+    secs = footer["seconds"]
+    if not _is_number(secs) or not math.isfinite(secs) or secs < 0:
+        bad("seconds", secs, "a finite number >= 0")
+    sat = footer["saturated"]
+    if not _is_int(sat) or sat < 0:
+        bad("saturated", sat, "an integer >= 0")
+    metrics = footer["metrics"]
+    if not isinstance(metrics, list):
+        bad("metrics", metrics, "a list of metrics rows")
+    last = 0
+    for i, row in enumerate(metrics):
+        where = f"metrics[{i}]"
+        if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
+            bad(where, row, "a map of column -> value")
+        for col in ("iteration", "seconds", "exploitability", "br_0", "br_1"):
+            if col not in row:
+                bad(where, row, f"a row with column {col!r}")
+        for col, v in row.items():
+            if not _is_number(v) or (col in ("iteration", "seconds") and not math.isfinite(v)):
+                bad(f"{where}.{col}", v, "a number")
+        ri = row["iteration"]
+        if not _is_int(ri) or ri <= last or ri > it:
+            bad(f"{where}.iteration", ri, f"an integer after the previous row's {last} and at most the checkpoint's "
+                                          f"iteration {it}")
+        last = ri
+        if row["seconds"] < 0 or row["seconds"] > secs * (1 + 1e-9) + 1e-9:
+            bad(f"{where}.seconds", row["seconds"], f"between 0 and the checkpoint's seconds {secs!r}")
+    segs = footer["segments"]
+    if not isinstance(segs, list):
+        bad("segments", segs, "a list of [segment key, [[array, bytes], ...]]")
+    total, seen = 0, set()
+    for i, entry in enumerate(segs):
+        if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
+                or not isinstance(entry[1], list)):
+            bad(f"segments[{i}]", entry, "[segment key, [[array, bytes], ...]]")
+        key, arrays = entry
+        if key in seen:
+            bad(f"segments[{i}]", key, "each segment once")
+        seen.add(key)
+        names = set()
+        for j, arr in enumerate(arrays):
+            if (not isinstance(arr, list) or len(arr) != 2 or not isinstance(arr[0], str) or not _is_int(arr[1])
+                    or arr[1] < _MIN_PAYLOAD or arr[0] in names):
+                bad(f"segments[{i}][{j}]", arr, f"[array name (once per segment), payload bytes >= {_MIN_PAYLOAD}]")
+            names.add(arr[0])
+            total += arr[1]
+    if total != payload_bytes:
+        bad("segments", f"{total} payload bytes", f"the {payload_bytes} payload bytes the file holds")
+
+
+#: settings that may differ between a checkpoint's run and its resumption: how long and how
+#: often (the solver's stopping and evaluation schedule), where the work runs (transport) and
+#: where the store lives (backend and I/O tuning); "table.*" means every key of that table
+MAY_CHANGE = frozenset({
+    "solver.iterations", "solver.target", "solver.target_*", "solver.eval_every", "solver.checkpoint_every",
+    "transport.*", "store.backend", "store.path", "store.prefetch", "store.write_behind", "compressor.threads",
+})
+
+
+def _may_change(field: str) -> bool:
+    table = field.split(".", 1)[0]
+    if f"{table}.*" in MAY_CHANGE or field in MAY_CHANGE:
+        return True
+    return any(p.endswith("*") and field.startswith(p[:-1]) for p in MAY_CHANGE)
+
+
+def _flat(tables: dict) -> dict:
+    out = {}
+    for table, values in tables.items():
+        if isinstance(values, dict):
+            for k, v in values.items():
+                out[f"{table}.{k}"] = v
+        else:
+            out[table] = values
+    return out
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, str):
+        return repr(v).replace("'", '"') if '"' not in v else repr(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "(not set)"
+    return repr(v)
+
+
+def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
+    """Refuse to resume checkpoint `path` under the resolved config `resolved` if anything that
+    shapes the stored values or the update sequence differs from the assembly the checkpoint
+    records (anything outside :data:`MAY_CHANGE`): one line naming the setting, the recorded
+    and the configured value, and how to proceed."""
+    saved, now = _flat(footer["assembly"]), _flat(_as_stored(resolved))
+    where = config_file or "the config"
+    # table by table, each table's plugin name first (a changed rule is named as such)
+    order = sorted(set(saved) | set(now), key=lambda f: (f.split(".")[0], not f.endswith(".name"), f))
+    for field in order:
+        if _may_change(field):
+            continue
+        a, b = saved.get(field), now.get(field)
+        if a != b:
+            table, _, key = field.partition(".")
+            raise CheckpointError(
+                f"cannot resume {path}: [{table}] {key} is {_toml_value(b)} in {where} but the checkpoint was "
+                f"written with {_toml_value(a)}; restore {key} = {_toml_value(a)}, or start a new run "
+                "(without --resume)"
+            )
+
+
+def _as_stored(value):
+    """`value` as it reads back from a footer (tuples become lists, and so on)."""
+    return msgpack.unpackb(msgpack.packb(value), strict_map_key=False)
+
+
+def check_game(path, footer: dict, game_table: dict) -> None:
+    if footer["game"] != _as_stored(game_table):
+        raise CheckpointError(f"{path} is a checkpoint of game {footer['game']!r}, not of {game_table!r}; "
+                              "restore the [game] table, or start a new run (without --resume)")
+
+
+def read_checkpoint(path, store, game_table: dict, columns=None) -> dict:
+    """Load checkpoint `path` into `store` (after checking it is the same game and layout, and
+    that its metrics rows have exactly `columns` where given) and return its state. Nothing in
+    the store changes unless every segment decodes."""
     path = Path(path)
     footer = read_footer(path)
-    if footer.get("game") != game_table:
-        raise CheckpointError(f"{path} is a checkpoint of game {footer.get('game')!r}, not of {game_table!r}")
+    check_game(path, footer, game_table)
+    if columns is not None:
+        for i, row in enumerate(footer["metrics"]):
+            if set(row) != set(columns):
+                raise CheckpointError(
+                    f"{path}: footer field metrics[{i}] has columns {sorted(row)}, expected {sorted(columns)} "
+                    "(the file is damaged, or [solver] eval_current changed: restore it, or start a new run)")
     index = footer["segments"]
     keys = [k for k, _ in index]
     if sorted(keys) != sorted(store.specs):
@@ -111,10 +301,12 @@ def read_checkpoint(path, store, game_table: dict) -> dict:
         for key, arrays in index:
             blobs = {name: fh.read(n) for name, n in arrays}
             try:
-                store._decode(key, blobs)  # every checksum and size, before anything changes
+                # every checksum, size and frame description (this run's), before anything changes
+                store._decode(key, blobs, run=footer["run"])
             except SolverkitError as exc:
                 raise CheckpointError(f"{path}: {exc}") from None
             loaded.append((key, blobs))
+    store.adopt_run(footer["run"])  # the run goes on: what it writes from now on carries its id
     for key, blobs in loaded:
         store.restore(key, blobs)
     return {k: v for k, v in footer.items() if k not in ("segments", "format", "version", "_payload_bytes")}

@@ -1,7 +1,14 @@
 """How a segment's float64 arrays become bytes and back: fixed point, predictor, compressor, frame.
 
     float64 values --(x scale per block, round)--> int32 --(predictor)--> zigzag residuals (uint32)
-        --(compressor plugin)--> body --(frame: magic, version, kind, count, crc32)--> payload
+        --(compressor plugin)--> body --(frame: header, description, body)--> payload
+
+A frame describes itself (version 2): besides its kind and count it records the run id, the
+segment key and array name it belongs to, the fixed-point factors per round it was written with,
+the predictor and the compressor's name, and a crc32 covers the description and the body. A
+frame read with other settings, or under another segment, array or run, is refused
+(:class:`CorruptSegment` naming the field, the recorded and the expected value), so a stored
+integer is never decoded with a factor it was not written with.
 
 Without a scale (``regret_scale = 0``) the float64 bytes go to the compressor as they are and
 round-trip exactly. With one, the decoded values are the fixed-point values ``q / scale``: the
@@ -18,16 +25,23 @@ import threading
 import zlib
 from dataclasses import dataclass
 
+import msgpack
 import numpy as np
 from numba import njit
 
 from ..errors import SolverkitError
 
 MAGIC = b"SKV"
-FRAME_VERSION = 1
+FRAME_VERSION = 2
 KIND_FLOAT64 = 0
 KIND_FIXED32 = 1
-_HEADER = struct.Struct("<3sBBQI")  # magic, version, kind, number of values, crc32 of the body
+#: magic, version, crc32 (of everything after it: kind, count, description length, description,
+#: body), kind, number of values, description length
+_HEADER = struct.Struct("<3sBIBQH")
+_CRC_FROM = 8  # the crc covers the frame from this byte on
+_COVERED = struct.Struct("<BQH")
+_OLD_HEADER = struct.Struct("<3sBB")  # what every version starts with
+KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32"}
 INT32_MAX = 2**31 - 1
 
 
@@ -366,6 +380,19 @@ def check_grid(grid: Grid, size: int, where: str) -> None:
         raise SolverkitError(f"{where}: a grid block names a hand order the grid does not have")
 
 
+def _run_bytes(run: str | None) -> bytes:
+    """A run id (32 hex digits) as the 16 bytes a frame records (none: empty)."""
+    if not run:
+        return b""
+    try:
+        raw = bytes.fromhex(run)
+    except ValueError:
+        raw = b""
+    if len(raw) != 16:
+        raise SolverkitError(f"run id {run!r} is invalid: expected 32 hex digits")
+    return raw
+
+
 # --- the codec -------------------------------------------------------------------------------
 
 
@@ -385,6 +412,7 @@ class ValueCodec:
         self._mode = PREDICTORS[predictor]
         self.saturated = 0
         self._tls = threading.local()
+        self._meta: dict[tuple, bytes] = {}
 
     def _scratch(self, nbytes: int) -> np.ndarray:
         """This thread's reusable byte buffer of at least `nbytes` (residuals in flight): fresh
@@ -399,8 +427,25 @@ class ValueCodec:
         """True when encoding is the identity: the store may keep arrays decoded in memory."""
         return not self.scales and self.compressor.passthrough
 
-    def encode(self, x: np.ndarray, grid: Grid, family: str) -> bytes:
-        """Payload of float64 array `x` of `family` ("regret" or "avg") laid out as `grid`."""
+    def _description(self, family: str, kind: int, key, name, run) -> bytes:
+        """The msgpack description of a frame (cached: no per-value or per-call packing)."""
+        ck = (family, kind, key, name, run)
+        meta = self._meta.get(ck)
+        if meta is None:
+            scales = self.scales.get(family)
+            # positional, the run id as 16 bytes: a few dozen bytes in all
+            meta = msgpack.packb([_run_bytes(run), key or "", name or "", self.predictor, str(self.compressor.name),
+                                  None if kind == KIND_FLOAT64 else [float(v) for v in scales]])
+            if len(meta) > 0xFFFF:
+                raise SolverkitError(f"segment {key!r} array {name!r}: frame description of {len(meta)} bytes "
+                                     "exceeds 65535 (a segment key this long cannot be stored)")
+            self._meta[ck] = meta
+        return meta
+
+    def encode(self, x: np.ndarray, grid: Grid, family: str, key: str | None = None, name: str | None = None,
+               run: str | None = None) -> bytes:
+        """Payload of float64 array `x` of `family` ("regret" or "avg") laid out as `grid`, its
+        frame recording segment `key`, array `name` and run id `run` (checked on decode)."""
         scales = self.scales.get(family)
         if scales is None:
             body = self.compressor.compress(memoryview(x).cast("B"), 8)
@@ -417,30 +462,102 @@ class ValueCodec:
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         body = bytes(body)
-        return _HEADER.pack(MAGIC, FRAME_VERSION, kind, x.shape[0], zlib.crc32(body)) + body
+        meta = self._description(family, kind, key, name, run)
+        covered = _COVERED.pack(kind, x.shape[0], len(meta))
+        crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
+        return _HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)) + meta + body
 
-    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None) -> np.ndarray:
-        """The float64 array a payload holds (written into `out` when given: a reused buffer of
-        the right size); CorruptSegment (naming `where`) if it is damaged."""
+    def describe(self, payload, where: str, expect: bytes | None = None) -> dict:
+        """The checked header and description of a frame: kind, count, run, seg, arr, pred, comp,
+        scale (CorruptSegment naming `where` if the frame is damaged, foreign or older). With
+        `expect` (the description this codec would write) a frame that has exactly it is not
+        unpacked: only ``{"match": True}``, kind, count and body come back."""
         mv = memoryview(payload)
-        if len(mv) < _HEADER.size:
-            raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, shorter than the {_HEADER.size}-byte header)")
-        magic, version, kind, n, crc = _HEADER.unpack_from(mv)
+        if len(mv) >= _HEADER.size:
+            magic, version, crc, kind, n, mlen = _HEADER.unpack_from(mv)
+        elif len(mv) >= _OLD_HEADER.size:
+            magic, version, _ = _OLD_HEADER.unpack_from(mv)
+        else:
+            magic, version = MAGIC, FRAME_VERSION
         if magic != MAGIC:
             raise CorruptSegment(f"{where}: not a solverkit value payload (magic {bytes(magic)!r})")
         if version != FRAME_VERSION:
-            raise CorruptSegment(f"{where}: frame version {version}; this solverkit reads version {FRAME_VERSION}")
-        body = mv[_HEADER.size:]
-        if zlib.crc32(body) != crc:
+            older = " (written by an older solverkit, before frames recorded their scales and run)" \
+                if version < FRAME_VERSION else " (written by a newer solverkit)"
+            raise CorruptSegment(
+                f"{where}: value frame version {version}{older}; this solverkit reads version {FRAME_VERSION}: "
+                "start a new run, or finish that run with the solverkit that wrote it"
+            )
+        if len(mv) < _HEADER.size:
+            raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, shorter than the {_HEADER.size}-byte header)")
+        if zlib.crc32(mv[_CRC_FROM:]) != crc:
             raise CorruptSegment(f"{where}: checksum mismatch (the stored bytes are damaged)")
+        if len(mv) < _HEADER.size + mlen:
+            raise CorruptSegment(f"{where}: truncated ({len(mv)} bytes, the header names a {mlen}-byte description)")
+        meta_raw = mv[_HEADER.size: _HEADER.size + mlen]
+        body = mv[_HEADER.size + mlen:]
+        if expect is not None and meta_raw == expect:
+            return {"match": True, "kind": kind, "count": n, "body": body}
+        if kind not in KIND_NAMES:
+            raise CorruptSegment(f"{where}: unknown value kind {kind}; kinds: 0 (float64), 1 (fixed-point int32)")
+        try:
+            meta = msgpack.unpackb(meta_raw, max_str_len=0xFFFF, max_array_len=4096, max_map_len=16)
+        except Exception as exc:
+            raise CorruptSegment(f"{where}: frame description does not decode ({exc})") from None
+        types = (bytes, str, str, str, str, (list, type(None)))
+        if (not isinstance(meta, list) or len(meta) != len(types)
+                or any(not isinstance(v, t) for v, t in zip(meta, types)) or len(meta[0]) not in (0, 16)):
+            raise CorruptSegment(f"{where}: frame description {meta!r:.120} is not [run id, segment, array, "
+                                 "predictor, compressor, scale] with the expected types")
+        meta = dict(zip(("run", "seg", "arr", "pred", "comp", "scale"), meta))
+        meta["run"] = meta["run"].hex()
+        if (meta["scale"] is None) != (kind == KIND_FLOAT64) or (
+                meta["scale"] is not None and not all(isinstance(v, float) for v in meta["scale"])):
+            raise CorruptSegment(f"{where}: frame of kind {KIND_NAMES[kind]} records scale {meta['scale']!r:.80}")
+        return {**meta, "kind": kind, "count": n, "body": body}
+
+    def _check_description(self, d, family, scales, expect, where, key, name, run) -> None:
+        """A frame's description against this codec's settings and the expected segment, array
+        and run (None: not checked): CorruptSegment naming the field and both values."""
+        for got, want, what in ((d["seg"], key, "segment"), (d["arr"], name, "array"), (d["run"], run, "run id")):
+            if want is not None and got != want:
+                raise CorruptSegment(f"{where}: the frame belongs to {what} {got!r}, not {want!r} (a payload of "
+                                     "another segment, array or run was swapped in)")
+        kind = d["kind"]
+        setting = "state_scale" if family not in ("regret", "avg") else f"{family}_scale"
+        if kind != expect:
+            raise CorruptSegment(
+                f"{where}: holds {KIND_NAMES[kind]} values but the store is configured for {KIND_NAMES[expect]} "
+                f"([store] {setting} differs from the run that wrote it: restore it, or start a new run)"
+            )
+        if d["comp"] != str(self.compressor.name):
+            raise CorruptSegment(f"{where}: written with compressor {d['comp']!r}, the store is configured with "
+                                 f"{self.compressor.name!r} ([compressor] name: restore it, or start a new run)")
+        if kind == KIND_FIXED32:
+            if d["scale"] != [float(v) for v in scales]:
+                raise CorruptSegment(
+                    f"{where}: written with fixed-point factors {d['scale']} per round, the store is configured for "
+                    f"{[float(v) for v in scales]} ([store] {setting}: restore it, or start a new run)")
+            if d["pred"] != self.predictor:
+                raise CorruptSegment(f"{where}: written with predictor {d['pred']!r}, the store is configured with "
+                                     f"{self.predictor!r} ([store] predictor: restore it, or start a new run)")
+
+    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
+               key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
+        """The float64 array a payload holds (written into `out` when given: a reused buffer of
+        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
+        with other settings, or (where given) for another segment `key`, array `name` or run."""
         scales = self.scales.get(family)
         expect = KIND_FLOAT64 if scales is None else KIND_FIXED32
-        if kind != expect:
-            names = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32"}
-            raise CorruptSegment(
-                f"{where}: holds {names.get(kind, kind)} values but the store is configured for {names[expect]} "
-                "([store] regret_scale/avg_scale differ from the run that wrote it)"
-            )
+        fast = None
+        if key is not None and name is not None and run is not None:  # the usual case: one bytes compare
+            fast = self._description(family, expect, key, name, run)
+        d = self.describe(payload, where, fast)
+        if d.get("match") and d["kind"] != expect:  # a crafted frame: its header and description disagree
+            d = self.describe(payload, where)
+        kind, n, body = d["kind"], d["count"], d["body"]
+        if not d.get("match"):
+            self._check_description(d, family, scales, expect, where, key, name, run)
         if out is None or out.shape != (n,) or out.dtype != np.float64:
             out = np.empty(n, dtype=np.float64)
         raw = out.view(np.uint8) if kind == KIND_FLOAT64 else self._scratch(4 * n)

@@ -13,11 +13,11 @@ import numpy as np
 
 from ..errors import ConfigError
 from .checkpoint import FILENAME as CHECKPOINT_FILE
-from .checkpoint import read_checkpoint, write_checkpoint
+from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
 from .game import PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
-from .store import SegmentSpec, Store, family
+from .store import SegmentSpec, Store, family, new_run_id
 from .strategy_file import save_strategy
 from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
 
@@ -101,8 +101,9 @@ def warm_up_kernels():
     warm_up()
 
 
-def make_store(assembly, store_dir=None) -> Store:
-    """The value store an assembly asks for: ``[store]`` codec settings and backend."""
+def make_store(assembly, store_dir=None, run_id=None) -> Store:
+    """The value store an assembly asks for: ``[store]`` codec settings and backend; its frames
+    and segment files record `run_id` (None: a new run's fresh id)."""
     game = assembly.game
     cfg = assembly.store
     units = np.asarray(game.value_units(), dtype=np.float64)
@@ -119,6 +120,7 @@ def make_store(assembly, store_dir=None) -> Store:
         scales[name] = per_round(cfg.get("state_scale") or cfg["regret_scale"], True)
     codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"])
     backend = None
+    run_id = run_id or new_run_id()
     if cfg["backend"] == "disk":
         from .diskstore import DiskBackend
 
@@ -129,7 +131,7 @@ def make_store(assembly, store_dir=None) -> Store:
 
             path = tempfile.mkdtemp(prefix="solverkit-store-")
         backend = DiskBackend(path, prefetch=cfg["prefetch"], write_behind=cfg["write_behind"],
-                              remove_on_close=temporary)
+                              remove_on_close=temporary, run_id=run_id)
     # regrets and averages, plus a stateful rule's arrays (each as large as the regrets, about
     # half of the estimate when an average is kept)
     est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0)))
@@ -148,7 +150,12 @@ def make_store(assembly, store_dir=None) -> Store:
         def grids(key, name, _game_grid=game.segment_grid, _state=frozenset(rule.state)):
             # a state array is laid out as the regret array it sits beside
             return _game_grid(key, f"regret{name[-1]}" if family(name) in _state else name)
-    store = Store(specs, codec, backend, grids=grids)
+    try:
+        store = Store(specs, codec, backend, grids=grids, run_id=run_id)
+    except BaseException:
+        if backend is not None:
+            backend.close()  # its directory lock
+        raise
     store.rule = rule
     return store
 
@@ -176,12 +183,14 @@ class Solver:
     the subgames, a view that fetches them): checkpoints, strategies and store metrics use it.
     """
 
-    def __init__(self, assembly, store_dir=None):
+    def __init__(self, assembly, store_dir=None, run_id=None):
         self.assembly = assembly
+        #: the resolved config checkpoints record (run_solve adds the iterations and target it runs with)
+        self.resolved = assembly.resolved
         self.game = assembly.game
         self.alternating = assembly.solver["update"] == "alternating"
         self.first_update = int(assembly.solver.get("first_update", 0))
-        self.store = make_store(assembly, store_dir)
+        self.store = make_store(assembly, store_dir, run_id)
         self.transport = assembly.transport
         try:
             self.transport.start(self.game, self.store, assembly=assembly)
@@ -260,6 +269,7 @@ class Solver:
         """Write the store and the loop's state to `path` atomically; returns bytes written."""
         self.values.flush()
         state = {
+            "assembly": self.resolved,
             "game": self.assembly.resolved["game"],
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
@@ -270,7 +280,8 @@ class Solver:
 
     def load_checkpoint(self, path) -> list[dict]:
         """Restore the store and iteration count from `path`; return the metrics rows saved."""
-        state = read_checkpoint(path, self.values, self.assembly.resolved["game"])
+        state = read_checkpoint(path, self.values, self.assembly.resolved["game"],
+                                metric_columns(self.game, self.eval_current))
         self.iteration = int(state["iteration"])
         self.solve_seconds = float(state["seconds"])
         # the count so far is this process's; workers count from zero and add theirs
@@ -299,21 +310,29 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     if (ckpt_every or resume) and out is None:
         raise ConfigError("checkpoints need an output directory (--out DIR)")
     ckpt_path = Path(out) / CHECKPOINT_FILE if out is not None else None
+    resolved = dict(assembly.resolved)
+    resolved["solver"] = dict(resolved["solver"], iterations=iterations, target=target)
+    if ckpt_every is not None:
+        resolved["solver"]["checkpoint_every"] = str(checkpoint_every or cfg.get("checkpoint_every"))
+    run_id = None
+    if resume:  # refused before anything in `out` changes: the footer and the settings it records
+        footer = read_footer(ckpt_path)
+        check_game(ckpt_path, footer, assembly.resolved["game"])
+        check_resume(ckpt_path, footer, resolved, Path(out) / "config.toml")
+        run_id = footer["run"]
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        resolved = dict(assembly.resolved)
-        resolved["solver"] = dict(resolved["solver"], iterations=iterations, target=target)
-        if ckpt_every is not None:
-            resolved["solver"]["checkpoint_every"] = str(checkpoint_every or cfg.get("checkpoint_every"))
-        (out / "config.toml").write_text(_toml(resolved))
-    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None)
+    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id)
+    solver.resolved = resolved
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
     columns = metric_columns(assembly.game, eval_current)
     try:
         if resume:
             metrics = solver.load_checkpoint(ckpt_path)
+        if out is not None:  # once the store (its directory locked) is up and the checkpoint loaded
+            (out / "config.toml").write_text(_toml(resolved))
     except BaseException:
         solver.close()
         raise

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import bisect
 import threading
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import SolverkitError
-from .codec import Grid, ValueCodec, check_grid
+from .codec import CorruptSegment, Grid, ValueCodec, check_grid
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Store:
     predictor walks it); by default every array is flat.
     """
 
-    def __init__(self, specs, codec, backend=None, grids=None):
+    def __init__(self, specs, codec, backend=None, grids=None, run_id: str | None = None):
         if not isinstance(codec, ValueCodec):  # a bare compressor plugin: float64, no predictor
             codec = ValueCodec(codec)
         self.codec = codec
@@ -95,6 +96,17 @@ class Store:
         self._pool = _BufferPool()
         #: the regret rule whose policy the regrets are played with (None: plain regret matching)
         self.rule = None
+        #: the run's id: every frame and segment file written records it, and reads check it
+        self.run_id = None
+        self.adopt_run(run_id or new_run_id())
+        #: segment key -> the key its frames record (a worker's store names the trunk's segments)
+        self.frame_keys: dict[str, str] = {}
+
+    def adopt_run(self, run_id: str) -> None:
+        """Continue run `run_id` (a resumed run keeps the id of the run that it extends)."""
+        self.run_id = run_id
+        if hasattr(self.backend, "run_id"):
+            self.backend.run_id = run_id
 
     @property
     def exact(self) -> bool:
@@ -117,12 +129,13 @@ class Store:
         return g
 
     def _encode(self, key, arrays):
-        return {n: self.codec.encode(a, self.grid(key, n), family(n)) for n, a in arrays.items()}
+        fk = self.frame_keys.get(key, key)
+        return {n: self.codec.encode(a, self.grid(key, n), family(n), fk, n, self.run_id) for n, a in arrays.items()}
 
     def _zeros(self, key) -> dict[str, np.ndarray]:
         return {name: np.zeros(n, dtype=np.float64) for name, n in self.specs[key].arrays.items()}
 
-    def _decode_array(self, key, name, payload, out=None) -> np.ndarray:
+    def _decode_array(self, key, name, payload, out=None, run=None) -> np.ndarray:
         """One array of segment `key`, decoded (into `out` if given) and checked against the
         segment's spec (a None payload: an array never written, zeros without a codec call)."""
         if payload is None:
@@ -130,19 +143,22 @@ class Store:
                 return np.zeros(self.specs[key].arrays[name], dtype=np.float64)
             out[:] = 0.0
             return out
-        arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", out)
+        arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", out,
+                                self.frame_keys.get(key, key), name, run or self.run_id)
         expected = self.specs[key].arrays[name]
         if arr.shape[0] != expected:
             raise SolverkitError(f"segment {key!r} array {name!r} decoded to {arr.shape[0]} values, expected {expected}")
         return arr
 
-    def _decode(self, key, blobs):
+    def _decode(self, key, blobs, run=None):
+        """Every array of segment `key` decoded and checked (frames of run `run`; default this
+        store's)."""
         spec = self.specs[key]
         if set(blobs) != set(spec.arrays):
             raise SolverkitError(
                 f"segment {key!r} holds arrays {sorted(blobs)}, expected {sorted(spec.arrays)}"
             )
-        return {name: self._decode_array(key, name, payload) for name, payload in blobs.items()}
+        return {name: self._decode_array(key, name, payload, run=run) for name, payload in blobs.items()}
 
     def _check_key(self, key):
         if key not in self.specs:
@@ -151,7 +167,11 @@ class Store:
     def _blobs(self, key) -> dict:
         """Stored payloads of segment `key`; None for each array of a segment never written."""
         if self.backend.has(key):
-            return self.backend.get(key)
+            blobs = self.backend.get(key)
+            if blobs.keys() != self.specs[key].arrays.keys():
+                raise CorruptSegment(f"segment {key!r} holds arrays {sorted(blobs)}, expected "
+                                     f"{sorted(self.specs[key].arrays)} (a damaged or foreign segment)")
+            return blobs
         return dict.fromkeys(self.specs[key].arrays)
 
     def _live_arrays(self, key) -> dict[str, np.ndarray]:
@@ -236,6 +256,11 @@ class Store:
 
     def close(self) -> None:
         self.backend.close()
+
+
+def new_run_id() -> str:
+    """A fresh run id: 32 hex digits."""
+    return uuid.uuid4().hex
 
 
 class _BufferPool:
