@@ -32,7 +32,7 @@ from solverkit_transports.protocol import PROTOCOL
 from solverkit_transports.zmq import partition
 
 LEDUC = {"name": "leduc", "split_round": 1, "chunks": 2}
-FAST = {"heartbeat": 0.1, "timeout": 2.0, "connect_timeout": 30.0}
+FAST = {"heartbeat": 0.1, "timeout": 4.0, "connect_timeout": 30.0}
 ZMQ2 = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 2, **FAST}
 COMPRESSED = {"compressor": {"name": "blosc2"}, "store": {"regret_scale": 64, "avg_scale": 64}}
 
