@@ -147,8 +147,8 @@ def _preset_table(presets) -> None:
 
 @cli.command()
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@click.option("--iterations", type=click.IntRange(min=1), help="Iterations to run at most.")
-@click.option("--target", type=click.FloatRange(min=0), help="Stop once exploitability <= TARGET.")
+@click.option("--iterations", metavar="N", help="Iterations to run at most ([solver] iterations).")
+@click.option("--target", metavar="X", help="Stop once exploitability <= X ([solver] target).")
 @click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config>-<time>).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
 @click.option("--checkpoint-every", metavar="N|TIME",
@@ -161,6 +161,7 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
     from .core.config import load_config
     from .core.solver import run_solve
     from .core.units import describe
+    from .errors import ConfigError
 
     if resume_dir is not None:
         if config is not None or out is not None or overrides:
@@ -170,11 +171,22 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
         config = run_config(out)
     elif config is None:
         raise SolverkitError("missing CONFIG (a TOML file), or --resume DIR to continue a run")
-    assembly = load_config(config, overrides)
+    # the options are [solver] overrides, checked with the config on one path before anything runs
+    options = [f"solver.{key}={text}" for key, text in (("iterations", iterations), ("target", target))
+               if text is not None]
+    if checkpoint_every is not None:
+        options.append(f"solver.checkpoint_every={json.dumps(checkpoint_every)}")  # always a string
+    try:
+        assembly = load_config(config, [*overrides, *options])
+    except ConfigError as exc:  # name the option when the bad value came from one
+        given = {"iterations": iterations, "target": target, "checkpoint_every": checkpoint_every}
+        for key, text in given.items():
+            if text is not None and str(exc).startswith(f"[solver] {key} ="):
+                raise ConfigError(f"--{key.replace('_', '-')} {text!r:.60}: {exc}") from None
+        raise
     if out is None:
         out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet,
-                       checkpoint_every=checkpoint_every, resume=resume_dir is not None)
+    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None)
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
