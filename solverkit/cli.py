@@ -182,7 +182,7 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
         given = {"iterations": iterations, "target": target, "checkpoint_every": checkpoint_every}
         for key, text in given.items():
             if text is not None and str(exc).startswith(f"[solver] {key} ="):
-                raise ConfigError(f"--{key.replace('_', '-')} {text!r:.60}: {exc}") from None
+                raise ConfigError(f"Invalid value for '--{key.replace('_', '-')}': {exc}") from None
         raise
     if out is None:
         out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
