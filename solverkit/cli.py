@@ -214,13 +214,12 @@ def exploit(run_dir):
     """Recompute the exploitability of the strategy saved in RUN_DIR."""
     from .core.config import load_config
     from .core.solver import exploitability
-    from .core.strategy_file import check_layout, load_strategy
+    from .core.strategy_file import load_strategy
     from .core.units import describe
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
-    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game)
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
@@ -236,12 +235,11 @@ def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
     from .core.config import load_config
     from .core.export import export_json
-    from .core.strategy_file import check_layout, load_strategy
+    from .core.strategy_file import load_strategy
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz")
-    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game)
     if fmt == "openspiel":
         table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)
