@@ -287,7 +287,7 @@ class Worker:
         if segment not in self.segments:
             raise ProtocolError(f"{where}: segment {segment!r} is not held by this worker (it holds "
                                 f"{len(self.segments)})")
-        names = field(header, "arrays", where, "list")
+        names = field(header, "arrays", where, "str_list")
         segment = self.alias[segment]  # the trunk's name -> this worker's
         valid = self.store.specs[segment].arrays
         for name in names:

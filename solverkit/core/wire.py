@@ -70,6 +70,7 @@ _KINDS = {
     "int_list": (lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v),
                  "a list of integers"),
     "float_list": (lambda v: isinstance(v, list) and all(_KINDS["float"][0](x) for x in v), "a list of numbers"),
+    "str_list": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 
 
