@@ -43,13 +43,19 @@ def unpack_header(raw, where: str) -> dict:
     return header
 
 
-def array_frame(frame, shape: tuple[int, ...], where: str) -> np.ndarray:
-    """A received raw frame as a read-only float64 array of `shape`, without copying."""
+def array_frame(frame, shape: tuple[int, ...], where: str, finite: bool = False) -> np.ndarray:
+    """A received raw frame as a read-only float64 array of `shape`, without copying; with
+    `finite`, a NaN or infinite value is a ProtocolError naming its index (reach probabilities and
+    counterfactual values are always finite, so such a frame is damage, not data)."""
     buf = frame.buffer if hasattr(frame, "buffer") else frame
     need = 8 * math.prod(shape)
     if len(buf) != need:
         raise ProtocolError(f"{where}: array frame of {len(buf)} bytes, expected {need} (float64 {list(shape)})")
-    return np.frombuffer(buf, dtype=ARRAY_DTYPE).reshape(shape)
+    arr = np.frombuffer(buf, dtype=ARRAY_DTYPE).reshape(shape)
+    if finite and not np.isfinite(arr).all():
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ProtocolError(f"{where}: array value at {list(at)} = {float(arr[at])}: expected finite numbers")
+    return arr
 
 
 def check_array_header(header: dict, shape: tuple[int, ...], where: str) -> None:
