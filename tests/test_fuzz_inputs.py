@@ -81,12 +81,12 @@ def refused(args, run: Path | None = None, names=()) -> str:
 
 # --- bad values for a declared parameter --------------------------------------------------------
 
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)  # surrogates are not TOML text
 NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
 HUGE_INT = st.one_of(st.integers(min_value=INT_MAX + 1, max_value=10**400),
                      st.integers(min_value=-(10**400), max_value=INT_MIN - 1))
 ODD_TEXT = st.one_of(st.sampled_from(["", " ", "nan", "1,5", "--", "١٢", "true", "0x10", "é", "a\x00b", "\n"]),
                      TEXT.filter(lambda s: not s.strip().lstrip("+-").replace(".", "", 1).isdigit()))
-TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)  # surrogates are not TOML text
 WRONG_SHAPE = st.one_of(st.just({"a": 1}), st.lists(st.integers(0, 3), max_size=2))
 
 
