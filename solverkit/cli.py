@@ -26,6 +26,11 @@ def _one_line(exc: click.UsageError) -> _OneLineUsageError:
     return _OneLineUsageError(exc.format_message() + hint)
 
 
+def _single_line(exc) -> str:
+    """An error's text on one line: a message quoting a library's multi-line text stays one line."""
+    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
 class _Group(click.Group):
     """Turns every bad input (SolverkitError, a file the OS refuses, a click usage error) into
     one line ``Error: ...`` on stderr and exit status 2, without a traceback; and adds the
@@ -71,12 +76,12 @@ class _Group(click.Group):
         except click.UsageError as exc:
             raise _one_line(exc) from None
         except SolverkitError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_single_line(exc)}", err=True)
             ctx.exit(2)
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_single_line(exc)}", err=True)
             ctx.exit(2)
 
 
