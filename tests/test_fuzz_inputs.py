@@ -472,3 +472,29 @@ def test_damaged_strategy_files_are_refused_naming_array_and_value(run_dir, good
 def test_the_good_strategy_file_is_accepted(run_dir):
     result = CliRunner().invoke(cli, ["exploit", str(run_dir)])
     assert result.exit_code == 0, result.output
+
+
+# --- study files --------------------------------------------------------------------------------
+
+
+@FUZZ
+@given(data=st.data(), key=st.sampled_from(["targets", "seeds", "iterations", "eval_every", "stop_at_target"]),
+       table=st.sampled_from(["study", "games.g"]))
+def test_bad_study_values_are_refused_naming_the_key(run_dir, data, key, table):
+    from solverkit.core import study
+
+    if table == "games.g" and key in ("eval_every", "stop_at_target"):
+        table = "study"
+    param = {"targets": study._TARGETS, "seeds": study._SEEDS, "iterations": study._POSITIVE,
+             "eval_every": study._EVAL_EVERY, "stop_at_target": study._BOOL}[key]
+    value = data.draw(st.one_of(bad_value(param), st.just([])) if param.type.endswith("list") else bad_value(param))
+    raw = {"assemblies": {"a": {"preset": "cfr"}}, "games": {"g": {"game": {"name": "skewed_pennies"}}}}
+    if table == "study":
+        raw["study"] = {key: value}
+    else:
+        raw["games"]["g"][key] = value
+    path = run_dir.parent / "study.toml"
+    path.write_text(tomli_w.dumps(raw))
+    out = run_dir.parent / "study_out"
+    refused(["study", path, "--out", out, "--quiet"], run_dir, names=[key])
+    assert not out.exists()
