@@ -154,8 +154,8 @@ def inline(value) -> str:
         return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
+    if isinstance(value, str):  # TOML's escapes (json.dumps would write surrogate pairs TOML refuses)
+        return tomli_w.dumps({"v": value})[len("v = "):].strip()
     if isinstance(value, list):
         return "[" + ", ".join(inline(v) for v in value) + "]"
     return "{" + ", ".join(f"{k} = {inline(v)}" for k, v in value.items()) + "}"
@@ -356,7 +356,8 @@ def bad_matrix(draw):
     rows = [",".join(repr(float(v)) for v in row) for row in m]
     if kind == "csv_text":
         cells = rows[i].split(",")
-        cells[j] = draw(st.sampled_from(["abc", "", "1..2", "0x1", "[1]", "1 2", "é"]))
+        # an empty cell in a one-column matrix would be a blank line, which CSV readers skip
+        cells[j] = draw(st.sampled_from(["abc", "1..2", "0x1", "[1]", "1 2", "é"] + ([""] if shape[1] > 1 else [])))
         rows[i] = ",".join(cells)
     elif kind == "csv_ragged":
         rows.append(",".join(["1"] * (shape[1] + draw(st.sampled_from([-1, 1]))) if shape[1] > 1 else "1,2"))
