@@ -119,7 +119,9 @@ def check_keys(data: dict, allowed, where: str) -> None:
 
 
 def _choices(values) -> str:
-    return choices(repr(v) if not isinstance(v, str) else v for v in values)
+    """Names as a list; anything but a printable string is shown as its repr (one line, always)."""
+    return choices(v if isinstance(v, str) and v.isprintable() and v.strip() == v and v else _show(v, 40)
+                   for v in values)
 
 
 def _show(value, limit: int = 80) -> str:
