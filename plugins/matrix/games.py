@@ -411,7 +411,7 @@ def read_csv_matrix(path: Path, where: str) -> np.ndarray:
     float64, or a ConfigError naming the line and the field that is not a number."""
     data = path.read_bytes()
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark, as spreadsheets write, is not a payoff
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConfigError(f"{where}: cannot read the matrix: line {line}: byte {data[exc.start]:#04x} is not "
