@@ -26,6 +26,11 @@ def _one_line(exc: click.UsageError) -> _OneLineUsageError:
     return _OneLineUsageError(exc.format_message() + hint)
 
 
+def _single_line(exc) -> str:
+    """An error's text on one line: a message quoting a library's multi-line text stays one line."""
+    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
 class _Group(click.Group):
     """Turns every bad input (SolverkitError, a file the OS refuses, a click usage error) into
     one line ``Error: ...`` on stderr and exit status 2, without a traceback; and adds the
@@ -71,12 +76,12 @@ class _Group(click.Group):
         except click.UsageError as exc:
             raise _one_line(exc) from None
         except SolverkitError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_single_line(exc)}", err=True)
             ctx.exit(2)
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_single_line(exc)}", err=True)
             ctx.exit(2)
 
 
@@ -147,8 +152,8 @@ def _preset_table(presets) -> None:
 
 @cli.command()
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@click.option("--iterations", type=click.IntRange(min=1), help="Iterations to run at most.")
-@click.option("--target", type=click.FloatRange(min=0), help="Stop once exploitability <= TARGET.")
+@click.option("--iterations", metavar="N", help="Iterations to run at most ([solver] iterations).")
+@click.option("--target", metavar="X", help="Stop once exploitability <= X ([solver] target).")
 @click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config>-<time>).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
 @click.option("--checkpoint-every", metavar="N|TIME",
@@ -161,6 +166,7 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
     from .core.config import load_config
     from .core.solver import run_solve
     from .core.units import describe
+    from .errors import ConfigError
 
     if resume_dir is not None:
         if config is not None or out is not None or overrides:
@@ -170,11 +176,22 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
         config = run_config(out)
     elif config is None:
         raise SolverkitError("missing CONFIG (a TOML file), or --resume DIR to continue a run")
-    assembly = load_config(config, overrides)
+    # the options are [solver] overrides, checked with the config on one path before anything runs
+    options = [f"solver.{key}={text}" for key, text in (("iterations", iterations), ("target", target))
+               if text is not None]
+    if checkpoint_every is not None:
+        options.append(f"solver.checkpoint_every={json.dumps(checkpoint_every)}")  # always a string
+    try:
+        assembly = load_config(config, [*overrides, *options])
+    except ConfigError as exc:  # name the option when the bad value came from one
+        given = {"iterations": iterations, "target": target, "checkpoint_every": checkpoint_every}
+        for key, text in given.items():
+            if text is not None and str(exc).startswith(f"[solver] {key} ="):
+                raise ConfigError(f"Invalid value for '--{key.replace('_', '-')}': {exc}") from None
+        raise
     if out is None:
         out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=not quiet,
-                       checkpoint_every=checkpoint_every, resume=resume_dir is not None)
+    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None)
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
@@ -202,13 +219,12 @@ def exploit(run_dir):
     """Recompute the exploitability of the strategy saved in RUN_DIR."""
     from .core.config import load_config
     from .core.solver import exploitability
-    from .core.strategy_file import check_layout, load_strategy
+    from .core.strategy_file import load_strategy
     from .core.units import describe
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
-    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game)
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
@@ -224,12 +240,11 @@ def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
     from .core.config import load_config
     from .core.export import export_json
-    from .core.strategy_file import check_layout, load_strategy
+    from .core.strategy_file import load_strategy
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz")
-    check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game)
     if fmt == "openspiel":
         table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)

@@ -25,3 +25,19 @@ def _isolate_registry():
     _registry.reset_registry(None)
     yield
     _registry.reset_registry(None)
+
+
+# --- fuzzing profiles (tests/test_fuzz_*.py; bench/README.md) -------------------------------------
+from hypothesis import settings as _settings  # noqa: E402
+
+#: `--hypothesis-profile fuzz-long` or SOLVERKIT_FUZZ=long: the long fuzzing run
+_settings.register_profile("fuzz-long", max_examples=2000, deadline=None)
+if os.environ.get("SOLVERKIT_FUZZ") == "long":
+    _settings.load_profile("fuzz-long")
+
+
+def fuzz_examples(ci: int) -> int:
+    """Examples per fuzz test: `ci` in CI, the loaded profile's count under the long profile
+    (the fuzz tests set max_examples themselves, so only that profile lengthens them)."""
+    current = _settings().max_examples
+    return current if current >= 1000 else ci

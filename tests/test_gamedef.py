@@ -81,3 +81,22 @@ def test_unknown_bundled_name_lists_choices():
 def test_missing_file():
     with pytest.raises(ConfigError, match="game definition file not found: /nope/x.game"):
         load_gamedef("/nope/x.game")
+
+
+@pytest.mark.parametrize("data, expected", [
+    (LEDUC.replace("numRanks = 3", "numRanks = 3\nnumRanks = 4").encode(),
+     ":12: field numRanks = '4' repeats line 11; expected each field once"),
+    (LEDUC.replace("numRanks = 3", "numRanks = 3\nstack = 100").encode(),
+     ":12: field stack = '100' is not supported: solverkit solves limit games"),
+    (LEDUC.replace("raiseSize = 2 4", "raiseSize = 2 99999999999999999999").encode(),
+     "field raiseSize = '2 99999999999999999999': '99999999999999999999' is out of range; expected integers in 0..2147483647"),
+    (LEDUC.replace("raiseSize = 2 4", "raiseSize = 2 \u0664").encode(), "expected integers in 0..2147483647 ('\u0664' is not one)"),
+    (LEDUC.encode().replace(b"limit", b"limit\xff"), ": byte 0xff at offset"),
+])
+def test_bad_bytes_big_numbers_repeats_and_stack_name_file_line_and_value(tmp_path, data, expected):
+    path = tmp_path / "g.game"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as info:
+        load_gamedef(str(path))
+    msg = str(info.value)
+    assert msg.startswith(str(path)) and expected in msg and "\n" not in msg, msg

@@ -200,3 +200,9 @@ def test_matrix_game_presentation():
     assert game.infoset_keys(0) == ["row"] and game.infoset_keys(1) == ["column"]
     assert game.action_names(0) == ["r0", "r1"] and game.action_names(1) == ["c0", "c1", "c2"]
     assert assembly("skewed_pennies").game.action_names(1) == ["heads", "tails"]
+
+
+def test_a_csv_with_a_byte_order_mark_reads_as_its_numbers(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf1,2\n3,4\n")
+    np.testing.assert_array_equal(assembly(_file_game(path)).game.matrix, [[1.0, 2.0], [3.0, 4.0]])

@@ -126,6 +126,41 @@ def _is_linear(averaging) -> bool:
     return averaging.inline
 
 
+#: largest payoff magnitude accepted: the regrets and the weighted sums of the average grow like
+#: payoff x iterations^(1 + averaging exponent), which must stay far below float64's 1.8e308
+MAX_PAYOFF = 1e150
+#: numpy dtype kinds of payoffs: signed and unsigned integers, floating point
+PAYOFF_KINDS = {"i": "signed integer", "u": "unsigned integer", "f": "floating point"}
+
+
+def check_payoffs(matrix, where: str) -> np.ndarray:
+    """`matrix` as a C-contiguous float64 rows x cols array, or a ConfigError (naming `where`)
+    for another dtype (complex, bool, strings, objects, dates, records), another number of
+    dimensions, an empty matrix, a NaN or infinite entry, or an entry beyond ±MAX_PAYOFF."""
+    m = matrix if isinstance(matrix, np.ndarray) else np.asarray(matrix)
+    if m.dtype.kind not in PAYOFF_KINDS:
+        raise ConfigError(f"{where}: payoffs of dtype {m.dtype} are not supported; expected numbers "
+                          f"({', '.join(PAYOFF_KINDS.values())}), e.g. float64")
+    if m.ndim != 2:
+        raise ConfigError(f"{where}: expected a 2-D matrix (rows x cols), got a {m.ndim}-D array of shape {m.shape}")
+    if m.shape[0] < 1 or m.shape[1] < 1:
+        raise ConfigError(f"{where}: expected a non-empty matrix, got shape {m.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.ascontiguousarray(m, dtype=np.float64)  # float128 beyond float64 becomes inf
+    bad = ~np.isfinite(out)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ConfigError(f"{where}: payoff [{i}, {j}] = {float(out[i, j])} is not finite; expected finite "
+                          f"numbers (no NaN or infinity; {int(bad.sum())} such entries)")
+    big = np.abs(out) > MAX_PAYOFF
+    if big.any():
+        i, j = np.argwhere(big)[0]
+        raise ConfigError(f"{where}: payoff [{i}, {j}] = {out[i, j]:.6g} exceeds the bound {MAX_PAYOFF:g}; expected "
+                          "|payoff| <= 1e150 so that the solver's regrets and weighted sums stay finite "
+                          "(rescale the matrix)")
+    return out
+
+
 class MatrixGame(Game):
     """Base of the matrix games: subclasses build ``self.matrix`` (rows x cols, row payoff)."""
 
@@ -133,17 +168,16 @@ class MatrixGame(Game):
 
     def __init__(self, **params):
         super().__init__(**params)
-        matrix = np.ascontiguousarray(self.build_matrix(), dtype=np.float64)
-        if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
-            raise ConfigError(f"game {self.name!r}: payoff matrix must be 2-D and non-empty, got shape {matrix.shape}")
-        if not np.all(np.isfinite(matrix)):
-            raise ConfigError(f"game {self.name!r}: payoff matrix has non-finite entries")
-        self.matrix = matrix
+        self.matrix = matrix = check_payoffs(self.build_matrix(), self.where())
         self._layouts = (Layout.single(matrix.shape[0]), Layout.single(matrix.shape[1]))
         self._scratches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def build_matrix(self) -> np.ndarray:
         raise NotImplementedError
+
+    def where(self) -> str:
+        """How errors about the payoffs name their source."""
+        return f"game {self.name!r}"
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -329,24 +363,77 @@ class MatrixFile(MatrixGame):
     description = "payoff matrix from a .npy or .csv file"
     params = {"path": Param("path", None, "the .npy or .csv file", required=True)}
 
+    def where(self) -> str:
+        return f"[game] path = {self.config['path']!r}"
+
     def build_matrix(self):
         path = Path(self.config["path"])
+        where = self.where()
         if not path.is_file():
-            raise ConfigError(f"[game] path = {str(path)!r}: file not found")
+            raise ConfigError(f"{where}: file not found")
         suffix = path.suffix.lower()
+        if suffix not in (".npy", ".csv"):
+            raise ConfigError(f"{where}: unsupported extension {suffix!r}; valid: .csv, .npy")
+        if path.stat().st_size == 0:
+            raise ConfigError(f"{where}: the file is empty; expected a 2-D matrix of payoffs "
+                              f"({'a NumPy .npy array' if suffix == '.npy' else 'rows of comma-separated numbers'})")
+        if suffix == ".csv":
+            return read_csv_matrix(path, where)
+        with path.open("rb") as fh:
+            magic = fh.read(6)
+        if magic != b"\x93NUMPY":
+            raise ConfigError(f"{where}: cannot read the matrix: the file starts with {magic!r}, not a NumPy .npy "
+                              "header; expected an array saved with numpy.save")
         try:
-            if suffix == ".npy":
-                m = np.load(path, allow_pickle=False)
-            elif suffix == ".csv":
-                m = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
-            else:
-                raise ConfigError(f"[game] path = {str(path)!r}: unsupported extension {suffix!r}; valid: .csv, .npy")
-        except ConfigError:
-            raise
+            m = np.load(path, mmap_mode="r", allow_pickle=False)  # dtype and shape before the data
+        except ValueError as exc:
+            if "Python objects" in str(exc):
+                raise ConfigError(f"{where}: payoffs of dtype object are not supported; expected numbers "
+                                  f"({', '.join(PAYOFF_KINDS.values())}), e.g. float64") from None
+            raise ConfigError(f"{where}: cannot read the matrix: {_one_line(exc)}") from None
         except Exception as exc:
-            raise ConfigError(f"[game] path = {str(path)!r}: cannot read the matrix: {exc}") from None
-        if m.ndim != 2:
-            raise ConfigError(f"[game] path = {str(path)!r}: expected a 2-D matrix, got shape {m.shape}")
-        if not np.issubdtype(m.dtype, np.number):
-            raise ConfigError(f"[game] path = {str(path)!r}: expected numbers, got dtype {m.dtype}")
+            raise ConfigError(f"{where}: cannot read the matrix: {_one_line(exc)}") from None
+        if not isinstance(m, np.ndarray):
+            raise ConfigError(f"{where}: cannot read the matrix: the file is a {type(m).__name__} "
+                              "(an .npz archive?), expected one array saved with numpy.save")
+        if m.dtype.kind in "USaO":
+            raise ConfigError(f"{where}: expected numbers, got dtype {m.dtype} (payoffs must be "
+                              f"{', '.join(PAYOFF_KINDS.values())})")
         return m
+
+
+def _one_line(exc) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+def read_csv_matrix(path: Path, where: str) -> np.ndarray:
+    """A CSV file of numbers (one row per line, comma-separated; blank and ``#`` lines skipped) as
+    float64, or a ConfigError naming the line and the field that is not a number."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark, as spreadsheets write, is not a payoff
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{where}: cannot read the matrix: line {line}: byte {data[exc.start]:#04x} is not "
+                          "UTF-8 text; expected comma-separated numbers") from None
+    rows, width = [], None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        cells = line.split(",")
+        if width is not None and len(cells) != width:
+            raise ConfigError(f"{where}: cannot read the matrix: line {lineno} has {len(cells)} fields, "
+                              f"expected {width} like the first row")
+        width = len(cells)
+        row = []
+        for col, cell in enumerate(cells, 1):
+            try:
+                row.append(float(cell))
+            except ValueError:
+                raise ConfigError(f"{where}: cannot read the matrix: line {lineno}, field {col} = "
+                                  f"{cell.strip()!r:.40} is not a number; expected comma-separated numbers") from None
+        rows.append(row)
+    if not rows:
+        raise ConfigError(f"{where}: the file has no rows; expected a 2-D matrix of comma-separated numbers")
+    return np.array(rows, dtype=np.float64)

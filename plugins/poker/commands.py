@@ -20,15 +20,14 @@ def add_commands(cli: click.Group) -> None:
         """The 13x13 preflop chart of a hold'em strategy (fold red, call blue, raise green)."""
         from solverkit.cli import run_config
         from solverkit.core.config import load_config
-        from solverkit.core.strategy_file import check_layout, load_strategy
+        from solverkit.core.strategy_file import load_strategy
         from solverkit.poker.preflop import plot_preflop
 
         run_dir = Path(run_dir)
         assembly = load_config(run_config(run_dir))
         if not hasattr(assembly.game, "tree"):
             raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
-        strategy, layouts, meta = load_strategy(run_dir / "strategy.npz")
-        check_layout(run_dir / "strategy.npz", layouts, assembly.game)
+        strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game)
         path = Path(output) if output else run_dir / "preflop.png"
         plot_preflop(assembly.game, strategy, path,
                      title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "

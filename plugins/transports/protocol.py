@@ -26,6 +26,8 @@ STATS_FIELDS = ("stored_bytes", "num_values", "peak_rss_mb", "saturated")
 #: queued messages per peer and direction: a pass message can be hundreds of MB
 HWM = 64
 HEARTBEAT = pack_header({"type": "heartbeat"})
+#: longest timeout in seconds (about 11.6 days): in milliseconds it must fit libzmq's int options
+MAX_TIMEOUT = 1e6
 
 
 def frames_of(header: dict, payloads=()) -> list:

@@ -25,7 +25,7 @@ from solverkit.core.memory import peak_rss_mb
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
-from .protocol import (HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
+from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
                        key_to_wire, request_id, tune)
 
 #: exit statuses of `solverkit worker`
@@ -195,9 +195,9 @@ class Worker:
             check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "run",
                                 "heartbeat", "timeout"), where)
             field(header, "protocol", where, "int", choices=(PROTOCOL,))
-            self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01)
+            self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01, hi=3600.0)
             run_id = field(header, "run", where, "str")
-            self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat)
+            self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat, hi=MAX_TIMEOUT)
             self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
             self.game = self.assembly.game
             keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
@@ -254,7 +254,7 @@ class Worker:
         check_array_header(header, shape, where)
         if len(frames) != 1:
             raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
-        reach = array_frame(frames[0], shape, where).copy()  # the kernels want writable arrays
+        reach = array_frame(frames[0], shape, where, finite=True).copy()  # the kernels want writable arrays
         job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
         out = np.empty(shape)
         self.store.expect([self.owned[k] for k in keys])
@@ -290,7 +290,7 @@ class Worker:
         if segment not in self.segments:
             raise ProtocolError(f"{where}: segment {segment!r} is not held by this worker (it holds "
                                 f"{len(self.segments)})")
-        names = field(header, "arrays", where, "list")
+        names = field(header, "arrays", where, "str_list")
         segment = self.alias[segment]  # the trunk's name -> this worker's
         valid = self.store.specs[segment].arrays
         for name in names:

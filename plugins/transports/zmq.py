@@ -33,7 +33,7 @@ from solverkit.core.transport import Transport
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
-from .protocol import (HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
+from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, tune)
 
 #: seconds close() waits for workers to say goodbye and for spawned processes to exit
@@ -75,10 +75,10 @@ class ZmqTransport(Transport):
                        "one-machine multi-process run)", min=0, max=4096),
         "threads": Param("int", 2, "compute threads of each spawned worker", min=1, max=1024),
         "connect_timeout": Param("float", 60.0, "seconds to wait until every worker is ready", min=0.0,
-                                 min_exclusive=True),
+                                 min_exclusive=True, max=MAX_TIMEOUT),
         "heartbeat": Param("float", 1.0, "seconds between heartbeats, both ways", min=0.01, max=3600.0),
         "timeout": Param("float", 60.0, "a worker silent this long is dead (and a worker exits when its trunk is)",
-                         min=0.0, min_exclusive=True),
+                         min=0.0, min_exclusive=True, max=MAX_TIMEOUT),
     }
 
     def __init__(self, **params):
@@ -345,7 +345,7 @@ class ZmqTransport(Transport):
                 check_array_header(header, shape, where)
                 if len(frames) != 1:
                     raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
-                values = array_frame(frames[0], shape, where)
+                values = array_frame(frames[0], shape, where, finite=True)
                 self._take_stats(w, header, "result")
             except ProtocolError as exc:
                 raise TransportError(str(exc)) from None

@@ -9,6 +9,7 @@ explicitly overrides it. Each display unit of the game adds ``[solver] target_<k
 from __future__ import annotations
 
 import copy
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,32 @@ STORE_PARAMS = ParamSpec(
     }
 )
 
+_EVERY = re.compile(r"(?P<num>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)(?P<unit>[smh]?)")
+_EVERY_MAX = {"": 2**62, "s": 1e9, "m": 1e9 / 60, "h": 1e9 / 3600}  # iterations; about 30 years
+
+
+def parse_every(text) -> tuple[str, float] | None:
+    """``[solver] checkpoint_every`` / ``--checkpoint-every``: "N" iterations or "Ns" / "Nm" /
+    "Nh" seconds; "" or 0: never. Anything else (NaN, infinity, negative, other units) is a
+    ConfigError naming the value."""
+    s = str(text).strip().lower()
+    if s in ("", "0"):
+        return None
+    m = _EVERY.fullmatch(s)
+    if m:
+        num, unit = m["num"], m["unit"]
+        if unit:
+            value = float(num) * {"s": 1.0, "m": 60.0, "h": 3600.0}[unit]
+            if 0 < float(num) <= _EVERY_MAX[unit]:
+                return ("seconds", value)
+        elif num.isdigit() and 0 < int(num) <= _EVERY_MAX[""]:
+            return ("iterations", int(num))
+    raise ConfigError(
+        f"checkpoint_every = {text!r:.60} is invalid: expected a number of iterations (a whole number, e.g. 100) "
+        "or a positive time with unit s, m or h (e.g. 90s, 10m, 1h), up to about 30 years; \"\" or 0: never"
+    )
+
+
 def solver_spec(game) -> ParamSpec:
     """The ``[solver]`` parameters for `game`: SOLVER_PARAMS plus a target per display unit."""
     params = {}
@@ -100,11 +127,14 @@ def _params(table: dict) -> dict:
 
 
 def parse_value(text: str):
-    """A --set value: a TOML value when it parses as one, else the raw string."""
+    """A --set value: a TOML value when it parses as exactly one, else the raw string (so that
+    ``nan``, ``inf`` and ``1e999`` arrive as the floats TOML reads and the parameter's check
+    refuses them, and text such as ``5\nx = 1`` stays one string)."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        doc = tomllib.loads(f"v = {text}")
     except tomllib.TOMLDecodeError:
         return text
+    return doc["v"] if list(doc) == ["v"] else text
 
 
 def apply_overrides(raw: dict, overrides) -> dict:
@@ -219,6 +249,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     if "update" not in solver_table and preset is not None:
         solver_table["update"] = preset.update
     solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
+    try:
+        parse_every(solver["checkpoint_every"])
+    except ConfigError as exc:
+        raise ConfigError(f"[solver] {exc}") from None
     resolved["solver"] = solver
     store_table = _table(raw, "store")
     for key in ("regret_scale", "avg_scale", "state_scale"):  # a single number means the same factor for every round

@@ -10,6 +10,29 @@ from typing import Any
 from ..errors import ConfigError, choices
 
 _TYPES = ("int", "float", "str", "bool", "path", "float_list", "int_list")
+#: integers must fit the int64 the kernels, numpy and msgpack use
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and INT_MIN <= v <= INT_MAX
+
+
+def _as_float(v):
+    """`v` as a finite float, or None when it is not a number, is NaN or infinite, or too large."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:  # an integer beyond the float range
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _show(value, limit: int = 60) -> str:
+    """repr of a bad value, shortened so that an error stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -48,37 +71,46 @@ class Param:
         return f"{what} {rng}".strip()
 
     def check(self, value: Any, where: str) -> Any:
-        """Return the value converted to this parameter's type, or raise ConfigError."""
-        bad = ConfigError(f"{where} = {value!r} is invalid: expected {self.describe()}")
+        """Return the value converted to this parameter's type, or raise ConfigError.
+
+        This is the one place every plugin parameter, [solver] and [store] value, --set override
+        and command-line option is checked: numbers must be finite (no NaN or infinity), integers
+        must fit int64, strings must not contain NUL characters."""
+        bad = ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()}")
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if self.type in ("int", "int_list") and any(isinstance(v, int) and not _is_int(v) for v in items):
+            raise ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()} "
+                              f"(integers must lie in {INT_MIN}..{INT_MAX}, 64 bits)")
+        if self.type in ("float", "float_list") and any(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and _as_float(v) is None for v in items
+        ):
+            raise ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()} "
+                              "(finite: not NaN, infinity or beyond the float64 range)")
         if self.type == "bool":
             if not isinstance(value, bool):
                 raise bad
             return value
         if self.type == "int":
-            if isinstance(value, bool) or not isinstance(value, int):
-                if isinstance(value, float) and value.is_integer():
-                    value = int(value)
-                else:
-                    raise bad
-        elif self.type == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+                value = int(value)
+            if not _is_int(value):
                 raise bad
-            value = float(value)
-            if math.isnan(value):
+        elif self.type == "float":
+            value = _as_float(value)
+            if value is None:
                 raise bad
         elif self.type in ("str", "path"):
-            if not isinstance(value, str) or (self.type == "path" and not value):
+            if not isinstance(value, str) or (self.type == "path" and not value) or "\x00" in value:
                 raise bad
         elif self.type == "float_list":
-            if not isinstance(value, (list, tuple)) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-            ):
+            if not isinstance(value, (list, tuple)):
                 raise bad
-            value = [float(v) for v in value]
+            floats = [_as_float(v) for v in value]
+            if any(f is None for f in floats):
+                raise bad
+            value = floats
         elif self.type == "int_list":
-            if not isinstance(value, (list, tuple)) or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in value
-            ):
+            if not isinstance(value, (list, tuple)) or not all(_is_int(v) for v in value):
                 raise bad
             value = [int(v) for v in value]
         if self.choices and value not in self.choices:

@@ -15,6 +15,7 @@ from ..errors import ConfigError
 from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
+from .config import SOLVER_PARAMS, parse_every
 from .game import PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
 from .store import SegmentSpec, Store, family, new_run_id
@@ -35,27 +36,6 @@ def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
     if eval_current:
         cols += (CURRENT_COLUMN,) + unit_columns(game, current=True)
     return cols + STORE_COLUMNS
-
-
-def parse_every(text) -> tuple[str, float] | None:
-    """``--checkpoint-every``: "N" iterations or "Ns" / "Nm" / "Nh" seconds; "" or 0: never."""
-    s = str(text).strip().lower()
-    if s in ("", "0"):
-        return None
-    units = {"s": 1.0, "m": 60.0, "h": 3600.0}
-    try:
-        if s[-1] in units:
-            value = float(s[:-1]) * units[s[-1]]
-            if value > 0:
-                return ("seconds", value)
-        elif int(s) > 0:
-            return ("iterations", int(s))
-    except ValueError:
-        pass
-    raise ConfigError(
-        f"checkpoint_every = {text!r} is invalid: expected a number of iterations (e.g. 100) "
-        "or a time with unit s, m or h (e.g. 90s, 10m, 1h)"
-    )
 
 
 POINTS_PER_DECADE = 20
@@ -301,8 +281,13 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     ``out/checkpoint.skc`` that often, at a stop request and at the end; `resume` continues
     from the checkpoint in `out` (metrics after it, from an interrupted run, are replaced)."""
     cfg = assembly.solver
-    iterations = int(iterations if iterations is not None else cfg["iterations"])
-    target = float(target if target is not None else cfg["target"])
+    # arguments are checked as the [solver] values they replace (the CLI passes them as --set)
+    spec = SOLVER_PARAMS.params
+    iterations = spec["iterations"].check(iterations if iterations is not None else cfg["iterations"],
+                                          "[solver] iterations")
+    target = spec["target"].check(target if target is not None else cfg["target"], "[solver] target")
+    if checkpoint_every is not None:
+        checkpoint_every = spec["checkpoint_every"].check(str(checkpoint_every), "[solver] checkpoint_every")
     every = cfg["eval_every"]
     units = units_of(assembly.game)
     unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in units}
@@ -319,6 +304,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         footer = read_footer(ckpt_path)
         check_game(ckpt_path, footer, assembly.resolved["game"])
         check_resume(ckpt_path, footer, resolved, Path(out) / "config.toml")
+        if iterations < footer["iteration"]:
+            raise ConfigError(f"[solver] iterations = {iterations} is below the iteration of the checkpoint "
+                              f"in {out} ({footer['iteration']}): expected >= {footer['iteration']} (--iterations)")
         run_id = footer["run"]
     if out is not None:
         out = Path(out)

@@ -75,20 +75,46 @@ def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
             pass
 
 
-def load_strategy(path):
-    """Read a strategy file: returns (strategy list, layouts list, meta dict)."""
+#: a stored probability may miss [0, 1] and an information set's sum may miss 1 by this much
+#: (rounding of the normalisation); anything further is damage
+PROB_TOLERANCE = 1e-6
+ARRAYS = ("meta", *(f"{name}{p}" for p in (0, 1) for name in ("policy", "block_start", "block_count", "block_actions")))
+KINDS = ("average", "current")
+
+
+def load_strategy(path, game=None):
+    """Read and check a strategy file: returns (strategy list, layouts list, meta dict).
+
+    Every array must be present with its dtype and shape, the layouts consistent, and every
+    information set's probabilities finite, in [0, 1] and summing to 1 (within PROB_TOLERANCE);
+    with `game`, the layouts must be the game's and errors name an information set by key.
+    Anything else is a SolverkitError naming the file, the array, the information set and the
+    value."""
     path = Path(path)
     if not path.is_file():
         raise SolverkitError(f"strategy file not found: {path}")
     try:
         with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            strategy = [data[f"policy{p}"].astype(np.float64) for p in (0, 1)]
-            layouts = [
-                Layout(data[f"block_start{p}"], data[f"block_count{p}"], data[f"block_actions{p}"]) for p in (0, 1)
-            ]
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise SolverkitError(f"cannot read strategy file {path}: {exc}") from None
+            if not hasattr(data, "files"):
+                raise SolverkitError(f"{path}: a single .npy array, expected a strategy file (an .npz archive "
+                                     f"with {', '.join(ARRAYS)})")
+            missing = [n for n in ARRAYS if n not in data.files]
+            if missing:
+                raise SolverkitError(f"{path}: missing array(s) {', '.join(missing)}; expected {', '.join(ARRAYS)} "
+                                     "(a damaged file: solve again, or resume from the checkpoint)")
+            arrays = {n: data[n] for n in ARRAYS}
+    except SolverkitError:
+        raise
+    except Exception as exc:  # zip, npy header, pickle refusals, truncation
+        raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
+    meta_arr = arrays["meta"]
+    if meta_arr.ndim != 0 or meta_arr.dtype.kind != "U":
+        raise SolverkitError(f"{path}: array meta has dtype {meta_arr.dtype} and shape {meta_arr.shape}; "
+                             "expected one JSON string")
+    try:
+        meta = json.loads(str(meta_arr))
+    except ValueError as exc:
+        raise SolverkitError(f"cannot read strategy file {path}: meta is not JSON: {exc}") from None
     if not isinstance(meta, dict):
         raise SolverkitError(f"cannot read strategy file {path}: meta is {type(meta).__name__}, not an object")
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
@@ -96,12 +122,80 @@ def load_strategy(path):
             f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
             f"expected {FORMAT!r} version {VERSION}"
         )
+    if meta.get("kind") not in KINDS:
+        raise SolverkitError(f"{path}: meta kind = {meta.get('kind')!r:.60}; expected one of {', '.join(KINDS)}")
+    it = meta.get("iteration")
+    if not isinstance(it, int) or isinstance(it, bool) or it < 0:
+        raise SolverkitError(f"{path}: meta iteration = {it!r:.60}; expected an integer >= 0")
+    strategy, layouts = [], []
     for p in (0, 1):
-        if strategy[p].ndim != 1 or strategy[p].shape[0] != layouts[p].size:
+        for name in ("block_start", "block_count", "block_actions"):
+            arr = arrays[f"{name}{p}"]
+            if arr.dtype.kind not in "iu" or arr.ndim != 1:
+                raise SolverkitError(f"{path}: array {name}{p} has dtype {arr.dtype} and shape {arr.shape}; "
+                                     "expected a 1-D int64 array")
+        start, count, actions = (arrays[f"{n}{p}"].astype(np.int64) for n in ("block_start", "block_count", "block_actions"))
+        if not len(start) == len(count) == len(actions):
+            raise SolverkitError(f"{path}: player {p}'s layout arrays have lengths {len(start)}, {len(count)}, "
+                                 f"{len(actions)}; expected equal lengths (one entry per block)")
+        if len(count) and (count.min() < 0 or actions.min() < 1):
+            raise SolverkitError(f"{path}: player {p}'s layout has a negative block_count{p} or a block_actions{p} "
+                                 "below 1; expected counts >= 0 and actions >= 1")
+        sizes = count * actions
+        expect = np.concatenate(([0], np.cumsum(sizes)[:-1])) if len(sizes) else sizes
+        if not np.array_equal(start, expect):
+            b = int(np.flatnonzero(start != expect)[0])
+            raise SolverkitError(f"{path}: block_start{p}[{b}] = {start[b]}; expected {expect[b]} "
+                                 "(blocks are laid out one after another)")
+        layouts.append(Layout(start, count, actions))
+        pol = arrays[f"policy{p}"]
+        if pol.dtype.kind != "f":
+            raise SolverkitError(f"{path}: array policy{p} has dtype {pol.dtype}; expected float64 probabilities")
+        if pol.ndim != 1 or pol.shape[0] != layouts[p].size:
             raise SolverkitError(
-                f"{path}: policy{p} has shape {strategy[p].shape}; its layout needs {layouts[p].size} values"
+                f"{path}: policy{p} has shape {pol.shape}; its layout needs {layouts[p].size} values"
             )
+        strategy.append(pol.astype(np.float64))
+    if game is not None:
+        check_layout(path, layouts, game)
+    for p in (0, 1):
+        _check_probabilities(path, p, strategy[p], layouts[p], game)
     return strategy, layouts, meta
+
+
+def _check_probabilities(path, player, policy, layout, game) -> None:
+    """Raise unless every information set's probabilities are finite, in [0, 1] and sum to 1."""
+    first = 0  # index of the block's first information set
+    for start, count, actions in zip(layout.block_start.tolist(), layout.block_count.tolist(),
+                                     layout.block_actions.tolist()):
+        probs = policy[start:start + count * actions].reshape(count, actions)
+        bad_value = ~np.isfinite(probs) | (probs < -PROB_TOLERANCE) | (probs > 1 + PROB_TOLERANCE)
+        with np.errstate(invalid="ignore", over="ignore"):
+            bad_sum = ~(np.abs(probs.sum(axis=1) - 1.0) <= PROB_TOLERANCE)
+        bad_rows = bad_value.any(axis=1) | bad_sum
+        if bad_rows.any():
+            row = int(np.flatnonzero(bad_rows)[0])
+            index = first + row
+            where = f"{path}: policy{player}, information set {index}{_key(game, player, index)}"
+            if bad_value[row].any():
+                a = int(np.flatnonzero(bad_value[row])[0])
+                raise SolverkitError(f"{where}: action {a} has probability {float(probs[row, a])!r}; expected a "
+                                     f"finite number in [0, 1] (a damaged file: solve again)")
+            raise SolverkitError(f"{where}: probabilities sum to {float(probs[row].sum())!r}; expected 1 "
+                                 f"(within {PROB_TOLERANCE:g}; a damaged file: solve again)")
+        first += count
+
+
+def _key(game, player, index) -> str:
+    """" (key 'K')" for an information set of `game` when its keys are cheap to list, else ""."""
+    if game is None:
+        return ""
+    try:
+        if game.layout(player).num_infosets > 1_000_000:
+            return ""
+        return f" (key {game.infoset_keys(player)[index]!r:.60})"
+    except Exception:  # a game without keys: the index alone
+        return ""
 
 
 def check_layout(path, layouts, game) -> None:

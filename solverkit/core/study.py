@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, choices
 from .config import load_config, read_toml
-from .params import spec_of
+from .params import Param, spec_of
 from .registry import get_registry
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target")
@@ -61,24 +61,30 @@ def _check_keys(table, valid, where):
             raise ConfigError(f"unknown key {key!r} in {where}; valid: {choices(valid)}")
 
 
+# study values are checked by the same Param checks as every config value (finite, in int64, ...)
+_TARGETS = Param("float_list", None, min=0.0, min_exclusive=True)
+_SEEDS = Param("int_list", None, min=0)
+_POSITIVE = Param("int", None, min=1)
+_EVAL_EVERY = Param("int", None, min=0)
+_BOOL = Param("bool", None)
+
+
 def _float_list(value, where):
-    if not isinstance(value, list) or not value or not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value
-    ):
-        raise ConfigError(f"{where} = {value!r} is invalid: expected a non-empty list of positive numbers")
-    return sorted((float(v) for v in value), reverse=True)
+    value = _TARGETS.check(value, where)
+    if not value:
+        raise ConfigError(f"{where} = [] is invalid: expected a non-empty list of positive numbers")
+    return sorted(value, reverse=True)
 
 
 def _int_list(value, where):
-    if not isinstance(value, list) or not value or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
-        raise ConfigError(f"{where} = {value!r} is invalid: expected a non-empty list of integers >= 0")
-    return list(value)
+    value = _SEEDS.check(value, where)
+    if not value:
+        raise ConfigError(f"{where} = [] is invalid: expected a non-empty list of integers >= 0")
+    return value
 
 
 def _positive_int(value, where):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ConfigError(f"{where} = {value!r} is invalid: expected an integer >= 1")
-    return value
+    return _POSITIVE.check(value, where)
 
 
 def load_study(path, iterations_cap: int | None = None) -> Study:
@@ -96,12 +102,8 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     iterations = _positive_int(study.get("iterations", 1000), "[study] iterations")
     targets = _float_list(study.get("targets", [1e-3]), "[study] targets")
     seeds = _int_list(study.get("seeds", [0]), "[study] seeds")
-    eval_every = study.get("eval_every", 1)
-    if not isinstance(eval_every, int) or isinstance(eval_every, bool) or eval_every < 0:
-        raise ConfigError(f"[study] eval_every = {eval_every!r} is invalid: expected an integer >= 0")
-    stop_at_target = study.get("stop_at_target", True)
-    if not isinstance(stop_at_target, bool):
-        raise ConfigError(f"[study] stop_at_target = {stop_at_target!r} is invalid: expected true or false")
+    eval_every = _EVAL_EVERY.check(study.get("eval_every", 1), "[study] eval_every")
+    stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
     assemblies = raw.get("assemblies")
     games = raw.get("games")
     if not isinstance(assemblies, dict) or not assemblies:

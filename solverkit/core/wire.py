@@ -43,13 +43,19 @@ def unpack_header(raw, where: str) -> dict:
     return header
 
 
-def array_frame(frame, shape: tuple[int, ...], where: str) -> np.ndarray:
-    """A received raw frame as a read-only float64 array of `shape`, without copying."""
+def array_frame(frame, shape: tuple[int, ...], where: str, finite: bool = False) -> np.ndarray:
+    """A received raw frame as a read-only float64 array of `shape`, without copying; with
+    `finite`, a NaN or infinite value is a ProtocolError naming its index (reach probabilities and
+    counterfactual values are always finite, so such a frame is damage, not data)."""
     buf = frame.buffer if hasattr(frame, "buffer") else frame
     need = 8 * math.prod(shape)
     if len(buf) != need:
         raise ProtocolError(f"{where}: array frame of {len(buf)} bytes, expected {need} (float64 {list(shape)})")
-    return np.frombuffer(buf, dtype=ARRAY_DTYPE).reshape(shape)
+    arr = np.frombuffer(buf, dtype=ARRAY_DTYPE).reshape(shape)
+    if finite and not np.isfinite(arr).all():
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ProtocolError(f"{where}: array value at {list(at)} = {float(arr[at])}: expected finite numbers")
+    return arr
 
 
 def check_array_header(header: dict, shape: tuple[int, ...], where: str) -> None:
@@ -70,6 +76,7 @@ _KINDS = {
     "int_list": (lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v),
                  "a list of integers"),
     "float_list": (lambda v: isinstance(v, list) and all(_KINDS["float"][0](x) for x in v), "a list of numbers"),
+    "str_list": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 
 
@@ -112,7 +119,9 @@ def check_keys(data: dict, allowed, where: str) -> None:
 
 
 def _choices(values) -> str:
-    return choices(repr(v) if not isinstance(v, str) else v for v in values)
+    """Names as a list; anything but a printable string is shown as its repr (one line, always)."""
+    return choices(v if isinstance(v, str) and v.isprintable() and v.strip() == v and v else _show(v, 40)
+                   for v in values)
 
 
 def _show(value, limit: int = 80) -> str:

@@ -7,6 +7,7 @@ rejected with a clear "not supported" error and malformed files name the line an
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -14,6 +15,9 @@ from pathlib import Path
 from ..errors import ConfigError, choices
 
 PER_ROUND = ("blind", "raisesize", "firstplayer", "maxraises", "numboardcards", "stack")
+#: the ACPC server stores every field in 32 bits or fewer; larger values describe no game
+INT_MAX = 2**31 - 1
+_INT = re.compile(r"[+-]?[0-9]+")
 SCALAR = ("numplayers", "numrounds", "numsuits", "numranks", "numholecards")
 CANONICAL = {
     "blind": "blind", "raisesize": "raiseSize", "firstplayer": "firstPlayer",
@@ -65,11 +69,29 @@ class GameDef:
             raise ConfigError(f"{where}: raiseSize = {list(self.raise_size)}: every round needs a positive bet size")
         if any(b < 0 for b in self.blind):
             raise ConfigError(f"{where}: blind = {list(self.blind)}: blinds must be >= 0")
-        if any(m < 0 for m in self.max_raises):
-            raise ConfigError(f"{where}: maxRaises = {list(self.max_raises)}: must be >= 0")
+        if any(not 0 <= m <= 255 for m in self.max_raises):
+            raise ConfigError(f"{where}: maxRaises = {list(self.max_raises)}: expected 0..255 per round "
+                              "(the ACPC format's 8 bits)")
         if any(b < 0 for b in self.num_board_cards):
             raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: must be >= 0")
         return self
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """A bad value for a one-line message: repr (no raw control characters), shortened."""
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def decode_gamedef(data: bytes, source: str) -> str:
+    """The bytes of a game file as text, or a ConfigError naming the line of the first byte that is
+    not UTF-8 (ACPC game files are ASCII)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{source}:{line}: byte {data[exc.start]:#04x} at offset {exc.start} is not UTF-8 text; "
+                          "expected an ACPC game definition (ASCII text)") from None
 
 
 def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
@@ -100,14 +122,30 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
         key = key.strip().lower()
         if key not in CANONICAL:
             raise ConfigError(f"{source}:{lineno}: unknown field {key!r}; valid: {choices(CANONICAL.values())}")
-        try:
-            nums = [int(v) for v in value.split()]
-        except ValueError:
-            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} = {value.strip()!r}: expected integers") from None
+        name = CANONICAL[key]
+        shown = _shown(value.strip())
+        if key == "stack":
+            raise ConfigError(f"{source}:{lineno}: field stack = {shown} is not supported: solverkit solves limit "
+                              "games, where stacks never bind (every bet is raiseSize and maxRaises caps them); "
+                              "remove the stack line")
+        words = value.split()
+        if not all(_INT.fullmatch(w) for w in words):
+            bad = next(w for w in words if not _INT.fullmatch(w))
+            raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: expected integers in 0..{INT_MAX} "
+                              f"({_shown(bad)} is not one)")
+        nums = [int(w) for w in words]
         if not nums:
-            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} has no value")
+            raise ConfigError(f"{source}:{lineno}: field {name} has no value; expected "
+                              f"{'one integer' if key in SCALAR else 'integers, one per round'}")
+        big = [n for n in nums if abs(n) > INT_MAX]
+        if big:
+            raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: {_shown(str(big[0]))} is out of range; "
+                              f"expected integers in 0..{INT_MAX} (the ACPC format's 32 bits)")
         if key in SCALAR and len(nums) != 1:
-            raise ConfigError(f"{source}:{lineno}: field {CANONICAL[key]} = {value.strip()!r}: expected one integer")
+            raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: expected one integer")
+        if key in fields:
+            raise ConfigError(f"{source}:{lineno}: field {name} = {shown} repeats line {fields[key][0]}; "
+                              "expected each field once (remove one)")
         fields[key] = (lineno, nums)
     if not inside:
         raise ConfigError(f"{source}: no GAMEDEF block found")
@@ -174,7 +212,11 @@ def load_gamedef(name_or_path: str) -> GameDef:
     if path.suffix == ".game" or path.exists() or "/" in name_or_path:
         if not path.is_file():
             raise ConfigError(f"game definition file not found: {name_or_path}")
-        return parse_gamedef(path.read_text(), str(path))
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"cannot read game definition file {name_or_path}: {exc.strerror}") from None
+        return parse_gamedef(decode_gamedef(data, str(path)), str(path))
     if name_or_path not in bundled_names():
         raise ConfigError(f"unknown bundled game definition {name_or_path!r}; available: {choices(bundled_names())} (or a path to a .game file)")
     res = resources.files("solverkit.poker").joinpath(BUNDLED_DIR, name_or_path + ".game")
