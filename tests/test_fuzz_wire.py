@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from solverkit.core.config import load_config
 from solverkit.core.game import PassJob
+from solverkit.core.store import new_run_id
 from solverkit.core.solver import make_store
 from solverkit.core.wire import MAX_HEADER_BYTES, _KINDS, array_frame, check_array_header, field, pack_header, unpack_header
 from solverkit.errors import ProtocolError
@@ -226,7 +227,8 @@ def test_a_live_worker_answers_random_bad_requests_and_keeps_computing():
 
         send({"type": "setup", "id": 1, "protocol": PROTOCOL, "config": asm.resolved,
               "keys": [list(k) for k in keys], "addresses": [game.subgame_address(k) for k in keys],
-              "segments": [game.subgame_segment(k) for k in keys], "heartbeat": 0.1, "timeout": 30.0})
+              "segments": [game.subgame_segment(k) for k in keys], "run": new_run_id(), "heartbeat": 0.1,
+              "timeout": 30.0})
         assert reply()[0]["type"] == "ready"
         H = game.tree.num_hands
         pj = PassJob(1, (0,), asm.rule, asm.averaging)
