@@ -338,13 +338,19 @@ def test_float_store_with_compression_is_exact():
 
 
 def test_fixed_point_follows_the_float_solve_and_small_scales_stall():
-    """16 per chip is close to float64 (the paper's default); a tiny factor rounds regrets away."""
+    """16 per chip is close to float64 (the paper's default); a coarse factor stalls; a tiny one,
+    under which every regret rounds to 0 and stays 0 (it used to give the uniform strategy's
+    2.37 chips with exit 0), is refused after the first iteration."""
+    from solverkit.errors import ConfigError
+
     base = {"preset": "cfr_plus", "game": "leduc", "solver": {"iterations": 200, "eval_every": 200}}
     exact = run_solve(load_config(base)).exploitability
     fine = run_solve(load_config({**base, "store": {"regret_scale": 16, "avg_scale": 16}})).exploitability
-    coarse = run_solve(load_config({**base, "store": {"regret_scale": 0.01}})).exploitability
+    coarse = run_solve(load_config({**base, "store": {"regret_scale": 0.1}})).exploitability
     assert fine == pytest.approx(exact, rel=0.25)
     assert coarse > 3 * exact
+    with pytest.raises(ConfigError, match=r"regret_scale is too small"):
+        run_solve(load_config({**base, "store": {"regret_scale": 0.01}}))
 
 
 def test_malformed_game_grids_are_refused():

@@ -525,3 +525,19 @@ def test_config_doc_lists_what_may_change_on_resume():
         table, key = entry.split(".")
         assert f"`[{table}]`" in may, entry
         assert (f"`[{table}]` (every key" in may) if key == "*" else f"`{key.replace('*', 'K')}`" in may, entry
+
+
+def test_a_fixed_point_factor_under_which_everything_rounds_to_zero_is_refused(tmp_path):
+    """regret_scale = 1e-300 used to run to the end learning nothing (exit 0)."""
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import run_solve
+    from solverkit.errors import ConfigError
+
+    base = {"preset": "cfr_plus", "game": {"name": "leduc"}, "compressor": {"name": "zlib"}}
+    for store, key in (({"regret_scale": [1e-300], "avg_scale": [64.0]}, "regret_scale"),
+                       ({"regret_scale": [64.0], "avg_scale": [1e-12]}, "avg_scale")):
+        with pytest.raises(ConfigError, match=rf"\[store\] {key} is too small: .* rounds to 0"):
+            run_solve(load_config({**base, "store": store}), iterations=20)
+    # a coarse factor that still registers runs
+    assert run_solve(load_config({**base, "store": {"regret_scale": [1.0], "avg_scale": [1.0]}}),
+                     iterations=5).exploitability > 0

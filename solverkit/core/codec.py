@@ -29,7 +29,7 @@ import msgpack
 import numpy as np
 from numba import njit
 
-from ..errors import SolverkitError
+from ..errors import ConfigError, SolverkitError
 
 MAGIC = b"SKV"
 FRAME_VERSION = 2
@@ -411,6 +411,10 @@ class ValueCodec:
         self.predictor = predictor
         self._mode = PREDICTORS[predictor]
         self.saturated = 0
+        #: family -> (largest |value|, its size in stored units) over the first arrays encoded
+        self.resolution: dict[str, tuple[float, float]] = {}
+        self._probes = 256
+        self._probe_lock = threading.Lock()
         self._tls = threading.local()
         self._meta: dict[tuple, bytes] = {}
 
@@ -451,6 +455,8 @@ class ValueCodec:
             body = self.compressor.compress(memoryview(x).cast("B"), 8)
             kind = KIND_FLOAT64
         else:
+            if self._probes > 0:
+                self._probe(x, scales, family)
             res = self._scratch(4 * x.shape[0]).view(np.uint32)
             if self._mode == PREDICTORS["west"]:
                 self.saturated += _encode_west(x, grid.offset, grid.hands, grid.actions, grid.round, grid.order,
@@ -466,6 +472,31 @@ class ValueCodec:
         covered = _COVERED.pack(kind, x.shape[0], len(meta))
         crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
         return _HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)) + meta + body
+
+    def _probe(self, x, scales, family: str) -> None:
+        """Record, for the first arrays encoded, the largest value of each family in stored
+        units (an upper bound: largest |value| x largest factor)."""
+        with self._probe_lock:
+            self._probes -= 1
+        big = float(np.max(np.abs(x))) if x.shape[0] else 0.0
+        if big > 0.0:
+            units = big * float(np.max(scales))
+            seen = self.resolution.get(family)
+            self.resolution[family] = (max(seen[0], big), max(seen[1], units)) if seen else (big, units)
+
+    def check_resolution(self, settings: dict) -> None:
+        """Refuse fixed-point factors so small that every value seen so far rounds to 0 (the
+        solver would learn nothing): `settings` maps a family to the config key naming its
+        factor. Only what cannot recover is refused: no regret reached half a unit (a regret that
+        rounds to 0 stays 0), or no average a thousandth of one (averages with growing weights
+        may still register later)."""
+        for fam, (big, units) in sorted(self.resolution.items()):
+            if units < (5e-4 if fam == "avg" else 0.5):
+                key = settings.get(fam, f"{fam}_scale")
+                raise ConfigError(
+                    f"[store] {key} is too small: the largest {fam} value so far is {units:.3g} stored units, so every "
+                    f"stored value rounds to 0 and the solver would learn nothing; expected a factor at least "
+                    f"{0.5 / units:.3g} times larger (values of this size need half a unit to register)")
 
     def describe(self, payload, where: str, expect: bytes | None = None) -> dict:
         """The checked header and description of a frame: kind, count, run, seg, arr, pred, comp,

@@ -202,6 +202,10 @@ class Solver:
         for players in groups:
             job = PassJob(self.iteration, players, a.rule, a.averaging)
             self.game.cfr_pass(self.store, job, self.transport)
+        if self.iteration <= 3 and self.store.codec.resolution:
+            # a fixed-point factor under which everything rounds to 0 learns nothing: say so now
+            self.store.codec.check_resolution({"regret": "regret_scale", "avg": "avg_scale",
+                                               **{name: "state_scale" for name in a.rule.state}})
         self.solve_seconds += time.perf_counter() - t0
 
     def strategy(self, kind: str | None = None):
