@@ -18,6 +18,8 @@ checkpoint, so a crash at any moment leaves either the old or the new checkpoint
 
 from __future__ import annotations
 
+import re
+
 import math
 import struct
 import zlib
@@ -239,6 +241,12 @@ def _toml_value(v) -> str:
     return repr(v)
 
 
+def _shown(name: str) -> str:
+    """A table or key name as a message shows it: bare when plain, quoted (escapes and all) when
+    not, so that a message stays one line whatever a damaged footer holds."""
+    return name if re.fullmatch(r"[A-Za-z0-9_.-]*", name) else repr(name)
+
+
 def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
     """Refuse to resume checkpoint `path` under the resolved config `resolved` if anything that
     shapes the stored values or the update sequence differs from the assembly the checkpoint
@@ -253,7 +261,7 @@ def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
             continue
         a, b = saved.get(field), now.get(field)
         if a != b:
-            table, _, key = field.partition(".")
+            table, _, key = (_shown(part) for part in field.partition("."))
             raise CheckpointError(
                 f"cannot resume {path}: [{table}] {key} is {_toml_value(b)} in {where} but the checkpoint was "
                 f"written with {_toml_value(a)}; restore {key} = {_toml_value(a)}, or start a new run "
