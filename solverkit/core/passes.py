@@ -11,6 +11,8 @@ all of them and on every store.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 #: kernel coefficients of a pass that changes nothing: (pre, pos, neg, floor, decay, weight)
@@ -65,11 +67,16 @@ def kernel_coefficients(job) -> tuple:
 
 def writes(job, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
     """Arrays a pass changes: the updated players' regrets and rule state, the growing averages."""
+    return _writes(tuple(job.rule.state), upd_mask, avg_mask)
+
+
+@functools.lru_cache(maxsize=256)
+def _writes(state: tuple, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
     names = []
     for p in (0, 1):
         if (upd_mask >> p) & 1:
             names.append(f"regret{p}")
-            names.extend(f"{s}{p}" for s in job.rule.state)
+            names.extend(f"{s}{p}" for s in state)
     names.extend(f"avg{q}" for q in (0, 1) if (avg_mask >> q) & 1)
     return tuple(names)
 

@@ -585,8 +585,13 @@ class PokerGame(Game):
         finish_segment(seg, reg, avg, pj, job.upd_mask, job.avg_mask)
 
     def _root_entry(self):
-        v = self.tree.valid[0].astype(np.float64)
-        return np.stack([v, v])
+        """Reach [2, H] at the root: 1 for every hand valid on the empty board (made once; the
+        kernels only read it)."""
+        entry = self.__dict__.get("_entry")
+        if entry is None:
+            v = self.tree.valid[0].astype(np.float64)
+            entry = self._entry = np.stack([v, v])
+        return entry
 
     def _pass(self, store, job: _Job, transport, pj: PassJob | None = None, sources=None):
         """Run one walk over the whole game (split or not); return root values [2, H]."""
