@@ -150,39 +150,64 @@ def _preset_table(presets) -> None:
         click.echo("  ".join(cells) + f"  {p.combines()}" + (f"  ({p.description})" if p.description else ""))
 
 
+SOLVE_USAGE = ("solverkit solve CONFIG.toml, solverkit solve --game NAME --preset NAME "
+               "(a built-in game, e.g. --game leduc --preset cfr_plus), or solverkit solve --resume DIR")
+
+
 @cli.command()
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
+@click.option("--game", "game_name", metavar="NAME", help="Solve this game without a CONFIG file (its default parameters; --set game.PARAM=VALUE changes one).")
+@click.option("--preset", metavar="NAME", help="The variant to run, e.g. cfr_plus (see solverkit plugins); with CONFIG, replaces its preset.")
 @click.option("--iterations", metavar="N", help="Iterations to run at most ([solver] iterations).")
 @click.option("--target", metavar="X", help="Stop once exploitability <= X ([solver] target).")
-@click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config>-<time>).")
+@click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config or game>-<time>).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
 @click.option("--checkpoint-every", metavar="N|TIME",
               help="Write OUT/checkpoint.skc every N iterations (100) or every so long (90s, 10m, 1h).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False),
               help="Continue the run in this directory from its checkpoint (its config.toml is the config).")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def solve(config, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet):
-    """Solve the assembly described by CONFIG (a TOML file), or resume a run with --resume DIR."""
-    from .core.config import load_config
+@click.option("--quiet", is_flag=True, help="No progress bar and no compile notice.")
+def solve(config, game_name, preset, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet):
+    """Solve the assembly described by CONFIG (a TOML file) or by --game NAME --preset NAME, or
+    resume a run with --resume DIR."""
+    from .core.config import load_config, resolve, apply_overrides
     from .core.solver import run_solve
     from .core.units import describe
     from .errors import ConfigError
 
     if resume_dir is not None:
-        if config is not None or out is not None or overrides:
+        if config is not None or out is not None or overrides or game_name or preset:
             raise SolverkitError("--resume DIR takes its config and output directory from DIR: "
-                                 "drop CONFIG, --out and --set (--iterations, --target and --checkpoint-every may change)")
+                                 "drop CONFIG, --game, --preset, --out and --set "
+                                 "(--iterations, --target and --checkpoint-every may change)")
         out = Path(resume_dir)
         config = run_config(out)
-    elif config is None:
-        raise SolverkitError("missing CONFIG (a TOML file), or --resume DIR to continue a run")
+    elif config is not None and game_name is not None:
+        raise SolverkitError(f"give CONFIG ({config}) or --game {game_name}, not both: "
+                             f"--set game.name=... changes a config's game; usage: {SOLVE_USAGE}")
+    elif config is None and game_name is None:
+        raise SolverkitError(f"missing CONFIG (a TOML file) or --game NAME; usage: {SOLVE_USAGE}")
+    elif game_name is not None and preset is None and not any(
+            o.split("=", 1)[0].strip() in ("preset", "rule.name") for o in overrides):
+        from .core.registry import get_registry
+        from .errors import choices
+
+        raise SolverkitError(f"--game {game_name} needs --preset NAME (the variant to run); available: "
+                             f"{choices(get_registry().presets)} (or --set rule.name=... --set averaging.name=...)")
     # the options are [solver] overrides, checked with the config on one path before anything runs
     options = [f"solver.{key}={text}" for key, text in (("iterations", iterations), ("target", target))
                if text is not None]
     if checkpoint_every is not None:
         options.append(f"solver.checkpoint_every={json.dumps(checkpoint_every)}")  # always a string
+    if preset is not None:
+        options.insert(0, f"preset={json.dumps(preset)}")
     try:
-        assembly = load_config(config, [*overrides, *options])
+        if config is not None:
+            assembly = load_config(config, [*overrides, *options])
+        else:  # a built-in game with its default parameters: the config is these options
+            where = f"--game {game_name}" + (f" --preset {preset}" if preset else "")
+            raw = apply_overrides({"game": {"name": game_name}}, [*overrides, *options])
+            assembly = resolve(raw, source=where)
     except ConfigError as exc:  # name the option when the bad value came from one
         given = {"iterations": iterations, "target": target, "checkpoint_every": checkpoint_every}
         for key, text in given.items():
@@ -190,21 +215,31 @@ def solve(config, iterations, target, out, overrides, checkpoint_every, resume_d
                 raise ConfigError(f"Invalid value for '--{key.replace('_', '-')}': {exc}") from None
         raise
     if out is None:
-        out = Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None)
+        stem = Path(config).stem if config is not None else "-".join(filter(None, (game_name, preset)))
+        out = Path("runs") / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    notice = None if quiet else (lambda line: click.echo(line, err=True))
+    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None, notice=notice)
+    if result.stop_reason:
+        click.echo(result.stop_reason)
     click.echo(
         f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
         f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
     )
-    click.echo(
-        f"store {result.stored_bytes / 1e6:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats  "
-        f"peak RSS {_peak_rss_mb():.0f} MB"
-    )
+    click.echo(store_line(result) + f"  peak RSS {_peak_rss_mb():.0f} MB")
     click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
         sys.exit(130)
+
+
+def store_line(result) -> str:
+    """How the values were stored: ``store: float64 in memory, 0.006 MB`` for plain doubles, or
+    the size and compression ratio of an encoded store."""
+    mb = result.stored_bytes / 1e6
+    if result.store_kind:
+        return f"store: {result.store_kind}, {mb:.3f} MB"
+    return f"store {mb:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats"
 
 
 def _peak_rss_mb():

@@ -156,6 +156,102 @@ def test_current_strategy_run(tmp_path):
     assert "strategy current after iteration 300" in invoke("exploit", out).stdout
 
 
+# --- what solve says (issue 17) --------------------------------------------------------------------
+
+
+def test_stop_line_target_reached_and_cap(tmp_path):
+    cfg = _cfg(tmp_path)
+    out = tmp_path / "reached"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--target", "1e-2", "--set", "solver.eval_every=1")
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "result.json").read_text())
+    m = re.search(r"(?m)^target reached: exploitability (\S+) payoff <= 0.01 payoff at iteration (\d+)$", r.stdout)
+    assert m, r.stdout
+    assert float(m.group(1)) <= 1e-2 and int(m.group(2)) == summary["iterations"]
+    r = invoke("solve", cfg, "--out", tmp_path / "cap", "--quiet", "--target", "1e-12", "--iterations", 20)
+    assert r.exit_code == 0, r.output
+    assert "iteration cap reached (20) before the target (1e-12 payoff)" in r.stdout.splitlines()
+    # no target: no stop line
+    r = invoke("solve", cfg, "--out", tmp_path / "plain", "--quiet", "--iterations", 5)
+    assert r.exit_code == 0 and r.stdout.startswith("iterations 5 "), r.stdout
+
+
+def test_progress_bar_ends_at_the_target_in_display_units(tmp_path):
+    """A poker run stopping at a target in mbb/g: the bar closes full at the reached iteration,
+    shows mbb/g and the target, estimates no time left from the cap, and a line says why it stopped."""
+    out = tmp_path / "leduc"
+    r = invoke("solve", "--game", "leduc", "--preset", "cfr_plus", "--set", "solver.target_mbb=50",
+               "--set", "solver.eval_every=1", "--iterations", 2000, "--out", out)
+    assert r.exit_code == 0, r.output
+    n = json.loads((out / "result.json").read_text())["iterations"]
+    assert n < 2000
+    last = r.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    assert f"100%" in last and f"{n}/{n}" in last and "mbb/g (target 50 mbb/g)" in last, last
+    assert "<" not in last.split("[", 1)[1]  # no remaining-time estimate
+    assert re.search(rf"(?m)^target reached: exploitability \S+ mbb/g <= 50 mbb/g at iteration {n}$", r.stdout), r.stdout
+
+
+def test_store_line():
+    from solverkit.cli import store_line
+    from solverkit.core.solver import Result
+
+    plain = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=6000, compression_ratio=0.5, store_kind="float64 in memory")
+    assert store_line(plain) == "store: float64 in memory, 0.006 MB"
+    packed = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=123_000, compression_ratio=3.25)
+    assert store_line(packed) == "store 0.123 MB  ratio 3.25:1 against 4-byte floats"
+
+
+def test_float_run_prints_no_ratio(run_dir):
+    _, result = run_dir
+    (line,) = [l for l in result.stdout.splitlines() if l.startswith("store")]
+    assert line.startswith("store: float64 in memory, ") and "ratio" not in line, line
+
+
+def test_slow_notice():
+    import time
+
+    from solverkit.core.solver import slow_notice
+
+    heard = []
+    with slow_notice(heard.append, "slow...", after=0.01):
+        time.sleep(0.3)
+    assert heard == ["slow..."]
+    with slow_notice(heard.append, "fast", after=30):
+        pass
+    assert heard == ["slow..."]
+    with slow_notice(None, after=0):
+        time.sleep(0.05)
+
+
+def test_compile_notice_on_stderr_unless_quiet(tmp_path, monkeypatch):
+    import solverkit.core.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "COMPILE_NOTICE_AFTER", 0.0)  # as if compiling took long
+    cfg = _cfg(tmp_path)
+    r = invoke("solve", cfg, "--out", tmp_path / "a", "--iterations", 3)
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == "compiling kernels (first run only; cached afterwards)...", r.stderr
+    r = invoke("solve", cfg, "--out", tmp_path / "b", "--iterations", 3, "--quiet")
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
+
+
+def test_solve_a_builtin_game_without_a_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = invoke("solve", "--game", "skewed_pennies", "--preset", "cfr_plus", "--set", "solver.iterations=20",
+               "--set", "game.heads=3", "--quiet")
+    assert r.exit_code == 0, r.output
+    (made,) = (tmp_path / "runs").iterdir()
+    assert made.name.startswith("skewed_pennies-cfr_plus-")
+    asm = load_config(made / "config.toml")
+    assert asm.resolved["game"]["name"] == "skewed_pennies" and asm.resolved["game"]["heads"] == 3
+    assert asm.resolved["rule"]["name"] == "rm_plus" and asm.solver["iterations"] == 20
+    # --preset with a CONFIG replaces its preset
+    out = tmp_path / "cfr"
+    r = invoke("solve", _cfg(tmp_path), "--preset", "cfr", "--iterations", 5, "--out", out, "--quiet")
+    assert r.exit_code == 0, r.output
+    assert load_config(out / "config.toml").resolved["rule"]["name"] == "rm"
+
+
 # --- bad input: exit status 2 and one line "Error: ..." -----------------------------------------------
 
 
@@ -219,7 +315,13 @@ BAD = {
     "negative target": (lambda t, r: ["solve", _cfg(t), "--target", "-1"], "--target"),
     "config is a directory": (lambda t, r: ["solve", t], "is a directory"),
     "out is a file": (lambda t, r: ["solve", _cfg(t), "--out", _cfg(t, "x", "file.txt")], "--out"),
-    "missing argument": (lambda t, r: ["solve"], "missing CONFIG"),
+    "missing argument": (lambda t, r: ["solve"], "missing CONFIG (a TOML file) or --game NAME; usage: solverkit solve CONFIG.toml, solverkit solve --game NAME --preset NAME"),
+    "preset alone": (lambda t, r: ["solve", "--preset", "cfr"], "missing CONFIG"),
+    "config and game": (lambda t, r: ["solve", _cfg(t), "--game", "kuhn"], "not both"),
+    "game without preset": (lambda t, r: ["solve", "--game", "kuhn"], "--game kuhn needs --preset NAME (the variant to run); available: cfr, "),
+    "game unknown": (lambda t, r: ["solve", "--game", "chess", "--preset", "cfr"], "unknown game 'chess'"),
+    "game unknown preset": (lambda t, r: ["solve", "--game", "kuhn", "--preset", "cfrplus"], "unknown preset 'cfrplus'"),
+    "game and resume": (lambda t, r: ["solve", "--resume", r, "--game", "kuhn"], "drop CONFIG, --game"),
     "unknown option": (lambda t, r: ["solve", _cfg(t), "--iters", "3"], "No such option"),
     "unknown command": (lambda t, r: ["solv"], "No such command"),
     "exploit no dir": (lambda t, r: ["exploit", t / "nowhere"], "not a solve output directory"),

@@ -388,10 +388,12 @@ def test_doc_set_examples_work(tmp_path, monkeypatch):
     assert lines
     for line in lines:
         argv = shlex.split(line)
-        config = argv[2]
         sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
         assert sets, line
-        load_config(ROOT / config, sets)
+        if argv[2] == "--game":  # solverkit solve --game NAME --preset NAME: the config is those two
+            load_config({"game": argv[3], "preset": argv[argv.index("--preset") + 1]}, sets)
+        else:
+            load_config(ROOT / argv[2], sets)
 
 
 def test_doc_solver_table_matches_the_code():

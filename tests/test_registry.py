@@ -570,6 +570,29 @@ def test_plugins_reports_broken_entry_points(entry_points, monkeypatch):
     assert (extra["kind"], extra["distribution"], extra["version"]) == ("game", "solverkit-extra", "1.2.3")
 
 
+def test_unknown_name_names_the_plugins_that_failed_to_load(entry_points, monkeypatch, tmp_path):
+    """An unknown game at solve time says which plugin failed to load and why, on one line."""
+    monkeypatch.delenv(ENV_LOAD, raising=False)
+    entry_points(MATRIX, BROKEN)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('preset = "cfr"\ngame = "broken_game"\n')
+    for args in (["solve", str(cfg)], ["solve", "--game", "broken_game", "--preset", "cfr"],
+                 ["info", "broken_game"], ["solve", "--game", "skewed_pennies", "--preset", "nope"]):
+        reset_registry(None)
+        result = _runner().invoke(cli, args)
+        assert result.exit_code == 2, (args, result.output)
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("Error: unknown "), line
+        assert line.endswith("; plugin broken (solverkit-broken) failed to load: "
+                             "ImportError: No module named 'solverkit_broken' (see solverkit plugins)"), line
+    # no load errors: the message is as before
+    entry_points(MATRIX)
+    reset_registry(None)
+    result = _runner().invoke(cli, ["info", "broken_game"])
+    assert result.exit_code == 2 and "failed to load" not in result.stderr
+    assert result.stderr.strip().endswith("skewed_pennies"), result.stderr
+
+
 def test_plugins_duplicate_is_one_line_error(entry_points, monkeypatch):
     monkeypatch.delenv(ENV_LOAD, raising=False)
     entry_points(EXTRA, FakeEntryPoint("again", _registers(ExtraGame), dist="solverkit-again"))

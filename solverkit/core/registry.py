@@ -295,15 +295,24 @@ class Registry:
         if name not in table:
             label = KINDS[kind][2]
             at = f" in {where}" if where else ""
-            raise PluginError(f"unknown {label} {name!r}{at}; available: {choices(table)}")
+            raise PluginError(f"unknown {label} {name!r}{at}; available: {choices(table)}{self.load_error_hint()}")
         return table[name].cls
 
     def preset(self, name, where: str | None = None) -> Preset:
         """The preset registered as `name`, or a PluginError listing the presets."""
         if not isinstance(name, str) or name not in self.presets:
             at = f" in {where}" if where else ""
-            raise PluginError(f"unknown preset {name!r}{at}; available: {choices(self.presets)}")
+            raise PluginError(f"unknown preset {name!r}{at}; available: {choices(self.presets)}{self.load_error_hint()}")
         return self.presets[name]
+
+    def load_error_hint(self) -> str:
+        """``; plugin x (dist) failed to load: <reason> (see solverkit plugins)`` for each plugin
+        that failed to load (the unknown name may be one of theirs), on one line; "" if none."""
+        hint = ""
+        for plugin, err in self.load_errors:
+            reason = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+            hint += f"; plugin {plugin} failed to load: {reason}"
+        return hint + " (see solverkit plugins)" if hint else ""
 
     def names(self, kind: str) -> list[str]:
         return sorted(self.by_kind[kind])

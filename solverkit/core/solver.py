@@ -72,6 +72,12 @@ class Result:
     out: Path | None = None
     stored_bytes: int = 0
     compression_ratio: float = 0.0
+    #: how the store holds values: "float64 in memory", "float64 on disk", or "" when encoded
+    #: (fixed point and/or compressed: compression_ratio says how much)
+    store_kind: str = ""
+    #: one line saying why the run stopped ("target reached: ...", "iteration cap reached ...");
+    #: "" when no target was set or the run was interrupted
+    stop_reason: str = ""
 
 
 def warm_up_kernels():
@@ -79,6 +85,39 @@ def warm_up_kernels():
     from .arith import warm_up
 
     warm_up()
+
+
+#: the line shown (on stderr, not with --quiet) when loading the kernels takes longer than
+#: COMPILE_NOTICE_AFTER seconds: numba is compiling them, which only the first run does
+COMPILE_NOTICE = "compiling kernels (first run only; cached afterwards)..."
+COMPILE_NOTICE_AFTER = 1.0
+
+
+class slow_notice:
+    """``with slow_notice(emit):`` calls ``emit(message)`` once if the block is still running
+    after `after` seconds (from a timer thread, so the line appears while the work goes on);
+    a block that ends sooner says nothing. ``emit=None`` says nothing at all. `after` defaults
+    to COMPILE_NOTICE_AFTER (read when the notice is made, so a test can set it to 0)."""
+
+    def __init__(self, emit, message: str = COMPILE_NOTICE, after: float | None = None):
+        self.emit, self.message = emit, message
+        self.after = COMPILE_NOTICE_AFTER if after is None else after
+        self._timer = None
+
+    def __enter__(self):
+        if self.emit is not None:
+            import threading
+
+            self._timer = threading.Timer(self.after, self.emit, args=(self.message,))
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer.join()  # a notice already under way is finished before the block's output
+        return False
 
 
 def make_store(assembly, store_dir=None, run_id=None) -> Store:
@@ -163,7 +202,7 @@ class Solver:
     the subgames, a view that fetches them): checkpoints, strategies and store metrics use it.
     """
 
-    def __init__(self, assembly, store_dir=None, run_id=None):
+    def __init__(self, assembly, store_dir=None, run_id=None, notice=None):
         self.assembly = assembly
         #: the resolved config checkpoints record (run_solve adds the iterations and target it runs with)
         self.resolved = assembly.resolved
@@ -175,8 +214,9 @@ class Solver:
         try:
             self.transport.start(self.game, self.store, assembly=assembly)
             self.values = self.transport.store_view(self.store)
-            warm_up_kernels()
-            self.game.warmup()
+            with slow_notice(notice):  # `notice(line)` hears about a long first compile
+                warm_up_kernels()
+                self.game.warmup()
         except BaseException:  # no worker, thread or temporary directory outlives a failed start
             self.close()
             raise
@@ -278,8 +318,11 @@ class Solver:
 
 
 def run_solve(assembly, iterations=None, target=None, out=None, progress=False, on_metrics=None,
-              checkpoint_every=None, resume=False) -> Result:
+              checkpoint_every=None, resume=False, notice=None) -> Result:
     """Solve until `iterations` or `target` exploitability; write outputs to `out` if given.
+
+    `progress` shows a bar on stderr; `notice(line)` (e.g. ``print`` to stderr) is told when the
+    kernels take long to compile before the first iteration.
 
     `checkpoint_every` ("100" iterations or "90s"; default ``[solver] checkpoint_every``) writes
     ``out/checkpoint.skc`` that often, at a stop request and at the end; `resume` continues
@@ -315,7 +358,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id)
+    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id,
+                    notice=notice)
     solver.resolved = resolved
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
@@ -329,8 +373,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         solver.close()
         raise
     writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
-    bar = _progress(iterations, solver.iteration) if progress else None
+    targets_text = target_text(assembly.game, target, unit_targets)
+    bar = _progress(iterations, solver.iteration, capped=bool(targets_text)) if progress else None
     reached = False
+    reached_row = None
     interrupted = False
     row = metrics[-1] if metrics else None
     stop = _StopRequest()
@@ -357,13 +403,16 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 if on_metrics:
                     on_metrics(row)
                 if bar is not None:
-                    shown = "".join(f" = {row[u.column]:.3g} {u.name}" for u in units)
-                    bar.set_postfix_str(f"exploitability={row['exploitability']:.3e}{shown}", refresh=False)
+                    bar.set_postfix_str(progress_postfix(assembly.game, row, targets_text), refresh=False)
                 if target > 0 and row["exploitability"] <= target:
                     reached = True
                 if unit_target_reached(row, unit_targets, assembly.game):
                     reached = True
+                if reached:
+                    reached_row = row
             if bar is not None:
+                if reached:  # the bar ends here, full: the cap was never the goal
+                    bar.total = solver.iteration
                 bar.update(1)
             if ckpt_every is not None and not (reached or interrupted or t == iterations):
                 kind, n = ckpt_every
@@ -432,7 +481,57 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         out=out,
         stored_bytes=solver.values.stored_bytes(),
         compression_ratio=solver.values.compression_ratio(),
+        store_kind=_store_kind(assembly, solver.store),
+        stop_reason="" if interrupted else stop_reason(assembly.game, reached_row, target, unit_targets,
+                                                        iterations, solver.iteration),
     )
+
+
+def _store_kind(assembly, store) -> str:
+    """"float64 in memory" / "float64 on disk" for a store that holds plain doubles; "" else."""
+    if not store.codec.passthrough:
+        return ""
+    return "float64 " + ("on disk" if assembly.store["backend"] == "disk" else "in memory")
+
+
+def _native(game, value: float) -> str:
+    label = getattr(game, "unit_name", "")
+    return f"{value:.3g}" + (f" {label}" if label else "")
+
+
+def target_text(game, target: float, unit_targets: dict[str, float]) -> str:
+    """The stop targets of a run as text (``1 mbb/g``, ``0.001 chips``); "" when none is set."""
+    parts = [f"{unit_targets[u.target_key]:g} {u.name}" for u in units_of(game)
+             if unit_targets.get(u.target_key, 0) > 0]
+    if target > 0:
+        parts.insert(0, _native(game, target))
+    return " or ".join(parts)
+
+
+def progress_postfix(game, row: dict, targets: str = "") -> str:
+    """The progress bar's text after a metrics row: exploitability in the game's display units
+    (native too) and the target, e.g. ``expl 0.0019 chips = 0.95 mbb/g (target 1 mbb/g)``."""
+    text = "expl " + _native(game, row["exploitability"])
+    text += "".join(f" = {row[u.column]:.3g} {u.name}" for u in units_of(game) if u.column in row)
+    return text + (f" (target {targets})" if targets else "")
+
+
+def stop_reason(game, reached_row, target: float, unit_targets: dict[str, float], cap: int, done: int) -> str:
+    """Why a run with a target stopped: ``target reached: exploitability 0.95 mbb/g <= 1 mbb/g
+    at iteration 875`` (the target met, in its unit) or ``iteration cap reached (N) before the
+    target (1 mbb/g)``; "" for a run without a target."""
+    targets = target_text(game, target, unit_targets)
+    if not targets:
+        return ""
+    if reached_row is None:
+        return f"iteration cap reached ({done}) before the target ({targets})" if done >= cap else ""
+    at = f"at iteration {reached_row['iteration']}"
+    for u in units_of(game):
+        limit = unit_targets.get(u.target_key, 0)
+        if limit > 0 and reached_row.get(u.column, math.inf) <= limit:
+            return f"target reached: exploitability {reached_row[u.column]:.3g} {u.name} <= {limit:g} {u.name} {at}"
+    return (f"target reached: exploitability {_native(game, reached_row['exploitability'])} "
+            f"<= {_native(game, target)} {at}")
 
 
 class _StopRequest:
@@ -472,10 +571,14 @@ def _toml(table):
     return tomli_w.dumps(table)
 
 
-def _progress(total, initial=0):
+def _progress(total, initial=0, capped=False):
+    """The iteration bar; with a target (`capped`) the total is only a cap, so no time left is
+    estimated from it."""
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="it", dynamic_ncols=True, mininterval=0.5)
+    fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]" if capped else None
+    return tqdm(total=total, initial=initial, unit="it", dynamic_ncols=True, mininterval=0.5,
+                desc="iterations (cap)" if capped else None, bar_format=fmt)
 
 
 class _MetricsWriter:
