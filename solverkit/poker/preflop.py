@@ -87,11 +87,12 @@ def plot_preflop(game, strategy, path, title=None) -> list[np.ndarray]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     panels = preflop_nodes(game)
     R = game.gd.num_ranks
     ranks = RANK_CHARS[:R][::-1]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 5.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 6.0), squeeze=False)
     out = []
     for ax, (name, node) in zip(axes[0], panels):
         probs, letters = chart(game, strategy, node)
@@ -104,10 +105,16 @@ def plot_preflop(game, strategy, path, title=None) -> list[np.ndarray]:
                 ax.text(j, i, label + suffix, ha="center", va="center", fontsize=max(4, 90 // R), color="white")
         ax.set_xticks(range(R), list(ranks))
         ax.set_yticks(range(R), list(ranks))
+        ax.set_xlabel("second card's rank (suited above the diagonal)", fontsize=9)
+        ax.set_ylabel("first card's rank (offsuit below the diagonal)", fontsize=9)
         ax.set_title(name, fontsize=10)
     fig.suptitle(title or "Preflop strategy: fold red, call blue, raise green (blended by probability)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    handles = [Patch(facecolor=COLORS[k], label=label) for k, label in (("f", "fold"), ("c", "call / check"),
+                                                                      ("r", "raise / bet"))]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=9, frameon=False,
+               title="colour = the actions' colours mixed by their probabilities", title_fontsize=9)
+    fig.tight_layout(rect=(0, 0.11, 1, 1))
+    fig.savefig(path, dpi=130, bbox_inches="tight")
     plt.close(fig)
     return out
 
