@@ -297,6 +297,8 @@ def export(run_dir, fmt, output):
 def info(game, overrides):
     """Sizes of GAME: information sets (raw and up to suit symmetry), subgames, memory."""
     from .core.config import parse_value
+    import tomli_w
+
     from .core.params import spec_of
     from .core.registry import get_registry
     from .errors import ConfigError
@@ -308,11 +310,20 @@ def info(game, overrides):
             raise ConfigError(f"--set {item!r} is not PARAM=VALUE (e.g. --set ranks=5)")
         key, text = item.split("=", 1)
         given[key.strip()] = parse_value(text.strip())
-    params = spec_of(cls).resolve(given, f"[game] ({game})")
+    spec = spec_of(cls)
+    params = spec.resolve(given, f"[game] ({game})")
     rows = cls.size_report(params)  # large games count from their definition, allocating nothing
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         click.echo(f"{k.ljust(width)}  {v}")
+    if spec.params:
+        click.echo("parameters (--set NAME=VALUE; * = given here, otherwise the default):")
+        pwidth = max(len(n) for n in spec.params)
+        for name, p in spec.params.items():
+            mark = "*" if name in given else " "
+            value = params.get(name)
+            shown = "(required)" if value is None else tomli_w.dumps({"v": value})[4:].strip()
+            click.echo(f"  {mark} {name.ljust(pwidth)}  {shown:<12}  {p.type}: {p.doc}")
 
 
 @cli.command()

@@ -416,3 +416,14 @@ def test_doc_export_example_has_the_real_keys(run_dir):
     real = json.loads(invoke("export", out).stdout)
     assert set(json.loads(example)) == set(real)
     assert json.loads(example)["actions"] == real["actions"]
+
+
+def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
+    res = CliRunner().invoke(cli, ["info", "leduc", "--set", "isomorphism=false"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    head = lines.index("parameters (--set NAME=VALUE; * = given here, otherwise the default):")
+    params = {ln.replace("*", " ").split()[0]: ln for ln in lines[head + 1:]}
+    assert set(params) == {"split_round", "isomorphism", "chunks"}
+    assert params["isomorphism"].strip().startswith("* isomorphism  false") and "bool:" in params["isomorphism"]
+    assert params["chunks"].split()[:2] == ["chunks", "1"]
