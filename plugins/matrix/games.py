@@ -8,7 +8,7 @@ The passes also keep A S1 and -(S0 A) for the cumulative strategies S0, S1 (stor
 ``avgval0``, ``avgval1``), accumulated with the same averaging coefficients from the products the
 passes compute anyway, so evaluating the average strategy costs O(rows + cols), not two more
 products. The O(n) work of a pass is two small kernels around the BLAS product; the rule and the
-averaging scheme stay plug-ins (``job.update_regret``, ``job.accumulate``).
+averaging scheme stay plug-ins (``job.update``, ``job.accumulate``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from solverkit.core.arith import avg_step, rm_total, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
 from solverkit.core.params import Param
-from solverkit.core.passes import policy_source, state_of
+from solverkit.core.passes import policy_source
 from solverkit.errors import ConfigError
 
 
@@ -260,14 +260,14 @@ class MatrixGame(Game):
                 current_policy(src1, s.y)
                 np.dot(A, s.y, out=s.u0)  # row player's action values against y
                 instantaneous_regret(src0, s.u0, False, s.d0)
-                job.update_regret(r0, s.d0, state_of(seg, job.rule, 0))
+                job.update(seg, 0, s.d0)
                 job.accumulate(seg.get("avg1"), s.y)  # y is what the row player's regrets were computed against
                 job.accumulate(seg.get("avgval0"), s.u0)  # so avgval0 stays A @ avg1
             elif players == (1,):
                 current_policy(src0, s.x)
                 np.dot(s.x, A, out=s.u1)
                 instantaneous_regret(src1, s.u1, True, s.d1)  # negates u1: column values are -(x A)
-                job.update_regret(r1, s.d1, state_of(seg, job.rule, 1))
+                job.update(seg, 1, s.d1)
                 job.accumulate(seg.get("avg0"), s.x)
                 job.accumulate(seg.get("avgval1"), s.u1)
             elif set(players) == {0, 1}:
@@ -278,8 +278,8 @@ class MatrixGame(Game):
                 np.dot(s.x, A, out=s.u1)
                 instantaneous_regret(src0, s.u0, False, s.d0)
                 instantaneous_regret(src1, s.u1, True, s.d1)
-                job.update_regret(r0, s.d0, state_of(seg, job.rule, 0))
-                job.update_regret(r1, s.d1, state_of(seg, job.rule, 1))
+                job.update(seg, 0, s.d0)
+                job.update(seg, 1, s.d1)
                 job.accumulate(seg.get("avg1"), s.y)
                 job.accumulate(seg.get("avgval0"), s.u0)
                 job.accumulate(seg.get("avg0"), s.x)

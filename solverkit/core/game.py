@@ -264,11 +264,3 @@ class Game:
         names = self.action_names(player)
         return [list(names) if names is not None else [str(a) for a in range(n)]
                 for _, n in self.layout(player).infoset_slices()]
-
-    def openspiel_table(self, strategy) -> dict[str, dict[int, float]]:
-        """OpenSpiel information-state string -> {OpenSpiel action id: probability}, for games
-        with an OpenSpiel counterpart (``solverkit export --format openspiel``)."""
-        from ..errors import SolverkitError
-
-        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel supports: "
-                             "kuhn, leduc, acpc (with those game definitions) and openspiel")

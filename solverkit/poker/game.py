@@ -593,14 +593,12 @@ class PokerGame(Game):
             entry = self._entry = np.stack([v, v])
         return entry
 
-    def _pass(self, store, job: _Job, transport, pj: PassJob | None = None, sources=None):
+    def _pass(self, store, job: _Job, transport, pj: PassJob | None = None):
         """Run one walk over the whole game (split or not); return root values [2, H]."""
         t = self.tree
         if not self.split:
             with store.open("root", self._writes(job, pj)) as seg:
                 src, reg, avg = self._segment_arrays(store, "root", seg, job, pj)
-                if sources is not None:
-                    src = sources["root"]
                 out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
                 self._finish_segment(seg, reg, avg, job, pj)
             return out
