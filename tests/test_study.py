@@ -120,3 +120,131 @@ def test_iterations_cap_shortens_every_run(study_file):
                for s, f in zip(short.runs, full.runs))
     res = CliRunner().invoke(cli, ["study", str(study_file), "--out", str(study_file.parent / "o"), "--iterations", "0"])
     assert res.exit_code == 2 and "--iterations" in res.stderr
+
+
+# --- what seeds vary, targets in display units, per-assembly settings --------------------------
+
+def _study(tmp_path, text):
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return load_study(path)
+
+
+def test_seeds_vary_only_what_is_random(tmp_path):
+    study = _study(tmp_path, """
+[study]
+seeds = [0, 1, 2]
+iterations = 5
+[assemblies.plus]
+preset = "cfr_plus"
+[games.pennies]
+game = { name = "skewed_pennies" }
+[games.fixed]
+game = { name = "random_matrix", rows = 3, cols = 3, seed = 42 }
+[games.free]
+game = { name = "random_matrix", rows = 3, cols = 3 }
+""")
+    by_game = {}
+    for run in study.runs:
+        by_game.setdefault(run.game, []).append(run)
+    # deterministic: once, and said so; an explicit game seed is kept
+    assert [r.seed for r in by_game["pennies"]] == [0]
+    assert [r.raw["game"]["seed"] for r in by_game["fixed"]] == [42]
+    assert [r.raw["game"]["seed"] for r in by_game["free"]] == [0, 1, 2]
+    assert len(study.notes) == 2
+    assert all("runs once" in n for n in study.notes)
+    assert any("pennies" in n for n in study.notes) and any("fixed" in n for n in study.notes)
+
+
+def test_unit_targets_and_per_assembly_solver_settings(tmp_path):
+    study = _study(tmp_path, """
+[study]
+iterations = 50
+targets_mbb = [500, 100]
+[assemblies.plus]
+preset = "cfr_plus"
+solver = { iterations = 7, eval_every = 2 }
+[assemblies.dcfr]
+preset = "dcfr"
+[games.leduc]
+game = { name = "leduc" }
+""")
+    plus, dcfr = study.runs
+    assert plus.iterations == 7 and plus.raw["solver"]["eval_every"] == 2
+    assert dcfr.iterations == 50 and dcfr.raw["solver"]["eval_every"] == 1
+    assert [t.column for t in plus.targets] == ["exploitability_mbb"] * 2
+    assert plus.raw["solver"]["target_mbb"] == 100  # stops at the smallest target, in its unit
+    assert plus.axis[:2] == ("exploitability_mbb", "mbb/g")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[study]\ntargets_mbb = [1]\n[assemblies.a]\npreset='cfr'\n[games.g]\ngame={name='skewed_pennies'}\n",
+     "has no display unit 'mbb'"),
+    ("[study]\ntargets_mbb = [1]\ntargets = [1]\n[assemblies.a]\npreset='cfr'\n[games.g]\ngame={name='leduc'}\n",
+     "targets in several units"),
+    ("[study]\nseeds = [1, 1]\n[assemblies.a]\npreset='cfr'\n[games.g]\ngame={name='leduc'}\n", "repeats a seed"),
+    ("[assemblies.a]\npreset='cfr'\nsolver={seed=3}\n[games.g]\ngame={name='leduc'}\n", "solver.seed"),
+])
+def test_bad_study_targets_and_seeds(tmp_path, text, expected):
+    with pytest.raises(ConfigError, match=expected):
+        _study(tmp_path, text)
+
+
+def test_mean_over_all_seeds_carries_stopped_runs_forward():
+    from solverkit.core.study_stats import combine, first_reach
+
+    fast = [(1, 1.0), (2, 0.01)]  # stopped at iteration 2
+    slow = [(1, 1.0), (2, 0.5), (3, 0.1), (4, 0.001)]
+    got = combine([fast, slow])
+    assert [p[0] for p in got] == [1, 2, 3, 4]
+    # geometric mean over both seeds at every point, the stopped one held at 0.01
+    assert got[2][1] == pytest.approx((0.01 * 0.1) ** 0.5)
+    assert got[3][1] == pytest.approx((0.01 * 0.001) ** 0.5)
+    assert (got[3][2], got[3][3]) == (0.001, 0.01)
+    assert first_reach(slow, 0.1) == 3 and first_reach(fast, 1e-9) is None
+
+
+def test_plot_axes_units_band_and_targets(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from solverkit.core.study import RunResult
+    from solverkit.core.study_plot import game_figure
+
+    study = _study(tmp_path, """
+[study]
+seeds = [0, 1]
+targets_mbb = [100]
+[assemblies.plus]
+preset = "cfr_plus"
+[games.leduc]
+game = { name = "leduc" }
+""")
+    # leduc is deterministic: one run; make it two seeds' worth by hand to see the band
+    run = study.runs[0]
+    study.runs.append(type(run)(**{**run.__dict__, "seed": 1}))
+    rows = lambda k: [{"iteration": i, "seconds": i * k, "exploitability_mbb": 1000 / i,
+                       "exploitability_current_mbb": 2000 / i} for i in (1, 2, 4, 8)]
+    results = {study.runs[0].slug: RunResult(rows(0.1), 8, 0.0, 0.8), study.runs[1].slug: RunResult(rows(0.2), 8, 0.0, 1.6)}
+    fig = game_figure(study, results, "leduc")
+    axes = fig.axes
+    assert [a.get_xlabel() for a in axes] == ["iterations", "seconds"]  # no nodes_touched recorded
+    assert all(a.get_ylabel() == "exploitability (mbb/g)" for a in axes)
+    labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
+    assert labels == ["plus (geometric mean of 2 seeds, band min-max)", "plus: current strategy"]
+    assert any(t.get_text() == "target 100 mbb/g" for t in axes[0].texts)
+    assert len(axes[0].collections) == 1  # the min-max band
+    plt.close(fig)
+
+
+def test_docs_study_examples_load(tmp_path):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "studies.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    for i, block in enumerate(blocks):
+        study = _study(tmp_path, block)
+        assert study.runs
+    random = [r for r in _study(tmp_path, blocks[1]).runs if r.game == "random"]
+    assert [r.raw["game"]["seed"] for r in random] == list(range(10))

@@ -1,12 +1,12 @@
 """Comparative studies: a grid of assemblies x games x seeds, with curves and tables out.
 
-A study file has a ``[study]`` table (``iterations``, ``targets``, ``seeds``, ``eval_every``,
-``stop_at_target``),
-one ``[assemblies.NAME]`` table per assembly (a config without its game: preset, rule,
-averaging, compressor, transport, solver) and one ``[games.NAME]`` table per game
-(``game = {name = ..., params...}`` plus optional ``seeds``, ``targets``, ``iterations``).
-Each run is an ordinary solve; a run stops once its smallest target is reached, unless
-``stop_at_target = false`` (needed for the seed-averaged curve to cross the smallest target).
+The file format is documented key by key in docs/studies.md. In short: ``[study]`` holds the
+defaults (``iterations``, ``targets`` and ``targets_<unit>``, ``seeds``, ``eval_every``,
+``stop_at_target``), ``[assemblies.NAME]`` one config each without its game (its ``[solver]``
+keys override the study's and the game's), ``[games.NAME]`` one game each (``game = {name =
+..., params...}`` plus optional ``seeds``, ``targets``, ``targets_<unit>``, ``iterations``,
+``eval_every``). Seeds vary only what is random: a game's ``seed`` parameter unless the game
+table fixes it, and the assembly's sampler; a run with nothing random runs once.
 """
 
 from __future__ import annotations
@@ -14,20 +14,41 @@ from __future__ import annotations
 import csv
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, choices
 from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
+from .study_stats import combine, first_reach, mean, points
+from .units import EXPLOITABILITY, units_of
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target")
-GAME_KEYS = ("game", "seeds", "targets", "iterations")
+GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every")
+#: study and game tables also take ``targets_<unit key>`` (e.g. ``targets_mbb``), in a display unit of the game
+TARGETS_PREFIX = "targets_"
 RESULT_COLUMNS = (
-    "assembly", "game", "seed", "target", "iterations_to_target",
-    "seconds_to_target", "iterations_run", "final_exploitability", "seconds", "run_dir",
+    "assembly", "game", "seed", "target", "unit", "iterations_to_target", "seconds_to_target",
+    "nodes_to_target", "iterations_run", "final_exploitability", "seconds", "run_dir",
 )
+
+
+@dataclass(frozen=True)
+class Target:
+    """An exploitability target in the game's native unit (``unit`` = "") or a display unit."""
+
+    value: float
+    unit: str = ""  # a Unit key ("mbb"), or "" for the game's own unit
+    label: str = ""  # "mbb/g", "chips", ...
+
+    @property
+    def column(self) -> str:
+        """The metrics column the target is read from."""
+        return f"{EXPLOITABILITY}_{self.unit}" if self.unit else EXPLOITABILITY
+
+    def text(self) -> str:
+        return f"{self.value:g} {self.label}".strip()
 
 
 @dataclass
@@ -37,9 +58,12 @@ class Run:
     assembly: str
     game: str
     seed: int
-    targets: list[float]
+    targets: list[Target]
     raw: dict  # raw config for load_config
     iterations: int
+    #: the y axis of the study's plots: (metrics column, label, native -> axis factor), in the
+    #: game's first display unit (mbb/g for poker) or its own
+    axis: tuple[str, str, float] = (EXPLOITABILITY, "", 1.0)
 
     @property
     def slug(self) -> str:
@@ -51,14 +75,16 @@ class Study:
     name: str
     runs: list[Run]
     source: str
+    #: what the loader decided and the user should know (a deterministic game run once, ...)
+    notes: list[str] = field(default_factory=list)
 
 
 def _check_keys(table, valid, where):
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table, got {table!r}")
     for key in table:
-        if key not in valid:
-            raise ConfigError(f"unknown key {key!r} in {where}; valid: {choices(valid)}")
+        if key not in valid and not key.startswith(TARGETS_PREFIX):
+            raise ConfigError(f"unknown key {key!r} in {where}; valid: {choices(valid)}, targets_<unit>")
 
 
 # study values are checked by the same Param checks as every config value (finite, in int64, ...)
@@ -80,11 +106,44 @@ def _int_list(value, where):
     value = _SEEDS.check(value, where)
     if not value:
         raise ConfigError(f"{where} = [] is invalid: expected a non-empty list of integers >= 0")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{where} = {value!r} repeats a seed: each seed runs once")
     return value
 
 
 def _positive_int(value, where):
     return _POSITIVE.check(value, where)
+
+
+def _raw_targets(table, where) -> dict[str, list[float]] | None:
+    """{unit key ("" native): values} of a table's ``targets`` / ``targets_<unit>``; None: none given."""
+    out = {}
+    for key, value in table.items():
+        if key == "targets":
+            out[""] = _float_list(value, f"{where} targets")
+        elif key.startswith(TARGETS_PREFIX):
+            out[key[len(TARGETS_PREFIX):]] = _float_list(value, f"{where} {key}")
+    return out or None
+
+
+def _targets_for(raw: dict[str, list[float]], game, where) -> list[Target]:
+    """The targets of `raw` for `game`, each unit checked against the game's display units."""
+    units = {u.key: u for u in units_of(game)}
+    out = []
+    for key, values in raw.items():
+        if key and key not in units:
+            valid = ", ".join(f"targets_{k}" for k in units) or "none"
+            raise ConfigError(f"{where} targets_{key}: game {game.name!r} has no display unit {key!r}; its unit "
+                              f"targets: {valid} (or use targets, in {getattr(game, 'unit_name', '') or 'its own unit'})")
+        label = units[key].name if key else getattr(game, "unit_name", "")
+        out += [Target(v, key, label) for v in values]
+    return out
+
+
+def _sampler_is_random(assembly) -> bool:
+    """Whether the assembly samples (a sampler declaring itself random, e.g. Monte-Carlo CFR)."""
+    sampler = getattr(assembly, "sampler", None)
+    return bool(getattr(sampler, "random", False))
 
 
 def load_study(path, iterations_cap: int | None = None) -> Study:
@@ -100,10 +159,11 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     study = raw.get("study", {})
     _check_keys(study, STUDY_KEYS, "[study]")
     iterations = _positive_int(study.get("iterations", 1000), "[study] iterations")
-    targets = _float_list(study.get("targets", [1e-3]), "[study] targets")
+    study_targets = _raw_targets(study, "[study]") or {"": [1e-3]}
     seeds = _int_list(study.get("seeds", [0]), "[study] seeds")
     eval_every = _EVAL_EVERY.check(study.get("eval_every", 1), "[study] eval_every")
     stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
+    cap = None if iterations_cap is None else _positive_int(iterations_cap, "--iterations")
     assemblies = raw.get("assemblies")
     games = raw.get("games")
     if not isinstance(assemblies, dict) or not assemblies:
@@ -111,7 +171,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     if not isinstance(games, dict) or not games:
         raise ConfigError(f"{path}: no [games.NAME] tables; a study needs at least one game")
     registry = get_registry()
-    runs = []
+    runs, notes = [], []
     for gname, gtable in games.items():
         where = f"[games.{gname}]"
         _check_keys(gtable, GAME_KEYS, where)
@@ -120,37 +180,79 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
         game = gtable["game"]
         game = {"name": game} if isinstance(game, str) else dict(game)
         gseeds = _int_list(gtable["seeds"], f"{where} seeds") if "seeds" in gtable else seeds
-        gtargets = _float_list(gtable["targets"], f"{where} targets") if "targets" in gtable else targets
+        graw_targets = _raw_targets(gtable, where) or study_targets
         giters = _positive_int(gtable.get("iterations", iterations), f"{where} iterations")
-        if iterations_cap is not None:
-            giters = min(giters, _positive_int(iterations_cap, "--iterations"))
+        geval = _EVAL_EVERY.check(gtable.get("eval_every", eval_every), f"{where} eval_every")
+        try:
+            cls = registry.get("game", game.get("name", ""), where=f"{where} game.name")
+        except Exception as exc:
+            raise ConfigError(str(exc)) from None
+        # a game's seed varies with the study's seeds unless the game table fixes it
+        seeded_game = "seed" in spec_of(cls).params and "seed" not in game
         for aname, atable in assemblies.items():
+            awhere = f"[assemblies.{aname}]"
             if not isinstance(atable, dict):
-                raise ConfigError(f"[assemblies.{aname}] must be a table, got {atable!r}")
+                raise ConfigError(f"{awhere} must be a table, got {atable!r}")
             if "game" in atable:
-                raise ConfigError(f"[assemblies.{aname}] must not name a game; games come from [games.*]")
+                raise ConfigError(f"{awhere} must not name a game; games come from [games.*]")
+            asolver = atable.get("solver", {})
+            if isinstance(asolver, dict) and "seed" in asolver:
+                raise ConfigError(f"{awhere} solver.seed: seeds come from [study] seeds and [games.*] seeds")
+            made = []
             for seed in gseeds:
                 cfg = {k: (dict(v) if isinstance(v, dict) else v) for k, v in atable.items()}
                 g = dict(game)
-                try:
-                    cls = registry.get("game", g.get("name", ""), where=f"{where} game.name")
-                except Exception as exc:
-                    raise ConfigError(str(exc)) from None
-                if "seed" in spec_of(cls).params:
+                if seeded_game:
                     g["seed"] = seed
                 cfg["game"] = g
-                solver = dict(cfg.get("solver", {}))
-                solver.setdefault("eval_every", eval_every)
+                solver = {"eval_every": geval, "iterations": giters}
+                solver.update(cfg.get("solver", {}) if isinstance(cfg.get("solver"), dict) else {})
                 solver["seed"] = seed
-                solver["iterations"] = giters
-                solver["target"] = min(gtargets) if stop_at_target else 0.0
+                if cap is not None and isinstance(solver.get("iterations"), int):
+                    solver["iterations"] = min(solver["iterations"], cap)
                 cfg["solver"] = solver
                 # resolve now so that every error shows before anything runs
-                load_config(cfg, registry=registry)
-                runs.append(Run(aname, gname, seed, gtargets, cfg, giters))
+                assembly = load_config(cfg, registry=registry)
+                targets = _targets_for(graw_targets, assembly.game, where)
+                if stop_at_target and not any(k.startswith("target") for k in (_solver_keys(atable))):
+                    _stop_at(cfg["solver"], targets, where)
+                    assembly = load_config(cfg, registry=registry)
+                runs.append(Run(aname, gname, seed, targets, cfg, int(assembly.solver["iterations"]),
+                                _axis(assembly.game)))
+                made.append(runs[-1])
+                if not seeded_game and not _sampler_is_random(assembly):
+                    break  # nothing random: more seeds would repeat this run
+            if len(made) < len(gseeds):
+                notes.append(f"{aname} on {gname}: nothing random (the game has no seed or fixes it, the assembly "
+                             f"does not sample): runs once, not once per seed {gseeds}")
     for run in runs:  # relative paths of [games.*] are relative to the study file
         _absolutize(run.raw["game"], base)
-    return Study(study.get("name", Path(path).stem), runs, str(path))
+    return Study(study.get("name", Path(path).stem), runs, str(path), notes)
+
+
+def _solver_keys(atable) -> list[str]:
+    """The keys an assembly table sets in its [solver] table."""
+    solver = atable.get("solver", {})
+    return list(solver) if isinstance(solver, dict) else []
+
+
+def _stop_at(solver: dict, targets: list[Target], where: str) -> None:
+    """Stop the run at its smallest target (one unit only: the solver stops at the first target met)."""
+    units = {t.unit for t in targets}
+    if len(units) > 1:
+        raise ConfigError(f"{where}: targets in several units ({', '.join(sorted(u or 'native' for u in units))}) "
+                          "with stop_at_target = true: the run would stop at whichever is met first; give one "
+                          "unit or set [study] stop_at_target = false")
+    smallest = min(targets, key=lambda t: t.value)
+    solver["target_" + smallest.unit if smallest.unit else "target"] = smallest.value
+
+
+def _axis(game) -> tuple[str, str, float]:
+    """The plots' y axis: the game's first display unit (mbb/g for poker), else its own unit."""
+    units = units_of(game)
+    if units:
+        return units[0].column, units[0].name, float(units[0].factor)
+    return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
 
 
 def _absolutize(game_table, base):
@@ -164,15 +266,36 @@ def _run_one(run: Run, out_dir: str):
 
     assembly = load_config(run.raw)
     result = run_solve(assembly, out=Path(out_dir) / "runs" / run.slug)
-    curve = [(m["iteration"], m["exploitability"], m["seconds"]) for m in result.metrics]
-    return curve, result.iterations, result.exploitability, result.seconds
+    return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds)
+
+
+@dataclass
+class RunResult:
+    """What a study keeps of a run: its metrics rows and how it ended."""
+
+    metrics: list[dict]
+    iterations: int
+    exploitability: float
+    seconds: float
+
+    def curve(self, x: str, y: str):
+        return points(self.metrics, x, y)
+
+    def last(self, column: str) -> float:
+        """The last measured value of a column (the final exploitability in a target's unit)."""
+        pts = points(self.metrics, "iteration", column)
+        return pts[-1][1] if pts else float("nan")
+
+
+#: the x axes of a study's curves: iterations and seconds always, nodes touched where runs record it
+X_AXES = (("iteration", "iterations"), ("seconds", "seconds"), ("nodes_touched", "nodes touched"))
 
 
 def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
     """Run every run of the study; write results.csv, summary.csv and one PNG per game."""
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    results = {}
+    results: dict[str, RunResult] = {}
     bar = None
     if progress:
         from tqdm import tqdm
@@ -194,72 +317,74 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
     finally:
         if bar:
             bar.close()
-    rows = []
-    for run in study.runs:
-        curve, iters, final, secs = results[run.slug]
-        for target in run.targets:
-            hit = next(((it, s) for it, e, s in curve if e <= target), None)
-            rows.append(
-                {
-                    "assembly": run.assembly,
-                    "game": run.game,
-                    "seed": run.seed,
-                    "target": target,
-                    "iterations_to_target": "" if hit is None else hit[0],
-                    "seconds_to_target": "" if hit is None else f"{hit[1]:.6g}",
-                    "iterations_run": iters,
-                    "final_exploitability": repr(final),
-                    "seconds": f"{secs:.6g}",
-                    "run_dir": f"runs/{run.slug}",
-                }
-            )
-    _write_csv(out / "results.csv", RESULT_COLUMNS, rows)
+    _write_csv(out / "results.csv", RESULT_COLUMNS, _result_rows(study, results))
     summary = _summarise(study, results)
     _write_csv(out / "summary.csv", SUMMARY_COLUMNS, summary)
-    _plot(study, results, out)
-    lines = [f"{'assembly':<16} {'game':<14} {'target':>8} {'reached':>8} {'mean iters':>11} {'mean-curve iters':>17}"]
+    from .study_plot import plot_study
+
+    plot_study(study, results, out)
+    lines = list(study.notes)
+    lines.append(f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "
+                 f"{'mean secs':>10} {'geo-mean iters':>15}")
     for s in summary:
-        lines.append(
-            f"{s['assembly']:<16} {s['game']:<14} {s['target']:>8.0e} {s['reached']:>8} "
-            f"{s['mean_iterations']!s:>11} {s['mean_curve_iterations']!s:>17}"
-        )
+        target = f"{float(s['target']):.3g} {s['unit']}".strip()
+        lines.append(f"{s['assembly']:<16} {s['game']:<14} {target:>14} {s['reached']:>8} "
+                     f"{s['mean_iterations']!s:>11} {s['mean_seconds']!s:>10} {s['mean_curve_iterations']!s:>15}")
     lines.append(f"results in {out}")
     return "\n".join(lines)
 
 
-SUMMARY_COLUMNS = ("assembly", "game", "target", "seeds", "reached", "mean_iterations", "mean_curve_iterations")
+def _fmt(value) -> str:
+    return "" if value is None else f"{value:.6g}"
 
 
-def _mean_curve(curves):
-    """Exploitability averaged over seeds at the iterations every seed evaluated."""
-    common = set.intersection(*(set(it for it, _, _ in c) for c in curves))
-    by_seed = [{it: e for it, e, _ in c} for c in curves]
-    return [(it, sum(d[it] for d in by_seed) / len(by_seed)) for it in sorted(common)]
+def _result_rows(study, results):
+    rows = []
+    for run in study.runs:
+        res = results[run.slug]
+        for target in run.targets:
+            hits = {x: first_reach(res.curve(x, target.column), target.value) for x, _ in X_AXES}
+            rows.append({
+                "assembly": run.assembly, "game": run.game, "seed": run.seed, "target": target.value,
+                "unit": target.label, "iterations_to_target": _fmt(hits["iteration"]),
+                "seconds_to_target": _fmt(hits["seconds"]), "nodes_to_target": _fmt(hits["nodes_touched"]),
+                "iterations_run": res.iterations, "final_exploitability": repr(res.last(target.column)),
+                "seconds": f"{res.seconds:.6g}", "run_dir": f"runs/{run.slug}",
+            })
+    return rows
+
+
+SUMMARY_COLUMNS = ("assembly", "game", "target", "unit", "seeds", "reached", "mean_iterations", "mean_seconds",
+                   "mean_curve_iterations", "mean_curve_seconds")
+
+
+def groups(study: Study) -> dict[tuple[str, str], list[Run]]:
+    """The runs of each (assembly, game), in study order."""
+    out: dict[tuple[str, str], list[Run]] = {}
+    for run in study.runs:
+        out.setdefault((run.assembly, run.game), []).append(run)
+    return out
 
 
 def _summarise(study, results):
-    groups = {}
-    for run in study.runs:
-        groups.setdefault((run.assembly, run.game), []).append(run)
+    """Per (assembly, game, target): how many seeds reached it, their mean iterations and seconds
+    to it (when every seed did), and where the geometric mean over all seeds crosses it."""
     out = []
-    for (aname, gname), runs in groups.items():
-        curves = [results[r.slug][0] for r in runs]
-        mean = _mean_curve(curves)
+    for (aname, gname), runs in groups(study).items():
         for target in runs[0].targets:
-            hits = [next((it for it, e, _ in c if e <= target), None) for c in curves]
-            reached = [h for h in hits if h is not None]
-            mean_hit = next((it for it, e in mean if e <= target), None)
-            out.append(
-                {
-                    "assembly": aname,
-                    "game": gname,
-                    "target": target,
-                    "seeds": len(runs),
-                    "reached": f"{len(reached)}/{len(runs)}",
-                    "mean_iterations": round(sum(reached) / len(reached), 1) if len(reached) == len(runs) else "",
-                    "mean_curve_iterations": "" if mean_hit is None else mean_hit,
-                }
-            )
+            row = {"assembly": aname, "game": gname, "target": target.value, "unit": target.label,
+                   "seeds": len(runs)}
+            reached = 0
+            for x, name in (("iteration", "iterations"), ("seconds", "seconds")):
+                curves = [results[r.slug].curve(x, target.column) for r in runs]
+                hits = [first_reach(c, target.value) for c in curves]
+                got = [h for h in hits if h is not None]
+                reached = len(got)
+                row[f"mean_{name}"] = _fmt(mean(got)) if len(got) == len(runs) else ""
+                crossing = next((at for at, gm, _, _ in combine(curves) if gm <= target.value), None)
+                row[f"mean_curve_{name}"] = _fmt(crossing)
+            row["reached"] = f"{reached}/{len(runs)}"
+            out.append(row)
     return out
 
 
@@ -270,42 +395,3 @@ def _write_csv(path, columns, rows):
         w.writeheader()
         w.writerows(rows)
     os.replace(tmp, path)
-
-
-def _plot(study, results, out):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    games = list(dict.fromkeys(r.game for r in study.runs))
-    assemblies = list(dict.fromkeys(r.assembly for r in study.runs))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for gname in games:
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
-        targets = []
-        for i, aname in enumerate(assemblies):
-            runs = [r for r in study.runs if r.game == gname and r.assembly == aname]
-            if not runs:
-                continue
-            targets = runs[0].targets
-            curves = [results[r.slug][0] for r in runs]
-            color = colors[i % len(colors)]
-            if len(curves) > 1:
-                for c in curves:
-                    ax.plot([p[0] for p in c], [max(p[1], 1e-300) for p in c], color=color, alpha=0.2, lw=0.7)
-            mean = _mean_curve(curves)
-            label = aname + (f" (mean of {len(curves)})" if len(curves) > 1 else "")
-            ax.plot([p[0] for p in mean], [max(p[1], 1e-300) for p in mean], color=color, lw=1.6, label=label)
-        for t in targets:
-            ax.axhline(t, color="grey", ls=":", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("iterations")
-        ax.set_ylabel("exploitability")
-        ax.set_title(f"{study.name}: {gname}")
-        ax.legend()
-        ax.grid(True, which="major", alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(out / f"{gname}.png", dpi=120)
-        plt.close(fig)
