@@ -337,6 +337,8 @@ def study(study_file, out, jobs, iterations, quiet):
     from .core.study import load_study, run_study
 
     spec = load_study(study_file, iterations_cap=iterations)
+    for note in spec.notes:
+        click.echo(f"note: {note}", err=True)
     summary = run_study(spec, out, jobs=jobs, progress=not quiet)
     click.echo(summary)
 

@@ -323,9 +323,8 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
     from .study_plot import plot_study
 
     plot_study(study, results, out)
-    lines = list(study.notes)
-    lines.append(f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "
-                 f"{'mean secs':>10} {'geo-mean iters':>15}")
+    lines = [f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "
+                 f"{'mean secs':>10} {'geo-mean iters':>15}"]
     for s in summary:
         target = f"{float(s['target']):.3g} {s['unit']}".strip()
         lines.append(f"{s['assembly']:<16} {s['game']:<14} {target:>14} {s['reached']:>8} "
