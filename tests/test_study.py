@@ -202,6 +202,7 @@ def test_mean_over_all_seeds_carries_stopped_runs_forward():
     assert got[3][1] == pytest.approx((0.01 * 0.001) ** 0.5)
     assert (got[3][2], got[3][3]) == (0.001, 0.01)
     assert first_reach(slow, 0.1) == 3 and first_reach(fast, 1e-9) is None
+    assert combine([fast, slow], "arithmetic")[3][1] == pytest.approx((0.01 + 0.001) / 2)
 
 
 def test_plot_axes_units_band_and_targets(tmp_path):

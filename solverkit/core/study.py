@@ -21,10 +21,10 @@ from ..errors import ConfigError, choices
 from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
-from .study_stats import combine, first_reach, mean, points
+from .study_stats import MEANS, combine, first_reach, mean, points
 from .units import EXPLOITABILITY, units_of
 
-STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target")
+STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean")
 GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every")
 #: study and game tables also take ``targets_<unit key>`` (e.g. ``targets_mbb``), in a display unit of the game
 TARGETS_PREFIX = "targets_"
@@ -77,6 +77,8 @@ class Study:
     source: str
     #: what the loader decided and the user should know (a deterministic game run once, ...)
     notes: list[str] = field(default_factory=list)
+    #: how seeds' curves are averaged: "geometric" (default) or "arithmetic" (study_stats.MEANS)
+    mean: str = "geometric"
 
 
 def _check_keys(table, valid, where):
@@ -93,6 +95,7 @@ _SEEDS = Param("int_list", None, min=0)
 _POSITIVE = Param("int", None, min=1)
 _EVAL_EVERY = Param("int", None, min=0)
 _BOOL = Param("bool", None)
+_MEAN = Param("str", None, choices=MEANS)
 
 
 def _float_list(value, where):
@@ -163,6 +166,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     seeds = _int_list(study.get("seeds", [0]), "[study] seeds")
     eval_every = _EVAL_EVERY.check(study.get("eval_every", 1), "[study] eval_every")
     stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
+    how = _MEAN.check(study.get("mean", "geometric"), "[study] mean")
     cap = None if iterations_cap is None else _positive_int(iterations_cap, "--iterations")
     assemblies = raw.get("assemblies")
     games = raw.get("games")
@@ -227,7 +231,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                              f"does not sample): runs once, not once per seed {gseeds}")
     for run in runs:  # relative paths of [games.*] are relative to the study file
         _absolutize(run.raw["game"], base)
-    return Study(study.get("name", Path(path).stem), runs, str(path), notes)
+    return Study(study.get("name", Path(path).stem), runs, str(path), notes, how)
 
 
 def _solver_keys(atable) -> list[str]:
@@ -324,11 +328,11 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
 
     plot_study(study, results, out)
     lines = [f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "
-                 f"{'mean secs':>10} {'geo-mean iters':>15}"]
+                 f"{'mean secs':>10} {'mean-curve iters':>17}"]
     for s in summary:
         target = f"{float(s['target']):.3g} {s['unit']}".strip()
         lines.append(f"{s['assembly']:<16} {s['game']:<14} {target:>14} {s['reached']:>8} "
-                     f"{s['mean_iterations']!s:>11} {s['mean_seconds']!s:>10} {s['mean_curve_iterations']!s:>15}")
+                     f"{s['mean_iterations']!s:>11} {s['mean_seconds']!s:>10} {s['mean_curve_iterations']!s:>17}")
     lines.append(f"results in {out}")
     return "\n".join(lines)
 
@@ -380,7 +384,7 @@ def _summarise(study, results):
                 got = [h for h in hits if h is not None]
                 reached = len(got)
                 row[f"mean_{name}"] = _fmt(mean(got)) if len(got) == len(runs) else ""
-                crossing = next((at for at, gm, _, _ in combine(curves) if gm <= target.value), None)
+                crossing = next((at for at, gm, _, _ in combine(curves, study.mean) if gm <= target.value), None)
                 row[f"mean_curve_{name}"] = _fmt(crossing)
             row["reached"] = f"{reached}/{len(runs)}"
             out.append(row)

@@ -13,9 +13,9 @@ def _current_column(column: str) -> str:
     return CURRENT + column[len(EXPLOITABILITY):]
 
 
-def _draw(ax, curves, color, label, dashed=False):
-    """The geometric mean of `curves` and, for several, their min-max band."""
-    combined = combine(curves)
+def _draw(ax, curves, color, label, how, dashed=False):
+    """The mean of `curves` (geometric or arithmetic) and, for several, their min-max band."""
+    combined = combine(curves, how)
     if not combined:
         return False
     xs = [p[0] for p in combined]
@@ -65,11 +65,11 @@ def game_figure(study, results, gname):
                 continue
             color = colors[i % len(colors)]
             n = len(runs)
-            label = aname + (f" (geometric mean of {n} seeds, band min-max)" if n > 1 else "")
-            _draw(ax, [results[r.slug].curve(x, column) for r in runs], color, label)
+            label = aname + (f" ({study.mean} mean of {n} seeds, band min-max)" if n > 1 else "")
+            _draw(ax, [results[r.slug].curve(x, column) for r in runs], color, label, study.mean)
             current = [results[r.slug].curve(x, _current_column(column)) for r in runs]
             if any(current):
-                _draw(ax, current, color, f"{aname}: current strategy", dashed=True)
+                _draw(ax, current, color, f"{aname}: current strategy", study.mean, dashed=True)
         for target in first.targets:
             if target.column != column and target.unit:
                 continue  # a target in another display unit than the axis

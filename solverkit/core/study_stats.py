@@ -38,8 +38,13 @@ def value_at(curve: list[tuple[float, float]], at: float) -> float | None:
     return value
 
 
-def combine(curves: list[list[tuple[float, float]]]) -> list[tuple[float, float, float, float]]:
-    """(x, geometric mean, min, max) over every curve at each x where all curves have begun.
+#: how a study averages its seeds' curves ([study] mean)
+MEANS = ("geometric", "arithmetic")
+
+
+def combine(curves: list[list[tuple[float, float]]], how: str = "geometric") -> list[tuple[float, float, float, float]]:
+    """(x, mean, min, max) over every curve at each x where all curves have begun; the mean is
+    geometric (the middle of a log axis) or arithmetic (the papers' "averaged over games").
 
     Every seed counts at every x: a run that stopped early (it reached its target, or its
     iteration cap) keeps its last value, so the mean never silently drops to the seeds that are
@@ -52,8 +57,11 @@ def combine(curves: list[list[tuple[float, float]]]) -> list[tuple[float, float,
     out = []
     for at in xs:
         vals = [value_at(c, at) for c in curves]
-        logs = [math.log(max(v, FLOOR)) for v in vals]
-        out.append((at, math.exp(sum(logs) / len(logs)), min(vals), max(vals)))
+        if how == "arithmetic":
+            middle = sum(vals) / len(vals)
+        else:
+            middle = math.exp(sum(math.log(max(v, FLOOR)) for v in vals) / len(vals))
+        out.append((at, middle, min(vals), max(vals)))
     return out
 
 
