@@ -1,5 +1,6 @@
-"""``solverkit plot preflop``: the 13x13 preflop chart of a hold'em strategy, added through
-register_commands."""
+"""The poker plugin's commands, added through register_commands: ``plot preflop`` (the 13x13
+preflop chart of a hold'em strategy), ``play`` (an ACPC agent), ``match`` (duplicate matches)
+and ``dealer`` (an ACPC-protocol dealer)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from solverkit.errors import SolverkitError
 
 
 def add_commands(cli: click.Group) -> None:
-    """Add ``preflop`` to the ``plot`` group of the ``solverkit`` command line `cli`."""
+    """Add ``preflop`` to the ``plot`` group of the ``solverkit`` command line `cli`, and the
+    ``play``, ``match`` and ``dealer`` commands."""
+    add_play_commands(cli)
 
     @cli.commands["plot"].command("preflop")
     @click.argument("run_dir", type=click.Path(file_okay=False))
@@ -33,3 +36,113 @@ def add_commands(cli: click.Group) -> None:
                      title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
                            "(fold red, call blue, raise green)")
         click.echo(f"wrote {path}")
+
+
+def _player_game(specs, game_name, sets):
+    """The game of a match or a dealer: --game (with --set), else the first run directory's."""
+    from solverkit.cli import run_config
+    from solverkit.core.config import load_config
+    from solverkit.poker.players import BASELINES
+
+    if game_name:
+        from solverkit.api import load_game
+
+        game = load_game(game_name, **_parse_sets(sets))
+    else:
+        runs = [s for s in specs if s not in BASELINES]
+        if not runs:
+            raise SolverkitError(f"{' and '.join(specs)} are baselines: name the game with --game")
+        if not (Path(runs[0]) / "config.toml").is_file():
+            raise SolverkitError(f"{runs[0]!r} is neither a solve output directory (no config.toml) nor a baseline "
+                                 f"({', '.join(sorted(BASELINES))})")
+        game = load_config(run_config(Path(runs[0]))).game
+    if not hasattr(game, "tree"):
+        raise SolverkitError(f"game {game.name!r} is not a limit poker game of the poker engine")
+    return game
+
+
+def _parse_sets(sets):
+    import tomllib
+
+    out = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SolverkitError(f"--set {item!r}: expected PARAM=VALUE")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def add_play_commands(cli: click.Group) -> None:
+    """``play`` (an ACPC agent), ``match`` (duplicate matches) and ``dealer`` (an ACPC dealer)."""
+
+    @cli.command("play")
+    @click.argument("run_dir", type=click.Path(file_okay=False))
+    @click.option("--connect", "address", required=True, metavar="HOST:PORT", help="The dealer's seat to play.")
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the action sampling.")
+    @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+                  help="Seconds without a message from the dealer before giving up.")
+    def play_cmd(run_dir, address, seed, timeout):
+        """Play the strategy in RUN_DIR at an ACPC dealer (protocol 2.0.0) until the match ends."""
+        from solverkit.poker.dealer import play_agent
+        from solverkit.poker.players import load_player
+
+        host, sep, port = address.rpartition(":")
+        if not sep or not port.isdigit() or not host:
+            raise SolverkitError(f"--connect {address!r}: expected HOST:PORT, e.g. localhost:18791")
+        player = load_player(run_dir)
+        click.echo(f"playing {player.name} at {host}:{port}", err=True)
+        stats = play_agent(player, host, int(port), seed=seed, timeout=timeout)
+        click.echo(f"match over: {stats['hands']} hands, {stats['actions']} actions")
+
+    @cli.command("match")
+    @click.argument("a")
+    @click.argument("b")
+    @click.option("--hands", type=click.IntRange(min=0), default=0, show_default=True,
+                  help="Hands of a sampled duplicate match through the dealer (even; 0: exact value only).")
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the deals.")
+    @click.option("--game", "game_name", metavar="NAME", help="The game, when both players are baselines.")
+    @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
+    @click.option("--no-exact", is_flag=True, help="Skip the exact expected value.")
+    def match_cmd(a, b, hands, seed, game_name, sets, no_exact):
+        """A against B: each a solve's output directory or a baseline (random, call, raise).
+
+        Prints A's expected winnings in mbb/g computed exactly over every deal, both seatings,
+        and with --hands N a sampled duplicate match through solverkit's ACPC dealer (each deal
+        played twice with the seats swapped) with its 95% interval."""
+        from solverkit.poker.match import run_match
+        from solverkit.poker.players import load_player
+
+        if hands % 2:
+            raise click.BadParameter(f"{hands} is odd: a duplicate match plays each deal twice", param_hint="--hands")
+        game = _player_game([a, b], game_name, sets)
+        pa, pb = load_player(a, game), load_player(b, game)
+        report = run_match(game, pa, pb, hands=hands, seed=seed, exact=not no_exact)
+        for line in report.lines():
+            click.echo(line)
+
+    @cli.command("dealer")
+    @click.argument("game_name", metavar="GAME")
+    @click.option("--hands", type=click.IntRange(min=1), default=1000, show_default=True, help="Hands to deal.")
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the deals.")
+    @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A game parameter.")
+    @click.option("--duplicate/--no-duplicate", default=True, show_default=True,
+                  help="Play each deal twice with the seats swapped.")
+    @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+                  help="Seconds to wait for a seat to connect or to act.")
+    def dealer_cmd(game_name, hands, seed, sets, duplicate, timeout):
+        """Deal a match of GAME over the ACPC protocol: prints one port per seat, then each seat's
+        winnings when the match ends."""
+        from solverkit.poker.dealer import Dealer
+        from solverkit.poker.match import mbb
+
+        game = _player_game([], game_name, sets)
+        dealer = Dealer(game, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout)
+        click.echo(" ".join(str(p) for p in dealer.ports), err=False)
+        result = dealer.run()
+        for seat in (0, 1):
+            mean, half, n = result.per_game(seat, mbb(game))
+            click.echo(f"seat {seat}: {mean:+.2f} +/- {half:.2f} mbb/g over {n} hands")

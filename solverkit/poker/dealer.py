@@ -1,0 +1,274 @@
+"""A dealer for two-player limit games speaking the ACPC protocol 2.0.0, and the agent loop that
+plays a strategy against any such dealer (solverkit's or the ACPC's own).
+
+The dealer listens on one TCP port per seat, as the ACPC dealer does, deals each hand from a
+random stream keyed by (seed, deal), and in a duplicate match plays every deal twice with the
+seats' positions swapped, so that the cards' luck cancels. Illegal actions are read as a call
+(the ACPC dealer's rule); a malformed reply, a reply to another state or a silent seat ends
+the match with an error naming the seat and the line.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SolverkitError
+from .acpc_protocol import ACTIONS, VERSION, MatchState, ProtocolMismatch, check_game, parse_matchstate
+from .betting import CALL_A, DECISION, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
+from .evaluator import acpc_strengths
+
+_CODE = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}
+#: seconds a seat may take to connect, and to answer one state
+CONNECT_TIMEOUT, ACTION_TIMEOUT = 60.0, 30.0
+
+
+class MatchError(SolverkitError):
+    """A match that cannot go on: a seat that broke the protocol, went silent or left."""
+
+
+@dataclass
+class Deal:
+    """The cards of one deal: hole cards per position, board cards per round (round 0: none)."""
+
+    hole: tuple[tuple[int, ...], tuple[int, ...]]
+    board: tuple[tuple[int, ...], ...]
+
+
+class Rules:
+    """A game's rules as the dealer applies them: deals, betting through the game's betting
+    tree, and each position's winnings at the end of a hand."""
+
+    def __init__(self, game):
+        check_game(game.gd)
+        self.game, self.gd, self.bet = game, game.gd, game.tree.bet
+        fn = game.strength_function()
+        S = self.gd.num_suits
+        self._strength = fn if fn is not None else (lambda hands, board, out: acpc_strengths(hands, board, S, out))
+
+    def deal(self, seed: int, index: int) -> Deal:
+        """Deal `index` of the stream `seed`: the same cards whoever sits where."""
+        gd = self.gd
+        k = gd.num_hole_cards
+        need = 2 * k + sum(gd.num_board_cards)
+        cards = np.random.default_rng([seed, index]).permutation(gd.deck_size)[:need]
+        hole = (tuple(sorted(int(c) for c in cards[:k])), tuple(sorted(int(c) for c in cards[k:2 * k])))
+        board, pos = [], 2 * k
+        for r in range(1, gd.num_rounds):
+            n = gd.num_board_cards[r]
+            board.append(tuple(int(c) for c in cards[pos:pos + n]))
+            pos += n
+        return Deal(hole, tuple(board))
+
+    def step(self, node: int, letter: str) -> tuple[int, bool]:
+        """The node after `letter` at decision node `node` (an illegal action is a call), and
+        whether the letter was legal; a round's end moves on to the next round's first node."""
+        bet = self.bet
+        codes = [int(a) for a in bet.actions[node, : bet.num_actions[node]]]
+        code = _CODE.get(letter, -1)
+        legal = code in codes
+        slot = codes.index(code if legal else CALL_A)
+        child = int(bet.children[node, slot])
+        if int(bet.kind[child]) == ROUND_END:
+            child = int(bet.children[child, 0])
+        return child, legal
+
+    def payoffs(self, node: int, deal: Deal) -> tuple[int, int]:
+        """Chips each position wins at terminal node `node` (zero-sum)."""
+        bet = self.bet
+        spent = bet.spent[node]
+        if int(bet.kind[node]) == FOLD:
+            loser = int(bet.player[node])
+        else:
+            assert int(bet.kind[node]) == SHOWDOWN
+            board = np.array([c for b in deal.board for c in b], dtype=np.int64)
+            ranks = np.empty(2, dtype=np.int64)
+            self._strength(np.array(deal.hole, dtype=np.int64), board, ranks)
+            if ranks[0] == ranks[1]:
+                return 0, 0
+            loser = 0 if ranks[0] < ranks[1] else 1
+        won = int(spent[loser])
+        return (-won, won) if loser == 0 else (won, -won)
+
+    def state(self, hand: int, node: int, deal: Deal, position: int, showdown: bool) -> MatchState:
+        """What `position` sees: its own hole cards (both at a showdown) and the boards dealt so far."""
+        rnd = int(self.bet.round[node])
+        hole = tuple(h if (p == position or showdown) else () for p, h in enumerate(deal.hole))
+        return MatchState(position, hand, self.bet.history[node], hole, deal.board[:rnd])
+
+
+@dataclass
+class MatchResult:
+    """Chips each seat won, hand by hand (a duplicate match: hands 2d and 2d + 1 share deal d)."""
+
+    seat_chips: list[tuple[int, int]] = field(default_factory=list)
+    illegal: list[int] = field(default_factory=lambda: [0, 0])
+    duplicate: bool = True
+    seconds: float = 0.0
+
+    def per_game(self, seat: int, unit: float) -> tuple[float, float, int]:
+        """(mean, 95% half-width, games) of seat's winnings per game in `unit` chips (for mbb/g:
+        big blind / 1000); a duplicate match's interval is over its deal pairs."""
+        x = np.array([c[seat] for c in self.seat_chips], dtype=np.float64) / unit
+        if self.duplicate and x.size >= 2:
+            x = x[: x.size // 2 * 2].reshape(-1, 2).mean(axis=1)
+        n = x.size
+        half = 1.96 * float(x.std(ddof=1)) / np.sqrt(n) if n > 1 else float("inf")
+        return float(x.mean()) if n else float("nan"), half, len(self.seat_chips)
+
+
+class _Seat:
+    """One connected seat: lines in and out with timeouts."""
+
+    def __init__(self, conn: socket.socket, index: int, timeout: float):
+        self.conn, self.index = conn, index
+        conn.settimeout(timeout)
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # one short line per message: no Nagle delay
+        self.file = conn.makefile("rb")
+
+    def send(self, text: str) -> None:
+        try:
+            self.conn.sendall(text.encode() + b"\r\n")
+        except OSError as exc:
+            raise MatchError(f"seat {self.index} left the match ({exc})") from None
+
+    def read(self, waiting_for: str) -> str:
+        try:
+            raw = self.file.readline(4096)
+        except (socket.timeout, TimeoutError):
+            raise MatchError(f"seat {self.index} did not answer within {self.conn.gettimeout():g} s "
+                             f"(waiting for {waiting_for})") from None
+        except OSError as exc:
+            raise MatchError(f"seat {self.index} left the match ({exc})") from None
+        if not raw:
+            raise MatchError(f"seat {self.index} closed its connection (waiting for {waiting_for})")
+        if not raw.endswith(b"\n"):
+            raise MatchError(f"seat {self.index} sent a line over 4096 bytes or without an end: {raw[:80]!r}")
+        return raw.decode("ascii", errors="replace").rstrip("\r\n")
+
+    def close(self):
+        for closing in (self.file.close, self.conn.close):
+            try:
+                closing()
+            except OSError:
+                pass
+
+
+class Dealer:
+    """Listens on one port per seat, then deals `hands` hands between the two seats."""
+
+    def __init__(self, game, hands: int, seed: int = 0, duplicate: bool = True, host: str = "127.0.0.1",
+                 action_timeout: float = ACTION_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT):
+        if hands < 1 or (duplicate and hands % 2):
+            raise SolverkitError(f"hands = {hands} is invalid: expected >= 1 (an even number in a duplicate match)")
+        self.rules = Rules(game)
+        self.hands, self.seed, self.duplicate = hands, seed, duplicate
+        self.action_timeout, self.connect_timeout = action_timeout, connect_timeout
+        self._listen = []
+        for _ in range(2):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, 0))
+            s.listen(1)
+            s.settimeout(connect_timeout)
+            self._listen.append(s)
+        self.ports = [s.getsockname()[1] for s in self._listen]
+
+    def run(self) -> MatchResult:
+        """Accept both seats, play the match, close the connections."""
+        seats = []
+        try:
+            for i, s in enumerate(self._listen):
+                try:
+                    conn, _ = s.accept()
+                except (socket.timeout, TimeoutError):
+                    raise MatchError(f"no player connected to seat {i} (port {self.ports[i]}) within "
+                                     f"{self.connect_timeout:g} s") from None
+                seats.append(_Seat(conn, i, self.action_timeout))
+            for seat in seats:
+                version = seat.read("its version line")
+                if version != VERSION:
+                    raise MatchError(f"seat {seat.index} speaks {version[:60]!r}; this dealer speaks {VERSION}")
+            return self._play(seats)
+        finally:
+            for seat in seats:
+                seat.close()
+            for s in self._listen:
+                s.close()
+
+    def _play(self, seats) -> MatchResult:
+        rules, gd = self.rules, self.rules.gd
+        bet = rules.bet
+        result = MatchResult(duplicate=self.duplicate)
+        start = time.perf_counter()
+        for hand in range(self.hands):
+            deal = rules.deal(self.seed, hand // 2 if self.duplicate else hand)
+            swap = hand % 2  # seat s plays position s ^ swap: positions alternate, as in ACPC matches
+            node = 0
+            while True:
+                terminal = int(bet.kind[node]) in (FOLD, SHOWDOWN)
+                showdown = int(bet.kind[node]) == SHOWDOWN
+                lines = [rules.state(hand, node, deal, s ^ swap, showdown).line(gd) for s in (0, 1)]
+                for s, seat in enumerate(seats):
+                    seat.send(lines[s])
+                if terminal:
+                    break
+                pos = int(bet.player[node])
+                s = pos ^ swap
+                reply = seats[s].read(f"an action at {lines[s]!r}")
+                if not reply.startswith(lines[s] + ":") or len(reply) != len(lines[s]) + 2 \
+                        or reply[-1] not in ACTIONS:
+                    raise MatchError(f"seat {s} answered {reply[:120]!r} to {lines[s]!r}; expected the state "
+                                     f"followed by ':' and one of {', '.join(ACTIONS)}")
+                node, legal = rules.step(node, reply[-1])
+                result.illegal[s] += not legal
+            won = rules.payoffs(node, deal)
+            result.seat_chips.append((won[0 ^ swap], won[1 ^ swap]))
+        result.seconds = time.perf_counter() - start
+        return result
+
+
+def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACTION_TIMEOUT,
+               log=None) -> dict:
+    """Connect to a dealer at host:port and play `player` until the dealer closes the
+    connection; returns {"hands": ..., "actions": ...}. A line that is not protocol 2.0.0, or a
+    state the strategy does not cover, raises ProtocolMismatch; a dealer silent for `timeout`
+    seconds raises MatchError."""
+    rng = np.random.default_rng(seed)
+    try:
+        conn = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        raise MatchError(f"cannot connect to a dealer at {host}:{port}: {exc}") from None
+    conn.settimeout(timeout)
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    stream = conn.makefile("rb")
+    hands, actions, last = set(), 0, None
+    try:
+        conn.sendall(VERSION.encode() + b"\r\n")
+        while True:
+            try:
+                raw = stream.readline(4096)
+            except (socket.timeout, TimeoutError):
+                raise MatchError(f"the dealer at {host}:{port} sent nothing for {timeout:g} s") from None
+            if not raw:
+                break  # the match is over
+            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
+            if not line or line[0] in "#;":
+                continue
+            state = parse_matchstate(line, player.game.gd)
+            hands.add(state.hand)
+            if player.to_act(state):
+                conn.sendall(f"{line}:{player.act(state, rng)}\r\n".encode())
+                actions += 1
+            last = line
+    except OSError as exc:
+        raise MatchError(f"lost the dealer at {host}:{port}: {exc} (last state {last!r})") from None
+    finally:
+        stream.close()
+        conn.close()
+    if log:
+        log(f"played {len(hands)} hands ({actions} actions)")
+    return {"hands": len(hands), "actions": actions}

@@ -1,0 +1,86 @@
+"""Matches between two players of a poker game: the exact expected value (both seatings, every
+deal weighed) and a sampled duplicate match through the ACPC-protocol dealer, in mbb/g."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from .dealer import Dealer, MatchError, play_agent
+
+
+@dataclass
+class MatchReport:
+    """A's winnings against B per game, in mbb/g: exact, and sampled with a 95% interval."""
+
+    a: str
+    b: str
+    exact_mbb: float | None
+    sampled_mbb: float | None = None
+    half_width_mbb: float | None = None
+    hands: int = 0
+    seconds: float = 0.0
+    illegal: tuple[int, int] = (0, 0)
+
+    def lines(self) -> list[str]:
+        out = [f"A = {self.a}", f"B = {self.b}"]
+        if self.exact_mbb is not None:
+            out.append(f"A's expected winnings (exact, both seats): {self.exact_mbb:+.3f} mbb/g")
+        if self.sampled_mbb is not None:
+            out.append(f"A's winnings over {self.hands:,} hands (duplicate): {self.sampled_mbb:+.2f} "
+                       f"+/- {self.half_width_mbb:.2f} mbb/g (95% interval), {self.seconds:.1f} s")
+        if any(self.illegal):
+            out.append(f"illegal actions read as calls: A {self.illegal[0]}, B {self.illegal[1]}")
+        return out
+
+
+def mbb(game) -> float:
+    """Chips per milli-big-blind of the game (mbb/g = chips / this)."""
+    return game.gd.big_blind / 1000.0
+
+
+def exact_value(game, a, b) -> float:
+    """A's expected chips per game against B, A in each position half the time."""
+    a_first = game.expected_values([a.strategy[0], b.strategy[1]])[0]
+    a_second = game.expected_values([b.strategy[0], a.strategy[1]])[1]
+    return (a_first + a_second) / 2.0
+
+
+def sampled_match(game, a, b, hands: int, seed: int = 0, timeout: float = 30.0):
+    """A duplicate match of `hands` hands through the dealer over loopback TCP, A in seat 0."""
+    dealer = Dealer(game, hands, seed=seed, duplicate=True, action_timeout=timeout, connect_timeout=timeout)
+    errors = []
+
+    def agent(player, port, agent_seed):
+        try:
+            play_agent(player, "127.0.0.1", port, seed=agent_seed, timeout=timeout)
+        except Exception as exc:  # reported by the match
+            errors.append(exc)
+
+    threads = [threading.Thread(target=agent, args=(p, port, seed * 2 + i + 1), daemon=True)
+               for i, (p, port) in enumerate(zip((a, b), dealer.ports))]
+    for t in threads:
+        t.start()
+    try:
+        result = dealer.run()
+    except MatchError as exc:
+        if errors:
+            raise errors[0] from exc
+        raise
+    for t in threads:
+        t.join(timeout)
+    if errors:
+        raise errors[0]
+    return result
+
+
+def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> MatchReport:
+    """The exact value (when `exact`) and a sampled duplicate match of `hands` hands (0: none)."""
+    unit = mbb(game)
+    report = MatchReport(a.name, b.name, exact_value(game, a, b) / unit if exact else None)
+    if hands:
+        result = sampled_match(game, a, b, hands, seed)
+        mean, half, n = result.per_game(0, unit)
+        report.sampled_mbb, report.half_width_mbb, report.hands = mean, half, n
+        report.seconds, report.illegal = result.seconds, tuple(result.illegal)
+    return report

@@ -1,0 +1,166 @@
+"""Playing solved strategies: the ACPC protocol lines, the dealer's rules against OpenSpiel's
+ACPC implementation, exact match values against sampled duplicate matches, the agent's errors."""
+
+import socket
+import threading
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.api import load_game
+from solverkit.cli import cli
+from solverkit.poker.acpc_protocol import ProtocolMismatch, parse_matchstate
+from solverkit.poker.betting import DECISION, FOLD, SHOWDOWN
+from solverkit.poker.dealer import Deal, MatchError, Rules, play_agent
+from solverkit.poker.match import exact_value, mbb, run_match
+from solverkit.poker.players import Player, baseline_strategy
+
+pyspiel = pytest.importorskip("pyspiel")
+
+GAMES = {
+    "leduc": ({}, {"numRounds": 2, "blind": "1 1", "raiseSize": "2 4", "firstPlayer": "1 1", "maxRaises": "2 2",
+                   "numSuits": 2, "numRanks": 3, "numHoleCards": 1, "numBoardCards": "0 1"}),
+    "hulhe": ({"ranks": 5, "suits": 2, "rounds": 3},
+              {"numRounds": 3, "blind": "10 5", "raiseSize": "10 10 20", "firstPlayer": "2 1 1", "maxRaises": "3 4 4",
+               "numSuits": 2, "numRanks": 5, "numHoleCards": 2, "numBoardCards": "0 3 1"}),
+}
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return load_game("leduc")
+
+
+def _acpc_state(state):
+    """OpenSpiel's ACPC state line (STATE:hand:betting:cards)."""
+    line = next(x for x in str(state).splitlines() if x.startswith("ACPC State: "))
+    return line[len("ACPC State: "):]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_dealer_rules_match_openspiel_acpc_code(name):
+    """Random hands played in OpenSpiel's universal_poker (the ACPC server's own game code) and
+    by solverkit's Rules: the same betting strings, card lines and payoffs."""
+    params, spiel_params = GAMES[name]
+    game = load_game(name, **params)
+    rules = Rules(game)
+    spiel = pyspiel.load_game("universal_poker", {"betting": "limit", "numPlayers": 2, **spiel_params})
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        s = spiel.new_initial_state()
+        node = 0
+        while not s.is_terminal():
+            if s.is_chance_node():
+                outcomes = [a for a, _ in s.chance_outcomes()]
+                s.apply_action(int(rng.choice(outcomes)))
+                continue
+            _, _, betting, cards = _acpc_state(s).split(":")
+            assert rules.bet.history[node] == betting
+            assert int(rules.bet.kind[node]) == DECISION and int(rules.bet.player[node]) == s.current_player()
+            action = int(rng.choice(s.legal_actions()))
+            letter = "fcr"[action]
+            s.apply_action(action)
+            node, legal = rules.step(node, letter)
+            assert legal
+        _, hand, betting, cards = _acpc_state(s).split(":")
+        assert rules.bet.history[node] == betting
+        assert int(rules.bet.kind[node]) in (FOLD, SHOWDOWN)
+        state = parse_matchstate(f"MATCHSTATE:0:{hand}:{betting}:{cards}", game.gd)
+        assert state.line(game.gd) == f"MATCHSTATE:0:{hand}:{betting}:{cards}"
+        # the full board of the deal: OpenSpiel lists only the rounds reached, so complete it
+        deal = Deal(state.hole, state.board + tuple(() for _ in range(game.gd.num_rounds - 1 - len(state.board))))
+        assert rules.payoffs(node, deal) == tuple(int(x) for x in s.returns())  # folds and showdowns
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("HELLO", "expected 'MATCHSTATE"),
+    ("MATCHSTATE:2:0::2c|", "position '2'"),
+    ("MATCHSTATE:0:x::2c|", "hand number 'x'"),
+    ("MATCHSTATE:0:1:r200:2c|", "unknown actions '02'"),
+    ("MATCHSTATE:0:1::2c", "separated by '|'"),
+    ("MATCHSTATE:0:1::Ah|", "bad card 'Ah'"),
+    ("MATCHSTATE:0:1::|2c", "no hole cards for this agent's position 0"),
+    ("MATCHSTATE:0:1:cc/:2c|/2c", "shows a card twice"),
+    ("MATCHSTATE:0:1:cc/:2c|", "round 1 but the cards show round 0"),
+    ("MATCHSTATE:0:1:cc/:2c|/3c3d", "shows 2 board cards"),
+])
+def test_bad_match_states_are_named(leduc, line, expected):
+    with pytest.raises(ProtocolMismatch, match=expected.replace("(", r"\(").replace("|", r"\|")):
+        parse_matchstate(line, leduc.gd)
+
+
+def test_baselines_and_a_state_the_strategy_does_not_cover(leduc):
+    raise_ = Player(leduc, baseline_strategy(leduc, "raise"), "raise")
+    call = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    with pytest.raises(ProtocolMismatch, match="'crr/'"):  # 'crr' needs an answer before the round ends
+        raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crr/:4d|/3c", leduc.gd))
+    assert raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crrc/:4d|/3c", leduc.gd)) is True
+    st = parse_matchstate("MATCHSTATE:1:7:crrc/r:|4d/3c", leduc.gd)
+    probs, labels = raise_.probabilities(st)
+    assert labels == ["f", "c", "r"] and list(probs) == [0, 0, 1]
+    assert list(call.probabilities(st)[0]) == [0, 1, 0]
+    st = parse_matchstate("MATCHSTATE:1:7:crrc/rr:|4d/3c", leduc.gd)  # capped: raise becomes call
+    assert raise_.probabilities(st) == (pytest.approx([0, 1]), ["f", "c"])
+    with pytest.raises(ProtocolMismatch, match="not a betting sequence of game 'leduc'"):
+        raise_.to_act(parse_matchstate("MATCHSTATE:1:7:rrr:|4d", leduc.gd))
+    # symmetric baselines break even exactly
+    assert exact_value(leduc, raise_, raise_) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_sampled_duplicate_match_agrees_with_the_exact_value(leduc):
+    a = Player(leduc, baseline_strategy(leduc, "raise"), "raise")
+    b = Player(leduc, baseline_strategy(leduc, "random"), "random")
+    report = run_match(leduc, a, b, hands=1200, seed=4)
+    assert report.hands == 1200 and report.illegal == (0, 0)
+    assert abs(report.sampled_mbb - report.exact_mbb) < report.half_width_mbb
+    # the same seed deals the same cards and samples the same actions
+    again = run_match(leduc, a, b, hands=1200, seed=4, exact=False)
+    assert again.sampled_mbb == report.sampled_mbb
+    assert exact_value(leduc, b, a) == pytest.approx(-exact_value(leduc, a, b))
+    assert mbb(leduc) == 0.002  # leduc's first bet (2 chips) is the unit
+
+
+def _fake_dealer(lines, hold=0.0):
+    """A TCP server that reads the version line, sends `lines`, then waits `hold` seconds."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def serve():
+        conn, _ = srv.accept()
+        conn.makefile("rb").readline()
+        for line in lines:
+            conn.sendall(line.encode() + b"\r\n")
+        threading.Event().wait(hold)
+        conn.close()
+        srv.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return srv.getsockname()[1]
+
+
+def test_agent_errors_never_hang(leduc):
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    port = _fake_dealer(["# a comment", "; another", "MATCHSTATE:0:0::4d|"])
+    assert play_agent(player, "127.0.0.1", port, timeout=5) == {"hands": 1, "actions": 1}
+    port = _fake_dealer(["WELCOME TO POKER"])
+    with pytest.raises(ProtocolMismatch, match="ACPC protocol 2.0.0"):
+        play_agent(player, "127.0.0.1", port, timeout=5)
+    port = _fake_dealer(["MATCHSTATE:0:0:r200:4d|"])
+    with pytest.raises(ProtocolMismatch, match="no-limit raise size is not supported"):
+        play_agent(player, "127.0.0.1", port, timeout=5)
+    port = _fake_dealer([], hold=3.0)
+    with pytest.raises(MatchError, match="sent nothing for 0.5 s"):
+        play_agent(player, "127.0.0.1", port, timeout=0.5)
+
+
+def test_match_command(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["match", "raise", "call", "--game", "kuhn"])
+    assert res.exit_code == 0, res.output
+    assert "A's expected winnings (exact, both seats):" in res.output and "mbb/g" in res.output
+    res = runner.invoke(cli, ["match", "raise", "call"])
+    assert res.exit_code != 0 and "name the game with --game" in res.output
+    res = runner.invoke(cli, ["match", str(tmp_path), "call"])
+    assert res.exit_code != 0 and "neither a solve output directory" in res.output
