@@ -33,6 +33,8 @@ class PassJob:
     players: tuple[int, ...]
     rule: object
     averaging: object
+    #: the [sampler] (None: full passes); engines that run sampled schemes read it
+    sampler: object = None
 
     def update_regret(self, regret: np.ndarray, delta: np.ndarray, state: dict | None = None) -> None:
         """Fold instantaneous regrets `delta` into `regret` (and the rule's `state` arrays)."""
@@ -95,6 +97,8 @@ class Game:
     #: bytes of this game's regrets and averages as float64 (0: unknown); the solver refuses a
     #: float64 store in memory that cannot fit, before allocating it
     store_estimate: int = 0
+    #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
+    samplers: ClassVar[tuple[str, ...]] = ("full",)
 
     def __init__(self, **params):
         self.config = params
