@@ -17,7 +17,7 @@ from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, 
 from .codec import ValueCodec
 from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
-from .game import PassJob
+from .game import PassBlock, PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
 from .store import SegmentSpec, Store, family, new_run_id
 from .strategy_file import save_strategy
@@ -236,7 +236,7 @@ class Solver:
         """True when :meth:`step` may run many iterations in one call of the game's kernels
         (sampled passes, which are too cheap to pay Python's overhead once each)."""
         sampler = self.assembly.sampler
-        return sampler is not None and sampler.sampled and hasattr(self.game, "cfr_passes")
+        return sampler is not None and sampler.sampled
 
     def _count(self, n) -> None:
         if isinstance(n, (int, np.integer)):
@@ -244,15 +244,14 @@ class Solver:
 
     def step(self, count: int = 1) -> None:
         """`count` iterations: both players' updates, in turn or simultaneously (a block of
-        sampled iterations runs in one call of the game's :meth:`cfr_passes`)."""
+        sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
         if count > 1 and self.batches and self.iteration >= 3:
             t0 = time.perf_counter()
             a = self.assembly
             first = self.first_update
             groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
-            jobs = [PassJob(t, players, a.rule, a.averaging, a.sampler)
-                    for t in range(self.iteration + 1, self.iteration + count + 1) for players in groups]
-            self._count(self.game.cfr_passes(self.store, jobs, self.transport))
+            block = PassBlock(self.iteration + 1, count, groups, a.rule, a.averaging, a.sampler)
+            self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
             self.solve_seconds += time.perf_counter() - t0
             return

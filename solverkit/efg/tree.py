@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from ..core import passes
-from ..core.game import Game, PassJob
+from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
 from ..core.sampler import SCHEMES
 from . import kernels, sampled
@@ -130,7 +130,8 @@ class TreeGame(Game):
         """One pass over the ``root`` segment: regrets of job.players, the others' averages;
         returns the nodes it visited (all of them unless job.sampler samples)."""
         if job.sampler is not None and job.sampler.sampled:
-            return self.cfr_passes(store, [job], transport)
+            return self.cfr_block(store, PassBlock(job.iteration, 1, (job.players,), job.rule, job.averaging,
+                                                   job.sampler), transport)
         upd = _bits(job.players)
         others = [1 - p for p in job.players] if len(job.players) == 1 else [0, 1]
         pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
@@ -146,42 +147,41 @@ class TreeGame(Game):
             passes.finish_segment(seg, reg, avg, job, upd, avg_mask)
         return t.num_nodes
 
-    def cfr_passes(self, store, jobs, transport=None) -> int:
-        """Passes `jobs` in order (one iteration's, or a block of iterations'); sampled jobs
-        (all of one sampler) run in one kernel call. Returns the nodes visited."""
-        sampler = jobs[0].sampler
+    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+        """A block of passes; sampled ones run in one kernel call. Returns the nodes visited."""
+        sampler = block.sampler
         if sampler is None or not sampler.sampled:
-            return sum(self.cfr_pass(store, job, transport) for job in jobs)
-        K = len(jobs)
-        iters = np.empty(K, dtype=np.int64)
-        masks = np.empty(K, dtype=np.int64)
-        avgmasks = np.empty(K, dtype=np.int64)
-        floors = np.empty(K)
-        weights = np.empty(K)
-        last = None
-        upd_all = avg_all = 0
-        for k, job in enumerate(jobs):
-            if job.iteration != last:  # one iteration's passes share its coefficients
-                last = job.iteration
-                co = passes.kernel_coefficients(job)
-                if co[0:3] != (1.0, 1.0, 1.0) or co[4] != 1.0:
-                    sampler.check_coefficients(job.rule, job.averaging, job.iteration)
-            pre, pos, neg, floor, decay, weight = co
-            upd = _bits(job.players)
-            others = [1 - p for p in job.players] if len(job.players) == 1 else [0, 1]
-            am = _bits(others) if job.averaging.keeps_average and weight != 0.0 else 0
-            iters[k], masks[k], avgmasks[k], floors[k], weights[k] = job.iteration, upd, am, floor, weight
-            upd_all |= upd
-            avg_all |= am
+            return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        rule, averaging = block.rule, block.averaging
+        ts = range(block.first, block.first + block.count)
+        co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+        if averaging.keeps_average:
+            aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
+        else:
+            aw = np.zeros((block.count, 2))
+            aw[:, 0] = 1.0
+        bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
+        if bad.size:
+            sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
+        G = len(block.groups)
+        masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
+        others = np.array([_bits([1 - p for p in g]) if len(g) == 1 else 3 for g in block.groups], dtype=np.int64)
+        iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
+        floors = np.repeat(co[:, 3], G)
+        weights = np.repeat(aw[:, 1], G)
+        avgmasks = np.tile(others, block.count) * (weights != 0.0) if averaging.keeps_average else np.zeros(iters.size, dtype=np.int64)
+        upd_all = int(np.bitwise_or.reduce(masks))
+        avg_all = int(np.bitwise_or.reduce(avgmasks)) if avgmasks.size else 0
+        job = PassJob(block.first, (0, 1), rule, averaging, sampler)
         t = self.tree
-        b = self._sampling_bufs()
         mode = sampled.MODES[sampler.scheme]
         a0, a1 = self._avg_scale(sampler.scheme)
-        with store.open("root", passes.writes(jobs[0], upd_all, avg_all)) as seg:
-            src, reg, avg = passes.segment_arrays(store, seg, "root", jobs[0], upd_all, avg_all)
-            return int(sampled.sampled_block(mode, sampler.epsilon(), sampler.seed, 0, iters, masks, avgmasks, floors,
-                                             weights, t.node, t.prob, t.util, t.infoset, src[0], src[1], reg[0],
-                                             reg[1], avg[0], avg[1], a0, a1, *b))
+        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
+            src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
+            return int(sampled.sampled_block(mode, sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count),
+                                             avgmasks.astype(np.int64), floors, weights, t.node, t.prob, t.util,
+                                             t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
+                                             *self._sampling_bufs()))
 
     def _sampling_bufs(self):
         """Per-thread scratch of sampled passes: regret deltas and touched marks per player
