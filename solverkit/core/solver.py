@@ -245,7 +245,10 @@ class Solver:
     def step(self, count: int = 1) -> None:
         """`count` iterations: both players' updates, in turn or simultaneously (a block of
         sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
-        if count > 1 and self.batches and self.iteration >= 3:
+        while count > 0 and (count == 1 or self.iteration < 3 or not self.batches):
+            self._step_one()  # the first iterations one by one: they check the fixed-point resolution
+            count -= 1
+        if count > 0:
             t0 = time.perf_counter()
             a = self.assembly
             first = self.first_update
@@ -254,9 +257,6 @@ class Solver:
             self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
             self.solve_seconds += time.perf_counter() - t0
-            return
-        for _ in range(count):
-            self._step_one()
 
     def _step_one(self) -> None:
         t0 = time.perf_counter()
