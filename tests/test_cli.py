@@ -63,7 +63,7 @@ def test_solve_writes_the_four_outputs(run_dir):
 def test_metrics_csv(run_dir):
     out, _ = run_dir
     lines = (out / "metrics.csv").read_text().splitlines()
-    assert lines[0] == "iteration,seconds,exploitability,br_0,br_1,stored_bytes,compression_ratio,peak_rss_mb"
+    assert lines[0] == "iteration,seconds,exploitability,br_0,br_1,nodes_touched,stored_bytes,compression_ratio,peak_rss_mb"
     rows = list(csv.DictReader(lines))
     assert [int(r["iteration"]) for r in rows] == list(range(10, 301, 10))
     seconds = [float(r["seconds"]) for r in rows]
@@ -382,7 +382,7 @@ def _table_keys(section):
 
 def test_doc_metrics_columns():
     section = _section("metrics.csv")
-    assert "```text\niteration,seconds,exploitability,br_0,br_1,stored_bytes,compression_ratio,peak_rss_mb\n```" in section
+    assert "```text\niteration,seconds,exploitability,br_0,br_1,nodes_touched,stored_bytes,compression_ratio,peak_rss_mb\n```" in section
     assert tuple(_table_keys(section)) == METRIC_COLUMNS + STORE_COLUMNS
 
 

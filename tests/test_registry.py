@@ -28,6 +28,7 @@ from solverkit.core.hookspecs import hookimpl
 from solverkit.core.layout import Layout, policy
 from solverkit.core.registry import DEFAULT_PLUGINS, ENV_LOAD, KINDS, Registry, reset_registry
 from solverkit.core.rule import RegretRule
+from solverkit.core.sampler import Sampler
 from solverkit.core.transport import Transport
 from solverkit.errors import ConfigError, PluginError
 
@@ -107,8 +108,17 @@ class InlineTransport(Transport):
         return {k: self.game.subgame_pass(k, job, v, self.store) for k, v in inputs.items()}
 
 
+class WideOutcome(Sampler):
+    name = "test_wide_outcome"
+    description = "outcome sampling, uniform exploration"
+    scheme = "outcome"
+
+    def epsilon(self):
+        return 1.0
+
+
 class InlinePlugin:
-    """Implements every hook: the five kinds, a preset and a command."""
+    """Implements every hook: the six kinds, a preset and a command."""
 
     @hookimpl
     def register_games(self, register):
@@ -121,6 +131,10 @@ class InlinePlugin:
     @hookimpl
     def register_averaging(self, register):
         register(TWeighted)
+
+    @hookimpl
+    def register_samplers(self, register):
+        register(WideOutcome)
 
     @hookimpl
     def register_compressors(self, register):
@@ -150,6 +164,7 @@ INLINE_NAMES = {
     "game": "test_coins",
     "rule": "test_clipped_rm",
     "averaging": "test_t_weighted",
+    "sampler": "test_wide_outcome",
     "compressor": "test_reverse",
     "transport": "test_inline_transport",
 }
@@ -202,11 +217,17 @@ def test_inline_plugin_registers_every_kind(inline_registry):
 
 
 def test_inline_plugins_solve_through_the_process_wide_registry(inline_registry):
-    config = {"solver": {"iterations": 3000}, **{kind: name for kind, name in INLINE_NAMES.items()}}
+    config = {"solver": {"iterations": 3000}, **{kind: name for kind, name in INLINE_NAMES.items() if kind != "sampler"}}
     result = solverkit.solve(config)
     assert result.exploitability < 1e-3
     assert result.br[0] == pytest.approx(0.2, abs=1e-3)  # the game's value
     np.testing.assert_allclose(result.strategy[1], [0.4, 0.6], atol=1e-2)
+    # the inline sampler runs on a game of the tree engine; the matrix-like test game refuses it
+    sampled = solverkit.solve({"preset": "cfr", "game": "kuhn_tree", "sampler": "test_wide_outcome",
+                               "solver": {"iterations": 2000}})
+    assert sampled.exploitability < 0.2
+    with pytest.raises(ConfigError, match="game 'test_coins' does not support sampling scheme 'outcome'"):
+        solverkit.solve({**config, "sampler": "test_wide_outcome"})
 
 
 def test_extra_plugins_at_construction():
@@ -275,7 +296,7 @@ def test_misspelled_hook_is_caught(fresh_registry):
         fresh_registry.add(Typo())
     assert "cannot register plugin 'Typo': unknown hook 'register_game'" in str(err.value)
     assert ("register_averaging, register_commands, register_compressors, register_games, register_presets, "
-            "register_regret_rules, register_transports") in str(err.value)
+            "register_regret_rules, register_samplers, register_transports") in str(err.value)
     assert fresh_registry.pm.get_plugin("Typo") is None
     assert fresh_registry.all() == before
 
@@ -338,7 +359,7 @@ def test_unknown_name_lists_available(fresh_registry):
 
 
 def test_unknown_kind_lists_kinds(fresh_registry):
-    with pytest.raises(PluginError, match="unknown plugin kind 'games'; kinds: averaging, compressor, game, rule, transport"):
+    with pytest.raises(PluginError, match="unknown plugin kind 'games'; kinds: averaging, compressor, game, rule, sampler, transport"):
         fresh_registry.get("games", "skewed_pennies")
 
 

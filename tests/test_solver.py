@@ -280,7 +280,7 @@ def test_eval_current_adds_the_current_strategys_exploitability(tmp_path):
     a = load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}, "solver": {"eval_current": True, "eval_every": 5}})
     res = run_solve(a, iterations=20, out=tmp_path)
     rows = list(csv.DictReader((tmp_path / "metrics.csv").open()))
-    assert list(rows[0])[-5:-3] == ["exploitability_current", "exploitability_current_mbb"]
+    assert list(rows[0])[-6:-4] == ["exploitability_current", "exploitability_current_mbb"]
     solver = Solver(load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}}))
     for _ in range(20):
         solver.step()

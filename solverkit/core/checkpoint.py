@@ -105,6 +105,9 @@ def read_footer(path) -> dict:
 #: every field of a checkpoint footer, in the order docs/formats.md lists them
 FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated",
                  "segments")
+#: footer fields a checkpoint may lack (written by later versions): nodes_touched, the passes'
+#: visited nodes so far (null for a game that does not count them)
+OPTIONAL_FIELDS = ("nodes_touched",)
 #: the smallest payload a segment array can have (a value frame's fixed header)
 _MIN_PAYLOAD = 19
 _RUN_CHARS = frozenset("0123456789abcdef")
@@ -129,11 +132,11 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
                               "(the file is damaged or was not written by solverkit; resume from another "
                               "checkpoint or start a new run)")
 
-    known = FOOTER_FIELDS
+    known = FOOTER_FIELDS + OPTIONAL_FIELDS
     for k in footer:
         if k not in known:
             bad(f"{k!r}", footer[k], f"only the fields {', '.join(sorted(known))}")
-    for k in known:
+    for k in FOOTER_FIELDS:
         if k not in footer:
             raise CheckpointError(f"{path}: footer field {k} is missing (the file is damaged or was not written by "
                                   "solverkit; resume from another checkpoint or start a new run)")
@@ -154,6 +157,9 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
         bad("iteration", it, "an integer >= 0")
     if it > solver["iterations"]:
         bad("iteration", it, f"at most the {solver['iterations']} iterations the run that wrote it was set to run")
+    nodes = footer.get("nodes_touched")
+    if nodes is not None and (not _is_int(nodes) or nodes < 0):
+        bad("nodes_touched", nodes, "an integer >= 0 or null")
     secs = footer["seconds"]
     if not _is_number(secs) or not math.isfinite(secs) or secs < 0:
         bad("seconds", secs, "a finite number >= 0")
@@ -172,6 +178,8 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
             if col not in row:
                 bad(where, row, f"a row with column {col!r}")
         for col, v in row.items():
+            if col == "nodes_touched" and v is None:  # a game that does not count its nodes
+                continue
             if not _is_number(v) or (col in ("iteration", "seconds") and not math.isfinite(v)):
                 bad(f"{where}.{col}", v, "a number")
         ri = row["iteration"]

@@ -32,9 +32,11 @@ SOLVER_PARAMS = ParamSpec(
         "update": Param("str", "alternating", "update order", choices=UPDATE_ORDERS),
         "first_update": Param("int", 0, "alternating updates: the player whose regrets update first in an iteration "
                               "(the original CFR+ code updates player 1 first)", min=0, max=1),
-        "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade)", min=0),
+        "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade); also a string: "
+                            "\"100\" iterations, \"30s\" / \"10m\" / \"1h\" of solve time, \"1e6 nodes\" touched", min=0),
         "eval_current": Param("bool", False, "also evaluate the current strategy when the output is the average"),
-        "seed": Param("int", 0, "seed recorded with the run and passed to studies", min=0),
+        "seed": Param("int", 0, "seed of the sampler's random stream ([sampler]); recorded with the run and passed "
+                      "to studies", min=0),
         "checkpoint_every": Param("str", "", "write a checkpoint every N iterations (\"100\") or every so long "
                                   "(\"90s\", \"10m\", \"1h\"); \"\": never"),
     }
@@ -96,7 +98,34 @@ def solver_spec(game) -> ParamSpec:
     return ParamSpec(params)
 
 
-TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "solver", "store")
+TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "sampler", "solver", "store")
+DEFAULT_SAMPLER = "full"
+
+_SCHEDULE = re.compile(r"(?P<num>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\s*(?P<unit>s|m|h|nodes?)?")
+
+
+def parse_schedule(value) -> tuple[str, float] | None:
+    """``[solver] eval_every``: N iterations (an integer or "100"), "30s" / "10m" / "1h" of solve
+    time, or "1e6 nodes" touched (cumulative, as metrics.csv counts them); 0 or "0": None (the
+    log schedule). Anything else is a ConfigError naming the value."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return ("iterations", value) if value else None
+    s = str(value).strip().lower()
+    m = _SCHEDULE.fullmatch(s) if isinstance(value, str) else None
+    if m:
+        num, unit = float(m["num"]), m["unit"] or ""
+        if num == 0:
+            return None
+        if not unit and m["num"].isdigit() and int(m["num"]) < 2**62:
+            return ("iterations", int(m["num"]))
+        if unit in ("s", "m", "h") and num <= 1e9:
+            return ("seconds", num * {"s": 1.0, "m": 60.0, "h": 3600.0}[unit])
+        if unit.startswith("node") and 1.0 <= num < 2.0**62:
+            return ("nodes", num)
+    raise ConfigError(
+        f"[solver] eval_every = {value!r:.60} is invalid: expected a whole number of iterations (e.g. 100), a "
+        "positive time with unit s, m or h (e.g. \"30s\"), or a number of touched nodes (e.g. \"1e6 nodes\"); "
+        "0: the log schedule")
 
 
 @dataclass
@@ -109,6 +138,8 @@ class Assembly:
     compressor: object
     transport: object
     solver: dict
+    #: the [sampler] plugin instance (full when the config names none)
+    sampler: object = None
     resolved: dict = field(default_factory=dict)
     store: dict = field(default_factory=lambda: STORE_PARAMS.resolve({}, "[store]", ignore=()))
     source: str = "<dict>"
@@ -199,6 +230,23 @@ def _table(raw, section):
     return dict(value)
 
 
+def _resolve_sampler(raw, registry, instances, seed):
+    """The [sampler] instance (default full), seeded and checked against the game's engine, the
+    rule and the averaging scheme."""
+    table = _table(raw, "sampler")
+    name = table.get("name", DEFAULT_SAMPLER)
+    if not isinstance(name, str):
+        raise ConfigError(f"[sampler] name = {name!r} must be a string; available: {choices(registry.names('sampler'))}")
+    try:
+        cls = registry.get("sampler", name, where="[sampler] name")
+    except PluginError as exc:
+        raise ConfigError(str(exc)) from None
+    sampler = cls(**spec_of(cls).resolve(table, f"[sampler] ({name})"))
+    sampler.seed = int(seed)
+    sampler.check(instances["game"], instances["rule"], instances["averaging"])
+    return sampler
+
+
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
     registry = registry or get_registry()
@@ -248,7 +296,19 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     solver_table = drop_foreign_targets(_table(raw, "solver"), instances["game"])
     if "update" not in solver_table and preset is not None:
         solver_table["update"] = preset.update
-    solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
+    every = solver_table.get("eval_every")
+    every = parse_schedule(every) if isinstance(every, str) else None  # numbers: checked as the int parameter
+    if every is not None and every[0] != "iterations":
+        solver_table["eval_every"] = str(solver_table["eval_every"]).strip()  # a time or nodes schedule, as given
+        solver = solver_spec(instances["game"]).resolve({**solver_table, "eval_every": 0}, "[solver]", ignore=())
+        solver["eval_every"] = solver_table["eval_every"]
+    else:
+        if every is not None:
+            solver_table["eval_every"] = every[1]
+        solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
+    sampler = _resolve_sampler(raw, registry, instances, solver["seed"])
+    if "sampler" in raw:
+        resolved["sampler"] = {"name": sampler.name, **sampler.config}
     try:
         parse_every(solver["checkpoint_every"])
     except ConfigError as exc:
@@ -270,6 +330,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         compressor=instances["compressor"],
         transport=instances["transport"],
         solver=solver,
+        sampler=sampler,
         store=store,
         resolved=resolved,
         source=source,

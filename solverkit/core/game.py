@@ -33,6 +33,8 @@ class PassJob:
     players: tuple[int, ...]
     rule: object
     averaging: object
+    #: the [sampler] (None: full passes); engines that run sampled schemes read it
+    sampler: object = None
 
     def update_regret(self, regret: np.ndarray, delta: np.ndarray, state: dict | None = None) -> None:
         """Fold instantaneous regrets `delta` into `regret` (and the rule's `state` arrays)."""
@@ -74,6 +76,26 @@ class PassJob:
         return cls(iteration, tuple(players), rule, averaging)
 
 
+@dataclass
+class PassBlock:
+    """Iterations ``first .. first + count - 1``, each one pass per group of `groups` (``((0,),
+    (1,))``: alternating; ``((0, 1),)``: simultaneous), in order: what :meth:`Game.cfr_block`
+    runs in one call, so that cheap sampled passes do not pay Python's overhead one by one."""
+
+    first: int
+    count: int
+    groups: tuple
+    rule: object
+    averaging: object
+    sampler: object = None
+
+    def jobs(self):
+        """The block as PassJobs, in order."""
+        for t in range(self.first, self.first + self.count):
+            for players in self.groups:
+                yield PassJob(t, tuple(players), self.rule, self.averaging, self.sampler)
+
+
 class Game:
     """A two-player zero-sum game the solver can run passes over.
 
@@ -95,6 +117,8 @@ class Game:
     #: bytes of this game's regrets and averages as float64 (0: unknown); the solver refuses a
     #: float64 store in memory that cannot fit, before allocating it
     store_estimate: int = 0
+    #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
+    samplers: ClassVar[tuple[str, ...]] = ("full",)
 
     def __init__(self, **params):
         self.config = params
@@ -139,9 +163,20 @@ class Game:
 
     # --- passes ------------------------------------------------------------------------------
 
-    def cfr_pass(self, store, job: PassJob, transport) -> None:
-        """Run one CFR pass and update `store` in place."""
+    def cfr_pass(self, store, job: PassJob, transport) -> int | None:
+        """Run one CFR pass and update `store` in place; return the number of nodes it visited
+        (metrics.csv ``nodes_touched``), or None when the game does not count them."""
         raise NotImplementedError
+
+    def cfr_block(self, store, block: PassBlock, transport) -> int | None:
+        """Run a block of passes (:class:`PassBlock`) in order; returns the nodes visited
+        (None if a pass did not count). Default: :meth:`cfr_pass` per job; an engine with
+        sampled passes runs them in one kernel call."""
+        total = 0
+        for job in block.jobs():
+            n = self.cfr_pass(store, job, transport)
+            total = None if n is None or total is None else total + int(n)
+        return total
 
     def subgame_pass(self, key, job: PassJob, inputs, store):
         """Run the part of a pass inside subgame `key`; only for decomposed games."""

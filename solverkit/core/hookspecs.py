@@ -50,6 +50,16 @@ def register_averaging(register):
     """
 
 
+@hookspec
+def register_samplers(register):
+    """Register samplers (which part of the game a pass visits: full, or Monte-Carlo CFR).
+
+    Called when the registry is built. ``register(cls)`` takes a subclass of
+    ``solverkit.core.sampler.Sampler`` with a unique ``name`` and a ``scheme`` that engines
+    implement (``full``, ``chance``, ``external`` or ``outcome``). Return nothing.
+    """
+
+
 # --- Storage and distribution ----------------------------------------------------------------
 
 

@@ -25,18 +25,20 @@ from .compressor import Compressor
 from .game import Game
 from .presets import Preset, make_preset
 from .rule import RegretRule, check_rule_class
+from .sampler import Sampler, check_sampler_class
 from .transport import Transport
 
 ENV_LOAD = "SOLVERKIT_LOAD_PLUGINS"
 
 #: Built-in plugin modules of the solverkit package itself, registered through the same hooks.
-DEFAULT_PLUGINS = ("solverkit.rules", "solverkit.averaging", "solverkit.presets")
+DEFAULT_PLUGINS = ("solverkit.rules", "solverkit.averaging", "solverkit.samplers", "solverkit.presets")
 
 #: kind -> (hook name, base class, label used in messages and config tables)
 KINDS = {
     "game": ("register_games", Game, "game"),
     "rule": ("register_regret_rules", RegretRule, "regret rule"),
     "averaging": ("register_averaging", Averaging, "averaging scheme"),
+    "sampler": ("register_samplers", Sampler, "sampler"),
     "compressor": ("register_compressors", Compressor, "compressor"),
     "transport": ("register_transports", Transport, "transport"),
 }
@@ -76,7 +78,7 @@ def _who(plugin: str, distribution: str) -> str:
 
 
 #: per kind, a check of a registered class's declarations (a PluginError names the problem)
-_CLASS_CHECKS = {"rule": check_rule_class, "averaging": check_averaging_class}
+_CLASS_CHECKS = {"rule": check_rule_class, "averaging": check_averaging_class, "sampler": check_sampler_class}
 
 
 class _Duplicate(Exception):

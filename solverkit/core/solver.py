@@ -16,15 +16,17 @@ from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
 from .config import SOLVER_PARAMS, parse_every
-from .game import PassJob
+from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
+from .game import PassBlock, PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory
 from .store import SegmentSpec, Store, family, new_run_id
 from .strategy_file import save_strategy
 from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
-#: store and memory columns, last in every metrics.csv
-STORE_COLUMNS = ("stored_bytes", "compression_ratio", "peak_rss_mb")
+#: work done (nodes the passes visited, cumulative; empty for games that do not count), then store
+#: and memory columns: last in every metrics.csv
+STORE_COLUMNS = ("nodes_touched", "stored_bytes", "compression_ratio", "peak_rss_mb")
 #: extra column of ``[solver] eval_current``: the current strategy's exploitability
 CURRENT_COLUMN = CURRENT
 
@@ -38,17 +40,12 @@ def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
     return cols + STORE_COLUMNS
 
 
-POINTS_PER_DECADE = 20
+#: a block of sampled iterations (Solver.step(count)) lasts about this long at most, so that
+#: time schedules, stop requests and the progress bar stay responsive
+BLOCK_SECONDS = 0.02
 #: above this many policy values, run_solve writes strategy.npz one player at a time and its
 #: Result carries no strategy (read it from the file)
 STRATEGY_IN_MEMORY = 2_000_000
-
-
-def log_schedule(t: int) -> bool:
-    """True at iterations 1..20 and then at about 20 log-spaced iterations per decade."""
-    if t <= POINTS_PER_DECADE:
-        return True
-    return math.floor(POINTS_PER_DECADE * math.log10(t)) > math.floor(POINTS_PER_DECADE * math.log10(t - 1))
 
 
 def exploitability(game, strategy) -> tuple[float, float, float]:
@@ -222,6 +219,8 @@ class Solver:
             raise
         self.iteration = 0
         self.solve_seconds = 0.0
+        #: nodes the passes visited so far (None while the game reports no count)
+        self.nodes_touched = None
 
     @property
     def eval_current(self) -> bool:
@@ -232,16 +231,42 @@ class Solver:
     def output_kind(self) -> str:
         return "average" if self.assembly.averaging.keeps_average else "current"
 
-    def step(self) -> None:
-        """One iteration: both players' updates, in turn or simultaneously."""
+    @property
+    def batches(self) -> bool:
+        """True when :meth:`step` may run many iterations in one call of the game's kernels
+        (sampled passes, which are too cheap to pay Python's overhead once each)."""
+        sampler = self.assembly.sampler
+        return sampler is not None and sampler.sampled
+
+    def _count(self, n) -> None:
+        if isinstance(n, (int, np.integer)):
+            self.nodes_touched = (self.nodes_touched or 0) + int(n)
+
+    def step(self, count: int = 1) -> None:
+        """`count` iterations: both players' updates, in turn or simultaneously (a block of
+        sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
+        while count > 0 and (count == 1 or self.iteration < 3 or not self.batches):
+            self._step_one()  # the first iterations one by one: they check the fixed-point resolution
+            count -= 1
+        if count > 0:
+            t0 = time.perf_counter()
+            a = self.assembly
+            first = self.first_update
+            groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
+            block = PassBlock(self.iteration + 1, count, groups, a.rule, a.averaging, a.sampler)
+            self._count(self.game.cfr_block(self.store, block, self.transport))
+            self.iteration += count
+            self.solve_seconds += time.perf_counter() - t0
+
+    def _step_one(self) -> None:
         t0 = time.perf_counter()
         self.iteration += 1
         a = self.assembly
         first = self.first_update
         groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
         for players in groups:
-            job = PassJob(self.iteration, players, a.rule, a.averaging)
-            self.game.cfr_pass(self.store, job, self.transport)
+            job = PassJob(self.iteration, players, a.rule, a.averaging, a.sampler)
+            self._count(self.game.cfr_pass(self.store, job, self.transport))
         if self.iteration <= 3 and self.store.codec.resolution:
             # a fixed-point factor under which everything rounds to 0 learns nothing: say so now
             self.store.codec.check_resolution({"regret": "regret_scale", "avg": "avg_scale",
@@ -270,6 +295,7 @@ class Solver:
             "exploitability": expl,
             "br_0": br0,
             "br_1": br1,
+            "nodes_touched": self.nodes_touched,
         }
         row.update(unit_values(self.game, expl))
         if self.eval_current:
@@ -297,6 +323,7 @@ class Solver:
             "game": self.assembly.resolved["game"],
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
+            "nodes_touched": self.nodes_touched,
             "metrics": metrics,
             "saturated": self.values.saturated_values(),
         }
@@ -308,6 +335,7 @@ class Solver:
                                 metric_columns(self.game, self.eval_current))
         self.iteration = int(state["iteration"])
         self.solve_seconds = float(state["seconds"])
+        self.nodes_touched = state.get("nodes_touched")
         # the count so far is this process's; workers count from zero and add theirs
         self.store.codec.saturated = int(state.get("saturated", 0))
         return list(state.get("metrics", []))
@@ -335,7 +363,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     target = spec["target"].check(target if target is not None else cfg["target"], "[solver] target")
     if checkpoint_every is not None:
         checkpoint_every = spec["checkpoint_every"].check(str(checkpoint_every), "[solver] checkpoint_every")
-    every = cfg["eval_every"]
+    schedule = EvalSchedule(cfg["eval_every"])
     units = units_of(assembly.game)
     unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in units}
     ckpt_every = parse_every(checkpoint_every if checkpoint_every is not None else cfg.get("checkpoint_every", ""))
@@ -387,13 +415,20 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         solver.save_checkpoint(ckpt_path, metrics)
         last_ckpt = (solver.iteration, time.perf_counter())
 
+    schedule.start(solver.solve_seconds, solver.nodes_touched)
+    block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
     try:
         while solver.iteration < iterations:
-            solver.step()
+            count = _block_size(solver, block, iterations, schedule, ckpt_every, last_ckpt[0])
+            before = solver.solve_seconds
+            solver.step(count)
+            if solver.batches:
+                spent = solver.solve_seconds - before
+                block = max(1, min(100_000, int(count * BLOCK_SECONDS / spent) if spent > 0 else 2 * count))
             if stop.requested:
                 interrupted = True
             t = solver.iteration
-            due = (t % every == 0) if every else log_schedule(t)
+            due = schedule.due(t, solver.solve_seconds, solver.nodes_touched, assembly.game.name)
             if due or t == iterations:
                 row = solver.evaluate()
                 row.update(solver.store_row())
@@ -413,7 +448,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             if bar is not None:
                 if reached:  # the bar ends here, full: the cap was never the goal
                     bar.total = solver.iteration
-                bar.update(1)
+                bar.update(count)
             if ckpt_every is not None and not (reached or interrupted or t == iterations):
                 kind, n = ckpt_every
                 if (t - last_ckpt[0] >= n) if kind == "iterations" else (time.perf_counter() - last_ckpt[1] >= n):
@@ -485,6 +520,21 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         stop_reason="" if interrupted else stop_reason(assembly.game, reached_row, target, unit_targets,
                                                         iterations, solver.iteration),
     )
+
+
+def _block_size(solver, block: int, iterations: int, schedule, ckpt_every, last_ckpt: int) -> int:
+    """Iterations of the next step: 1, or for a solver that batches, `block` cut at the last
+    iteration, the next due evaluation and the next checkpoint by iterations."""
+    if not solver.batches:
+        return 1
+    t = solver.iteration
+    n = min(block, iterations - t)
+    horizon = schedule.horizon(t)
+    if horizon is not None:
+        n = min(n, horizon - t)
+    if ckpt_every is not None and ckpt_every[0] == "iterations":
+        n = min(n, max(1, last_ckpt + ckpt_every[1] - t))
+    return max(1, n)
 
 
 def _store_kind(assembly, store) -> str:

@@ -15,9 +15,10 @@ import threading
 import numpy as np
 
 from ..core import passes
-from ..core.game import Game, PassJob
+from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
-from . import kernels
+from ..core.sampler import SCHEMES
+from . import kernels, sampled
 from .build import FlatTree, enumerate_tree
 
 
@@ -39,6 +40,7 @@ class TreeGame(Game):
     CHANCE = -1
     unit_name = "utility"
     store_walk_is_exact = True
+    samplers = SCHEMES
     params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
                            "about 150 bytes per node)", min=1),
@@ -116,11 +118,20 @@ class TreeGame(Game):
         z = [np.zeros(self.layout(p).size) for p in (0, 1)]
         kernels.cfr_pass(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1), z[0], z[1], z[0], z[1],
                          z[0], z[1], 0, 0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, sig0, sig1, d0, d1, reach, v)
+        none = np.zeros(0, dtype=np.int64)
+        for mode in sampled.MODES.values():  # no pass (empty block): compiles or loads the kernel
+            sampled.sampled_block(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), t.node, t.prob,
+                                  t.util, t.infoset, z[0], z[1], z[0], z[1], z[0], z[1], *self._avg_scale("external"),
+                                  *self._sampling_bufs())
 
     # --- passes --------------------------------------------------------------------------------
 
-    def cfr_pass(self, store, job: PassJob, transport=None):
-        """One pass over the ``root`` segment: regrets of job.players, the others' averages."""
+    def cfr_pass(self, store, job: PassJob, transport=None) -> int:
+        """One pass over the ``root`` segment: regrets of job.players, the others' averages;
+        returns the nodes it visited (all of them unless job.sampler samples)."""
+        if job.sampler is not None and job.sampler.sampled:
+            return self.cfr_block(store, PassBlock(job.iteration, 1, (job.players,), job.rule, job.averaging,
+                                                   job.sampler), transport)
         upd = _bits(job.players)
         others = [1 - p for p in job.players] if len(job.players) == 1 else [0, 1]
         pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
@@ -134,6 +145,72 @@ class TreeGame(Game):
                              reg[0], reg[1], avg[0], avg[1], upd, avg_mask, pre, pos, neg, floor, decay, weight,
                              sig0, sig1, d0, d1, reach, v)
             passes.finish_segment(seg, reg, avg, job, upd, avg_mask)
+        return t.num_nodes
+
+    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+        """A block of passes; sampled ones run in one kernel call. Returns the nodes visited."""
+        sampler = block.sampler
+        if sampler is None or not sampler.sampled:
+            return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        rule, averaging = block.rule, block.averaging
+        ts = range(block.first, block.first + block.count)
+        co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+        if averaging.keeps_average:
+            aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
+        else:
+            aw = np.zeros((block.count, 2))
+            aw[:, 0] = 1.0
+        bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
+        if bad.size:
+            sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
+        G = len(block.groups)
+        masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
+        others = np.array([_bits([1 - p for p in g]) if len(g) == 1 else 3 for g in block.groups], dtype=np.int64)
+        iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
+        floors = np.repeat(co[:, 3], G)
+        weights = np.repeat(aw[:, 1], G)
+        avgmasks = np.tile(others, block.count) * (weights != 0.0) if averaging.keeps_average else np.zeros(iters.size, dtype=np.int64)
+        upd_all = int(np.bitwise_or.reduce(masks))
+        avg_all = int(np.bitwise_or.reduce(avgmasks)) if avgmasks.size else 0
+        job = PassJob(block.first, (0, 1), rule, averaging, sampler)
+        t = self.tree
+        mode = sampled.MODES[sampler.scheme]
+        a0, a1 = self._avg_scale(sampler.scheme)
+        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
+            src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
+            return int(sampled.sampled_block(mode, sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count),
+                                             avgmasks.astype(np.int64), floors, weights, t.node, t.prob, t.util,
+                                             t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
+                                             *self._sampling_bufs()))
+
+    def _sampling_bufs(self):
+        """Per-thread scratch of sampled passes: regret deltas and touched marks per player
+        (zero between passes), node-indexed values, reach, edge policy, sampled child, stack."""
+        bufs = getattr(self._local, "sbufs", None)
+        if bufs is None:
+            t = self.tree
+            N = t.num_nodes
+            s = [self.layout(p).size for p in (0, 1)]
+            m = [self.layout(p).num_infosets for p in (0, 1)]
+            bufs = (np.zeros(s[0]), np.zeros(s[1]), np.zeros(m[0], dtype=np.int8), np.zeros(m[1], dtype=np.int8),
+                    np.zeros(m[0], dtype=np.int64), np.zeros(m[1], dtype=np.int64), np.zeros(2, dtype=np.int64),
+                    np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, dtype=np.int64),
+                    np.zeros(2 * N + 2, dtype=np.int64), np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
+                    np.zeros(N))
+            self._local.sbufs = bufs
+        return bufs
+
+    def _avg_scale(self, scheme):
+        """Per player and information set, the factor of a sampled pass's average increments:
+        1 / c(I) (chance and external sampling), 1 / n(I) (outcome); see :mod:`.sampled`."""
+        cache = self.__dict__.setdefault("_scales", {})
+        if scheme not in cache:
+            t = self.tree
+            c0, c1, h0, h1 = sampled.infoset_mass(t.node, t.prob, t.infoset, self.layout(0).num_infosets,
+                                                  self.layout(1).num_infosets)
+            mass = (h0, h1) if scheme == "outcome" else (c0, c1)
+            cache[scheme] = tuple(np.divide(1.0, m, out=np.zeros_like(m), where=m > 0) for m in mass)
+        return cache[scheme]
 
     # --- evaluation ----------------------------------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""Base class of samplers: which part of the game a CFR pass visits (docs/samplers.md).
+
+A sampler names a *scheme* that engines implement (``full``: every node, CFR; ``chance``: one
+chance outcome per chance node; ``external``: chance and the opponent sampled, the updating
+player's actions all explored; ``outcome``: one terminal history, the updating player sampling
+with epsilon exploration) and the parameters of that scheme. Draws come from the counter-based
+stream of :mod:`solverkit.core.rng` keyed by (``[solver] seed``, iteration, player, subgame),
+so a run, its resumption and a distributed run draw the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..errors import ConfigError, PluginError
+from .params import Param
+
+#: the schemes engines may implement; a game lists those it supports in ``Game.samplers``
+SCHEMES = ("full", "chance", "external", "outcome")
+
+
+class Sampler:
+    """A sampler: its ``scheme`` (one of :data:`SCHEMES`), parameters and checks.
+
+    A sampled pass (any scheme but ``full``) touches only the values it visits, so it needs a
+    rule and an averaging scheme that update one information set at a time without a sweep:
+    an inline rule (discounted family, no state) playing plain regret matching whose old regrets
+    are not rescaled (pre = pos = neg = 1: ``rm``, or ``rm_plus`` for MCCFR+), and an averaging
+    scheme of the linear family without decay (``uniform``, ``linear``, ``quadratic``,
+    ``delayed``) or ``current``. :meth:`check` refuses other combinations at config time and
+    :meth:`check_coefficients` in every pass.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, Param]] = {}
+    #: the traversal engines run for this sampler (one of SCHEMES)
+    scheme: ClassVar[str] = "full"
+
+    def __init__(self, **params):
+        self.config = params
+        #: ``[solver] seed``: the first field of every stream key (set by the assembly)
+        self.seed = 0
+
+    @property
+    def sampled(self) -> bool:
+        """True for every scheme but ``full``."""
+        return self.scheme != "full"
+
+    def epsilon(self) -> float:
+        """Outcome sampling: the updating player's exploration (uniform with this weight)."""
+        return float(self.config.get("epsilon", 0.0))
+
+    def check(self, game, rule, averaging) -> None:
+        """ConfigError unless `game`'s engine runs this scheme and `rule` / `averaging` can be
+        applied sparsely (see the class docstring)."""
+        supported = tuple(getattr(game, "samplers", ("full",)))
+        if self.scheme not in supported:
+            raise ConfigError(
+                f"[sampler] name = {self.name!r}: game {game.name!r} does not support sampling scheme "
+                f"{self.scheme!r} (its engine runs: {', '.join(supported)}); use a game of the generic tree engine "
+                "(e.g. leduc_tree, kuhn_tree, openspiel) or [sampler] name = \"full\"")
+        if not self.sampled:
+            return
+        if not (rule.inline and rule.plain_policy):
+            raise ConfigError(
+                f"[sampler] name = {self.name!r} updates only the information sets it visits; regret rule "
+                f"{rule.name!r} ({rule.family} family{', state ' + str(rule.state) if rule.state else ''}, "
+                f"policy {rule.policy}{', predictive' if rule.predictive else ''}) updates whole arrays: use rule "
+                "rm (MCCFR) or rm_plus (MCCFR+), or [sampler] name = \"full\"")
+        if averaging.keeps_average and not averaging.inline:
+            raise ConfigError(
+                f"[sampler] name = {self.name!r}: averaging {averaging.name!r} is of the custom family (a sweep "
+                "over the whole array); sampled passes need a linear-family scheme without decay: uniform, "
+                "linear, quadratic, delayed, or current")
+        for t in (1, 2, 3, 10):
+            self.check_coefficients(rule, averaging, t)
+
+    def check_coefficients(self, rule, averaging, t: int) -> None:
+        """ConfigError when iteration t's coefficients would need a sweep: a rule that rescales
+        old regrets (pre, pos, neg != 1) or an averaging decay != 1."""
+        if not self.sampled:
+            return
+        pre, pos, neg, _ = rule.kernel_coefficients(t)
+        if (pre, pos, neg) != (1.0, 1.0, 1.0):
+            raise ConfigError(
+                f"[sampler] name = {self.name!r}: regret rule {rule.name!r} rescales every stored regret at "
+                f"iteration {t} (pre, pos, neg = {pre:g}, {pos:g}, {neg:g}), which a sampled pass that touches only "
+                "visited information sets cannot do; use rule rm or rm_plus, or [sampler] name = \"full\"")
+        if averaging.keeps_average:
+            decay, _ = averaging.coefficients(t)
+            if decay != 1.0:
+                raise ConfigError(
+                    f"[sampler] name = {self.name!r}: averaging {averaging.name!r} decays the whole average at "
+                    f"iteration {t} (decay {decay:g}); sampled passes need decay 1: uniform, linear, quadratic, "
+                    "delayed or current")
+
+
+def check_sampler_class(cls) -> None:
+    """Refuse a sampler class whose scheme no engine knows (at registration)."""
+    if cls.scheme not in SCHEMES:
+        raise PluginError(f"sampler {cls.name!r} ({cls.__module__}.{cls.__qualname__}): scheme = {cls.scheme!r}; "
+                          f"valid: {', '.join(SCHEMES)}")
