@@ -249,3 +249,30 @@ def test_docs_study_examples_load(tmp_path):
         assert study.runs
     random = [r for r in _study(tmp_path, blocks[1]).runs if r.game == "random"]
     assert [r.raw["game"]["seed"] for r in random] == list(range(10))
+
+
+def test_a_sampling_assembly_runs_every_seed_on_a_deterministic_game(tmp_path):
+    study = _study(tmp_path, """
+[study]
+seeds = [0, 1, 2]
+iterations = 5
+[assemblies.es]
+rule = { name = "rm" }
+averaging = { name = "uniform" }
+sampler = { name = "external" }
+[assemblies.cfr]
+preset = "cfr_plus"
+[games.kuhn]
+game = { name = "kuhn_tree" }
+""")
+    assert [(r.assembly, r.seed, r.raw["solver"]["seed"]) for r in study.runs] == [
+        ("es", 0, 0), ("es", 1, 1), ("es", 2, 2), ("cfr", 0, 0)]
+    assert len(study.notes) == 1 and "cfr on kuhn" in study.notes[0]
+
+
+def test_study_eval_every_takes_time_and_node_schedules(tmp_path):
+    text = "[study]\neval_every = {}\n[assemblies.a]\npreset='cfr'\n[games.g]\ngame={{name='kuhn_tree'}}\neval_every = {}\n"
+    study = _study(tmp_path, text.format('"2s"', '"1e3 nodes"'))
+    assert study.runs[0].raw["solver"]["eval_every"] == "1e3 nodes"
+    with pytest.raises(ConfigError, match=r"\[study\] eval_every: '2 parsecs' is invalid"):
+        _study(tmp_path, text.format('"2 parsecs"', 1))

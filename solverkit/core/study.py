@@ -93,7 +93,17 @@ def _check_keys(table, valid, where):
 _TARGETS = Param("float_list", None, min=0.0, min_exclusive=True)
 _SEEDS = Param("int_list", None, min=0)
 _POSITIVE = Param("int", None, min=1)
-_EVAL_EVERY = Param("int", None, min=0)
+def _eval_every(value, where):
+    """An eval_every as ``[solver] eval_every`` takes it: iterations, "30s", "1e6 nodes"."""
+    from .config import parse_schedule
+
+    try:
+        parse_schedule(value)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}".replace("[solver] eval_every = ", "")) from None
+    return value
+
+
 _BOOL = Param("bool", None)
 _MEAN = Param("str", None, choices=MEANS)
 
@@ -144,9 +154,8 @@ def _targets_for(raw: dict[str, list[float]], game, where) -> list[Target]:
 
 
 def _sampler_is_random(assembly) -> bool:
-    """Whether the assembly samples (a sampler declaring itself random, e.g. Monte-Carlo CFR)."""
-    sampler = getattr(assembly, "sampler", None)
-    return bool(getattr(sampler, "random", False))
+    """Whether the assembly samples (Monte-Carlo CFR: any sampler but ``full``)."""
+    return bool(getattr(assembly.sampler, "sampled", False))
 
 
 def load_study(path, iterations_cap: int | None = None) -> Study:
@@ -164,7 +173,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     iterations = _positive_int(study.get("iterations", 1000), "[study] iterations")
     study_targets = _raw_targets(study, "[study]") or {"": [1e-3]}
     seeds = _int_list(study.get("seeds", [0]), "[study] seeds")
-    eval_every = _EVAL_EVERY.check(study.get("eval_every", 1), "[study] eval_every")
+    eval_every = _eval_every(study.get("eval_every", 1), "[study] eval_every")
     stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
     how = _MEAN.check(study.get("mean", "geometric"), "[study] mean")
     cap = None if iterations_cap is None else _positive_int(iterations_cap, "--iterations")
@@ -186,7 +195,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
         gseeds = _int_list(gtable["seeds"], f"{where} seeds") if "seeds" in gtable else seeds
         graw_targets = _raw_targets(gtable, where) or study_targets
         giters = _positive_int(gtable.get("iterations", iterations), f"{where} iterations")
-        geval = _EVAL_EVERY.check(gtable.get("eval_every", eval_every), f"{where} eval_every")
+        geval = _eval_every(gtable.get("eval_every", eval_every), f"{where} eval_every")
         try:
             cls = registry.get("game", game.get("name", ""), where=f"{where} game.name")
         except Exception as exc:
