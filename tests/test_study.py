@@ -276,3 +276,11 @@ def test_study_eval_every_takes_time_and_node_schedules(tmp_path):
     assert study.runs[0].raw["solver"]["eval_every"] == "1e3 nodes"
     with pytest.raises(ConfigError, match=r"\[study\] eval_every: '2 parsecs' is invalid"):
         _study(tmp_path, text.format('"2 parsecs"', 1))
+
+
+def test_a_game_can_name_its_assemblies(tmp_path):
+    text = ("[assemblies.a]\npreset='cfr'\n[assemblies.b]\npreset='cfr_plus'\n"
+            "[games.g]\ngame={{name='kuhn'}}\nassemblies = {}\n")
+    assert [r.assembly for r in _study(tmp_path, text.format('["b"]')).runs] == ["b"]
+    with pytest.raises(ConfigError, match=r"assemblies = \['c'\] is invalid.*valid: a, b"):
+        _study(tmp_path, text.format('["c"]'))

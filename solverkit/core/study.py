@@ -25,7 +25,7 @@ from .study_stats import MEANS, combine, first_reach, mean, points
 from .units import EXPLOITABILITY, units_of
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean")
-GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every")
+GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every", "assemblies")
 #: study and game tables also take ``targets_<unit key>`` (e.g. ``targets_mbb``), in a display unit of the game
 TARGETS_PREFIX = "targets_"
 RESULT_COLUMNS = (
@@ -202,7 +202,14 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             raise ConfigError(str(exc)) from None
         # a game's seed varies with the study's seeds unless the game table fixes it
         seeded_game = "seed" in spec_of(cls).params and "seed" not in game
+        only = gtable.get("assemblies")
+        if only is not None:
+            if not isinstance(only, list) or not only or any(a not in assemblies for a in only):
+                raise ConfigError(f"{where} assemblies = {only!r} is invalid: expected a non-empty list of "
+                                  f"assembly names; valid: {choices(assemblies)}")
         for aname, atable in assemblies.items():
+            if only is not None and aname not in only:
+                continue
             awhere = f"[assemblies.{aname}]"
             if not isinstance(atable, dict):
                 raise ConfigError(f"{awhere} must be a table, got {atable!r}")
