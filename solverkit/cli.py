@@ -343,6 +343,18 @@ def study(study_file, out, jobs, iterations, quiet):
     click.echo(summary)
 
 
+@cli.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="HTML file to write (default RUN_DIR/report.html).")
+def report(run_dir, output):
+    """One self-contained HTML page about the solve in RUN_DIR: assembly, convergence, strategy,
+    store and memory (plots inline; open it in any browser, no server)."""
+    from .core.report import write_report
+
+    path = write_report(run_dir, output)
+    click.echo(f"wrote {path}")
+
+
 def run_config(run_dir: Path) -> Path:
     """RUN_DIR/config.toml of a solve's output directory, or an error saying it is not one."""
     path = run_dir / "config.toml"

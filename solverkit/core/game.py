@@ -265,6 +265,27 @@ class Game:
 
     # --- presentation ------------------------------------------------------------------------
 
+    def report_strategy(self, strategy: list[np.ndarray], limit: int = 40) -> list[tuple[str, object]]:
+        """What ``solverkit report`` shows of a strategy: (title, HTML fragment or PNG bytes)
+        items. Here: each player's first `limit` information sets and their action
+        probabilities; games override it with views of their own (poker: per-hand tables, the
+        preflop chart)."""
+        from .report import table
+
+        out = []
+        for p in (0, 1):
+            lay = self.layout(p)
+            keys = self.infoset_keys(p)[:limit]
+            acts = self.infoset_actions(p)[: len(keys)]
+            rows, pos = [], 0
+            for key, labels in zip(keys, acts):
+                probs = strategy[p][pos: pos + len(labels)]
+                pos += len(labels)
+                rows.append((key, "  ".join(f"{a} {x:.3f}" for a, x in zip(labels, probs))))
+            more = f" (first {len(keys)} of {lay.num_infosets:,})" if lay.num_infosets > len(keys) else ""
+            out.append((f"player {p}: information sets{more}", table(("information set", "policy"), rows)))
+        return out
+
     def infoset_keys(self, player: int) -> list[str]:
         """Human-readable key of each information set of `player`, in layout order."""
         return [f"p{player}/i{i}" for i in range(self.layout(player).num_infosets)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import astuple, dataclass, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -800,6 +801,41 @@ class PokerGame(Game):
         from .openspiel import openspiel_table
 
         return openspiel_table(self, strategy)
+
+    def report_strategy(self, strategy, limit: int = 200):
+        """``solverkit report``: the preflop chart for two hole cards, else per-hand action
+        probabilities at the first decision and at the answer to an opening raise."""
+        import tempfile
+
+        from ..core.report import table
+        from .preflop import plot_preflop, preflop_nodes
+
+        out = []
+        if self.gd.num_hole_cards == 2:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "preflop.png"
+                plot_preflop(self, strategy, path, title=f"{self.name}: preflop (fold red, call blue, raise green)")
+                out.append(("preflop chart", path.read_bytes()))
+            return out
+        S = self.gd.num_suits
+        for title, node in preflop_nodes(self):
+            labels = self.action_labels(node)
+            p = int(self.tree.bet.player[node])
+            rows, seen = [], set()
+            for cards in self.tree.hands:
+                try:
+                    _, h = self.locate([()], tuple(int(c) for c in cards))
+                except KeyError:
+                    continue
+                if h in seen:
+                    continue  # one row per hand up to suit symmetry
+                seen.add(h)
+                off = self.value_offset(node, 0, h)
+                name = "".join(card_name(int(c), S) for c in cards)
+                rows.append((name, *(f"{x:.3f}" for x in strategy[p][off: off + len(labels)])))
+            more = f" (first {limit} of {len(rows)} hands)" if len(rows) > limit else ""
+            out.append((f"{title}: action probabilities per hand{more}", table(("hand", *labels), rows[:limit])))
+        return out
 
     def action_labels(self, node: int) -> list[str]:
         bet = self.tree.bet

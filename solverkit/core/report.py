@@ -1,0 +1,160 @@
+"""``solverkit report RUN``: one self-contained HTML page about a solve (no server, no
+external file: plots are inline PNG): the assembly, convergence against iterations and
+seconds, the strategy at chosen decisions (the game's :meth:`report_strategy`), store and
+memory figures."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import math
+from pathlib import Path
+
+from ..errors import SolverkitError
+from .units import CURRENT, EXPLOITABILITY, units_of
+
+#: above this many policy values the strategy section is left out (the page stays small)
+STRATEGY_LIMIT = 50_000_000
+
+
+def png_tag(data: bytes, alt: str) -> str:
+    """An <img> with the PNG inline."""
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+
+
+def figure_png(fig) -> bytes:
+    """A matplotlib figure as PNG bytes (closed afterwards)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def table(headers, rows) -> str:
+    """An HTML table of escaped cells (no header row for headers None)."""
+    head = "" if headers is None else "<thead><tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in headers) + "</tr></thead>"
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table>{head}<tbody>{body}</tbody></table>"
+
+
+def _metrics(run: Path) -> list[dict]:
+    path = run / "metrics.csv"
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for row in rows:
+        parsed = {}
+        for k, v in row.items():
+            try:
+                parsed[k] = float(v)
+            except (TypeError, ValueError):
+                continue
+        out.append(parsed)
+    return out
+
+
+def _convergence(game, rows) -> str:
+    """Exploitability against iterations and seconds, in the game's first display unit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    units = units_of(game)
+    column, label = (units[0].column, units[0].name) if units else (EXPLOITABILITY, getattr(game, "unit_name", ""))
+    current = CURRENT + column[len(EXPLOITABILITY):]
+    xs = [("iteration", "iterations"), ("seconds", "seconds")]
+    if any(r.get("nodes_touched") for r in rows):
+        xs.append(("nodes_touched", "nodes touched"))
+    fig, axes = plt.subplots(1, len(xs), figsize=(5.0 * len(xs), 3.8), squeeze=False)
+    for (x, xname), ax in zip(xs, axes[0]):
+        for col, name, style in ((column, "average strategy", "-"), (current, "current strategy", "--")):
+            pts = [(r[x], r[col]) for r in rows if x in r and col in r and r[x] > 0 and math.isfinite(r[col])]
+            if pts:
+                ax.plot([p[0] for p in pts], [max(p[1], 1e-300) for p in pts], ls=style, label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(xname)
+        ax.set_ylabel(f"exploitability ({label})" if label else "exploitability")
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    return png_tag(figure_png(fig), "exploitability against iterations and seconds")
+
+
+def _fmt_bytes(n) -> str:
+    n = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def build_report(run_dir) -> str:
+    """The HTML page of the solve in `run_dir` (its config.toml, metrics.csv, result.json and
+    strategy.npz; the strategy section is left out, saying why, when the file is missing)."""
+    from .config import load_config
+    from .strategy_file import load_strategy
+
+    run = Path(run_dir)
+    if not (run / "config.toml").is_file():
+        raise SolverkitError(f"{run} is not a solve output directory: {run / 'config.toml'} not found")
+    assembly = load_config(run / "config.toml")
+    game = assembly.game
+    result = json.loads((run / "result.json").read_text()) if (run / "result.json").is_file() else {}
+    rows = _metrics(run)
+    parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
+    summary = [("game", game.name), ("iterations", result.get("iterations", "?")),
+               ("strategy", result.get("strategy", "?")), ("solve seconds", f"{result.get('seconds', float('nan')):.3g}")]
+    if "exploitability" in result:
+        native = getattr(game, "unit_name", "")
+        summary.append(("exploitability", f"{result['exploitability']:.6g} {native}".strip()))
+        for u in units_of(game):
+            if u.column in result:
+                summary.append((f"exploitability ({u.name})", f"{result[u.column]:.4g}"))
+        summary.append(("target reached", result.get("reached_target", "?")))
+    parts += ["<h2>Summary</h2>", table(None, summary)]
+    parts += ["<h2>Assembly</h2>", f"<pre>{html.escape((run / 'config.toml').read_text())}</pre>"]
+    parts.append("<h2>Convergence</h2>")
+    parts.append(_convergence(game, rows) if rows else "<p>no metrics.csv rows</p>")
+    parts.append("<h2>Strategy</h2>")
+    size = sum(game.layout(p).size for p in (0, 1))
+    if not (run / "strategy.npz").is_file():
+        parts.append("<p>no strategy.npz in the run directory</p>")
+    elif size > STRATEGY_LIMIT:
+        parts.append(f"<p>{size:,} policy values: too many for this page (query them with the Python API)</p>")
+    else:
+        strategy, _, meta = load_strategy(run / "strategy.npz", game)
+        parts.append(f"<p>{html.escape(meta['kind'])} strategy after {meta['iteration']} iterations</p>")
+        for title, content in game.report_strategy(strategy):
+            parts.append(f"<h3>{html.escape(title)}</h3>")
+            parts.append(png_tag(content, title) if isinstance(content, bytes) else content)
+    parts.append("<h2>Store and memory</h2>")
+    shown = {"store_kind": ("store", "{}"), "stored_bytes": ("stored bytes", None),
+             "compression_ratio": ("compression ratio against 4-byte floats", "{:.2f}:1"),
+             "saturated_values": ("fixed-point values clipped", "{:,}"), "peak_rss_mb": ("peak memory (RSS)", "{:.0f} MB"),
+             "worker_peak_rss_mb": ("largest worker's peak memory", "{:.0f} MB"), "recoveries": ("recoveries", "{}")}
+    store = [(name, _fmt_bytes(result[k]) if fmt is None else fmt.format(result[k]))
+             for k, (name, fmt) in shown.items() if result.get(k) not in (None, "")]
+    parts.append(table(None, store) if store else "<p>no store figures in result.json</p>")
+    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;"
+             "text-align:right}th{background:#f3f3f3}pre{background:#f6f6f6;padding:.5em;overflow:auto}"
+             "img{max-width:100%}")
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>solverkit report: "
+            f"{html.escape(run.name)}</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n")
+
+
+def write_report(run_dir, output=None) -> Path:
+    """Write the page to `output` (default RUN_DIR/report.html)."""
+    path = Path(output) if output else Path(run_dir) / "report.html"
+    path.write_text(build_report(run_dir))
+    return path
