@@ -68,7 +68,7 @@ def _hooks(monkeypatch, asm, moment, killed):
 
         def map_subgames(job, inputs):
             passes["n"] += 1
-            passes["armed"] = passes["n"] == 9
+            passes["armed"] = passes["n"] == 17  # 4 passes an iteration: 2 updates, 2 best responses
             return orig_map(job, inputs)
 
         def await_(pending):
@@ -137,9 +137,10 @@ def test_a_killed_worker_is_replaced_and_the_run_ends_as_an_uninterrupted_one(
     assert_same_outputs(out, reference / store)
     summary = json.loads((out / "result.json").read_text())
     assert len(summary["recoveries"]) == losses
-    first = summary["recoveries"][0]
-    assert f":{killed[0]} exited with status -9" in first["lost"]
-    assert first["resumed_from"] == {"pass": 3, "between": 6, "checkpoint": 3, "recovery": 6, "start": 0}[moment]
+    for record, pid in zip(summary["recoveries"], killed):
+        assert f":{pid} exited with status -9" in record["lost"]
+    assert summary["recoveries"][-1]["resumed_from"] == {"pass": 3, "between": 6, "checkpoint": 3, "recovery": 6,
+                                                         "start": 0}[moment]
     assert not {w["worker"].split(":")[1] for w in summary["workers"]} & {str(p) for p in killed}
     assert time.monotonic() - t0 < 120
     assert pids_gone([int(w["worker"].split(":")[1]) for w in summary["workers"]])
@@ -255,7 +256,7 @@ def test_a_killed_trunk_resumed_takes_back_the_workers_that_waited_for_it(tmp_pa
         trunk = subprocess.run([sys.executable, "-c", TRUNK, "solve", str(cfg), "--out", str(out),
                                 "--checkpoint-every", "3", "--quiet"], capture_output=True, text=True, timeout=120)
         assert trunk.returncode == -signal.SIGKILL, trunk.stderr
-        assert len(curve(out / "metrics.csv")) == 8
+        assert len(curve(out / "metrics.csv")) == 7  # killed in iteration 8, before its row
         assert all(w.poll() is None for w in workers)  # waiting for a trunk
         t0 = time.monotonic()
         res = CliRunner().invoke(cli, ["solve", "--resume", str(out), "--quiet"])

@@ -376,11 +376,12 @@ class ZmqTransport(Transport):
         timeout = self.config["replace_timeout"]
         draining = {i: r for i, r in self._inflight.items() if i in self._workers and i not in lost.workers}
         self._inflight.clear()
+        by_hand = any(self._workers[i].proc is None for i in lost.workers if i in self._workers)
         vacant = [self._vacate(i) for i in lost.workers if i in self._workers]
         names = ", ".join(w.name for w in vacant)
         _say(f"lost {names} ({lost.reason}); " + (
             f"waiting up to {timeout:g} s for a replacement: run `solverkit worker --connect {self.endpoint}`"
-            if any(w.proc is None for w in vacant) else "restarting it"))
+            if by_hand else "restarting it"))
         setups: dict[bytes, tuple] = {}  # identity -> (setup request id, worker)
         deadline = t0 + timeout
         while vacant or setups or draining:

@@ -497,6 +497,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         attempt = attempt + 1 if at <= high else 1  # losses in a row without getting past the last one
         high = max(high, at)
         (notice or _say)(f"lost a worker in iteration {at}: {getattr(lost, 'reason', lost)}")
+        # resumed_from stays None when another loss interrupts this recovery
+        record = {"lost": getattr(lost, "reason", str(lost)), "at_iteration": at, "resumed_from": None}
+        recoveries.append(record)
         solver.transport.recover(lost, attempt)
         metrics[:] = solver.rollback(ckpt_path if have_ckpt else None)
         if done_at is None or solver.iteration != done_at:  # the loop's end is to be redone
@@ -509,8 +512,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             bar.n = solver.iteration
             bar.total = iterations if done_at is None else bar.total
             bar.refresh()
-        recoveries.append({"lost": getattr(lost, "reason", str(lost)), "at_iteration": at, "resumed_from": solver.iteration,
-                           "seconds": time.perf_counter() - t0})
+        record.update(resumed_from=solver.iteration, seconds=time.perf_counter() - t0)
         (notice or _say)(f"resuming from iteration {solver.iteration} "
                          f"({'its checkpoint' if have_ckpt else 'the start: no checkpoint yet'})")
 
