@@ -182,33 +182,36 @@ def _stop(*procs):
         p.wait()
 
 
-def test_a_hand_started_worker_is_replaced_by_another_started_by_hand(tmp_path, reference):
-    """The first worker starts before its trunk and waits for it; killed, it is found out by its
-    dropped connection within seconds; a spare started meanwhile (refused while the trunk had
-    all its workers) replaces it."""
+def test_a_hand_started_worker_is_replaced_by_a_spare_started_by_hand(tmp_path, reference):
+    """Three workers start before their trunk and wait for it; it takes two, and the third waits
+    as a spare (refused: the trunk has its workers). A worker killed is found out by its dropped
+    connection within seconds, and the spare replaces it."""
     endpoint = f"tcp://127.0.0.1:{_free_port()}"
-    first = _hand_worker(endpoint)
-    spare = None
+    procs = [_hand_worker(endpoint) for _ in range(3)]
     try:
-        asm = load_config(config({**ZMQ2, "spawn": 1, "bind": endpoint}, iterations=ITERATIONS))
+        asm = load_config(config({**ZMQ2, "spawn": 0, "bind": endpoint}, iterations=ITERATIONS))
+        roles = {}
 
         def on_metrics(row):
-            nonlocal spare
-            if row["iteration"] == 5 and spare is None:
-                first.kill()
-                spare = _hand_worker(endpoint)
+            if row["iteration"] == 5 and not roles:
+                members = {w.pid for w in asm.transport._workers.values()}
+                roles["victim"] = next(p for p in procs if p.pid in members)
+                (roles["spare"],) = [p for p in procs if p.pid not in members]
+                roles["victim"].kill()
 
         out = tmp_path / "out"
         run_solve(asm, out=out, checkpoint_every="4", on_metrics=on_metrics)
         assert_same_outputs(out, reference / "float64")
         summary = json.loads((out / "result.json").read_text())
         (lost,) = summary["recoveries"]
-        assert f":{first.pid} dropped its connection" in lost["lost"] and lost["resumed_from"] == 4
-        assert {f"{w['worker'].split(':')[1]}" for w in summary["workers"]} >= {str(spare.pid)}
-        assert spare.wait(15) == 0  # stopped by the trunk at the end
-        assert "already has its 2 workers" in spare.stderr.read()  # it waited as a spare
+        assert f":{roles['victim'].pid} dropped its connection" in lost["lost"] and lost["resumed_from"] == 4
+        assert str(roles["spare"].pid) in {w["worker"].split(":")[1] for w in summary["workers"]}
+        for p in procs:
+            if p is not roles["victim"]:
+                assert p.wait(15) == 0  # stopped by the trunk at the end
+        assert "this trunk already has its 2 workers" in roles["spare"].stderr.read()
     finally:
-        _stop(first, *([spare] if spare else []))
+        _stop(*procs)
 
 
 def test_a_lost_worker_not_replaced_in_time_stops_the_run(tmp_path):
