@@ -24,5 +24,17 @@ class TransportError(SolverkitError):
     the worker (host:pid) and what happened."""
 
 
+class WorkerLost(TransportError):
+    """A worker died, hung or lost its connection in the middle of a run. `workers` names them
+    (the transport's own handles); the solver can ask the transport to replace them
+    (``Transport.recover``) and roll the run back to its last checkpoint."""
+
+    def __init__(self, message: str, workers=(), reason: str = ""):
+        super().__init__(message)
+        self.workers = tuple(workers)
+        #: what happened, without advice on what to do about it
+        self.reason = reason or message
+
+
 class ProtocolError(TransportError):
     """A message on the wire is malformed: the message names the field and the bad value."""

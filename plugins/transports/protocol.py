@@ -17,7 +17,8 @@ from solverkit.core.wire import pack_header
 from solverkit.errors import ProtocolError
 
 #: bumped whenever a message or field changes meaning; the trunk refuses another version
-PROTOCOL = 2
+#: (3: ``error`` may say ``rejoin``, and a worker that lost its trunk says ``hello`` again)
+PROTOCOL = 3
 #: messages a worker may send, and the trunk
 WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "stats", "bye", "heartbeat", "error")
 TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "stop", "heartbeat", "error")
@@ -49,9 +50,18 @@ def key_from_wire(obj, where: str):
     raise ProtocolError(f"{where}: subgame key {obj!r:.60} is invalid: expected a list of integers or a string")
 
 
-def error_header(request_id, message: str, trace: str = "") -> dict:
-    """An ERROR message: the request it answers (None: none), one line, and a traceback text."""
-    return {"type": "error", "id": request_id, "message": message, "traceback": trace}
+#: seconds between a waiting worker's hellos: one sent to a trunk that died, or refused by a
+#: trunk that has all its workers, is said again until a trunk sets the worker up
+HELLO_EVERY = 2.0
+
+
+def error_header(request_id, message: str, trace: str = "", rejoin: bool = False) -> dict:
+    """An ERROR message: the request it answers (None: none), one line, and a traceback text;
+    `rejoin`: the worker is not (or no longer) one of this trunk's, and may say hello (again)."""
+    header = {"type": "error", "id": request_id, "message": message, "traceback": trace}
+    if rejoin:
+        header["rejoin"] = True
+    return header
 
 
 def request_id(header: dict):

@@ -4,8 +4,11 @@
 HELLO, gets SETUP (the resolved config and the subgame keys it owns), builds the same assembly
 and a store of its own, and then serves requests one at a time: PASS (its subgames on a thread
 pool, heartbeats from this main loop meanwhile), FETCH / PUT (a segment's payloads), FLUSH
-(statistics) and STOP. A malformed request gets an ERROR reply and the worker carries on; a
-trunk silent for the run's ``timeout`` makes it exit.
+(statistics) and STOP. A malformed request gets an ERROR reply and the worker carries on. A
+trunk silent for the run's ``timeout`` (or one that no longer knows this worker: it restarted,
+or gave up on it) is lost: the worker drops its assembly and store and says HELLO again, so a
+trunk restarted with ``--resume`` (or the same trunk, as a replacement) takes it back; with
+``--once`` (the workers a trunk spawns) it exits instead.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from solverkit.core.memory import peak_rss_mb
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
-from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
-                       key_to_wire, request_id, tune)
+from .protocol import (HELLO_EVERY, MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name,
+                       key_from_wire, key_to_wire, request_id, tune)
 
-#: exit statuses of `solverkit worker`
+#: exit statuses of `solverkit worker`: stopped by its trunk; no trunk (none set it up within
+#: --wait, or with --once its trunk was lost); refused (another version, or it cannot build the
+#: assembly)
 EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
 #: heartbeat and timeout before the trunk's SETUP says otherwise
 DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
@@ -42,11 +47,16 @@ class _Stop(Exception):
         self.status = status
 
 
+class _Rejoin(Exception):
+    """The trunk is lost (silent, or it no longer knows this worker): start over with HELLO."""
+
+
 class Worker:
     """One worker process's connection, assembly, store and thread pool."""
 
-    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None):
+    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, once: bool = False):
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
+        self.once = once  # exit when the trunk is lost (spawned workers) instead of joining again
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.name = f"{host_name()}:{os.getpid()}"
         self.heartbeat, self.timeout = DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT
@@ -69,14 +79,20 @@ class Worker:
     # --- life cycle ----------------------------------------------------------------------------
 
     def run(self) -> int:
-        """Join the trunk, serve it until STOP; the exit status (see EXIT_*)."""
+        """Join the trunk, serve it until STOP (joining again whenever the trunk is lost, unless
+        `once`); the exit status (see EXIT_*)."""
         try:
-            self._send({"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": host_name(),
-                        "pid": os.getpid(), "threads": self.threads})
             self.log(f"worker {self.name}: connecting to {self.connect}")
-            self._join()
             while True:
-                self._serve_one()
+                self._join()
+                try:
+                    while True:
+                        self._serve_one()
+                except _Rejoin as lost:
+                    if self.once:
+                        raise _Stop(EXIT_LOST, f"{lost}; exiting") from None
+                    self.log(f"worker {self.name}: {lost}; dropping its subgames and waiting for a trunk")
+                    self._drop()
         except _Stop as stop:
             if str(stop):
                 self.log(f"worker {self.name}: {stop}")
@@ -89,13 +105,26 @@ class Worker:
             self._close()
 
     def _join(self):
-        """Wait for SETUP (up to `wait` seconds; 0: as long as it takes) and set up."""
+        """Say HELLO (again every HELLO_EVERY s: to a trunk that is not up yet, or that has all
+        its workers) and wait for SETUP (up to `wait` seconds; 0: as long as it takes); set up."""
         deadline = time.monotonic() + self.wait if self.wait > 0 else None
+        hello = {"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": host_name(),
+                 "pid": os.getpid(), "threads": self.threads}
+        said = None
+        told = set()
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
+            now = time.monotonic()
+            left = None if deadline is None else deadline - now
             if left is not None and left <= 0:
                 raise _Stop(EXIT_LOST, f"no setup from a trunk at {self.connect} within {self.wait:g} s; exiting")
-            frames = self._receive(self.heartbeat if left is None else min(self.heartbeat, left))
+            if said is None or now - said >= HELLO_EVERY:
+                said = now
+                try:  # queued until a trunk is there (dropped when the queue is full: said again)
+                    self.sock.send(frames_of(hello)[0], flags=zmq.NOBLOCK)
+                except zmq.Again:
+                    pass
+            wait = min(self.heartbeat, HELLO_EVERY) if left is None else min(self.heartbeat, HELLO_EVERY, left)
+            frames = self._receive(wait)
             if frames is None:
                 continue
             header = self._header(frames)
@@ -104,6 +133,14 @@ class Worker:
             if header["type"] == "setup":
                 self._setup(header)
                 return
+            if header["type"] == "error" and header.get("rejoin") is True:
+                # an answer to what reached a trunk before this hello, or "full": wait as a spare
+                message = str(header.get("message"))
+                if message not in told:
+                    told.add(message)
+                    self.log(f"worker {self.name}: the trunk says: {message}; saying hello again until it "
+                             "sets this worker up")
+                continue
             if header["type"] == "error":
                 raise _Stop(EXIT_REFUSED, f"the trunk refused this worker: {header.get('message')}")
             if header["type"] == "stop":
@@ -121,8 +158,8 @@ class Worker:
         self._beat()
         silent = time.monotonic() - self.last_heard
         if silent > self.timeout:
-            raise _Stop(EXIT_LOST, f"no message from the trunk at {self.connect} for {silent:.1f} s (timeout "
-                        f"{self.timeout:g} s): it is gone; exiting")
+            raise _Rejoin(f"no message from the trunk at {self.connect} for {silent:.1f} s (timeout "
+                          f"{self.timeout:g} s): it is gone")
 
     def _handle(self, header, frames):
         handler = self.handlers.get(header["type"])
@@ -133,7 +170,7 @@ class Worker:
             return
         try:
             handler(header, frames)
-        except (_Stop, KeyboardInterrupt):
+        except (_Stop, _Rejoin, KeyboardInterrupt):
             raise
         except ProtocolError as exc:
             self._send(error_header(rid, str(exc)))
@@ -142,11 +179,20 @@ class Worker:
             self.log(f"worker {self.name}: request {rid} failed:\n{trace}")
             self._send(error_header(rid, f"{type(exc).__name__}: {exc}", trace))
 
+    def _drop(self):
+        """Forget the trunk's assembly: the pool (its running subgames finish), the store."""
+        pool, store, self.pool, self.store = self.pool, self.store, None, None
+        self.assembly = self.game = None
+        self.owned, self.segments, self.local, self.alias = {}, set(), {}, {}
+        try:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            if store is not None:
+                store.close()
+
     def _close(self):
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.store is not None:
-            self.store.close()
+        self._drop()
         self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
         self.ctx.term()
 
@@ -240,6 +286,8 @@ class Worker:
         raise ProtocolError("setup: this worker is already set up")
 
     def _trunk_error(self, header, frames):
+        if header.get("rejoin") is True:  # a restarted trunk, or one that gave up on this worker
+            raise _Rejoin(f"the trunk no longer knows this worker ({header.get('message')})")
         self.log(f"worker {self.name}: the trunk reports: {header.get('message')}")
 
     def _pass(self, header, frames):
@@ -280,6 +328,9 @@ class Worker:
                     continue
                 if header["type"] == "stop":  # the run is over: the pool's queue is dropped at close
                     self._stop(header, frames[1:])
+                if header["type"] == "error":
+                    self._trunk_error(header, frames[1:])  # a lost trunk: start over
+                    continue
                 self._send(error_header(request_id(header), f"busy with request {rid}: one request at a time"))
         wait(futures)
         for f in futures:
@@ -326,6 +377,6 @@ class Worker:
         raise _Stop(EXIT_STOPPED, "stopped by the trunk")
 
 
-def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0) -> int:
+def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, once: bool = False) -> int:
     """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
-    return Worker(connect, threads, store_dir, wait).run()
+    return Worker(connect, threads, store_dir, wait, once=once).run()

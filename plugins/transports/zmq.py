@@ -7,6 +7,10 @@ store of its own that only ever holds its segments. A pass sends every worker th
 vectors of its subgames in one message and gets their values back in one; checkpoints, the
 strategy output and the store metrics fetch or send the workers' segments one at a time
 through :class:`WorkerStoreView`. The wire protocol is in :mod:`.protocol` and docs/wire.md.
+
+A worker that dies, hangs or drops its connection raises :class:`WorkerLost`; :meth:`recover`
+takes a replacement (spawned workers are restarted here, others are waited for) and gives it the
+lost worker's share, so that the solver can put every segment back from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from solverkit.core.params import Param
 from solverkit.core.store import Store
 from solverkit.core.transport import Transport
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
-from solverkit.errors import ConfigError, ProtocolError, TransportError
+from solverkit.errors import ConfigError, ProtocolError, TransportError, WorkerLost
 
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, tune)
@@ -54,6 +58,8 @@ class _Worker:
     keys: list = dc_field(default_factory=list)
     stats: dict = dc_field(default_factory=lambda: dict.fromkeys(STATS_FIELDS, 0))
     proc: subprocess.Popen | None = None
+    #: its count of clipped values when the run was last rolled back (not the run's any more)
+    saturated_base: int = 0
 
     @property
     def name(self) -> str:
@@ -77,8 +83,13 @@ class ZmqTransport(Transport):
         "connect_timeout": Param("float", 60.0, "seconds to wait until every worker is ready", min=0.0,
                                  min_exclusive=True, max=MAX_TIMEOUT),
         "heartbeat": Param("float", 1.0, "seconds between heartbeats, both ways", min=0.01, max=3600.0),
-        "timeout": Param("float", 60.0, "a worker silent this long is dead (and a worker exits when its trunk is)",
-                         min=0.0, min_exclusive=True, max=MAX_TIMEOUT),
+        "timeout": Param("float", 10.0, "a worker silent this long is lost (and a worker whose trunk is silent "
+                         "this long waits for a trunk again)", min=0.0, min_exclusive=True, max=MAX_TIMEOUT),
+        "replace_timeout": Param("float", 300.0, "seconds to wait for a replacement of a lost worker (spawned "
+                                 "ones are restarted here) before the run stops", min=0.0, min_exclusive=True,
+                                 max=MAX_TIMEOUT),
+        "max_recoveries": Param("int", 5, "lost workers the run replaces in a row without getting past the "
+                                "iteration of the previous loss (0: stop at the first loss)", min=0, max=1_000_000),
     }
 
     def __init__(self, **params):
@@ -107,6 +118,12 @@ class ZmqTransport(Transport):
         self._shape = None
         self._finalizer = None
         self._dead: set[bytes] = set()  # workers this run gave up on: not waited for at close
+        self._inflight: dict[bytes, tuple] = {}  # identity -> (request id, reply type) not answered yet
+        self._resolved = None
+        self._next_check = 0.0
+        self._recoveries: list[dict] = []
+        #: a worker whose connection dropped is lost when it has not come back within this long
+        self._grace = min(self.timeout, max(3 * self.heartbeat, 1.0))
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -126,6 +143,7 @@ class ZmqTransport(Transport):
             raise ConfigError(f"[transport] (zmq) workers = {self.config['workers']} is invalid: game "
                               f"{game.name!r} has {len(keys)} subgames (expected workers <= {len(keys)})")
         self._shape = tuple(game.subgame_shape())
+        self._resolved = assembly.resolved
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
         shares = partition(keys, sizes, self.config["workers"])
         biggest = max(max(sizes.values()) * 8, max(len(s) for s in shares) * 8 * int(np.prod(self._shape)))
@@ -135,18 +153,23 @@ class ZmqTransport(Transport):
         self._handshake(assembly.resolved, shares)
 
     def _spawn(self, store):
-        cmd = [sys.executable, "-m", "solverkit", "worker", "--connect", self.endpoint,
-               "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
-        base = getattr(store.backend, "path", None)
+        self._store_base = getattr(store.backend, "path", None)
         for i in range(self.config["spawn"]):
-            extra = ["--store-dir", str(Path(base) / f"worker{i}")] if base is not None else []
-            # a session of its own: Ctrl-C in the terminal reaches the trunk alone, which stops it
-            self._procs.append(subprocess.Popen(cmd + extra, stdout=subprocess.DEVNULL, start_new_session=True))
-        self._finalizer = weakref.finalize(self, _reap, list(self._procs))
+            self._procs.append(self._spawn_one(i))
+        self._finalizer = weakref.finalize(self, _reap, self._procs)  # the list: replacements too
         waiting = self.config["workers"] - self.config["spawn"]
         if waiting:
             _say(f"waiting for {waiting} worker(s): run `solverkit worker --connect {self.endpoint}` on each "
                  "worker machine (with the host name the workers reach this one by)")
+
+    def _spawn_one(self, i: int) -> subprocess.Popen:
+        """Start spawned worker `i` (its store directory is worker{i}; it exits with its trunk)."""
+        cmd = [sys.executable, "-m", "solverkit", "worker", "--connect", self.endpoint, "--once",
+               "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
+        if self._store_base is not None:
+            cmd += ["--store-dir", str(Path(self._store_base) / f"worker{i}")]
+        # a session of its own: Ctrl-C in the terminal reaches the trunk alone, which stops it
+        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, start_new_session=True)
 
     def _handshake(self, resolved, shares):
         """HELLO -> SETUP -> READY with every worker, within `connect_timeout`."""
@@ -170,11 +193,14 @@ class ZmqTransport(Transport):
                 if ident in self._workers:
                     self._fail(ident, header)
             elif header["type"] == "hello":
+                if ident in setups:
+                    continue  # said again before our setup reached it
                 if len(self._workers) >= want or ident in self._workers:
                     self._refuse_hello(ident, header)
                     continue
                 w = self._accept(ident, header, len(self._workers), shares)
                 if w is not None:
+                    self._workers[ident] = w
                     setups[ident] = self._send(w, self._setup_header(resolved, w))
             elif ident in setups:
                 w = self._workers[ident]
@@ -216,7 +242,7 @@ class ZmqTransport(Transport):
             return None
         if w.host == host_name():
             w.proc = next((p for p in self._procs if p.pid == w.pid), None)
-        self._workers[ident] = w
+        self._dead.discard(ident)
         self._link.admit(ident)
         return w
 
@@ -227,7 +253,8 @@ class ZmqTransport(Transport):
         except ProtocolError as exc:
             self._refuse(ident, str(exc))
             return
-        self._refuse(ident, f"this trunk already has its {self.config['workers']} workers")
+        # a spare: it says hello again, and replaces the next worker lost
+        self._refuse(ident, f"this trunk already has its {self.config['workers']} workers", rejoin=True)
 
     def _check_spawned(self):
         for i, proc in enumerate(self._procs):
@@ -248,27 +275,39 @@ class ZmqTransport(Transport):
         return {self._workers[i]: r for i, r in self._await(pending).items()}
 
     def _await(self, pending: dict) -> dict:
-        """Replies {identity: (header, frames)} to requests {identity: (id, reply type)}; a worker
-        that fails, dies or stays silent past `timeout` raises TransportError."""
-        pending = dict(pending)
+        """Replies {identity: (header, frames)} to requests {identity: (id, reply type)}. A worker
+        that fails or breaks the protocol raises TransportError; one that dies, hangs or drops its
+        connection (any worker, not only those asked) raises WorkerLost, and the requests still
+        out stay in `_inflight` for :meth:`recover`."""
+        self._inflight.update(pending)
         replies = {}
-        while pending:
+        while any(i in self._inflight for i in pending):
+            if time.monotonic() >= self._next_check:  # at most twice a heartbeat, however many requests
+                self._next_check = time.monotonic() + min(self.heartbeat, 0.5)
+                self._check_alive()
             event = self._link.get(min(self.heartbeat, 0.5))
             if event is None:
-                self._check_alive(pending)
                 continue
             kind, ident, header, frames = event
+            if kind == "gone":
+                if ident in self._workers:
+                    self._lose({ident: header})
+                continue
             if kind == "bad":
                 if ident in self._workers:
                     self._fail(ident, header)
                 continue  # a stranger we could not answer
             if header["type"] == "hello":
+                if ident in self._workers:  # it lost this trunk and joined again: its values are gone
+                    self._lose({ident: "said hello again (it had lost this trunk): its subgames' values are gone"})
                 self._refuse_hello(ident, header)
                 continue
-            w = self._workers[ident]
-            if ident not in pending:
+            w = self._workers.get(ident)
+            if w is None:
+                continue  # a late message of a worker this run has lost
+            if ident not in self._inflight:
                 self._fail(ident, f"unexpected {header['type']!r} message (no request outstanding)", header)
-            rid, rtype = pending.pop(ident)
+            rid, rtype = self._inflight.pop(ident)
             replies[ident] = (self._check_reply(w, header, rid, rtype), frames)
         return replies
 
@@ -293,21 +332,142 @@ class ZmqTransport(Transport):
             raise exc
         raise TransportError(f"{who}: {message}")
 
-    def _refuse(self, ident, message):
-        self._link.send(ident, frames_of(error_header(None, message)))
+    def _refuse(self, ident, message, rejoin=False):
+        self._link.send(ident, frames_of(error_header(None, message, rejoin=rejoin)))
 
-    def _check_alive(self, pending):
+    def _check_alive(self):
+        """WorkerLost naming every worker found lost: a spawned process that exited, a worker
+        silent past `timeout`, one whose connection dropped and did not come back in time."""
         now = time.monotonic()
-        for ident in pending:
-            w = self._workers[ident]
+        lost = {}
+        for ident, w in self._workers.items():
+            since = self._link.unreachable.get(ident)
             if w.proc is not None and w.proc.poll() is not None:
-                self._dead.add(ident)
-                raise TransportError(f"zmq worker {w.name} exited with status {w.proc.returncode}; {_RESUME}")
-            silent = now - self._link.seen.get(ident, now)
-            if silent > self.timeout:
-                self._dead.add(ident)
-                raise TransportError(f"zmq worker {w.name} silent for {silent:.1f} s (timeout {self.timeout:g} s): "
-                                     f"it died, hung or lost its network; {_RESUME}")
+                lost[ident] = f"exited with status {w.proc.returncode}"
+            elif now - self._link.seen.get(ident, now) > self.timeout:
+                silent = now - self._link.seen[ident]
+                lost[ident] = f"silent for {silent:.1f} s (timeout {self.timeout:g} s): it died, hung or lost its network"
+            elif since is not None and now - since > self._grace:
+                lost[ident] = (f"dropped its connection {now - since:.1f} s ago and did not come back: it died or "
+                               "lost its network")
+        if lost:
+            self._lose(lost)
+
+    def _lose(self, reasons: dict):
+        """Raise the WorkerLost of workers {identity: what happened}."""
+        self._dead.update(reasons)
+        text = "; ".join(f"zmq worker {self._workers[i].name} {why}" for i, why in reasons.items())
+        raise WorkerLost(f"{text}; {_RESUME}", list(reasons), reason=text)
+
+    # --- recovery ------------------------------------------------------------------------------
+
+    def recover(self, lost, attempt: int = 1) -> None:
+        """Replace the workers `lost` names: stop and restart the spawned ones, wait up to
+        `replace_timeout` for a HELLO from any worker for the others, and set each replacement
+        up with a lost worker's share; the other workers' answers to requests of the work being
+        rolled back are dropped. The caller then restores every segment (TransportError: no
+        replacement in time, or `max_recoveries` losses in a row)."""
+        limit = self.config["max_recoveries"]
+        if not isinstance(lost, WorkerLost) or attempt > limit:
+            why = (f" (gave up: {limit} recoveries in a row did not get the run past this point; "
+                   f"[transport] max_recoveries = {limit})") if limit else ""
+            raise TransportError(f"{lost}{why}") from None
+        t0 = time.monotonic()
+        timeout = self.config["replace_timeout"]
+        draining = {i: r for i, r in self._inflight.items() if i in self._workers and i not in lost.workers}
+        self._inflight.clear()
+        by_hand = any(self._workers[i].proc is None for i in lost.workers if i in self._workers)
+        vacant = [self._vacate(i) for i in lost.workers if i in self._workers]
+        names = ", ".join(w.name for w in vacant)
+        _say(f"lost {names} ({lost.reason}); " + (
+            f"waiting up to {timeout:g} s for a replacement: run `solverkit worker --connect {self.endpoint}`"
+            if by_hand else "restarting it"))
+        setups: dict[bytes, tuple] = {}  # identity -> (setup request id, worker)
+        deadline = t0 + timeout
+        while vacant or setups or draining:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TransportError(
+                    f"{len(vacant) + len(setups)} lost zmq worker(s) not replaced within {timeout:g} s ([transport] "
+                    f"replace_timeout); start workers with `solverkit worker --connect {self.endpoint}`; {_RESUME}")
+            try:
+                self._check_alive()  # the workers that stay (a replacement is one once ready)
+            except WorkerLost as more:
+                for ident in more.workers:
+                    draining.pop(ident, None)
+                    vacant.append(self._vacate(ident))
+                continue
+            for ident, (_, w) in setups.items():
+                if w.proc is not None and w.proc.poll() is not None:
+                    raise TransportError(f"restarted zmq worker {w.name} exited with status {w.proc.returncode} before "
+                                         f"it was ready (its messages are above); {_RESUME}")
+            event = self._link.get(min(left, 0.2))
+            if event is None:
+                continue
+            kind, ident, header, frames = event
+            if kind in ("gone", "bad"):
+                if ident in self._workers:
+                    draining.pop(ident, None)
+                    vacant.append(self._vacate(ident))
+                elif ident in setups:
+                    vacant.append(self._unset(ident, setups, header))
+                continue
+            if header["type"] == "hello":
+                if ident in setups:
+                    continue  # said again before our setup reached it
+                if ident in self._workers:  # it lost this trunk too: its share is vacant, it may take one
+                    draining.pop(ident, None)
+                    vacant.append(self._vacate(ident))
+                if not vacant:
+                    self._refuse_hello(ident, header)
+                    continue
+                slot = vacant.pop(0)
+                w = self._accept(ident, header, slot.index, {slot.index: slot.keys})
+                if w is None:
+                    vacant.insert(0, slot)
+                    continue
+                setups[ident] = (self._send(w, self._setup_header(self._resolved, w)), w)
+            elif ident in setups:
+                rid, w = setups[ident]
+                if header["type"] != "ready" or header.get("id") != rid:
+                    vacant.append(self._unset(ident, setups, f"answered setup with {header.get('message') or header}"))
+                    continue
+                del setups[ident]
+                self._take_stats(w, header, "ready")
+                self._workers[ident] = w
+                self._link.beat_to(ident)
+                for k in w.keys:
+                    self._owner[k] = w
+                    self._segment_owner[self.game.subgame_segment(k)] = w
+                _say(f"{w.name} replaces a lost worker ({len(w.keys)} subgames)")
+            elif ident in draining:
+                draining.pop(ident)  # its answer to a request of the work rolled back
+        self.refresh_stats()
+        for w in self._workers.values():
+            w.saturated_base = w.stats["saturated"]
+        self._recoveries.append({"lost": names, "reason": lost.reason, "replaced_in_s": time.monotonic() - t0})
+
+    def _vacate(self, ident) -> _Worker:
+        """Take lost worker `ident` out of the run and return its record (its share): whatever
+        it still sends is answered with "say hello again"; a spawned one is killed and restarted."""
+        w = self._workers.pop(ident)
+        self._inflight.pop(ident, None)
+        self._dead.discard(ident)
+        self._link.forget(ident)
+        self._refuse(ident, "this trunk lost this worker (it holds no subgames now)", rejoin=True)
+        if w.proc is not None:
+            slot = self._procs.index(w.proc)
+            _reap([w.proc])  # killed, a hung one too, so that its store directory is free
+            self._procs[slot] = self._spawn_one(slot)
+            w.proc = None
+        return w
+
+    def _unset(self, ident, setups, why) -> _Worker:
+        """A replacement that failed to set up: forget it; its share is vacant again."""
+        _, w = setups.pop(ident)
+        self._link.forget(ident)
+        _say(f"replacement {w.name} failed to set up: {why}")
+        return _Worker(b"", "", 0, 0, w.index, w.keys)
 
     def _take_stats(self, w: _Worker, header: dict, where: str):
         where = f"{where} from zmq worker {w.name}"
@@ -390,7 +550,10 @@ class ZmqTransport(Transport):
         workers = [{"worker": w.name, "subgames": len(w.keys), "stored_bytes": w.stats["stored_bytes"],
                     "peak_rss_mb": w.stats["peak_rss_mb"]} for w in self._workers.values()]
         peak = max((w["peak_rss_mb"] for w in workers), default=0.0)
-        return {"workers": workers, "worker_peak_rss_mb": peak}
+        report = {"workers": workers, "worker_peak_rss_mb": peak}
+        if self._recoveries:
+            report["recoveries"] = list(self._recoveries)
+        return report
 
     # --- shutdown ------------------------------------------------------------------------------
 
@@ -501,6 +664,8 @@ class _Link:
         self._push.connect(inproc)
         self.inbox: queue.Queue = queue.Queue()
         self.seen: dict[bytes, float] = {}
+        #: workers a send found disconnected (libzmq dropped their pipe): since when
+        self.unreachable: dict[bytes, float] = {}
         self._known: set[bytes] = set()
         self._beat: set[bytes] = set()
         self._backlog: list = []
@@ -524,6 +689,13 @@ class _Link:
 
     def beat_to(self, identity: bytes) -> None:
         self._beat.add(identity)
+
+    def forget(self, identity: bytes) -> None:
+        """A lost worker: no more heartbeats; what it sends is answered "say hello again"."""
+        self._known.discard(identity)
+        self._beat.discard(identity)
+        self.seen.pop(identity, None)
+        self.unreachable.pop(identity, None)
 
     def close(self) -> None:
         self._push.send(b"")
@@ -565,14 +737,20 @@ class _Link:
             except zmq.Again:  # the worker's queue is full: try again later
                 keep.append(frames)
             except zmq.ZMQError as exc:
-                self.inbox.put(("bad", ident, f"cannot be reached ({exc}); {_RESUME}", []))
+                self.inbox.put(("gone", ident, f"cannot be reached ({exc}): its connection dropped", []))
         self._backlog = keep
 
     def _try_send(self, frames):
+        ident = frames[0]
         try:
             self.router.send_multipart(frames, flags=zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass  # a worker that cannot take a heartbeat is found out by its own silence
+        except zmq.ZMQError as exc:
+            # a full queue is found out by silence; a dropped connection is noted (the worker
+            # is lost unless it comes back within a few heartbeats)
+            if exc.errno == zmq.EHOSTUNREACH and ident in self._known:
+                self.unreachable.setdefault(ident, time.monotonic())
+            return
+        self.unreachable.pop(ident, None)
 
     def _receive(self, frames):
         ident = frames[0].bytes
@@ -589,12 +767,14 @@ class _Link:
             return
         if known:
             self.seen[ident] = time.monotonic()
+            self.unreachable.pop(ident, None)
         kind = header["type"]
-        if kind == "heartbeat":
+        if kind == "heartbeat" and known:
             return
         if not known and kind != "hello":
+            # a worker of a trunk that restarted (or that this one lost) hears it should join again
             message = f"unknown peer: send a hello message first (got {kind!r})"
-            self._try_send([ident, *frames_of(error_header(header.get("id"), message))])
+            self._try_send([ident, *frames_of(error_header(header.get("id"), message, rejoin=True))])
             return
         if kind not in WORKER_TYPES:
             message = f"unknown message type {kind!r}; valid: {', '.join(sorted(WORKER_TYPES))}"
@@ -699,6 +879,8 @@ class WorkerStoreView:
             self.transport.refresh_stats()
 
     def _workers(self, stat):
+        if stat == "saturated":  # counted since the run was last rolled back
+            return sum(w.stats[stat] - w.saturated_base for w in self.transport._workers.values())
         return sum(w.stats[stat] for w in self.transport._workers.values())
 
     def stored_bytes(self) -> int:

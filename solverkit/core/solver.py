@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, WorkerLost
 from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
@@ -340,6 +340,19 @@ class Solver:
         self.store.codec.saturated = int(state.get("saturated", 0))
         return list(state.get("metrics", []))
 
+    def rollback(self, path) -> list[dict]:
+        """Put every segment (the trunk's and the workers') back as checkpoint `path` holds it,
+        or as a new run has it (None: zeros, iteration 0), after a transport lost a worker;
+        return the metrics rows of that point (what `--resume` does, in this process)."""
+        if path is not None:
+            return self.load_checkpoint(path)
+        for key in self.values.specs:
+            self.values.restore(key, self.store.zero_payloads(key))
+        self.iteration = 0
+        self.solve_seconds = 0.0
+        self.store.codec.saturated = 0
+        return []
+
     def close(self):
         self.transport.close()
         self.store.close()
@@ -354,7 +367,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
 
     `checkpoint_every` ("100" iterations or "90s"; default ``[solver] checkpoint_every``) writes
     ``out/checkpoint.skc`` that often, at a stop request and at the end; `resume` continues
-    from the checkpoint in `out` (metrics after it, from an interrupted run, are replaced)."""
+    from the checkpoint in `out` (metrics after it, from an interrupted run, are replaced).
+
+    A transport that loses a worker (WorkerLost) is asked to replace it; the run then goes back
+    to its last checkpoint (or to iteration 0 without one) and redoes what was lost: metrics
+    rows after that point are written (and passed to `on_metrics`) again, with the same values."""
     cfg = assembly.solver
     # arguments are checked as the [solver] values they replace (the CLI passes them as --set)
     spec = SOLVER_PARAMS.params
@@ -409,16 +426,22 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     row = metrics[-1] if metrics else None
     stop = _StopRequest()
     last_ckpt = (solver.iteration, time.perf_counter())
+    have_ckpt = resume  # a checkpoint of this run to roll back to (not one left in `out` by another)
+    strategy = None
+    done_at = None  # the iteration where the loop stopped (a loss after it need not redo the loop)
 
     def checkpoint():
-        nonlocal last_ckpt
+        nonlocal last_ckpt, have_ckpt
         solver.save_checkpoint(ckpt_path, metrics)
         last_ckpt = (solver.iteration, time.perf_counter())
+        have_ckpt = True
 
-    schedule.start(solver.solve_seconds, solver.nodes_touched)
-    block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
-    try:
-        while solver.iteration < iterations:
+    def advance():
+        """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
+        nonlocal row, reached, reached_row, interrupted, strategy, done_at
+        schedule.start(solver.solve_seconds, solver.nodes_touched)
+        block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
+        while solver.iteration < iterations and done_at is None and not interrupted:
             count = _block_size(solver, block, iterations, schedule, ckpt_every, last_ckpt[0])
             before = solver.solve_seconds
             solver.step(count)
@@ -455,6 +478,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                     checkpoint()
             if reached or interrupted:
                 break
+        done_at = solver.iteration
         if ckpt_every is not None and solver.iteration > last_ckpt[0]:
             checkpoint()  # the state the outputs below describe, so --resume can extend the run
         if row is None or row["iteration"] != solver.iteration:
@@ -496,7 +520,50 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "saturated_values": solver.values.saturated_values(),
                 **solver.transport.report(),
             }
+            if recoveries:
+                summary["recoveries"] = recoveries
             (out / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+    def roll_back(lost):
+        """Have the transport replace the lost worker(s), then go back to the last checkpoint."""
+        nonlocal row, reached, reached_row, done_at, last_ckpt, attempt, high
+        t0 = time.perf_counter()
+        at = solver.iteration
+        attempt = attempt + 1 if at <= high else 1  # losses in a row without getting past the last one
+        high = max(high, at)
+        (notice or _say)(f"lost a worker in iteration {at}: {getattr(lost, 'reason', lost)}")
+        # resumed_from stays None when another loss interrupts this recovery
+        record = {"lost": getattr(lost, "reason", str(lost)), "at_iteration": at, "resumed_from": None}
+        recoveries.append(record)
+        solver.transport.recover(lost, attempt)
+        metrics[:] = solver.rollback(ckpt_path if have_ckpt else None)
+        if done_at is None or solver.iteration != done_at:  # the loop's end is to be redone
+            done_at, reached, reached_row = None, False, None
+        row = metrics[-1] if metrics else None
+        last_ckpt = (solver.iteration, time.perf_counter())
+        if writer:
+            writer.restart(metrics)
+        if bar is not None:
+            bar.n = solver.iteration
+            bar.total = iterations if done_at is None else bar.total
+            bar.refresh()
+        record.update(resumed_from=solver.iteration, seconds=time.perf_counter() - t0)
+        (notice or _say)(f"resuming from iteration {solver.iteration} "
+                         f"({'its checkpoint' if have_ckpt else 'the start: no checkpoint yet'})")
+
+    recoveries: list[dict] = []
+    attempt, high = 0, -1
+    lost = None
+    try:
+        while True:
+            try:
+                if lost is not None:
+                    roll_back(lost)
+                    lost = None
+                advance()
+                break
+            except WorkerLost as exc:  # (also while recovering: another worker lost meanwhile)
+                lost = exc
     finally:
         stop.restore()
         if bar is not None:
@@ -615,6 +682,12 @@ class _StopRequest:
         self._old = {}
 
 
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
 def _toml(table):
     import tomli_w
 
@@ -639,6 +712,14 @@ class _MetricsWriter:
         self.csv = csv.DictWriter(self.fh, fieldnames=columns)
         self.csv.writeheader()
         for row in rows:  # a resumed run starts from the checkpoint's rows
+            self.write(row)
+
+    def restart(self, rows):
+        """Start the file again with `rows` (a run rolled back to a checkpoint)."""
+        self.fh.seek(0)
+        self.fh.truncate()
+        self.csv.writeheader()
+        for row in rows:
             self.write(row)
 
     def write(self, row):

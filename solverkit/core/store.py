@@ -219,6 +219,12 @@ class Store:
             return self._encode(key, self._zeros(key))
         return self.backend.get(key)
 
+    def zero_payloads(self, key: str) -> dict[str, bytes]:
+        """Segment `key`'s payloads as a new run has them (zeros), named as this store names
+        its frames: what a run rolled back to its start restores everywhere."""
+        self._check_key(key)
+        return self._encode(key, self._zeros(key))
+
     def restore(self, key: str, blobs: dict[str, bytes]) -> None:
         """Replace segment `key` with saved payloads, after checking that they decode."""
         self._check_key(key)

@@ -47,5 +47,12 @@ class Transport:
         """Run ``game.subgame_pass(key, job, value, store)`` for every (key, value) in inputs."""
         raise NotImplementedError
 
+    def recover(self, lost, attempt: int = 1) -> None:
+        """Replace the workers a :class:`~solverkit.errors.WorkerLost` names so that the solver
+        can put every segment back from its last checkpoint and go on; `attempt` counts the
+        losses in a row that the run has not got past. A transport without workers cannot
+        lose any: it raises `lost` again (as does one that cannot or may not recover)."""
+        raise lost
+
     def close(self) -> None:
         """Release threads, sockets and workers."""
