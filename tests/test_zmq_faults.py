@@ -239,8 +239,8 @@ TRUNK = """
 import os, signal, sys
 from solverkit.core import solver
 step = solver.Solver.step
-def dying_step(self):
-    step(self)
+def dying_step(self, n=1):
+    step(self, n)
     if self.iteration == 8:
         os.kill(os.getpid(), signal.SIGKILL)
 solver.Solver.step = dying_step
