@@ -288,3 +288,16 @@ def test_eval_current_adds_the_current_strategys_exploitability(tmp_path):
     assert float(rows[-1]["exploitability_current"]) == pytest.approx(expected, abs=1e-12)
     assert float(rows[-1]["exploitability_current_mbb"]) == pytest.approx(expected * 1000.0, abs=1e-9)
     assert res.exploitability != pytest.approx(expected)  # the average differs from the current
+
+
+def test_time_limit_stops_the_run_and_says_so(tmp_path):
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import run_solve
+
+    assembly = load_config({"preset": "cfr_plus", "game": {"name": "leduc"},
+                            "solver": {"iterations": 10 ** 6, "time_limit": 0.05, "target_mbb": 1e-9}})
+    result = run_solve(assembly, out=tmp_path / "run")
+    assert 1 <= result.iterations < 10 ** 6
+    assert result.seconds >= 0.05
+    assert result.stop_reason.startswith("time limit reached (0.05 s of solve time) at iteration ")
+    assert result.metrics[-1]["iteration"] == result.iterations  # the last iteration evaluated

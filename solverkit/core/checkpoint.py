@@ -217,6 +217,7 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
 #: where the store lives (backend and I/O tuning); "table.*" means every key of that table
 MAY_CHANGE = frozenset({
     "solver.iterations", "solver.target", "solver.target_*", "solver.eval_every", "solver.checkpoint_every",
+    "solver.time_limit",
     "transport.*", "store.backend", "store.path", "store.prefetch", "store.write_behind", "compressor.threads",
 })
 

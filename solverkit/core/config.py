@@ -34,6 +34,8 @@ SOLVER_PARAMS = ParamSpec(
                               "(the original CFR+ code updates player 1 first)", min=0, max=1),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade); also a string: "
                             "\"100\" iterations, \"30s\" / \"10m\" / \"1h\" of solve time, \"1e6 nodes\" touched", min=0),
+        "time_limit": Param("float", 0.0, "stop after this many seconds of solve time (evaluations excluded; "
+                            "0: never), at the end of the iteration that crosses it", min=0.0),
         "eval_current": Param("bool", False, "also evaluate the current strategy when the output is the average"),
         "seed": Param("int", 0, "seed of the sampler's random stream ([sampler]); recorded with the run and passed "
                       "to studies", min=0),

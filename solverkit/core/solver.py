@@ -429,6 +429,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     have_ckpt = resume  # a checkpoint of this run to roll back to (not one left in `out` by another)
     strategy = None
     done_at = None  # the iteration where the loop stopped (a loss after it need not redo the loop)
+    time_limit = float(cfg.get("time_limit", 0.0) or 0.0)
+    timed_out = False
 
     def checkpoint():
         nonlocal last_ckpt, have_ckpt
@@ -438,7 +440,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
 
     def advance():
         """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
-        nonlocal row, reached, reached_row, interrupted, strategy, done_at
+        nonlocal row, reached, reached_row, interrupted, strategy, done_at, timed_out
         schedule.start(solver.solve_seconds, solver.nodes_touched)
         block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
         while solver.iteration < iterations and done_at is None and not interrupted:
@@ -477,6 +479,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 if (t - last_ckpt[0] >= n) if kind == "iterations" else (time.perf_counter() - last_ckpt[1] >= n):
                     checkpoint()
             if reached or interrupted:
+                break
+            if time_limit and solver.solve_seconds >= time_limit:
+                timed_out = True
                 break
         done_at = solver.iteration
         if ckpt_every is not None and solver.iteration > last_ckpt[0]:
@@ -584,8 +589,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         stored_bytes=solver.values.stored_bytes(),
         compression_ratio=solver.values.compression_ratio(),
         store_kind=_store_kind(assembly, solver.store),
-        stop_reason="" if interrupted else stop_reason(assembly.game, reached_row, target, unit_targets,
-                                                        iterations, solver.iteration),
+        stop_reason="" if interrupted else (
+            f"time limit reached ({time_limit:g} s of solve time) at iteration {solver.iteration}" if timed_out
+            and not reached else stop_reason(assembly.game, reached_row, target, unit_targets, iterations,
+                                             solver.iteration)),
     )
 
 
