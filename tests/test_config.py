@@ -97,7 +97,7 @@ def test_explicit_tables_override_the_preset():
 
 def test_solver_defaults():
     asm = load_config({"game": "skewed_pennies", "rule": "rm", "averaging": "uniform"})
-    assert asm.solver == {"iterations": 1000, "target": 0.0, "update": "alternating", "first_update": 0, "eval_every": 0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
+    assert asm.solver == {"iterations": 1000, "target": 0.0, "update": "alternating", "first_update": 0, "eval_every": 0, "time_limit": 0.0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert asm.resolved["transport"] == {"name": "local", "threads": 2}
 
 
