@@ -217,7 +217,7 @@ def test_set_into_a_non_table_section():
         ({**BASE, "game": {"name": 5}}, ["[game] name = 5", "string"]),
         ({**BASE, "game": 5}, ["[game]", "5", "table or a plugin name"]),
         ({**BASE, "game": {"name": "random_matrix", "rowz": 3}}, ["unknown parameter 'rowz'", "[game] (random_matrix)", "cols, rows, seed"]),
-        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, seed, target, update"]),
+        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, seed, target, time_limit, update"]),
         ({**BASE, "solver": {"target_mbb": 1.0}}, ["[solver] target_mbb = 1.0", "'skewed_pennies'", "no unit 'mbb'", "[solver] target"]),
         ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_mbb": -1}}, ["[solver] target_mbb = -1", "a number >= 0"]),
         ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_bb": 1.0}}, ["[solver] target_bb = 1.0", "no unit 'bb'", "target_mbb"]),
