@@ -93,10 +93,15 @@ def _check_keys(table, valid, where):
 _TARGETS = Param("float_list", None, min=0.0, min_exclusive=True)
 _SEEDS = Param("int_list", None, min=0)
 _POSITIVE = Param("int", None, min=1)
+_EVAL_EVERY = Param("int", None, min=0)
+
+
 def _eval_every(value, where):
     """An eval_every as ``[solver] eval_every`` takes it: iterations, "30s", "1e6 nodes"."""
     from .config import parse_schedule
 
+    if not isinstance(value, str):
+        return _EVAL_EVERY.check(value, where)
     try:
         parse_schedule(value)
     except ConfigError as exc:
