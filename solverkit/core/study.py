@@ -24,8 +24,8 @@ from .registry import get_registry
 from .study_stats import MEANS, combine, first_reach, mean, points
 from .units import EXPLOITABILITY, units_of
 
-STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean")
-GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every", "assemblies")
+STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit")
+GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every", "time_limit", "assemblies")
 #: study and game tables also take ``targets_<unit key>`` (e.g. ``targets_mbb``), in a display unit of the game
 TARGETS_PREFIX = "targets_"
 RESULT_COLUMNS = (
@@ -111,6 +111,7 @@ def _eval_every(value, where):
 
 _BOOL = Param("bool", None)
 _MEAN = Param("str", None, choices=MEANS)
+_TIME_LIMIT = Param("float", None, min=0.0)
 
 
 def _float_list(value, where):
@@ -181,6 +182,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     eval_every = _eval_every(study.get("eval_every", 1), "[study] eval_every")
     stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
     how = _MEAN.check(study.get("mean", "geometric"), "[study] mean")
+    time_limit = _TIME_LIMIT.check(study.get("time_limit", 0.0), "[study] time_limit")
     cap = None if iterations_cap is None else _positive_int(iterations_cap, "--iterations")
     assemblies = raw.get("assemblies")
     games = raw.get("games")
@@ -201,6 +203,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
         graw_targets = _raw_targets(gtable, where) or study_targets
         giters = _positive_int(gtable.get("iterations", iterations), f"{where} iterations")
         geval = _eval_every(gtable.get("eval_every", eval_every), f"{where} eval_every")
+        glimit = _TIME_LIMIT.check(gtable.get("time_limit", time_limit), f"{where} time_limit")
         try:
             cls = registry.get("game", game.get("name", ""), where=f"{where} game.name")
         except Exception as exc:
@@ -230,7 +233,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if seeded_game:
                     g["seed"] = seed
                 cfg["game"] = g
-                solver = {"eval_every": geval, "iterations": giters}
+                solver = {"eval_every": geval, "iterations": giters, "time_limit": glimit}
                 solver.update(cfg.get("solver", {}) if isinstance(cfg.get("solver"), dict) else {})
                 solver["seed"] = seed
                 if cap is not None and isinstance(solver.get("iterations"), int):
