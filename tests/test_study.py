@@ -152,8 +152,8 @@ game = { name = "random_matrix", rows = 3, cols = 3 }
     assert [r.raw["game"]["seed"] for r in by_game["fixed"]] == [42]
     assert [r.raw["game"]["seed"] for r in by_game["free"]] == [0, 1, 2]
     assert len(study.notes) == 2
-    assert all("runs once" in n for n in study.notes)
-    assert any("pennies" in n for n in study.notes) and any("fixed" in n for n in study.notes)
+    assert all("each runs once" in n for n in study.notes)
+    assert study.notes[0].startswith("pennies: plus has nothing random") and study.notes[1].startswith("fixed:")
 
 
 def test_unit_targets_and_per_assembly_solver_settings(tmp_path):
@@ -267,7 +267,8 @@ game = { name = "kuhn_tree" }
 """)
     assert [(r.assembly, r.seed, r.raw["solver"]["seed"]) for r in study.runs] == [
         ("es", 0, 0), ("es", 1, 1), ("es", 2, 2), ("cfr", 0, 0)]
-    assert len(study.notes) == 1 and "cfr on kuhn" in study.notes[0]
+    assert study.notes == ["kuhn: cfr has nothing random here (the game has no seed or fixes it, the assembly "
+                           "does not sample): each runs once, not once per seed [0, 1, 2]"]
 
 
 def test_study_eval_every_takes_time_and_node_schedules(tmp_path):

@@ -215,6 +215,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             if not isinstance(only, list) or not only or any(a not in assemblies for a in only):
                 raise ConfigError(f"{where} assemblies = {only!r} is invalid: expected a non-empty list of "
                                   f"assembly names; valid: {choices(assemblies)}")
+        once = []  # assemblies that run once on this game
         for aname, atable in assemblies.items():
             if only is not None and aname not in only:
                 continue
@@ -251,8 +252,11 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if not seeded_game and not _sampler_is_random(assembly):
                     break  # nothing random: more seeds would repeat this run
             if len(made) < len(gseeds):
-                notes.append(f"{aname} on {gname}: nothing random (the game has no seed or fixes it, the assembly "
-                             f"does not sample): runs once, not once per seed {gseeds}")
+                once.append(aname)
+        if once:
+            notes.append(f"{gname}: {', '.join(once)} {'has' if len(once) == 1 else 'have'} nothing random here (the "
+                         f"game has no seed or fixes it, the assembly does not sample): each runs once, not once "
+                         f"per seed {gseeds}")
     for run in runs:  # relative paths of [games.*] are relative to the study file
         _absolutize(run.raw["game"], base)
     return Study(study.get("name", Path(path).stem), runs, str(path), notes, how)
