@@ -25,6 +25,7 @@ from solverkit.core.memory import peak_rss_mb
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
+from .commands import DEFAULT_MAX_MESSAGE_MB
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
                        key_to_wire, request_id, tune)
 
@@ -32,6 +33,8 @@ from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_head
 EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
 #: heartbeat and timeout before the trunk's SETUP says otherwise
 DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
+#: the largest frame a worker accepts unless told otherwise (`--max-message`, MiB there)
+DEFAULT_MAX_MESSAGE = DEFAULT_MAX_MESSAGE_MB << 20
 
 
 class _Stop(Exception):
@@ -45,7 +48,11 @@ class _Stop(Exception):
 class Worker:
     """One worker process's connection, assembly, store and thread pool."""
 
-    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None):
+    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, keys=None,
+                 max_message: int = DEFAULT_MAX_MESSAGE):
+        """`keys` (a keys.WorkerKeys): talk CURVE to the trunk whose public key it names;
+        `max_message`: bytes of the largest frame accepted (a larger one drops the connection),
+        fixed here, never taken from the trunk."""
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.name = f"{host_name()}:{os.getpid()}"
@@ -53,6 +60,11 @@ class Worker:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.DEALER)
         tune(self.sock, self.heartbeat, self.timeout)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, int(max_message))
+        if keys is not None:  # authenticate the trunk by its public key, encrypt everything
+            self.sock.curve_secretkey = keys.secret
+            self.sock.curve_publickey = keys.public
+            self.sock.curve_serverkey = keys.server
         # a fixed routing id: a connection that drops and comes back is the same worker
         self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
         self.sock.connect(connect)
@@ -326,6 +338,7 @@ class Worker:
         raise _Stop(EXIT_STOPPED, "stopped by the trunk")
 
 
-def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0) -> int:
+def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, keys=None,
+               max_message: int = DEFAULT_MAX_MESSAGE) -> int:
     """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
-    return Worker(connect, threads, store_dir, wait).run()
+    return Worker(connect, threads, store_dir, wait, keys=keys, max_message=max_message).run()

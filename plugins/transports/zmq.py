@@ -12,6 +12,7 @@ through :class:`WorkerStoreView`. The wire protocol is in :mod:`.protocol` and d
 from __future__ import annotations
 
 import heapq
+import ipaddress
 import itertools
 import queue
 import subprocess
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import zmq
+from zmq.auth.thread import ThreadAuthenticator
 
 from solverkit import __version__
 from solverkit.core.params import Param
@@ -33,6 +35,7 @@ from solverkit.core.transport import Transport
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
+from .keys import load_trunk_keys, worker_names
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, tune)
 
@@ -69,7 +72,10 @@ class ZmqTransport(Transport):
     description = "subgames on worker processes (this or other hosts) over ZeroMQ"
     params = {
         "bind": Param("str", "tcp://127.0.0.1:0", "address the trunk listens on: tcp://HOST:PORT (port 0: a free "
-                      "port; tcp://*:5555 for workers on other hosts) or ipc://PATH"),
+                      "port; tcp://*:5555 for workers on other hosts, with keys) or ipc://PATH"),
+        "keys": Param("str", "", "directory of CURVE keys from `solverkit keys DIR`: workers must prove a key "
+                      "listed there and everything is encrypted; needed for a bind beyond this machine "
+                      "(loopback, ipc://)"),
         "workers": Param("int", 1, "workers to wait for; each owns a fixed share of the subgames", min=1, max=4096),
         "spawn": Param("int", 0, "worker processes the trunk starts on this machine (spawn = workers: a "
                        "one-machine multi-process run)", min=0, max=4096),
@@ -90,6 +96,12 @@ class ZmqTransport(Transport):
         if scheme not in _SCHEMES:
             raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} is invalid: expected tcp://HOST:PORT "
                               f"or ipc://PATH (schemes: {', '.join(_SCHEMES)})")
+        if not cfg["keys"] and not _local_only(cfg["bind"]):
+            raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} reaches beyond this machine and "
+                              "[transport] keys is not set: anyone who reaches the port could join the run. Make "
+                              "keys with `solverkit keys DIR`, set [transport] keys = \"DIR\" and start workers "
+                              "with `solverkit worker --keys DIR` (docs/wire.md#security), or bind tcp://127.0.0.1:PORT "
+                              "or ipc://PATH")
         if cfg["spawn"] > cfg["workers"]:
             raise ConfigError(f"[transport] (zmq) spawn = {cfg['spawn']} is invalid: expected <= workers "
                               f"({cfg['workers']})")
@@ -129,7 +141,9 @@ class ZmqTransport(Transport):
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
         shares = partition(keys, sizes, self.config["workers"])
         biggest = max(max(sizes.values()) * 8, max(len(s) for s in shares) * 8 * int(np.prod(self._shape)))
-        self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20))
+        keys = load_trunk_keys(self.config["keys"]) if self.config["keys"] else None
+        self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20),
+                           keys=keys)
         self.endpoint = self._link.endpoint
         self._spawn(store)
         self._handshake(assembly.resolved, shares)
@@ -138,8 +152,16 @@ class ZmqTransport(Transport):
         cmd = [sys.executable, "-m", "solverkit", "worker", "--connect", self.endpoint,
                "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
         base = getattr(store.backend, "path", None)
+        names = worker_names(self.config["keys"]) if self.config["keys"] else []
         for i in range(self.config["spawn"]):
             extra = ["--store-dir", str(Path(base) / f"worker{i}")] if base is not None else []
+            if self.config["keys"]:
+                if not names:
+                    raise ConfigError(f"[transport] keys = {self.config['keys']!r} holds no worker secret key "
+                                      "(worker-N.key_secret) for the spawned workers; make keys with "
+                                      "`solverkit keys DIR`")
+                extra += ["--keys", str(Path(self.config["keys"]).expanduser().resolve()),
+                          "--key-name", names[i % len(names)]]
             # a session of its own: Ctrl-C in the terminal reaches the trunk alone, which stops it
             self._procs.append(subprocess.Popen(cmd + extra, stdout=subprocess.DEVNULL, start_new_session=True))
         self._finalizer = weakref.finalize(self, _reap, list(self._procs))
@@ -480,17 +502,28 @@ class _Link:
     and sends the trunk's heartbeat to every worker while the main thread computes. A stranger's
     malformed or out-of-turn message gets an ERROR reply and changes nothing."""
 
-    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int):
+    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int, keys=None):
+        """`keys` (a keys.TrunkKeys): a CURVE server whose ZAP handler admits only its workers' keys."""
         self.heartbeat = heartbeat
         self.ctx = zmq.Context()
+        self.auth = None
         self.router = self.ctx.socket(zmq.ROUTER)
         tune(self.router, heartbeat, timeout)
         self.router.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.router.setsockopt(zmq.MAXMSGSIZE, max_frame)
+        if keys is not None:
+            self.auth = ThreadAuthenticator(self.ctx)
+            self.auth.start()
+            self.auth.configure_curve_callback("*", _AllowList(keys.allowed))
+            self.router.curve_server = True
+            self.router.curve_secretkey = keys.secret
+            self.router.curve_publickey = keys.public
         try:
             self.router.bind(bind)
         except zmq.ZMQError as exc:
             self.router.close(0)
+            if self.auth is not None:
+                self.auth.stop()
             self.ctx.term()
             raise TransportError(f"[transport] (zmq) bind = {bind!r}: cannot bind ({exc})") from None
         self.endpoint = _connectable(self.router.getsockopt(zmq.LAST_ENDPOINT).decode())
@@ -529,6 +562,8 @@ class _Link:
         self._push.send(b"")
         self._thread.join(5.0)
         self._push.close(0)
+        if self.auth is not None:
+            self.auth.stop()
         self.ctx.term()
 
     # I/O thread
@@ -604,6 +639,33 @@ class _Link:
                 self._try_send([ident, *frames_of(error_header(header.get("id"), message))])
             return
         self.inbox.put(("msg", ident, header, frames[2:]))
+
+
+class _AllowList:
+    """The ZAP credentials check of a keyed trunk: a worker's CURVE public key must be listed."""
+
+    def __init__(self, allowed):
+        self.allowed = frozenset(allowed)
+
+    def callback(self, domain, key: bytes) -> bool:
+        return key in self.allowed
+
+
+def _local_only(bind: str) -> bool:
+    """Whether `bind` is reachable from this machine alone: ipc://, or tcp:// on a loopback
+    address (127.0.0.0/8, ::1, localhost). A wildcard, an interface name, any other host
+    name or address reaches the network."""
+    scheme, _, rest = bind.partition("://")
+    if scheme == "ipc":
+        return True
+    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _connectable(endpoint: str) -> str:
