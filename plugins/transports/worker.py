@@ -11,7 +11,9 @@ trunk silent for the run's ``timeout`` makes it exit.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 import uuid
@@ -26,6 +28,7 @@ from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, ch
 from solverkit.errors import ProtocolError, SolverkitError
 
 from .commands import DEFAULT_MAX_MESSAGE_MB
+from .gamefiles import unpack_files
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name, key_from_wire,
                        key_to_wire, request_id, tune)
 
@@ -69,6 +72,7 @@ class Worker:
         self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
         self.sock.connect(connect)
         self.assembly = self.game = self.store = self.pool = None
+        self.files_dir = None  # game files from the setup (see gamefiles.py)
         self.owned: dict = {}  # key -> segment name
         self.segments: set[str] = set()
         self.local: dict = {}  # the trunk's key -> this game's key (a smaller game numbers boards its own way)
@@ -161,6 +165,8 @@ class Worker:
             self.store.close()
         self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
         self.ctx.term()
+        if self.files_dir is not None:
+            shutil.rmtree(self.files_dir, ignore_errors=True)
 
     # --- messages ------------------------------------------------------------------------------
 
@@ -210,7 +216,10 @@ class Worker:
             self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01, hi=3600.0)
             run_id = field(header, "run", where, "str")
             self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat, hi=MAX_TIMEOUT)
-            self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
+            config = field(header, "config", where, "map")
+            if "game" in config:  # game files arrive as content; no path the trunk names is opened
+                config = dict(config, game=unpack_files(config["game"], self._files_dir()))
+            self.assembly = resolve(config, source="the trunk's setup")
             self.game = self.assembly.game
             keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
             addresses = field(header, "addresses", where, "list")
@@ -247,6 +256,12 @@ class Worker:
         self._send({"type": "ready", "id": rid, **self._stats()})
         self.log(f"worker {self.name}: ready with {len(keys)} subgames of {self.game.name!r}, "
                  f"{self.threads} threads")
+
+    def _files_dir(self) -> str:
+        """This worker's private directory for the game files its trunk sends (removed at exit)."""
+        if self.files_dir is None:
+            self.files_dir = tempfile.mkdtemp(prefix="solverkit-worker-files-")
+        return self.files_dir
 
     def _setup_again(self, header, frames):
         raise ProtocolError("setup: this worker is already set up")

@@ -35,6 +35,7 @@ from solverkit.core.transport import Transport
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
+from .gamefiles import pack_files
 from .keys import load_trunk_keys, worker_names
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, tune)
@@ -119,6 +120,7 @@ class ZmqTransport(Transport):
         self._shape = None
         self._finalizer = None
         self._dead: set[bytes] = set()  # workers this run gave up on: not waited for at close
+        self._dropped: list[str] = []  # peers let go before they were ready, with the reason
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -141,6 +143,8 @@ class ZmqTransport(Transport):
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
         shares = partition(keys, sizes, self.config["workers"])
         biggest = max(max(sizes.values()) * 8, max(len(s) for s in shares) * 8 * int(np.prod(self._shape)))
+        # game files travel as content (read now: an unreadable one stops the run before it binds)
+        self._game_table = pack_files(type(game), assembly.resolved["game"])
         keys = load_trunk_keys(self.config["keys"]) if self.config["keys"] else None
         self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20),
                            keys=keys)
@@ -175,33 +179,42 @@ class ZmqTransport(Transport):
         want = self.config["workers"]
         deadline = time.monotonic() + self.config["connect_timeout"]
         setups: dict[bytes, int] = {}
+        free = list(range(want))  # shares not yet dealt (a dropped peer's share goes back)
         ready = 0
         while ready < want:
             left = deadline - time.monotonic()
             if left <= 0:
+                dropped = f" (dropped before ready: {'; '.join(self._dropped)})" if self._dropped else ""
                 raise TransportError(
                     f"{ready} of {want} zmq workers ready after {self.config['connect_timeout']:g} s on "
                     f"{self.endpoint}; start workers with `solverkit worker --connect {self.endpoint}` (with a host "
-                    "name they reach this machine by) or raise [transport] connect_timeout")
+                    f"name they reach this machine by) or raise [transport] connect_timeout{dropped}")
             self._check_spawned()
             event = self._link.get(min(left, 0.2))
             if event is None:
                 continue
             kind, ident, header, frames = event
-            if kind == "bad":
+            if ident in setups and (kind == "bad" or header["type"] != "ready" or header.get("id") != setups[ident]):
+                # not a worker of the run until it is ready: a peer that breaks off is let go
+                self._drop(ident, header if kind == "bad" else _reason(header), setups, free)
+            elif kind == "bad":
                 if ident in self._workers:
                     self._fail(ident, header)
             elif header["type"] == "hello":
-                if len(self._workers) >= want or ident in self._workers:
+                if not free or ident in self._workers:
                     self._refuse_hello(ident, header)
                     continue
-                w = self._accept(ident, header, len(self._workers), shares)
+                w = self._accept(ident, header, free[0], shares)
                 if w is not None:
+                    free.pop(0)
                     setups[ident] = self._send(w, self._setup_header(resolved, w))
             elif ident in setups:
                 w = self._workers[ident]
-                reply = self._check_reply(w, header, setups[ident], "ready")
-                self._take_stats(w, reply, "ready")
+                try:
+                    self._take_stats(w, header, "ready")
+                except ProtocolError as exc:
+                    self._drop(ident, str(exc), setups, free)
+                    continue
                 self._link.beat_to(ident)
                 del setups[ident]
                 ready += 1
@@ -214,12 +227,25 @@ class ZmqTransport(Transport):
         _say(f"{want} worker(s) ready on {self.endpoint}: " +
              ", ".join(f"{w.name} ({len(w.keys)} subgames)" for w in self._workers.values()))
 
+    def _drop(self, ident, reason: str, setups: dict, free: list) -> None:
+        """Let go of a peer that said hello but broke off before it was ready (a malformed or
+        out-of-turn message, an error): its share goes back to the next hello, and the run
+        goes on waiting. Its reason is printed; a spawned worker's exit is reported anyway."""
+        w = self._workers.pop(ident)
+        del setups[ident]
+        free.insert(0, w.index)
+        free.sort()
+        self._link.forget(ident)
+        self._refuse(ident, f"dropped before it was ready: {reason}")
+        self._dropped = [*self._dropped[-9:], f"{w.name}: {reason}"]  # the last ten, for the timeout's message
+        _say(f"dropped {w.name} before it was ready: {reason}; waiting for another worker")
+
     def _setup_header(self, resolved: dict, w: _Worker) -> dict:
         """SETUP for worker `w`: the config, with the game cut down to `w`'s subgames where the
         game can (HULHE: its flops only), and its subgames as the trunk's keys, addresses in
         any build of the game, and the trunk's segment names."""
         game = self.game
-        config = dict(resolved, game={**resolved["game"], **game.subgame_config(w.keys)})
+        config = dict(resolved, game={**self._game_table, **game.subgame_config(w.keys)})
         return {"type": "setup", "protocol": PROTOCOL, "config": config,
                 "keys": [key_to_wire(k) for k in w.keys],
                 "addresses": [game.subgame_address(k) for k in w.keys],
@@ -254,8 +280,9 @@ class ZmqTransport(Transport):
     def _check_spawned(self):
         for i, proc in enumerate(self._procs):
             if proc.poll() is not None and not any(w.proc is proc for w in self._workers.values()):
+                why = "".join(f"; {d}" for d in self._dropped if f":{proc.pid}: " in d)
                 raise TransportError(f"spawned zmq worker {i} (pid {proc.pid}) exited with status {proc.returncode} "
-                                     "before it was ready (its messages are above)")
+                                     f"before it was ready (its messages are above){why}")
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -443,6 +470,14 @@ def _check_hello(header):
                             f"protocol {PROTOCOL} (solverkit {__version__}): install the same version")
 
 
+def _reason(header: dict) -> str:
+    """Why a peer's message is not the READY it owed: its ERROR's message, or what it sent."""
+    if header["type"] == "error":
+        text = header.get("message")
+        return text if isinstance(text, str) else repr(text)
+    return f"sent {header['type']!r} (id {header.get('id')!r}) instead of 'ready' to its setup"
+
+
 def _stop_workers(link, identities, grace):
     """Send STOP to every worker and wait up to `grace` seconds for their BYEs."""
     for ident in identities:
@@ -554,6 +589,12 @@ class _Link:
     def admit(self, identity: bytes) -> None:
         self._known.add(identity)
         self.seen[identity] = time.monotonic()
+
+    def forget(self, identity: bytes) -> None:
+        """A peer is a stranger again (dropped before it was ready)."""
+        self._known.discard(identity)
+        self._beat.discard(identity)
+        self.seen.pop(identity, None)
 
     def beat_to(self, identity: bytes) -> None:
         self._beat.add(identity)
