@@ -11,6 +11,7 @@ through :class:`WorkerStoreView`. The wire protocol is in :mod:`.protocol` and d
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import ipaddress
 import itertools
@@ -71,6 +72,7 @@ class ZmqTransport(Transport):
 
     name = "zmq"
     description = "subgames on worker processes (this or other hosts) over ZeroMQ"
+    trusted_values = False  # a target is confirmed on the trunk from the workers' stored strategy
     params = {
         "bind": Param("str", "tcp://127.0.0.1:0", "address the trunk listens on: tcp://HOST:PORT (port 0: a free "
                       "port; tcp://*:5555 for workers on other hosts, with keys) or ipc://PATH"),
@@ -779,6 +781,18 @@ class WorkerStoreView:
         if not self._remote(key):
             return self.store.read(key)
         return self.store.decoded(key, _RemotePayloads(self.transport, key, self.specs[key].arrays))
+
+    @contextlib.contextmanager
+    def open(self, key, writes=None):
+        """Segment `key`'s arrays for a walk that changes nothing (an evaluation on the trunk,
+        see Transport.trusted_values): the view never writes a worker's segment this way."""
+        if writes is None or tuple(writes):
+            raise TypeError(f"WorkerStoreView.open({key!r}): the view is read-only here (writes={writes!r})")
+        if not self._remote(key):
+            with self.store.open(key, ()) as seg:
+                yield seg
+            return
+        yield self.read(key)
 
     def payloads(self, key):
         """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""
