@@ -26,7 +26,7 @@ from solverkit.core.wire import pack_header, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 from solverkit.poker.gamedef import BUNDLED_DIR
 from solverkit_transports.gamefiles import pack_files, unpack_files
-from solverkit_transports.keys import load_trunk_keys, load_worker_keys, make_keys
+from solverkit_transports.keys import WorkerKeys, load_trunk_keys, load_worker_keys, make_keys
 from solverkit_transports.protocol import PROTOCOL
 from solverkit_transports.worker import EXIT_LOST, Worker
 
@@ -214,14 +214,33 @@ def test_a_peer_without_the_run_keys_cannot_join_or_disturb_a_keyed_run(keydir):
         ctx.destroy(0)
 
 
-def test_a_worker_with_the_wrong_trunk_key_is_never_served(keydir, tmp_path):
+@pytest.mark.parametrize("case, says", [
+    ("unlisted", "the trunk refused this worker's key (not on its allow-list"),
+    ("other_trunk", "the CURVE handshake failed (is trunk.key the key of the trunk at this address?)"),
+])
+def test_a_worker_with_an_unlisted_key_or_another_trunks_key_is_never_served_and_says_why(keydir, tmp_path, case,
+                                                                                           says):
     other = tmp_path / "other"
     make_keys(other)
+    keys = load_worker_keys(other)
+    if case == "unlisted":  # the right trunk, a key of its own that the trunk does not list
+        keys = WorkerKeys(keys.public, keys.secret, load_trunk_keys(keydir).public, keys.name)
     asm = load_config(config(one_worker(keys=str(keydir), connect_timeout=3.0)))
-    thread, box = _worker_thread(asm, keys=load_worker_keys(other))
+    said = []
+    box = {}
+
+    def run():
+        while asm.transport.endpoint is None:
+            time.sleep(0.01)
+        box["status"] = Worker(asm.transport.endpoint, 1, wait=3.0, log=said.append, keys=keys).run()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
     with pytest.raises(TransportError, match=r"0 of 1 zmq workers ready after 3 s"):
         Solver(asm)
     thread.join(40)
+    assert box["status"] == EXIT_LOST
+    assert sum(says in line for line in said) == 1, said
 
 
 def test_a_peer_that_breaks_off_before_it_is_ready_is_dropped_and_the_run_goes_on():

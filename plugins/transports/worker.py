@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import uuid
@@ -21,6 +22,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from solverkit import __version__
 from solverkit.core.memory import peak_rss_mb
@@ -36,6 +38,9 @@ from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_head
 EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
 #: heartbeat and timeout before the trunk's SETUP says otherwise
 DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
+#: socket events of a failed CURVE handshake (and the monitor's end)
+_HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                     | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
 #: the largest frame a worker accepts unless told otherwise (`--max-message`, MiB there)
 DEFAULT_MAX_MESSAGE = DEFAULT_MAX_MESSAGE_MB << 20
 
@@ -61,6 +66,7 @@ class Worker:
         self.name = f"{host_name()}:{os.getpid()}"
         self.heartbeat, self.timeout = DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT
         self.ctx = zmq.Context()
+        self._watcher = None
         self.sock = self.ctx.socket(zmq.DEALER)
         tune(self.sock, self.heartbeat, self.timeout)
         self.sock.setsockopt(zmq.MAXMSGSIZE, int(max_message))
@@ -68,6 +74,9 @@ class Worker:
             self.sock.curve_secretkey = keys.secret
             self.sock.curve_publickey = keys.public
             self.sock.curve_serverkey = keys.server
+            self._watcher = threading.Thread(target=self._watch_handshakes, name="solverkit-worker-curve",
+                                             args=(self.sock.get_monitor_socket(_HANDSHAKE_FAILED),), daemon=True)
+            self._watcher.start()
         # a fixed routing id: a connection that drops and comes back is the same worker
         self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
         self.sock.connect(connect)
@@ -163,6 +172,9 @@ class Worker:
             self.pool.shutdown(wait=True, cancel_futures=True)
         if self.store is not None:
             self.store.close()
+        if self._watcher is not None:
+            self.sock.disable_monitor()
+            self._watcher.join(2.0)
         self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
         self.ctx.term()
         if self.files_dir is not None:
@@ -256,6 +268,26 @@ class Worker:
         self._send({"type": "ready", "id": rid, **self._stats()})
         self.log(f"worker {self.name}: ready with {len(keys)} subgames of {self.game.name!r}, "
                  f"{self.threads} threads")
+
+    def _watch_handshakes(self, monitor):
+        """Say (once) why the CURVE handshake with the trunk fails: a key the trunk does not list,
+        or a trunk with another key, never gets as far as a message."""
+        said = False
+        try:
+            while True:
+                event = recv_monitor_message(monitor)
+                if event["event"] == zmq.EVENT_MONITOR_STOPPED:
+                    return
+                if not said:
+                    said = True
+                    why = ("the trunk refused this worker's key (not on its allow-list: use a worker key from "
+                           "the trunk's keys directory)" if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH
+                           else "the CURVE handshake failed (is trunk.key the key of the trunk at this address?)")
+                    self.log(f"worker {self.name}: {why}; retrying until --wait runs out")
+        except zmq.ZMQError:
+            return
+        finally:
+            monitor.close(0)
 
     def _files_dir(self) -> str:
         """This worker's private directory for the game files its trunk sends (removed at exit)."""
