@@ -264,9 +264,26 @@ def test_a_peer_that_breaks_off_before_it_is_ready_is_dropped_and_the_run_goes_o
             thread, box = _worker_thread(asm)
             solver = wait()
             assert [w.host for w in solver.transport._workers.values()] != ["rogue"]
+            assert len(solver.transport._dropped) == 2
             assert sum(len(w.keys) for w in solver.transport._workers.values()) == 10
             solver.step()
             assert np.isfinite(solver.evaluate(exact=True)["exploitability"])
+    finally:
+        ctx.destroy(0)
+
+
+def test_the_connect_timeout_names_the_peers_it_dropped():
+    asm = load_config(config(one_worker(connect_timeout=2.0)))
+    ctx = zmq.Context()
+    try:
+        with pytest.raises(TransportError, match=r"0 of 1 zmq workers ready after 2 s .* \(dropped before ready: "
+                                                 r"rogue:666: sent 'hello' \(id None\) instead of 'ready' to its setup\)"):
+            with _started(asm) as wait:
+                rogue = _dealer(ctx, asm.transport.endpoint)
+                rogue.send(pack_header(HELLO))
+                rogue.recv_multipart()  # its setup
+                rogue.send(pack_header(HELLO))
+                wait()
     finally:
         ctx.destroy(0)
 

@@ -17,7 +17,7 @@ from solverkit.core.wire import pack_header
 from solverkit.errors import ProtocolError
 
 #: bumped whenever a message or field changes meaning; the trunk refuses another version
-PROTOCOL = 2
+PROTOCOL = 3
 #: messages a worker may send, and the trunk
 WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "stats", "bye", "heartbeat", "error")
 TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "stop", "heartbeat", "error")
