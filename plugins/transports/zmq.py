@@ -720,15 +720,21 @@ def _connectable(endpoint: str) -> str:
 
 
 class _RemotePayloads(Mapping):
-    """A worker's segment payloads, each array fetched when first looked up."""
+    """A worker's segment payloads, fetched when first looked up: an array together with its
+    other players' (``avg0`` brings ``avg1``), which a walk reads next, in one request."""
 
     def __init__(self, transport, segment, names):
         self.transport, self.segment, self.names = transport, segment, list(names)
+        self._got = {}
 
     def __getitem__(self, name):
         if name not in self.names:
             raise KeyError(name)
-        return self.transport.fetch(self.segment, [name])[name]
+        if name not in self._got:
+            stem = name.rstrip("0123456789")
+            family = [n for n in self.names if n.rstrip("0123456789") == stem and n[len(stem):]]
+            self._got.update(self.transport.fetch(self.segment, family or [name]))
+        return self._got.pop(name)
 
     def __iter__(self):
         return iter(self.names)
