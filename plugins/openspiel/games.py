@@ -60,6 +60,13 @@ class OpenSpielGame(TreeGame):
                       required=True),
     }
 
+    @classmethod
+    def local_files(cls, params):
+        """The game string when it names a file (``efg_game(filename=...)`` and the like):
+        pyspiel reads it, so it cannot travel as content."""
+        spec = params.get("game")
+        return {"game": spec} if isinstance(spec, str) and "filename" in spec else {}
+
     def __init__(self, **params):
         spec = str(params["game"])
         self.spec = spec

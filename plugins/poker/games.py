@@ -2,7 +2,7 @@
 
 from solverkit.core.params import Param
 from solverkit.poker.game import PokerGame
-from solverkit.poker.gamedef import load_gamedef
+from solverkit.poker.gamedef import bundled_names, load_gamedef
 
 
 class AcpcGame(PokerGame):
@@ -12,8 +12,15 @@ class AcpcGame(PokerGame):
     description = "2-player limit poker from an ACPC game file (bundled name or path)"
     params = {
         **PokerGame.params,
-        "gamedef": Param("str", None, "bundled name (kuhn, leduc, rhode, ...) or .game path", required=True),
+        "gamedef": Param("str", None, "bundled name (kuhn, leduc, rhode, ...) or .game path", required=True,
+                         file=True),
     }
+
+    @classmethod
+    def local_files(cls, params):
+        """`gamedef` when it is a file, not a bundled name."""
+        name = params.get("gamedef")
+        return {} if name in bundled_names() else super().local_files(params)
 
     def gamedef(self):
         return load_gamedef(self.config["gamedef"])

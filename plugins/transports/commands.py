@@ -1,4 +1,5 @@
-"""``solverkit worker``: the worker side of the zmq transport, added through register_commands."""
+"""``solverkit worker`` (the worker side of the zmq transport) and ``solverkit keys`` (its CURVE
+keys), added through register_commands."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import click
 
 from solverkit.errors import SolverkitError
 
+#: default of `solverkit worker --max-message`, MiB (above a pass to a worker of all of HULHE: 2.3 GB)
+DEFAULT_MAX_MESSAGE_MB = 4096
+
 
 def add_commands(cli: click.Group) -> None:
-    """Add ``worker`` to the ``solverkit`` command line `cli`."""
+    """Add ``worker`` and ``keys`` to the ``solverkit`` command line `cli`."""
 
     @cli.command()
     @click.option("--connect", required=True, metavar="ADDRESS",
@@ -27,15 +31,43 @@ def add_commands(cli: click.Group) -> None:
     @click.option("--once", is_flag=True,
                   help="Exit when the trunk is lost instead of waiting for it to come back (--resume) and "
                        "joining again; the workers a trunk spawns run with it.")
-    def worker(connect, threads, store_dir, wait, once):
+    @click.option("--keys", "keys_dir", type=click.Path(file_okay=False), default=None,
+                  help="Directory with the trunk's public key (trunk.key) and this worker's secret key "
+                       "(worker-N.key_secret), from `solverkit keys`: authenticated, encrypted connection "
+                       "(the trunk must set [transport] keys).")
+    @click.option("--key-name", default=None, metavar="NAME",
+                  help="Which worker key of --keys to use, e.g. worker-2 (default: the only one there).")
+    @click.option("--max-message", type=click.IntRange(min=1, max=1 << 20), default=DEFAULT_MAX_MESSAGE_MB,
+                  show_default=True, metavar="MB",
+                  help="Largest message this worker accepts, in MiB; a larger one drops the connection.")
+    def worker(connect, threads, store_dir, wait, once, keys_dir, key_name, max_message):
         """Serve a `solverkit solve` whose config says [transport] name = "zmq": own a share of its
         subgames and run their part of every pass until the trunk stops. Start one per worker
         machine (or core group) with the trunk's address, before or after the trunk; the trunk
         sends the config. A worker whose trunk is lost waits for it to come back (`solverkit solve
         --resume`) and joins again; a spare, started while the trunk has all its workers, replaces
         the next one lost."""
+        from .keys import load_worker_keys
         from .worker import run_worker
 
         if not connect.startswith(("tcp://", "ipc://")):
             raise SolverkitError(f"--connect {connect!r} is invalid: expected tcp://HOST:PORT or ipc://PATH")
-        sys.exit(run_worker(connect, threads or os.cpu_count() or 1, store_dir, wait, once))
+        if key_name is not None and keys_dir is None:
+            raise SolverkitError("--key-name needs --keys DIR")
+        keys = load_worker_keys(keys_dir, key_name) if keys_dir is not None else None
+        sys.exit(run_worker(connect, threads or os.cpu_count() or 1, store_dir, wait, once, keys=keys,
+                            max_message=max_message << 20))
+
+    @cli.command()
+    @click.argument("directory", type=click.Path(file_okay=False))
+    @click.option("--workers", type=click.IntRange(min=1, max=4096), default=1, show_default=True,
+                  help="Worker key pairs to make (one per worker host, worker-1 ... worker-N).")
+    @click.option("--force", is_flag=True, help="Replace keys already in DIRECTORY.")
+    def keys(directory, workers, force):
+        """Make the CURVE keys of a zmq run in DIRECTORY: a trunk key pair and one key pair per
+        worker (secret files mode 0600). Use them with [transport] keys = "DIRECTORY" and
+        `solverkit worker --keys DIR`; without keys the trunk binds loopback addresses only."""
+        from .keys import make_keys, usage
+
+        files = make_keys(directory, workers, force)
+        click.echo(usage(directory, files))

@@ -17,7 +17,8 @@ from solverkit.core.wire import pack_header
 from solverkit.errors import ProtocolError
 
 #: bumped whenever a message or field changes meaning; the trunk refuses another version
-#: (3: ``error`` may say ``rejoin``, and a worker that lost its trunk says ``hello`` again)
+#: (3: ``error`` may say ``rejoin``, a worker that lost its trunk says ``hello`` again, and game files
+#: travel as content in ``setup``)
 PROTOCOL = 3
 #: messages a worker may send, and the trunk
 WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "stats", "bye", "heartbeat", "error")

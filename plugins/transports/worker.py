@@ -14,7 +14,10 @@ trunk restarted with ``--resume`` (or the same trunk, as a replacement) takes it
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+import threading
 import time
 import traceback
 import uuid
@@ -22,12 +25,15 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from solverkit import __version__
 from solverkit.core.memory import peak_rss_mb
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
+from .commands import DEFAULT_MAX_MESSAGE_MB
+from .gamefiles import unpack_files
 from .protocol import (HELLO_EVERY, MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, request_id, tune)
 
@@ -37,6 +43,11 @@ from .protocol import (HELLO_EVERY, MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPE
 EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
 #: heartbeat and timeout before the trunk's SETUP says otherwise
 DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
+#: socket events of a failed CURVE handshake (and the monitor's end)
+_HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                     | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
+#: the largest frame a worker accepts unless told otherwise (`--max-message`, MiB there)
+DEFAULT_MAX_MESSAGE = DEFAULT_MAX_MESSAGE_MB << 20
 
 
 class _Stop(Exception):
@@ -54,19 +65,34 @@ class _Rejoin(Exception):
 class Worker:
     """One worker process's connection, assembly, store and thread pool."""
 
-    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, once: bool = False):
+    def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, once: bool = False,
+                 keys=None, max_message: int = DEFAULT_MAX_MESSAGE):
+        """`once`: exit when the trunk is lost instead of joining again; `keys` (a
+        keys.WorkerKeys): talk CURVE to the trunk whose public key it names; `max_message`: bytes
+        of the largest frame accepted (a larger one drops the connection), fixed here, never
+        taken from the trunk."""
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
         self.once = once  # exit when the trunk is lost (spawned workers) instead of joining again
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.name = f"{host_name()}:{os.getpid()}"
         self.heartbeat, self.timeout = DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT
         self.ctx = zmq.Context()
+        self._watcher = None
         self.sock = self.ctx.socket(zmq.DEALER)
         tune(self.sock, self.heartbeat, self.timeout)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, int(max_message))
+        if keys is not None:  # authenticate the trunk by its public key, encrypt everything
+            self.sock.curve_secretkey = keys.secret
+            self.sock.curve_publickey = keys.public
+            self.sock.curve_serverkey = keys.server
+            self._watcher = threading.Thread(target=self._watch_handshakes, name="solverkit-worker-curve",
+                                             args=(self.sock.get_monitor_socket(_HANDSHAKE_FAILED),), daemon=True)
+            self._watcher.start()
         # a fixed routing id: a connection that drops and comes back is the same worker
         self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
         self.sock.connect(connect)
         self.assembly = self.game = self.store = self.pool = None
+        self.files_dir = None  # game files from the setup (see gamefiles.py)
         self.owned: dict = {}  # key -> segment name
         self.segments: set[str] = set()
         self.local: dict = {}  # the trunk's key -> this game's key (a smaller game numbers boards its own way)
@@ -193,8 +219,13 @@ class Worker:
 
     def _close(self):
         self._drop()
+        if self._watcher is not None:
+            self.sock.disable_monitor()
+            self._watcher.join(2.0)
         self.sock.close(linger=1000)  # let a last reply (bye, error) reach the trunk
         self.ctx.term()
+        if self.files_dir is not None:
+            shutil.rmtree(self.files_dir, ignore_errors=True)
 
     # --- messages ------------------------------------------------------------------------------
 
@@ -244,7 +275,10 @@ class Worker:
             self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01, hi=3600.0)
             run_id = field(header, "run", where, "str")
             self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat, hi=MAX_TIMEOUT)
-            self.assembly = resolve(field(header, "config", where, "map"), source="the trunk's setup")
+            config = field(header, "config", where, "map")
+            if "game" in config:  # game files arrive as content; no path the trunk names is opened
+                config = dict(config, game=unpack_files(config["game"], self._files_dir()))
+            self.assembly = resolve(config, source="the trunk's setup")
             self.game = self.assembly.game
             keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
             addresses = field(header, "addresses", where, "list")
@@ -281,6 +315,32 @@ class Worker:
         self._send({"type": "ready", "id": rid, **self._stats()})
         self.log(f"worker {self.name}: ready with {len(keys)} subgames of {self.game.name!r}, "
                  f"{self.threads} threads")
+
+    def _watch_handshakes(self, monitor):
+        """Say (once) why the CURVE handshake with the trunk fails: a key the trunk does not list,
+        or a trunk with another key, never gets as far as a message."""
+        said = False
+        try:
+            while True:
+                event = recv_monitor_message(monitor)
+                if event["event"] == zmq.EVENT_MONITOR_STOPPED:
+                    return
+                if not said:
+                    said = True
+                    why = ("the trunk refused this worker's key (not on its allow-list: use a worker key from "
+                           "the trunk's keys directory)" if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH
+                           else "the CURVE handshake failed (is trunk.key the key of the trunk at this address?)")
+                    self.log(f"worker {self.name}: {why}; retrying until --wait runs out")
+        except zmq.ZMQError:
+            return
+        finally:
+            monitor.close(0)
+
+    def _files_dir(self) -> str:
+        """This worker's private directory for the game files its trunk sends (removed at exit)."""
+        if self.files_dir is None:
+            self.files_dir = tempfile.mkdtemp(prefix="solverkit-worker-files-")
+        return self.files_dir
 
     def _setup_again(self, header, frames):
         raise ProtocolError("setup: this worker is already set up")
@@ -377,6 +437,7 @@ class Worker:
         raise _Stop(EXIT_STOPPED, "stopped by the trunk")
 
 
-def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, once: bool = False) -> int:
+def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, once: bool = False, keys=None,
+               max_message: int = DEFAULT_MAX_MESSAGE) -> int:
     """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
-    return Worker(connect, threads, store_dir, wait, once=once).run()
+    return Worker(connect, threads, store_dir, wait, once=once, keys=keys, max_message=max_message).run()

@@ -15,7 +15,9 @@ lost worker's share, so that the solver can put every segment back from its last
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import ipaddress
 import itertools
 import queue
 import subprocess
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import zmq
+from zmq.auth.thread import ThreadAuthenticator
 
 from solverkit import __version__
 from solverkit.core.params import Param
@@ -37,6 +40,8 @@ from solverkit.core.transport import Transport
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
 from solverkit.errors import ConfigError, ProtocolError, TransportError, WorkerLost
 
+from .gamefiles import pack_files
+from .keys import load_trunk_keys, worker_names
 from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
                        key_from_wire, key_to_wire, tune)
 
@@ -73,9 +78,13 @@ class ZmqTransport(Transport):
 
     name = "zmq"
     description = "subgames on worker processes (this or other hosts) over ZeroMQ"
+    trusted_values = False  # a target is confirmed on the trunk from the workers' stored strategy
     params = {
         "bind": Param("str", "tcp://127.0.0.1:0", "address the trunk listens on: tcp://HOST:PORT (port 0: a free "
-                      "port; tcp://*:5555 for workers on other hosts) or ipc://PATH"),
+                      "port; tcp://*:5555 for workers on other hosts, with keys) or ipc://PATH"),
+        "keys": Param("str", "", "directory of CURVE keys from `solverkit keys DIR`: workers must prove a key "
+                      "listed there and everything is encrypted; needed for a bind beyond this machine "
+                      "(loopback, ipc://)"),
         "workers": Param("int", 1, "workers to wait for; each owns a fixed share of the subgames", min=1, max=4096),
         "spawn": Param("int", 0, "worker processes the trunk starts on this machine (spawn = workers: a "
                        "one-machine multi-process run)", min=0, max=4096),
@@ -101,6 +110,12 @@ class ZmqTransport(Transport):
         if scheme not in _SCHEMES:
             raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} is invalid: expected tcp://HOST:PORT "
                               f"or ipc://PATH (schemes: {', '.join(_SCHEMES)})")
+        if not cfg["keys"] and not _local_only(cfg["bind"]):
+            raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} reaches beyond this machine and "
+                              "[transport] keys is not set: anyone who reaches the port could join the run. Make "
+                              "keys with `solverkit keys DIR`, set [transport] keys = \"DIR\" and start workers "
+                              "with `solverkit worker --keys DIR` (docs/wire.md#security), or bind tcp://127.0.0.1:PORT "
+                              "or ipc://PATH")
         if cfg["spawn"] > cfg["workers"]:
             raise ConfigError(f"[transport] (zmq) spawn = {cfg['spawn']} is invalid: expected <= workers "
                               f"({cfg['workers']})")
@@ -124,6 +139,7 @@ class ZmqTransport(Transport):
         self._recoveries: list[dict] = []
         #: a worker whose connection dropped is lost when it has not come back within this long
         self._grace = min(self.timeout, max(3 * self.heartbeat, 1.0))
+        self._dropped: list[str] = []  # peers let go before they were ready, with the reason
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -147,7 +163,11 @@ class ZmqTransport(Transport):
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
         shares = partition(keys, sizes, self.config["workers"])
         biggest = max(max(sizes.values()) * 8, max(len(s) for s in shares) * 8 * int(np.prod(self._shape)))
-        self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20))
+        # game files travel as content (read now: an unreadable one stops the run before it binds)
+        self._game_table = pack_files(type(game), assembly.resolved["game"])
+        keys = load_trunk_keys(self.config["keys"]) if self.config["keys"] else None
+        self._link = _Link(self.config["bind"], self.heartbeat, self.timeout, max_frame=2 * biggest + (16 << 20),
+                           keys=keys)
         self.endpoint = self._link.endpoint
         self._spawn(store)
         self._handshake(assembly.resolved, shares)
@@ -168,6 +188,14 @@ class ZmqTransport(Transport):
                "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
         if self._store_base is not None:
             cmd += ["--store-dir", str(Path(self._store_base) / f"worker{i}")]
+        if self.config["keys"]:
+            names = worker_names(self.config["keys"])
+            if not names:
+                raise ConfigError(f"[transport] keys = {self.config['keys']!r} holds no worker secret key "
+                                  "(worker-N.key_secret) for the spawned workers; make keys with "
+                                  "`solverkit keys DIR`")
+            cmd += ["--keys", str(Path(self.config["keys"]).expanduser().resolve()), "--key-name",
+                    names[i % len(names)]]
         # a session of its own: Ctrl-C in the terminal reaches the trunk alone, which stops it
         return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, start_new_session=True)
 
@@ -176,36 +204,45 @@ class ZmqTransport(Transport):
         want = self.config["workers"]
         deadline = time.monotonic() + self.config["connect_timeout"]
         setups: dict[bytes, int] = {}
+        free = list(range(want))  # shares not yet dealt (a dropped peer's share goes back)
         ready = 0
         while ready < want:
             left = deadline - time.monotonic()
             if left <= 0:
+                dropped = f" (dropped before ready: {'; '.join(self._dropped)})" if self._dropped else ""
                 raise TransportError(
                     f"{ready} of {want} zmq workers ready after {self.config['connect_timeout']:g} s on "
                     f"{self.endpoint}; start workers with `solverkit worker --connect {self.endpoint}` (with a host "
-                    "name they reach this machine by) or raise [transport] connect_timeout")
+                    f"name they reach this machine by) or raise [transport] connect_timeout{dropped}")
             self._check_spawned()
             event = self._link.get(min(left, 0.2))
             if event is None:
                 continue
             kind, ident, header, frames = event
-            if kind == "bad":
+            if ident in setups and (kind == "bad" or header["type"] != "ready" or header.get("id") != setups[ident]):
+                # not a worker of the run until it is ready: a peer that breaks off is let go
+                self._drop(ident, header if kind == "bad" else _reason(header), setups, free)
+            elif kind == "bad":
                 if ident in self._workers:
                     self._fail(ident, header)
             elif header["type"] == "hello":
                 if ident in setups:
                     continue  # said again before our setup reached it
-                if len(self._workers) >= want or ident in self._workers:
+                if not free or ident in self._workers:
                     self._refuse_hello(ident, header)
                     continue
-                w = self._accept(ident, header, len(self._workers), shares)
+                w = self._accept(ident, header, free[0], shares)
                 if w is not None:
                     self._workers[ident] = w
+                    free.pop(0)
                     setups[ident] = self._send(w, self._setup_header(resolved, w))
             elif ident in setups:
                 w = self._workers[ident]
-                reply = self._check_reply(w, header, setups[ident], "ready")
-                self._take_stats(w, reply, "ready")
+                try:
+                    self._take_stats(w, header, "ready")
+                except ProtocolError as exc:
+                    self._drop(ident, str(exc), setups, free)
+                    continue
                 self._link.beat_to(ident)
                 del setups[ident]
                 ready += 1
@@ -218,12 +255,25 @@ class ZmqTransport(Transport):
         _say(f"{want} worker(s) ready on {self.endpoint}: " +
              ", ".join(f"{w.name} ({len(w.keys)} subgames)" for w in self._workers.values()))
 
+    def _drop(self, ident, reason: str, setups: dict, free: list) -> None:
+        """Let go of a peer that said hello but broke off before it was ready (a malformed or
+        out-of-turn message, an error): its share goes back to the next hello, and the run
+        goes on waiting. Its reason is printed; a spawned worker's exit is reported anyway."""
+        w = self._workers.pop(ident)
+        del setups[ident]
+        free.insert(0, w.index)
+        free.sort()
+        self._link.forget(ident)
+        self._refuse(ident, f"dropped before it was ready: {reason}")
+        self._dropped = [*self._dropped[-9:], f"{w.name}: {reason}"]  # the last ten, for the timeout's message
+        _say(f"dropped {w.name} before it was ready: {reason}; waiting for another worker")
+
     def _setup_header(self, resolved: dict, w: _Worker) -> dict:
         """SETUP for worker `w`: the config, with the game cut down to `w`'s subgames where the
         game can (HULHE: its flops only), and its subgames as the trunk's keys, addresses in
         any build of the game, and the trunk's segment names."""
         game = self.game
-        config = dict(resolved, game={**resolved["game"], **game.subgame_config(w.keys)})
+        config = dict(resolved, game={**self._game_table, **game.subgame_config(w.keys)})
         return {"type": "setup", "protocol": PROTOCOL, "config": config,
                 "keys": [key_to_wire(k) for k in w.keys],
                 "addresses": [game.subgame_address(k) for k in w.keys],
@@ -259,8 +309,9 @@ class ZmqTransport(Transport):
     def _check_spawned(self):
         for i, proc in enumerate(self._procs):
             if proc.poll() is not None and not any(w.proc is proc for w in self._workers.values()):
+                why = "".join(f"; {d}" for d in self._dropped if f":{proc.pid}: " in d)
                 raise TransportError(f"spawned zmq worker {i} (pid {proc.pid}) exited with status {proc.returncode} "
-                                     "before it was ready (its messages are above)")
+                                     f"before it was ready (its messages are above){why}")
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -584,6 +635,14 @@ def _check_hello(header):
                             f"protocol {PROTOCOL} (solverkit {__version__}): install the same version")
 
 
+def _reason(header: dict) -> str:
+    """Why a peer's message is not the READY it owed: its ERROR's message, or what it sent."""
+    if header["type"] == "error":
+        text = header.get("message")
+        return text if isinstance(text, str) else repr(text)
+    return f"sent {header['type']!r} (id {header.get('id')!r}) instead of 'ready' to its setup"
+
+
 def _stop_workers(link, identities, grace):
     """Send STOP to every worker and wait up to `grace` seconds for their BYEs."""
     for ident in identities:
@@ -643,17 +702,28 @@ class _Link:
     and sends the trunk's heartbeat to every worker while the main thread computes. A stranger's
     malformed or out-of-turn message gets an ERROR reply and changes nothing."""
 
-    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int):
+    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int, keys=None):
+        """`keys` (a keys.TrunkKeys): a CURVE server whose ZAP handler admits only its workers' keys."""
         self.heartbeat = heartbeat
         self.ctx = zmq.Context()
+        self.auth = None
         self.router = self.ctx.socket(zmq.ROUTER)
         tune(self.router, heartbeat, timeout)
         self.router.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.router.setsockopt(zmq.MAXMSGSIZE, max_frame)
+        if keys is not None:
+            self.auth = ThreadAuthenticator(self.ctx)
+            self.auth.start()
+            self.auth.configure_curve_callback("*", _AllowList(keys.allowed))
+            self.router.curve_server = True
+            self.router.curve_secretkey = keys.secret
+            self.router.curve_publickey = keys.public
         try:
             self.router.bind(bind)
         except zmq.ZMQError as exc:
             self.router.close(0)
+            if self.auth is not None:
+                self.auth.stop()
             self.ctx.term()
             raise TransportError(f"[transport] (zmq) bind = {bind!r}: cannot bind ({exc})") from None
         self.endpoint = _connectable(self.router.getsockopt(zmq.LAST_ENDPOINT).decode())
@@ -687,6 +757,12 @@ class _Link:
         self._known.add(identity)
         self.seen[identity] = time.monotonic()
 
+    def forget(self, identity: bytes) -> None:
+        """A peer is a stranger again (dropped before it was ready)."""
+        self._known.discard(identity)
+        self._beat.discard(identity)
+        self.seen.pop(identity, None)
+
     def beat_to(self, identity: bytes) -> None:
         self._beat.add(identity)
 
@@ -701,6 +777,8 @@ class _Link:
         self._push.send(b"")
         self._thread.join(5.0)
         self._push.close(0)
+        if self.auth is not None:
+            self.auth.stop()
         self.ctx.term()
 
     # I/O thread
@@ -786,6 +864,33 @@ class _Link:
         self.inbox.put(("msg", ident, header, frames[2:]))
 
 
+class _AllowList:
+    """The ZAP credentials check of a keyed trunk: a worker's CURVE public key must be listed."""
+
+    def __init__(self, allowed):
+        self.allowed = frozenset(allowed)
+
+    def callback(self, domain, key: bytes) -> bool:
+        return key in self.allowed
+
+
+def _local_only(bind: str) -> bool:
+    """Whether `bind` is reachable from this machine alone: ipc://, or tcp:// on a loopback
+    address (127.0.0.0/8, ::1, localhost). A wildcard, an interface name, any other host
+    name or address reaches the network."""
+    scheme, _, rest = bind.partition("://")
+    if scheme == "ipc":
+        return True
+    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _connectable(endpoint: str) -> str:
     """The address workers on this machine connect to for a bound endpoint (0.0.0.0 -> 127.0.0.1)."""
     return endpoint.replace("://0.0.0.0:", "://127.0.0.1:").replace("://[::]:", "://[::1]:")
@@ -795,15 +900,21 @@ def _connectable(endpoint: str) -> str:
 
 
 class _RemotePayloads(Mapping):
-    """A worker's segment payloads, each array fetched when first looked up."""
+    """A worker's segment payloads, fetched when first looked up: an array together with its
+    other players' (``avg0`` brings ``avg1``), which a walk reads next, in one request."""
 
     def __init__(self, transport, segment, names):
         self.transport, self.segment, self.names = transport, segment, list(names)
+        self._got = {}
 
     def __getitem__(self, name):
         if name not in self.names:
             raise KeyError(name)
-        return self.transport.fetch(self.segment, [name])[name]
+        if name not in self._got:
+            stem = name.rstrip("0123456789")
+            family = [n for n in self.names if n.rstrip("0123456789") == stem and n[len(stem):]]
+            self._got.update(self.transport.fetch(self.segment, family or [name]))
+        return self._got.pop(name)
 
     def __iter__(self):
         return iter(self.names)
@@ -856,6 +967,18 @@ class WorkerStoreView:
         if not self._remote(key):
             return self.store.read(key)
         return self.store.decoded(key, _RemotePayloads(self.transport, key, self.specs[key].arrays))
+
+    @contextlib.contextmanager
+    def open(self, key, writes=None):
+        """Segment `key`'s arrays for a walk that changes nothing (an evaluation on the trunk,
+        see Transport.trusted_values): the view never writes a worker's segment this way."""
+        if writes is None or tuple(writes):
+            raise TypeError(f"WorkerStoreView.open({key!r}): the view is read-only here (writes={writes!r})")
+        if not self._remote(key):
+            with self.store.open(key, ()) as seg:
+                yield seg
+            return
+        yield self.read(key)
 
     def payloads(self, key):
         """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""

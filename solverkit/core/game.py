@@ -202,6 +202,16 @@ class Game:
         (HULHE: only their flops are dealt). Default {}: the whole game."""
         return {}
 
+    @classmethod
+    def local_files(cls, params: dict) -> dict[str, str]:
+        """The parameters of a [game] table `params` whose values name files this game would read
+        on the machine that builds it, as {parameter: value}: a network transport sends their
+        content to its workers instead (and a worker refuses a table in which any remain).
+        Default: every non-empty string parameter declared ``Param("path")`` or ``file=True``;
+        a game whose file parameter may also be a built-in name leaves the names out."""
+        return {k: v for k, p in cls.params.items()
+                if (p.type == "path" or p.file) and isinstance(v := params.get(k), str) and v}
+
     def subgame_address(self, key) -> list:
         """Subgame `key` named independently of how much of the game a process built (a list
         of ints), so that a worker's smaller game (:meth:`subgame_config`) finds it with

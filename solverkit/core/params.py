@@ -47,6 +47,9 @@ class Param:
     choices: tuple = ()
     required: bool = False
     min_exclusive: bool = False
+    #: the value may name a file the plugin reads (type "path" always does); a network
+    #: transport sends the file's content instead (see Game.local_files)
+    file: bool = False
 
     def __post_init__(self):
         if self.type not in _TYPES:

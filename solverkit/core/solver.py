@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, WorkerLost
+from ..errors import ConfigError, TransportError, WorkerLost
 from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
@@ -29,6 +29,9 @@ METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
 STORE_COLUMNS = ("nodes_touched", "stored_bytes", "compression_ratio", "peak_rss_mb")
 #: extra column of ``[solver] eval_current``: the current strategy's exploitability
 CURRENT_COLUMN = CURRENT
+#: how far a network transport's evaluation may differ from the one the solver makes itself
+#: (the same kernels in the same order give the same bits; this only absorbs float rounding)
+CONFIRM_RTOL = 1e-9
 
 
 def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
@@ -221,6 +224,7 @@ class Solver:
         self.solve_seconds = 0.0
         #: nodes the passes visited so far (None while the game reports no count)
         self.nodes_touched = None
+        self._confirmed = None  # (iteration, exact row) of the last confirm()
 
     @property
     def eval_current(self) -> bool:
@@ -280,10 +284,15 @@ class Solver:
         return self.game.strategy_of(self.values, kind or self.output_kind, player, out=out, release=release)
 
     def evaluate(self, exact: bool = False) -> dict:
-        """Metrics row of the output strategy; `exact` skips the game's incremental fast path."""
+        """Metrics row of the output strategy; `exact` skips the game's incremental fast path
+        and, when the transport's values come from elsewhere (``Transport.trusted_values``),
+        every value it computed: the walk reads the stored strategy segment by segment here."""
+        store, transport = self.store, self.transport
+        if exact and not transport.trusted_values:
+            store, transport = self.values, None
         fast = None
         if not exact or self.game.store_walk_is_exact:
-            fast = self.game.best_response_from_store(self.store, self.output_kind, transport=self.transport)
+            fast = self.game.best_response_from_store(store, self.output_kind, transport=transport)
         if fast is None:
             expl, br0, br1 = exploitability(self.game, self.strategy())
         else:
@@ -299,11 +308,32 @@ class Solver:
         }
         row.update(unit_values(self.game, expl))
         if self.eval_current:
-            cur = self.game.best_response_from_store(self.store, "current", transport=self.transport)
+            cur = self.game.best_response_from_store(store, "current", transport=transport)
             cur_expl = (cur[0] + cur[1]) / 2.0 if cur is not None else exploitability(self.game, self.strategy("current"))[0]
             row[CURRENT_COLUMN] = cur_expl
             row.update(unit_values(self.game, cur_expl, current=True))
         return row
+
+    def confirm(self, row: dict) -> dict:
+        """`row` (a metrics row) with the numbers of an exact evaluation now. When the
+        transport's values come from elsewhere and `row` is of this iteration, the two must
+        agree up to float rounding, else a TransportError says that its workers computed wrong
+        values (a target is never declared reached on their word)."""
+        if self._confirmed is not None and self._confirmed[0] == self.iteration:
+            exact = self._confirmed[1]
+        else:
+            exact = self.evaluate(exact=True)
+            self._confirmed = (self.iteration, exact)
+        if not self.transport.trusted_values and row.get("iteration") == self.iteration:
+            for col in ("br_0", "br_1", CURRENT_COLUMN):
+                a, b = row.get(col), exact.get(col)
+                if a is not None and b is not None and not math.isclose(a, b, rel_tol=CONFIRM_RTOL, abs_tol=1e-12):
+                    raise TransportError(
+                        f"the {self.transport.name} workers' evaluation at iteration {self.iteration} gives {col} = "
+                        f"{a!r}, but the same strategy (the workers' stored values, read and evaluated here) gives "
+                        f"{b!r}: a worker computes wrong values, so the run stops rather than report them "
+                        f"(exploitability {exact['exploitability']!r} by the evaluation here)")
+        return dict(row, **{k: v for k, v in exact.items() if k != "seconds"})
 
     def store_row(self) -> dict:
         """Stored bytes, compression ratio against 4-byte floats (workers' segments included),
@@ -344,12 +374,14 @@ class Solver:
         """Put every segment (the trunk's and the workers') back as checkpoint `path` holds it,
         or as a new run has it (None: zeros, iteration 0), after a transport lost a worker;
         return the metrics rows of that point (what `--resume` does, in this process)."""
+        self._confirmed = None  # a confirmation of an iteration that is redone says nothing
         if path is not None:
             return self.load_checkpoint(path)
         for key in self.values.specs:
             self.values.restore(key, self.store.zero_payloads(key))
         self.iteration = 0
         self.solve_seconds = 0.0
+        self.nodes_touched = None
         self.store.codec.saturated = 0
         return []
 
@@ -432,6 +464,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     time_limit = float(cfg.get("time_limit", 0.0) or 0.0)
     timed_out = False
 
+    def target_met(r) -> bool:
+        return (target > 0 and r["exploitability"] <= target) or unit_target_reached(r, unit_targets, assembly.game)
+
     def checkpoint():
         nonlocal last_ckpt, have_ckpt
         solver.save_checkpoint(ckpt_path, metrics)
@@ -457,6 +492,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             if due or t == iterations:
                 row = solver.evaluate()
                 row.update(solver.store_row())
+                if target_met(row) and not solver.transport.trusted_values:
+                    # a target counts only when an evaluation that trusts no worker's value agrees
+                    row = solver.confirm(row)
                 metrics.append(row)
                 if writer:
                     writer.write(row)
@@ -464,10 +502,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                     on_metrics(row)
                 if bar is not None:
                     bar.set_postfix_str(progress_postfix(assembly.game, row, targets_text), refresh=False)
-                if target > 0 and row["exploitability"] <= target:
-                    reached = True
-                if unit_target_reached(row, unit_targets, assembly.game):
-                    reached = True
+                reached = target_met(row)
                 if reached:
                     reached_row = row
             if bar is not None:
@@ -494,7 +529,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 writer.write(row)
         else:
             # the reported result is always recomputed from the strategy itself
-            row = dict(row, **{k: v for k, v in solver.evaluate(exact=True).items() if k != "seconds"})
+            row = solver.confirm(row)
         layouts = [assembly.game.layout(p) for p in (0, 1)]
         if out is not None and sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY:
             # a large game: one player's policy in memory at a time, straight into the file

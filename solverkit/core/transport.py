@@ -22,6 +22,12 @@ class Transport:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
+    #: whether the values :meth:`map_subgames` returns are computed by this process's own code.
+    #: A transport whose workers may be wrong or hostile says False; the solver then takes its
+    #: exact evaluations (the reported result, and any target before it stops) from a walk of
+    #: the stored strategy in this process, and stops with a TransportError when the workers'
+    #: evaluation disagrees with it
+    trusted_values: ClassVar[bool] = True
 
     def __init__(self, **params):
         self.config = params

@@ -207,9 +207,10 @@ def bundled_names() -> list[str]:
 
 
 def load_gamedef(name_or_path: str) -> GameDef:
-    """A bundled game by name (``leduc``) or a game file by path."""
+    """A bundled game by name (``leduc``; a bundled name is never taken for a file of that
+    name) or a game file by path."""
     path = Path(name_or_path)
-    if path.suffix == ".game" or path.exists() or "/" in name_or_path:
+    if name_or_path not in bundled_names() and (path.suffix == ".game" or path.exists() or "/" in name_or_path):
         if not path.is_file():
             raise ConfigError(f"game definition file not found: {name_or_path}")
         try:
