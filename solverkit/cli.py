@@ -322,7 +322,7 @@ def info(game, overrides):
         for name, p in spec.params.items():
             mark = "*" if name in given else " "
             value = params.get(name)
-            shown = "(required)" if value is None else tomli_w.dumps({"v": value})[4:].strip()
+            shown = "(required)" if value is None else _toml_value(value)
             click.echo(f"  {mark} {name.ljust(pwidth)}  {shown:<12}  {p.type}: {p.doc}")
 
 
@@ -353,6 +353,15 @@ def report(run_dir, output):
 
     path = write_report(run_dir, output)
     click.echo(f"wrote {path}")
+
+
+def _toml_value(value) -> str:
+    """A value as TOML writes it, on one line (lists too: [3, 4, 4, 4])."""
+    import tomli_w
+
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in value) + "]"
+    return tomli_w.dumps({"v": value})[4:].strip()
 
 
 def run_config(run_dir: Path) -> Path:
