@@ -57,12 +57,15 @@ def _apply(perm, cards, num_suits):
 
 
 def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000,
-                     allowed: dict | None = None) -> Boards:
+                     allowed: dict | None = None, rounds: int | None = None) -> Boards:
     """All board sequences (or their suit-canonical representatives), children contiguous.
 
     `allowed` maps a round to the card sets its board may take (any representatives: they are
     made canonical here); the other boards of that round, and everything below them, are left
-    out. That deals one flop of hold'em, say, to study real subgames without the whole game."""
+    out. That deals one flop of hold'em, say, to study real subgames without the whole game.
+    `rounds` < the game's rounds deals only the first `rounds` rounds (a trunk): the later
+    rounds hold no boards, and the last dealt round's boards no children."""
+    dealt = gd.num_rounds if rounds is None else rounds
     S = gd.num_suits
     H = hands.shape[0]
     deck = list(range(gd.deck_size))
@@ -76,7 +79,7 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
 
     # each board: (per-round card sets, parent index in previous round, orbit hand maps)
     rounds = [[((), -1, [])]]
-    for r in range(1, gd.num_rounds):
+    for r in range(1, dealt):
         nb = gd.num_board_cards[r]
         nxt = []
         for i, (sets, _, _) in enumerate(rounds[-1]):
@@ -104,6 +107,7 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
             if len(nxt) > max_boards:
                 raise MemoryError(f"more than {max_boards:,} boards in round {r}")
         rounds.append(nxt)
+    rounds += [[] for _ in range(gd.num_rounds - dealt)]
     starts = np.zeros(gd.num_rounds + 1, dtype=np.int64)
     for r in range(gd.num_rounds):
         starts[r + 1] = starts[r] + len(rounds[r])
@@ -133,7 +137,8 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
                 orbits[g] = _hand_orbits(sets, hands, perms, hand_index, S)
             else:
                 orbits[g] = int(np.count_nonzero(~np.isin(hands, flat).any(axis=1))) if flat else H
-    for r in range(1, gd.num_rounds):
+    child_start[:] = child_end[:] = starts[dealt]  # the last dealt round: no children here
+    for r in range(1, dealt):
         p = parent[starts[r] : starts[r + 1]]
         idx = np.arange(starts[r - 1], starts[r])
         child_start[starts[r - 1] : starts[r]] = starts[r] + np.searchsorted(p, idx, side="left")
@@ -199,12 +204,15 @@ def count_deals(gd: GameDef) -> np.ndarray:
     return np.array(out)
 
 
-def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None) -> PokerTree:
+def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None,
+               rounds: int | None = None) -> PokerTree:
     """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking;
-    `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`)."""
+    `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`); `rounds`
+    deals only the first rounds (a trunk: the betting tree stays whole, the later rounds hold
+    no boards and there are no showdown tables)."""
     bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed)
+    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)
