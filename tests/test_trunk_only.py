@@ -1,0 +1,70 @@
+"""A trunk-only game (``[game] trunk_only = true``) deals only the rounds above the cut and
+still knows its subgames: the same keys, segment sizes, hand orders and layout as the whole
+game, and a zmq run with it gives the local run's numbers bit for bit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solverkit.core.config import load_config
+from solverkit.core.solver import run_solve
+from solverkit.errors import ConfigError
+
+# 4 rounds, cut after the flop: the trunk must never deal the turn (round 2) or the river (3)
+HULHE4 = {"name": "hulhe", "ranks": 5, "suits": 2, "rounds": 4, "max_raises": [1, 1, 1, 1], "split_round": 2,
+          "chunks": 2}
+ZMQ2 = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 1, "heartbeat": 0.1, "timeout": 20.0,
+        "connect_timeout": 60.0}
+COMPRESSED = {"compressor": {"name": "blosc2"}, "store": {"regret_scale": 64, "avg_scale": 64}}
+
+
+def game(**extra):
+    return load_config({"preset": "cfr_plus", "game": {**HULHE4, **extra}}).game
+
+
+def test_the_trunk_deals_no_board_below_the_cut_and_knows_the_whole_games_subgames():
+    whole, trunk = game(), game(trunk_only=True)
+    rs = trunk.tree.boards.round_start
+    assert rs[2] == rs[3] == rs[4] == whole.tree.boards.round_start[2]  # no turn, no river
+    assert trunk.tree.sd_order.shape[0] == 0 and trunk.tree.valid.shape[0] == rs[2]
+    np.testing.assert_array_equal(trunk.round_start, whole.tree.boards.round_start)
+    assert trunk.subgame_keys() == whole.subgame_keys()
+    assert [(s.key, s.arrays) for s in trunk.segments(True)] == [(s.key, s.arrays) for s in whole.segments(True)]
+    np.testing.assert_array_equal(trunk.hand_strength(), whole.hand_strength()[: rs[2]])
+    for p in (0, 1):
+        for name in ("block_start", "block_count", "block_actions"):
+            np.testing.assert_array_equal(getattr(trunk.layout(p), name), getattr(whole.layout(p), name))
+    assert trunk.subgame_config(trunk.subgame_keys()[:1])["trunk_only"] is False
+
+
+def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
+    trunk = game(trunk_only=True)
+    with pytest.raises(ConfigError, match="needs the whole public tree.*trunk_only = true"):
+        trunk.best_response([np.full(trunk.layout(p).size, 0.5) for p in (0, 1)])
+    with pytest.raises(ConfigError, match="trunk_only = true: it holds no subgame"):
+        trunk.subgame_pass(trunk.subgame_keys()[0], None, None, None)
+    with pytest.raises(ConfigError, match="trunk_only = true needs a cut"):
+        game(trunk_only=True, split_round=0)
+    with pytest.raises(ConfigError, match=r"\[transport\] \(local\).*trunk_only = true"):
+        run_solve(load_config({"preset": "cfr_plus", "game": {**HULHE4, "trunk_only": True},
+                               "solver": {"iterations": 1}}))
+
+
+@pytest.mark.parametrize("store", [{}, COMPRESSED], ids=["float64", "fixed_point_blosc2"])
+def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path, store):
+    base = {"preset": "cfr_plus", "game": HULHE4, "solver": {"iterations": 3, "eval_every": 1}, **store}
+    local = run_solve(load_config(base), out=tmp_path / "local")
+    asm = load_config({**base, "game": {**HULHE4, "trunk_only": True}, "transport": ZMQ2})
+    remote = run_solve(asm, out=tmp_path / "zmq")
+    rs = asm.game.tree.boards.round_start
+    assert rs[2] == rs[4]  # the trunk that solved it never dealt a turn or a river
+    cols = ("iteration", "exploitability", "br_0", "br_1", "exploitability_mbb", "stored_bytes", "compression_ratio")
+    assert [[r[c] for c in cols] for r in remote.metrics] == [[r[c] for c in cols] for r in local.metrics]
+    a, b = np.load(tmp_path / "local" / "strategy.npz"), np.load(tmp_path / "zmq" / "strategy.npz")
+    for name in a.files:
+        if name != "meta":
+            np.testing.assert_array_equal(a[name], b[name])
+    assert json.loads((tmp_path / "zmq" / "result.json").read_text())["stored_bytes"] == local.stored_bytes
