@@ -53,11 +53,13 @@ def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
                                "solver": {"iterations": 1}}))
 
 
-@pytest.mark.parametrize("store", [{}, COMPRESSED], ids=["float64", "fixed_point_blosc2"])
-def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path, store):
-    base = {"preset": "cfr_plus", "game": HULHE4, "solver": {"iterations": 3, "eval_every": 1}, **store}
+def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path):
+    """Metrics, stored bytes and the strategy file (the trunk decodes the workers' segments
+    with a game built for their flop) are the local run's, compressed store and all."""
+    g = {**HULHE4, "chunks": 1}
+    base = {"preset": "cfr_plus", "game": g, "solver": {"iterations": 2, "eval_every": 1}, **COMPRESSED}
     local = run_solve(load_config(base), out=tmp_path / "local")
-    asm = load_config({**base, "game": {**HULHE4, "trunk_only": True}, "transport": ZMQ2})
+    asm = load_config({**base, "game": {**g, "trunk_only": True}, "transport": ZMQ2})
     remote = run_solve(asm, out=tmp_path / "zmq")
     rs = asm.game.tree.boards.round_start
     assert rs[2] == rs[4]  # the trunk that solved it never dealt a turn or a river

@@ -70,12 +70,12 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
     H = hands.shape[0]
     deck = list(range(gd.deck_size))
     perms = _suit_perms(S) if isomorphic else [np.arange(S)]
-    hand_index = {tuple(int(c) for c in row): i for i, row in enumerate(hands)}
+    index = _HandIndex(hands, gd.deck_size, S)
 
     def hand_map(perm, inverse):
         if inverse:
             perm = np.argsort(perm)
-        return np.array([hand_index[_apply(perm, row, S)] for row in hands], dtype=np.int64)
+        return index.moved(perm)
 
     # each board: (per-round card sets, parent index in previous round, orbit hand maps)
     rounds = [[((), -1, [])]]
@@ -134,7 +134,7 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
             all_maps.extend(maps)
             perm_end[g] = len(all_maps)
             if isomorphic:
-                orbits[g] = _hand_orbits(sets, hands, perms, hand_index, S)
+                orbits[g] = _hand_orbits(sets, hands, perms, index, S)
             else:
                 orbits[g] = int(np.count_nonzero(~np.isin(hands, flat).any(axis=1))) if flat else H
     child_start[:] = child_end[:] = starts[dealt]  # the last dealt round: no children here
@@ -147,16 +147,35 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
     return Boards(starts, cards, num, parent, child_start, child_end, perm_start, perm_end, perm_arr, orbits)
 
 
-def _hand_orbits(sets, hands, perms, hand_index, S):
+class _HandIndex:
+    """Hand index of every hand moved by a suit permutation, vectorised (a hand's cards as
+    one integer code, looked up among the sorted codes of the hand table)."""
+
+    def __init__(self, hands, deck_size, num_suits):
+        self.hands, self.S = hands, num_suits
+        self.weights = deck_size ** np.arange(hands.shape[1], dtype=np.int64)
+        codes = hands @ self.weights
+        self.order = np.argsort(codes, kind="stable")
+        self.codes = codes[self.order]
+        self.cards = np.arange(deck_size, dtype=np.int64)
+
+    def code(self, perm) -> np.ndarray:
+        """Code of each hand's image under `perm` (suit s -> perm[s])."""
+        moved = self.cards - self.cards % self.S + np.asarray(perm, dtype=np.int64)[self.cards % self.S]
+        return np.sort(moved[self.hands], axis=1) @ self.weights
+
+    def moved(self, perm) -> np.ndarray:
+        """int64 [H]: the index of each hand's image under `perm`."""
+        return self.order[np.searchsorted(self.codes, self.code(perm))]
+
+
+def _hand_orbits(sets, hands, perms, index, S):
     """Number of valid hands distinct up to the suit permutations fixing the board."""
-    used = {c for st in sets for c in st}
+    used = np.array(sorted({c for st in sets for c in st}), dtype=np.int64)
     stab = [p for p in perms if all(_apply(p, st, S) == tuple(sorted(st)) for st in sets)]
-    seen = set()
-    for row in hands:
-        if used.intersection(int(c) for c in row):
-            continue
-        seen.add(min(_apply(p, row, S) for p in stab))
-    return len(seen)
+    valid = ~np.isin(hands, used).any(axis=1)
+    rep = np.min([index.code(p) for p in stab], axis=0)  # each orbit's smallest code
+    return int(np.unique(rep[valid]).size)
 
 
 @dataclass
