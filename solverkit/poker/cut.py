@@ -56,6 +56,8 @@ def _stabilizer(sets, perms, S):
 def _orbits_of_subsets(stab, remaining, nb, S) -> int:
     """Orbits of `nb`-card subsets of `remaining` under the permutations `stab` (Burnside:
     a subset fixed by a permutation is a union of its card cycles)."""
+    if len(stab) == 1 and all(int(x) == i for i, x in enumerate(stab[0])):
+        return math.comb(len(remaining), nb)  # no symmetry left: every subset is canonical
     total = 0
     rem = set(remaining)
     for perm in stab:
@@ -79,31 +81,29 @@ def _orbits_of_subsets(stab, remaining, nb, S) -> int:
     return total // len(stab)
 
 
-def _children(sets, used, deck, nb, perms, S):
-    """The canonical next-round card sets below a board (sorted, as the tree orders them),
-    each with the stabilizer of the extended board."""
-    stab = _stabilizer(sets, perms, S)
-    keys = sorted({min(_apply(p, combo, S) for p in stab) for combo in combinations([c for c in deck if c not in used], nb)})
-    return keys
+def _children(stab, used, deck, nb, S):
+    """The canonical next-round card sets below a board whose stabilizer is `stab` (sorted, as
+    the tree orders them)."""
+    combos = combinations([c for c in deck if c not in used], nb)
+    return sorted({min(_apply(p, combo, S) for p in stab) for combo in combos})
 
 
-def _descendants(gd: GameDef, sets, r, perms, S) -> np.ndarray:
-    """Boards per round below a board of round r-1 whose card sets are `sets` (rounds r..)."""
+def _descendants(gd: GameDef, sets, r, parent_stab, S) -> np.ndarray:
+    """Boards per round below a board of round r-1 whose card sets are `sets` (rounds r..);
+    `parent_stab` holds the stabilizer of its parent (the board's own is a subgroup)."""
     R = gd.num_rounds
     out = np.zeros(R, dtype=np.int64)
     used = {c for st in sets for c in st}
     deck = range(gd.deck_size)
     nb = gd.num_board_cards[r]
+    stab = _stabilizer(sets[-1:], parent_stab, S)
     if r == R - 1:  # the last round: count its canonical boards without listing them
-        if nb == 0:
-            out[r] = 1
-        else:
-            out[r] = _orbits_of_subsets(_stabilizer(sets, perms, S), [c for c in deck if c not in used], nb, S)
+        out[r] = 1 if nb == 0 else _orbits_of_subsets(stab, [c for c in deck if c not in used], nb, S)
         return out
-    keys = [()] if nb == 0 else _children(sets, used, deck, nb, perms, S)
+    keys = [()] if nb == 0 else _children(stab, used, deck, nb, S)
     out[r] = len(keys)
     for key in keys:
-        out += _descendants(gd, sets + (key,), r + 1, perms, S)
+        out += _descendants(gd, sets + (key,), r + 1, stab, S)
     return out
 
 
@@ -120,12 +120,13 @@ def count_below(gd: GameDef, boards, split: int, isomorphic: bool) -> BelowCut:
         sets = _card_sets(gd, boards, g)
         used = {c for st in sets for c in st}
         nb = gd.num_board_cards[split]
-        keys = [()] if nb == 0 else _children(sets, used, deck, nb, perms, S)
+        stab = _stabilizer(sets, perms, S)
+        keys = [()] if nb == 0 else _children(stab, used, deck, nb, S)
         kids = np.zeros((len(keys), R), dtype=np.int64)
         for j, key in enumerate(keys):
             kids[j, split] = 1
             if split + 1 < R:
-                kids[j] += _descendants(gd, sets + (key,), split + 1, perms, S)
+                kids[j] += _descendants(gd, sets + (key,), split + 1, stab, S)
         children.append(kids)
         count[i] = kids.sum(axis=0)
     round_start = np.array(boards.round_start, dtype=np.int64).copy()
