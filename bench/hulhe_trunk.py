@@ -37,6 +37,14 @@ RESULTS = ROOT / "bench" / "results"
 GOAL_GB = 8.0
 
 
+def phase(name: str, t: float, c: float) -> dict:
+    """Wall and process CPU seconds since (t, c), peak RSS so far; printed as it goes."""
+    row = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c, "peak_rss_gb": rss_gb()}
+    print(f"{name}: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU), peak RSS {row['peak_rss_gb']:.2f} GB",
+          flush=True)
+    return row
+
+
 def rss_gb() -> float:
     """Peak resident memory of this process so far (GB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2
@@ -66,16 +74,16 @@ def measure(sets: dict, passes: int) -> dict:
         "store": {"regret_scale": [16, 16, 0.5, 0.5], "avg_scale": 16},
     }
     phases = {}
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     asm = load_config(config)
     game = asm.game
-    phases["game"] = {"seconds": time.perf_counter() - t, "peak_rss_gb": rss_gb()}
-    t = time.perf_counter()
+    phases["game"] = phase("game", t, c)
+    t, c = time.perf_counter(), time.process_time()
     game.hand_orders()
-    phases["hand_orders"] = {"seconds": time.perf_counter() - t, "peak_rss_gb": rss_gb()}
-    t = time.perf_counter()
+    phases["hand_orders"] = phase("hand orders", t, c)
+    t, c = time.perf_counter(), time.process_time()
     store = make_store(asm)
-    phases["store"] = {"seconds": time.perf_counter() - t, "peak_rss_gb": rss_gb()}
+    phases["store"] = phase("store", t, c)
     warm_up_kernels()
     game.warmup()
     transport = StandIn()
@@ -87,10 +95,10 @@ def measure(sets: dict, passes: int) -> dict:
     runs = []
     for i in range(passes):
         it, player = 1 + i // 2, i % 2
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         game.cfr_pass(store, PassJob(it, (player,), asm.rule, asm.averaging), transport)
-        runs.append({"iteration": it, "player": player, "seconds": time.perf_counter() - t,
-                     "peak_rss_gb": rss_gb(), "stored_bytes": store.stored_bytes()})
+        runs.append({"iteration": it, "player": player, **phase(f"pass {i + 1}", t, c),
+                     "stored_bytes": store.stored_bytes()})
     per_pass = len(keys) * int(np.prod(game.subgame_shape())) * 8 * 2
     stored = store.stored_bytes()
     return {
@@ -127,17 +135,18 @@ def markdown(r: dict) -> str:
         f"Trunk values (regrets and averages of the preflop and the flop): {r['trunk_values']:,}; the subgames' "
         f"(on the workers, counted, never built here): {r['subgame_values']:,}.",
         "",
-        "| phase | seconds | peak RSS so far (GB) |",
-        "|---|---|---|",
-        f"| game: betting tree, preflop and flop boards, board counts below the cut | {ph['game']['seconds']:.1f} | "
-        f"{ph['game']['peak_rss_gb']:.2f} |",
-        f"| hand orders: rollout strengths of the flops (every turn and river, ACPC ranking) | "
-        f"{ph['hand_orders']['seconds']:.1f} | {ph['hand_orders']['peak_rss_gb']:.2f} |",
-        f"| store: {r['subgames'] + 1:,} segment specs | {ph['store']['seconds']:.1f} | {ph['store']['peak_rss_gb']:.2f} |",
+        "| phase | seconds (wall) | CPU seconds | peak RSS so far (GB) |",
+        "|---|---|---|---|",
     ]
+
+    def row(text, p):
+        lines.append(f"| {text} | {p['seconds']:.1f} | {p['cpu_seconds']:.1f} | {p['peak_rss_gb']:.2f} |")
+
+    row("game: betting tree, preflop and flop boards, board counts below the cut", ph["game"])
+    row("hand orders: rollout strengths of the flops (every turn and river, ACPC ranking)", ph["hand_orders"])
+    row(f"store: {r['subgames'] + 1:,} segment specs", ph["store"])
     for p in r["passes"]:
-        lines.append(f"| CFR+ pass, iteration {p['iteration']}, player {p['player']} (trunk down, subgames: zeros, "
-                     f"trunk up) | {p['seconds']:.1f} | {p['peak_rss_gb']:.2f} |")
+        row(f"CFR+ pass, iteration {p['iteration']}, player {p['player']} (trunk down, subgames: zeros, trunk up)", p)
     ratio = r["trunk_ratio_vs_float32"]
     lines += [
         "",

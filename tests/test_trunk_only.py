@@ -40,6 +40,18 @@ def test_the_trunk_deals_no_board_below_the_cut_and_knows_the_whole_games_subgam
     assert trunk.subgame_config(trunk.subgame_keys()[:1])["trunk_only"] is False
 
 
+@pytest.mark.parametrize("extra", [{"split_round": 1}, {"split_round": 3}, {"split_round": 2, "isomorphism": False}],
+                         ids=["cut_after_preflop", "cut_after_turn", "raw_boards"])
+def test_board_counts_below_any_cut_match_the_whole_tree(extra):
+    """Three suits (other stabilizers than two), cuts above two rounds or one, raw boards."""
+    g = {**HULHE4, "ranks": 4, "suits": 3, "chunks": 3, **extra}
+    whole, trunk = game(**g), game(**g, trunk_only=True)
+    np.testing.assert_array_equal(trunk.round_start, whole.tree.boards.round_start)
+    assert [(s.key, s.arrays) for s in trunk.segments(False)] == [(s.key, s.arrays) for s in whole.segments(False)]
+    cut = trunk.tree.boards.round_start[trunk.split]
+    np.testing.assert_array_equal(trunk.hand_strength(), whole.hand_strength()[:cut])
+
+
 def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
     trunk = game(trunk_only=True)
     with pytest.raises(ConfigError, match="needs the whole public tree.*trunk_only = true"):
