@@ -27,7 +27,7 @@ from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
 from .kernels import copy_runs, dfs_pass
-from .cut import count_below, rollout_wins
+from .cut import count_below, rollout_all
 from .tree import PokerTree, build_tree
 
 _FAST_KERNEL = []
@@ -534,8 +534,7 @@ class PokerGame(Game):
                 share[lo + i, t.sd_order[i, :c]] = 2 * below + ties
             if self.below is not None:  # the cut boards: rolled out over the rounds not built
                 lo = int(b.round_start[self.split - 1])
-                for g in range(lo, hi):
-                    share[g] = rollout_wins(self.gd, t.hands, b, g, self.strength_function())
+                share[lo:hi] = rollout_all(self.gd, t.hands, b, range(lo, hi), self.strength_function())
             for g in range(lo - 1, -1, -1):  # parents come before their children
                 total = np.zeros(t.num_hands, dtype=np.int64)
                 for c in range(int(b.child_start[g]), int(b.child_end[g])):
@@ -731,10 +730,12 @@ class PokerGame(Game):
         store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
+        del inputs  # views of `boundary`, which now takes the subgames' values
         boundary[:] = 0.0
         for key in self._keys:  # chunks add up in a fixed order, whatever order they finished in
             e, b, _ = key
             boundary[self.re_index[e], b - base] += outputs[key]
+        del outputs  # (2.3 GB for full hold'em) before the trunk's arrays are decoded for the way up
         # up: values from the subgames, trunk updates
         with store.open("trunk", self._writes(job, pj)) as seg:
             src, reg, avg = self._segment_arrays(store, "trunk", seg, job, pj)
