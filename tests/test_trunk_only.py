@@ -66,19 +66,23 @@ def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
 
 
 def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path):
-    """Metrics, stored bytes and the strategy file (the trunk decodes the workers' segments
-    with a game built for their flop) are the local run's, compressed store and all."""
+    """Metrics, stored bytes and the strategy file are the local run's, compressed store and
+    all, through a checkpoint and --resume (the trunk decodes the workers' segments with a game
+    built for their flop, to check a checkpoint and to write the strategy)."""
     g = {**HULHE4, "chunks": 1}
     base = {"preset": "cfr_plus", "game": g, "solver": {"iterations": 2, "eval_every": 1}, **COMPRESSED}
     local = run_solve(load_config(base), out=tmp_path / "local")
-    asm = load_config({**base, "game": {**g, "trunk_only": True}, "transport": ZMQ2})
-    remote = run_solve(asm, out=tmp_path / "zmq")
+    remote = {**base, "game": {**g, "trunk_only": True}, "transport": ZMQ2}
+    part = tmp_path / "zmq"
+    run_solve(load_config(remote), iterations=1, out=part, checkpoint_every="1")
+    asm = load_config(remote)
+    resumed = run_solve(asm, iterations=2, out=part, resume=True)
     rs = asm.game.tree.boards.round_start
     assert rs[2] == rs[4]  # the trunk that solved it never dealt a turn or a river
     cols = ("iteration", "exploitability", "br_0", "br_1", "exploitability_mbb", "stored_bytes", "compression_ratio")
-    assert [[r[c] for c in cols] for r in remote.metrics] == [[r[c] for c in cols] for r in local.metrics]
-    a, b = np.load(tmp_path / "local" / "strategy.npz"), np.load(tmp_path / "zmq" / "strategy.npz")
+    assert [[r[c] for c in cols] for r in resumed.metrics] == [[r[c] for c in cols] for r in local.metrics]
+    a, b = np.load(tmp_path / "local" / "strategy.npz"), np.load(part / "strategy.npz")
     for name in a.files:
         if name != "meta":
             np.testing.assert_array_equal(a[name], b[name])
-    assert json.loads((tmp_path / "zmq" / "result.json").read_text())["stored_bytes"] == local.stored_bytes
+    assert json.loads((part / "result.json").read_text())["stored_bytes"] == local.stored_bytes

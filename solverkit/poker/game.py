@@ -496,18 +496,41 @@ class PokerGame(Game):
             index = self._names = {self._segment_name(k): k for k in self._keys}
         return index
 
-    def _below_game(self, key):
-        """(a game holding subgame `key`, its key there): for a trunk-only game, the game a
-        worker owning `key` builds (:meth:`subgame_config`: hold'em deals only its flop), made
-        when a segment below the cut must be decoded here (the strategy output, --resume) and
-        kept until a subgame of another configuration is asked for."""
+    #: bytes of board tables below the cut a trunk-only game keeps (least recently used dropped)
+    below_cache_bytes = 512 << 20
+
+    def _below_tables(self, key):
+        """For a trunk-only game: (board keys, hand orders, first row per round, first board per
+        round) of the boards below subgame `key`'s cut board, rows in the whole game's board
+        order, taken from the game a worker owning `key` builds (:meth:`subgame_config`:
+        hold'em deals only its flop). Made when a segment below the cut must be decoded here
+        (the strategy output, --resume); kept, within `below_cache_bytes`, per configuration."""
         cfg = self.subgame_config([key])
         tag = tuple(sorted((k, str(v)) for k, v in cfg.items()))
-        held = self.__dict__.get("_below_held")
-        if held is None or held[0] != tag:
-            held = self._below_held = (tag, type(self)(**{**self.config, **cfg, "trunk_only": False}))
-        game = held[1]
-        return game, game.subgame_key_at(self.subgame_address(key))
+        cache = self.__dict__.setdefault("_below_cache", {})
+        if tag in cache:
+            cache[tag] = cache.pop(tag)  # most recently used last
+            return cache[tag]
+        game = type(self)(**{**self.config, **cfg, "trunk_only": False})
+        e, b, _ = key
+        i = b - int(self.tree.boards.round_start[self.split - 1])
+        local_b = game.subgame_key_at(self.subgame_address(key))[1]
+        R, s = self.gd.num_rounds, self.split
+        local_first = game._chunk_boards(local_b, 0)[0]  # chunk 0 starts at the cut board's first child
+        rows, board_keys, orders = np.zeros(R, dtype=np.int64), [], []
+        n = 0
+        for r in range(s, R):
+            count = int(self.below.count[i, r])
+            ids = np.arange(local_first[r], local_first[r] + count)
+            rows[r] = n
+            n += count
+            board_keys.append(game.board_keys()[ids])
+            orders.append(game.hand_orders()[ids])
+        tables = (np.concatenate(board_keys), np.concatenate(orders), rows, self.below.first[i].copy())
+        cache[tag] = tables
+        while sum(t[1].nbytes for t in cache.values()) > self.below_cache_bytes and len(cache) > 1:
+            cache.pop(next(iter(cache)))
+        return tables
 
     def subgame_config(self, keys):
         """A worker builds the subgames it owns: never trunk-only (subclasses add a smaller deal)."""
@@ -588,11 +611,6 @@ class PokerGame(Game):
         which is also the order the north-predicting modes visit the boards in."""
         from ..core.codec import Grid
 
-        if self.below is not None and key != "trunk":
-            # below the cut: the grid of a game built for this subgame alone (the same blocks,
-            # numbered its own way, with the hand orders of its boards)
-            game, local = self._below_game(self._name_to_key()[key])
-            return game.segment_grid(game.subgame_segment(local), name, board_order)
         p = int(name[-1])
         memo = self.__dict__.setdefault("_grid_memo", {})  # regrets and averages share a grid
         if (key, p, board_order) in memo:
@@ -605,22 +623,28 @@ class PokerGame(Game):
         offset = region.node_off[nodes] + k * region.stride[p, rnd]
         north = np.full(nodes.size, -1, dtype=np.int64)
         visit = []
-        board_keys = self.board_keys() if board_order else None
+        if self.below is None or key == "trunk":
+            keys_table, orders = self.board_keys(), self.hand_orders()
+            row0, board0 = np.zeros(self.gd.num_rounds, dtype=np.int64), np.zeros(self.gd.num_rounds, dtype=np.int64)
+        else:  # below a trunk-only game's cut: tables of this cut board's boards alone
+            keys_table, orders, row0, board0 = self._below_tables(self._name_to_key()[key])
+        board_keys = keys_table if board_order else None
         # units run board-major within a round, the same nodes on every board
         for r in np.unique(rnd):
             idx = np.flatnonzero(rnd == r)
             per_board = int(np.count_nonzero(k[idx] == k[idx[0]]))
             by_board = idx.reshape(-1, per_board)  # [boards of the round here, nodes]
             if board_keys is not None:
-                boards = first[r] + k[by_board[:, 0]]
+                boards = first[r] + k[by_board[:, 0]] - board0[r] + row0[r]
                 by_board = by_board[np.argsort(board_keys[boards], kind="stable")]
             north[by_board[1:]] = by_board[:-1]
             visit.append(by_board.ravel())
-        order = (first[rnd] + k).astype(np.int64)  # the global board: a row of hand_orders()
+        order = (first[rnd] + k - board0[rnd] + row0[rnd]).astype(np.int64)  # the board's row of `orders`
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
-        grid = memo[(key, p, board_order)] = Grid(
-            offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
-            self.hand_orders(), np.concatenate(visit).astype(np.int64) if visit else None)
+        grid = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
+                    orders, np.concatenate(visit).astype(np.int64) if visit else None)
+        if self.below is None or key == "trunk":  # (the store keeps the grids it uses)
+            memo[(key, p, board_order)] = grid
         return grid
 
     def subgame_keys(self):
