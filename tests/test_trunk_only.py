@@ -14,7 +14,7 @@ from solverkit.core.solver import run_solve
 from solverkit.errors import ConfigError
 
 # 4 rounds, cut after the flop: the trunk must never deal the turn (round 2) or the river (3)
-HULHE4 = {"name": "hulhe", "ranks": 5, "suits": 2, "rounds": 4, "max_raises": [1, 1, 1, 1], "split_round": 2,
+HULHE4 = {"name": "hulhe", "ranks": 5, "suits": 2, "rounds": 4, "max_raises": [1, 0, 1, 0], "split_round": 2,
           "chunks": 2}
 ZMQ2 = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 1, "heartbeat": 0.1, "timeout": 20.0,
         "connect_timeout": 60.0}
