@@ -52,6 +52,17 @@ def test_board_counts_below_any_cut_match_the_whole_tree(extra):
     np.testing.assert_array_equal(trunk.hand_strength(), whole.hand_strength()[:cut])
 
 
+@pytest.mark.parametrize("name", ["leduc", "rhode_island"])
+def test_other_poker_games_cut_trunk_only_match_their_whole_tree(name):
+    """One hole card, the ACPC kernel (Leduc) or a Python strength function (Rhode Island)."""
+    table = {"name": name, "split_round": 1}
+    whole = load_config({"preset": "cfr_plus", "game": table}).game
+    trunk = load_config({"preset": "cfr_plus", "game": {**table, "trunk_only": True}}).game
+    assert trunk.tree.boards.round_start[-1] == 1  # the preflop alone
+    assert [(s.key, s.arrays) for s in trunk.segments(True)] == [(s.key, s.arrays) for s in whole.segments(True)]
+    np.testing.assert_array_equal(trunk.hand_strength(), whole.hand_strength()[:1])
+
+
 def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
     trunk = game(trunk_only=True)
     with pytest.raises(ConfigError, match="needs the whole public tree.*trunk_only = true"):
