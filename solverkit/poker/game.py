@@ -765,6 +765,7 @@ class PokerGame(Game):
             src, reg, avg = self._segment_arrays(store, "trunk", seg, job, pj)
             out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                              boundary_mode=2, boundary=boundary)
+            del boundary  # freed before the updated arrays are encoded
             self._finish_segment(seg, reg, avg, job, pj)
         return out
 
