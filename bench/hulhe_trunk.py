@@ -66,7 +66,7 @@ class StandIn(Transport):
         return out
 
 
-def measure(sets: dict, passes: int) -> dict:
+def measure(sets: dict, passes: int, strength_file: str | None = None) -> dict:
     config = {
         "preset": "cfr_plus",
         "game": {"name": "hulhe", "trunk_only": True, **sets},
@@ -79,8 +79,13 @@ def measure(sets: dict, passes: int) -> dict:
     game = asm.game
     phases["game"] = phase("game", t, c)
     t, c = time.perf_counter(), time.process_time()
+    cached = strength_file is not None and Path(strength_file).exists()
+    if cached:  # rollout strengths of an earlier run of the same game (they take minutes)
+        game._strength = np.load(strength_file)
     game.hand_orders()
-    phases["hand_orders"] = phase("hand orders", t, c)
+    phases["hand_orders"] = {**phase("hand orders", t, c), "loaded_from_file": cached}
+    if strength_file is not None and not cached:
+        np.save(strength_file, game.hand_strength())
     t, c = time.perf_counter(), time.process_time()
     store = make_store(asm)
     phases["store"] = phase("store", t, c)
@@ -143,7 +148,8 @@ def markdown(r: dict) -> str:
         lines.append(f"| {text} | {p['seconds']:.1f} | {p['cpu_seconds']:.1f} | {p['peak_rss_gb']:.2f} |")
 
     row("game: betting tree, preflop and flop boards, board counts below the cut", ph["game"])
-    row("hand orders: rollout strengths of the flops (every turn and river, ACPC ranking)", ph["hand_orders"])
+    row("hand orders: rollout strengths of the flops (every turn and river, ACPC ranking)" +
+        (" (loaded from a file)" if ph["hand_orders"].get("loaded_from_file") else ""), ph["hand_orders"])
     row(f"store: {r['subgames'] + 1:,} segment specs", ph["store"])
     for p in r["passes"]:
         row(f"CFR+ pass, iteration {p['iteration']}, player {p['player']} (trunk down, subgames: zeros, trunk up)", p)
@@ -167,12 +173,14 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE", help="a [game] parameter")
     ap.add_argument("--passes", type=int, default=3, help="CFR+ passes to time (alternating players)")
     ap.add_argument("--name", default="hulhe_trunk")
+    ap.add_argument("--strength-file", help="keep the flops' rollout strengths in this .npy file and load "
+                    "them from it when it exists (their time is then not measured)")
     args = ap.parse_args()
     sets = {}
     for item in args.set:
         key, _, value = item.partition("=")
         sets[key] = parse_value(value)
-    r = measure(sets, args.passes)
+    r = measure(sets, args.passes, args.strength_file)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.name}.json").write_text(json.dumps(r, indent=2) + "\n")
     (RESULTS / f"{args.name}.md").write_text(markdown(r))
