@@ -750,6 +750,7 @@ class PokerGame(Game):
             return out
         s = self.split
         boundary, inputs = self.trunk_reach(store, job)
+        self._trim(store)
         base = int(t.boards.round_start[s - 1])
         store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
@@ -767,17 +768,26 @@ class PokerGame(Game):
                              boundary_mode=2, boundary=boundary)
             del boundary  # freed before the updated arrays are encoded
             self._finish_segment(seg, reg, avg, job, pj)
+        self._trim(store)
         return out
+
+    def _trim(self, store):
+        """A trunk-only trunk's store holds one segment, decoded twice a pass, between which
+        the transport's buffers come and go: it keeps no spare decode buffers (full hold'em:
+        5 GB) through them."""
+        if self.trunk_only and hasattr(store, "free_spare_buffers"):
+            store.free_spare_buffers()
 
     def trunk_reach(self, store, job: _Job):
         """The trunk's down walk: (boundary buffer, {subgame key: reach [2, H] at the cut})."""
         t = self.tree
         nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
         boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
-        seg = store.read("trunk")
-        src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
-        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
-                   boundary_mode=1, boundary=boundary, do_backward=False)
+        with store.open("trunk", ()) as seg:  # read only: its buffers go back to the store's pool
+            src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
+            self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                       boundary_mode=1, boundary=boundary, do_backward=False)
+            del src, reg, avg
         base = int(t.boards.round_start[self.split - 1])
         # views, not copies (2.3 GB for full hold'em): the transport reads them before _pass
         # reuses the buffer for the subgames' values
