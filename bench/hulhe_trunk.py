@@ -38,11 +38,30 @@ GOAL_GB = 8.0
 
 
 def phase(name: str, t: float, c: float) -> dict:
-    """Wall and process CPU seconds since (t, c), peak RSS so far; printed as it goes."""
-    row = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c, "peak_rss_gb": rss_gb()}
-    print(f"{name}: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU), peak RSS {row['peak_rss_gb']:.2f} GB",
-          flush=True)
+    """Wall and process CPU seconds since (t, c), peak RSS so far and in this phase alone
+    (Linux: VmHWM, reset after each phase); printed as it goes."""
+    now = phase_peak_gb()
+    _PEAK[0] = max(_PEAK[0], now if now is not None else rss_gb())
+    row = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c, "peak_rss_gb": _PEAK[0],
+           "phase_peak_rss_gb": now}
+    print(f"{name}: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU), peak RSS {row['phase_peak_rss_gb']:.2f} "
+          f"GB ({row['peak_rss_gb']:.2f} GB so far)", flush=True)
     return row
+
+
+_PEAK = [0.0]  # the run's peak RSS (the kernel's high-water mark is reset after each phase)
+
+
+def phase_peak_gb() -> float | None:
+    """This process's peak RSS since the last call (VmHWM, then reset through clear_refs)."""
+    try:
+        with open("/proc/self/status") as fh:
+            kb = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except (OSError, StopIteration, ValueError):
+        return None
+    return kb / 1024 ** 2
 
 
 def rss_gb() -> float:
@@ -74,6 +93,7 @@ def measure(sets: dict, passes: int, strength_file: str | None = None) -> dict:
         "store": {"regret_scale": [16, 16, 0.5, 0.5], "avg_scale": 16},
     }
     phases = {}
+    phase_peak_gb()
     t, c = time.perf_counter(), time.process_time()
     asm = load_config(config)
     game = asm.game
@@ -122,7 +142,7 @@ def measure(sets: dict, passes: int, strength_file: str | None = None) -> dict:
         "bytes_per_pass": per_pass,
         "bytes_per_pass_measured": int(transport.bytes) if runs else None,
         "bytes_per_iteration": 2 * per_pass,
-        "peak_rss_gb": rss_gb(),
+        "peak_rss_gb": _PEAK[0],
         "goal_gb": GOAL_GB,
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
     }
@@ -140,12 +160,14 @@ def markdown(r: dict) -> str:
         f"Trunk values (regrets and averages of the preflop and the flop): {r['trunk_values']:,}; the subgames' "
         f"(on the workers, counted, never built here): {r['subgame_values']:,}.",
         "",
-        "| phase | seconds (wall) | CPU seconds | peak RSS so far (GB) |",
-        "|---|---|---|---|",
+        "| phase | seconds (wall) | CPU seconds | peak RSS in the phase (GB) | peak RSS so far (GB) |",
+        "|---|---|---|---|---|",
     ]
 
     def row(text, p):
-        lines.append(f"| {text} | {p['seconds']:.1f} | {p['cpu_seconds']:.1f} | {p['peak_rss_gb']:.2f} |")
+        peak = p.get("phase_peak_rss_gb")
+        lines.append(f"| {text} | {p['seconds']:.1f} | {p['cpu_seconds']:.1f} | "
+                     f"{'n/a' if peak is None else f'{peak:.2f}'} | {p['peak_rss_gb']:.2f} |")
 
     row("game: betting tree, preflop and flop boards, board counts below the cut", ph["game"])
     row("hand orders: rollout strengths of the flops (every turn and river, ACPC ranking)" +
