@@ -114,6 +114,9 @@ class Game:
     #: (no incremental state), so the solver may use it for its final, exact evaluation and
     #: never gather the whole strategy for it
     store_walk_is_exact: ClassVar[bool] = False
+    #: False for a game built without its subgames (a trunk that a network transport's workers
+    #: complete): it can run the trunk's part of a pass, never :meth:`subgame_pass`
+    holds_subgames: bool = True
     #: bytes of this game's regrets and averages as float64 (0: unknown); the solver refuses a
     #: float64 store in memory that cannot fit, before allocating it
     store_estimate: int = 0
