@@ -225,6 +225,7 @@ class Solver:
         #: nodes the passes visited so far (None while the game reports no count)
         self.nodes_touched = None
         self._confirmed = None  # (iteration, exact row) of the last confirm()
+        self._unconfirmed_said = False
 
     @property
     def eval_current(self) -> bool:
@@ -288,7 +289,7 @@ class Solver:
         and, when the transport's values come from elsewhere (``Transport.trusted_values``),
         every value it computed: the walk reads the stored strategy segment by segment here."""
         store, transport = self.store, self.transport
-        if exact and not transport.trusted_values:
+        if exact and not transport.trusted_values and self.game.holds_subgames:
             store, transport = self.values, None
         fast = None
         if not exact or self.game.store_walk_is_exact:
@@ -324,7 +325,12 @@ class Solver:
         else:
             exact = self.evaluate(exact=True)
             self._confirmed = (self.iteration, exact)
-        if not self.transport.trusted_values and row.get("iteration") == self.iteration:
+        if not self.game.holds_subgames and not self.transport.trusted_values and not self._unconfirmed_said:
+            # a trunk that holds only the trunk cannot walk the subgames itself: the workers' numbers stand
+            self._unconfirmed_said = True
+            _say(f"game {self.game.name!r} holds only its trunk here: its exploitability is the workers' "
+                 "evaluation, not confirmed on the trunk (docs/wire.md#security)")
+        if not self.transport.trusted_values and self.game.holds_subgames and row.get("iteration") == self.iteration:
             for col in ("br_0", "br_1", CURRENT_COLUMN):
                 a, b = row.get(col), exact.get(col)
                 if a is not None and b is not None and not math.isclose(a, b, rel_tol=CONFIRM_RTOL, abs_tol=1e-12):
