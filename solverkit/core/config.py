@@ -309,6 +309,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
             solver_table["eval_every"] = every[1]
         solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
     sampler = _resolve_sampler(raw, registry, instances, solver["seed"])
+    instances["game"].check_sampler(sampler, solver)
     if "sampler" in raw:
         resolved["sampler"] = {"name": sampler.name, **sampler.config}
     try:

@@ -181,6 +181,16 @@ class Game:
             total = None if n is None or total is None else total + int(n)
         return total
 
+    def blocks_passes(self, rule, averaging, store) -> bool:
+        """True when :meth:`cfr_block` runs a block of *full* passes faster than one call each,
+        with the same numbers (the solver then hands this game blocks of iterations between
+        evaluations). Default False; sampled passes are always handed in blocks."""
+        return False
+
+    def check_sampler(self, sampler, solver: dict) -> None:
+        """ConfigError when this game's engine cannot run `sampler` with the ``[solver]`` settings
+        `solver` (called once the sampler is checked against the rule and averaging)."""
+
     def subgame_pass(self, key, job: PassJob, inputs, store):
         """Run the part of a pass inside subgame `key`; only for decomposed games."""
         raise NotImplementedError(f"game {self.name!r} has no subgames")

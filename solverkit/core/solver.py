@@ -239,9 +239,13 @@ class Solver:
     @property
     def batches(self) -> bool:
         """True when :meth:`step` may run many iterations in one call of the game's kernels
-        (sampled passes, which are too cheap to pay Python's overhead once each)."""
+        (sampled passes, which are too cheap to pay Python's overhead once each, and full passes
+        of a game whose :meth:`~solverkit.core.game.Game.blocks_passes` says so: small poker games)."""
         sampler = self.assembly.sampler
-        return sampler is not None and sampler.sampled
+        if sampler is not None and sampler.sampled:
+            return True
+        a = self.assembly
+        return bool(self.game.blocks_passes(a.rule, a.averaging, self.store))
 
     def _count(self, n) -> None:
         if isinstance(n, (int, np.integer)):

@@ -6,6 +6,12 @@ segment, and every (round-end node of round s-1, board of round s-1) pair is a *
 holding everything below it. A pass then walks the trunk down to the cut (reach vectors out),
 hands the subgames to the transport, and walks the trunk again with the subgames'
 counterfactual values (regret updates on the way up). Both paths run the same kernel.
+
+Sampled passes (``[sampler] name = "chance"`` or ``"external"``, docs/samplers.md) deal one
+board per round: the trunk walks one path of boards, only the subgames below its cut board are
+handed to the transport, and each deals one board per round below it. Draws are keyed by the
+boards' cards (:meth:`PokerGame.board_codes`), so a worker's smaller game draws what the trunk
+would.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.game import Game, PassJob
+from ..core.game import Game, PassBlock, PassJob
 from ..core.layout import Layout
 from ..core.params import Param
+from ..core.rng import stream
 from ..core.passes import NO_COEFFS, finish_segment, kernel_coefficients, policy_source, segment_arrays, writes
 from ..core.store import SegmentSpec
 from ..core.units import Unit
@@ -27,7 +34,7 @@ from ..errors import ConfigError, ProtocolError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
-from .kernels import copy_runs, dfs_pass
+from .kernels import MODE_CHANCE, MODE_EXTERNAL, MODE_FULL, copy_runs, dfs_block, dfs_pass, sample_path
 from .cut import count_below, rollout_all
 from .tree import PokerTree, build_tree
 
@@ -44,6 +51,10 @@ def _kernel():
     if len(sigs) == 1:
         _FAST_KERNEL.append(dfs_pass.overloads[sigs[0]].entry_point)
     return dfs_pass
+
+
+#: kernel modes of the sampling schemes the poker engine runs
+_MODES = {"full": MODE_FULL, "chance": MODE_CHANCE, "external": MODE_EXTERNAL}
 
 
 def _bits(players) -> int:
@@ -90,6 +101,22 @@ class _Job:
     inline_avg: bool = True
     source: str = "regret"  # policy source: "regret" (CFR) or a strategy kind for best response
     prune: bool = True  # skip zero-reach subtrees (exact unless a zero update changes stored values)
+    sample: int = MODE_FULL  # MODE_FULL, MODE_CHANCE (one board per round) or MODE_EXTERNAL
+    stream: tuple = (0, 0, 0)  # (seed, iteration, stream player) of a sampled pass's draws
+
+    def key(self) -> np.uint64:
+        """The pass's stream key (:func:`solverkit.core.rng.stream`; subgame field 0: the
+        boards' codes name where a draw is, in the trunk and on every worker alike)."""
+        if self.sample == MODE_FULL:
+            return np.uint64(0)
+        return np.uint64(stream(*self.stream, 0))
+
+    def sampling_player(self) -> int:
+        """External sampling: the player whose hands sample their actions (the one not
+        updated); -1 otherwise."""
+        if self.sample != MODE_EXTERNAL:
+            return -1
+        return 1 if self.upd_mask == 1 else 0
 
     def to_wire(self) -> dict:
         """The settings as a msgpack-able map (field name -> value)."""
@@ -110,6 +137,8 @@ class _Job:
             inline_avg=field(data, "inline_avg", where, "bool"),
             source=field(data, "source", where, "str", choices=("regret", "avg")),
             prune=field(data, "prune", where, "bool"),
+            sample=field(data, "sample", where, "int", lo=MODE_FULL, hi=MODE_EXTERNAL),
+            stream=tuple(field(data, "stream", where, "int_list", length=3, lo=0, hi=2**64 - 1)),
         )
 
 
@@ -117,6 +146,7 @@ class PokerGame(Game):
     """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
 
     unit_name = "chips"
+    samplers = ("full", "chance", "external")
     export_limit = 200_000
     store_walk_is_exact = True
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
@@ -714,6 +744,7 @@ class PokerGame(Game):
             job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
             float(pre), float(pos), float(neg), float(floor), float(decay), float(weight),
             boundary_mode, boundary, do_backward, job.prune, reach, cfv, live, out,
+            job.sample, job.key(), self.board_codes(), job.sampling_player(),
         )
         return out.copy()
 
@@ -753,12 +784,18 @@ class PokerGame(Game):
         boundary, inputs = self.trunk_reach(store, job)
         self._trim(store)
         base = int(t.boards.round_start[s - 1])
-        store.expect(self._segment_names)
+        keys = self._keys
+        if job.sample != MODE_FULL:  # only the subgames below the cut board the trunk dealt
+            keys = self.sampled_keys(job)
+            inputs = {k: inputs[k] for k in keys}
+            store.expect([self._segment_name(k) for k in keys])
+        else:
+            store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
         del inputs  # views of `boundary`, which now takes the subgames' values
         boundary[:] = 0.0
-        for key in self._keys:  # chunks add up in a fixed order, whatever order they finished in
+        for key in keys:  # chunks add up in a fixed order, whatever order they finished in
             e, b, _ = key
             boundary[self.re_index[e], b - base] += outputs[key]
         del outputs  # (2.3 GB for full hold'em) before the trunk's arrays are decoded for the way up
@@ -778,6 +815,51 @@ class PokerGame(Game):
         5 GB) through them."""
         if self.trunk_only and hasattr(store, "free_spare_buffers"):
             store.free_spare_buffers()
+
+    def sampled_keys(self, job: _Job) -> list:
+        """The subgame keys a sampled pass hands out: those below the cut board that the trunk's
+        walk deals (the same draws, :func:`.kernels.sample_path`), and of its chunks the one
+        holding the board dealt below it (a trunk-only game, which lacks those boards, hands out
+        every chunk of the cut board: the others walk nothing)."""
+        t = self.tree
+        b = t.boards
+        s = self.split
+        key = job.key()
+        path, _ = sample_path(key, 0, s - 1, self.board_codes(), b.child_start, b.child_end, b.perm_start, b.perm_end)
+        cut = int(path[-1])
+        chunks = self._chunks[cut]
+        if self.below is None and len(chunks) > 1:
+            child = int(sample_path(key, cut, 1, self.board_codes(), b.child_start, b.child_end, b.perm_start,
+                                    b.perm_end)[0][1])
+            chunks = [next((c0, c1) for c0, c1 in chunks if c0 <= child < c1)]
+        index = {c: j for j, c in enumerate(self._chunks[cut])}
+        return [(e, cut, index[c]) for e in self.entries for c in chunks]
+
+    def board_codes(self) -> np.ndarray:
+        """int64 [boards]: each board named by its round and cards (not its index, which differs
+        in a worker's smaller game): the node of its draw in a sampled pass's stream."""
+        codes = self.__dict__.get("_board_codes")
+        if codes is None:
+            b = self.tree.boards
+            rnd = np.searchsorted(b.round_start, np.arange(b.cards.shape[0]), side="right") - 1
+            code = rnd.astype(np.uint64)
+            with np.errstate(over="ignore"):
+                for j in range(b.cards.shape[1]):
+                    code = code * np.uint64(131) + (b.cards[:, j] + 1).astype(np.uint64)
+            codes = self._board_codes = (code >> np.uint64(1)).astype(np.int64)
+        return codes
+
+    def pass_nodes(self, job: _Job) -> int:
+        """Public nodes (betting decision node, board: one vector over the hands each) that a
+        pass visits: every board's, or one board's per round for a sampled pass
+        (``nodes_touched``; counted from the tree, the same wherever the subgames ran)."""
+        counts = self.__dict__.get("_node_counts")
+        if counts is None:
+            bet = self.tree.bet
+            per_round = np.array([np.count_nonzero((bet.kind == DECISION) & (bet.round == r))
+                                  for r in range(self.gd.num_rounds)], dtype=np.int64)
+            counts = self._node_counts = (int(per_round @ np.diff(self.round_start)), int(per_round.sum()))
+        return counts[0] if job.sample == MODE_FULL else counts[1]
 
     def trunk_reach(self, store, job: _Job):
         """The trunk's down walk: (boundary buffer, {subgame key: reach [2, H] at the cut})."""
@@ -811,8 +893,61 @@ class PokerGame(Game):
             self._finish_segment(seg, reg, avg, kjob, pj)
         return out
 
-    def cfr_pass(self, store, job: PassJob, transport=None):
-        self._pass(store, self.kernel_job(job), transport, job)
+    def cfr_pass(self, store, job: PassJob, transport=None) -> int:
+        """One pass (full or sampled, as job.sampler says); returns the public nodes visited."""
+        kjob = self.kernel_job(job)
+        self._pass(store, kjob, transport, job)
+        return self.pass_nodes(kjob)
+
+    def blocks_passes(self, rule, averaging, store) -> bool:
+        """True when :meth:`cfr_block` runs a block of passes in one kernel call: a whole (unsplit)
+        game, a rule that updates in the kernel and plays its regrets, an averaging scheme in
+        the kernel or none, and a store that keeps doubles as they are (a lossy store rounds at
+        every encode, which one call per block would skip)."""
+        return (not self.split and rule.inline and rule.plain_policy and not rule.state
+                and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
+
+    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+        """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
+        :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
+        if not self.blocks_passes(block.rule, block.averaging, store):
+            return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        kjobs = [self.kernel_job(job) for job in block.jobs()]
+        upd = np.array([k.upd_mask for k in kjobs], dtype=np.int64)
+        avgm = np.array([k.avg_mask for k in kjobs], dtype=np.int64)
+        coeffs = np.array([k.coeffs for k in kjobs], dtype=np.float64).reshape(-1, 6)
+        prunes = np.array([k.prune for k in kjobs], dtype=np.bool_)
+        modes = np.array([k.sample for k in kjobs], dtype=np.int64)
+        keys = np.array([k.key() for k in kjobs], dtype=np.uint64)
+        samp = np.array([k.sampling_player() for k in kjobs], dtype=np.int64)
+        upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
+        pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
+        t = self.tree
+        bet = t.bet
+        region = self.full
+        last = self.gd.num_rounds - 1
+        reach, cfv, live, out = self._bufs()
+        with store.open("root", writes(pj, upd_all, avg_all)) as seg:
+            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
+            dfs_block(bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+                      region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
+                      t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
+                      int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+                      region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
+                      self._root_entry(), t.boards.round_start, region.node_off, region.stride,
+                      src[0], src[1], reg[0], reg[1], avg[0], avg[1],
+                      upd, avgm, coeffs, prunes, modes, keys, samp, self.board_codes(), reach, cfv, live, out)
+        return sum(self.pass_nodes(k) for k in kjobs)
+
+    def check_sampler(self, sampler, solver: dict) -> None:
+        """External sampling explores one player's actions and samples the other's: a pass per
+        player, so it needs alternating updates here (both players' regrets from one profile
+        would need a copy of one player's regrets: a sweep)."""
+        if sampler.scheme == "external" and solver.get("update") == "simultaneous":
+            raise ConfigError(
+                f"[sampler] name = {sampler.name!r} on game {self.name!r} needs [solver] update = \"alternating\" "
+                "(each pass explores one player's actions and samples the other's); use alternating updates "
+                "(preset cfr_plus) or [sampler] name = \"chance\"")
 
     def kernel_job(self, job: PassJob) -> _Job:
         """The kernel settings of a CFR pass (what cfr_pass hands the trunk and subgames)."""
@@ -827,8 +962,15 @@ class PokerGame(Game):
         # (a custom rule's update runs over the whole array after the kernel, so its
         # instantaneous regrets may skip what nothing reaches: they are zero there)
         prune = self.pruning and (pre == 1.0 and pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
-        return _Job(_bits(players), avg_mask, _bits(players), -1, coeffs, job.rule.inline, job.averaging.inline,
-                    prune=prune)
+        sampler = job.sampler
+        mode = _MODES[sampler.scheme] if sampler is not None and sampler.sampled else MODE_FULL
+        if mode != MODE_FULL:
+            sampler.check_coefficients(job.rule, job.averaging, job.iteration)
+            if mode == MODE_EXTERNAL and len(players) != 1:
+                self.check_sampler(sampler, {"update": "simultaneous"})
+        upd = _bits(players)
+        return _Job(upd, avg_mask, upd, -1, coeffs, job.rule.inline, job.averaging.inline, prune=prune,
+                    sample=mode, stream=(int(sampler.seed), int(job.iteration), upd - 1) if mode else (0, 0, 0))
 
     # --- evaluation --------------------------------------------------------------------------
 
@@ -921,6 +1063,7 @@ class PokerGame(Game):
         (the whole game's strategy would cost as much memory as the store)."""
         if not self.split:
             self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
+            self._warm_block()
             return
         t = self.tree
         src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
@@ -928,6 +1071,23 @@ class PokerGame(Game):
                              t.num_hands))
         self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, src, [np.zeros(1), np.zeros(1)],
                    _Job(0, 0, 1, 0, NO_COEFFS), boundary_mode=1, boundary=boundary, do_backward=False)
+
+    def _warm_block(self):
+        """Compile or load dfs_block: an empty block (no pass) over the whole game."""
+        t = self.tree
+        bet = t.bet
+        region = self.full
+        last = self.gd.num_rounds - 1
+        z = np.zeros(1)
+        none = np.zeros(0, dtype=np.int64)
+        dfs_block(bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+                  region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
+                  t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
+                  int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+                  region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
+                  self._root_entry(), t.boards.round_start, region.node_off, region.stride, z, z, z, z, z, z,
+                  none, none, np.zeros((0, 6)), np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none,
+                  self.board_codes(), *self._bufs())
 
     # --- presentation ------------------------------------------------------------------------
 

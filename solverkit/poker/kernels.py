@@ -6,6 +6,14 @@ matching, reach vectors down), the next round's boards one after another, then t
 and a backward sweep (counterfactual values up, regret updates). Terminal values are O(hands)
 with card removal: fold by inclusion-exclusion over card sums, showdown by prefix sums over
 hands sorted by strength.
+
+Sampled walks (:data:`MODE_CHANCE`, :data:`MODE_EXTERNAL`) deal one board per round, drawn
+with probability q proportional to its suit orbit among its parent's children, and scale the
+reach vectors that enter it by 1 / q: every value, regret update and average contribution below
+it is then the full pass's times 1 / q, so its expectation is the full pass's (public chance
+sampling, Johanson et al. 2012). External sampling also lets the sampling player's every hand
+follow one action drawn from its policy at each of its nodes (its reach becomes 0 or the
+board's weight: an unbiased estimate of reach x policy).
 """
 
 from __future__ import annotations
@@ -14,8 +22,13 @@ import numpy as np
 from numba import njit
 
 from ..core.arith import avg_step, rm2, rm3, rm_total, rm_prob, rule_step
+from ..core.rng import mix64, uniform
 
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
+#: what a walk samples (docs/samplers.md, poker): nothing; one board per round ("public chance
+#: sampling"); boards and, per (node, board, hand), the sampling player's action (external)
+MODE_FULL, MODE_CHANCE, MODE_EXTERNAL = 0, 1, 2
+_HAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -137,15 +150,98 @@ def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out
               payoff * scale, cfv, 0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sample_board(key, g, bcode, child_start, child_end, perm_start, perm_end):
+    """(child of board g, 1 / q): a child drawn with q = its orbit size / its siblings' (the
+    share of the raw boards it stands for), by the draw of g's code in stream `key`."""
+    c0 = child_start[g]
+    c1 = child_end[g]
+    total = 0
+    for c in range(c0, c1):
+        total += 1 + perm_end[c] - perm_start[c]
+    u = uniform(key, bcode[g]) * total
+    acc = 0
+    for c in range(c0, c1):
+        m = 1 + perm_end[c] - perm_start[c]
+        acc += m
+        if u < acc:
+            return c, total / m
+    m = 1 + perm_end[c1 - 1] - perm_start[c1 - 1]
+    return c1 - 1, total / m
+
+
+@njit(cache=True, nogil=True)
+def sample_path(key, b0, depth, bcode, child_start, child_end, perm_start, perm_end):
+    """The boards a sampled walk from board b0 deals over `depth` rounds below it, and their
+    weights 1 / q (path[0] = b0, weight 1): what the trunk draws, computed where the subgames
+    to hand out are chosen."""
+    path = np.zeros(depth + 1, dtype=np.int64)
+    inv = np.ones(depth + 1)
+    path[0] = b0
+    for level in range(depth):
+        c, w = _sample_board(key, path[level], bcode, child_start, child_end, perm_start, perm_end)
+        path[level + 1] = c
+        inv[level + 1] = w
+    return path, inv
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hand_key(code, n):
+    """The draws of betting node n on the board of `code`: node keys (this + hand) that no
+    other (node, board) uses and that name the board by its cards, not its index."""
+    return mix64(np.uint64(code) ^ mix64(np.uint64(n) * _HAND_MIX + np.uint64(1)))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live, key, hk):
+    """At player q's node n in an external-sampled walk where q samples: each hand h takes one
+    action drawn from its policy (regret matching of src) by uniform(key, hk + h); that child
+    gets the hand's reach, the others 0. The average takes weight x reach x policy, as the full
+    walk does (its expectation under q's own sampling is the full contribution)."""
+    H = reach.shape[2]
+    for h in range(H):
+        rq = reach[n, q, h]
+        base = off + h * A
+        if rq == 0.0:
+            for a in range(A):
+                reach[children[n, a], q, h] = 0.0
+            if do_avg and decay != 1.0:
+                for a in range(A):
+                    avg[base + a] = avg[base + a] * decay
+            continue
+        total = rm_total(src, base, A)
+        u = uniform(key, hk + np.uint64(h))
+        cum = 0.0
+        chosen = -1
+        last = 0
+        for a in range(A):
+            s = rm_prob(src[base + a], total, A)
+            if s > 0.0:
+                cum += s
+                last = a
+                if chosen < 0 and u < cum:
+                    chosen = a
+            if do_avg:
+                avg[base + a] = avg_step(avg[base + a], weight, s * rq, decay)
+        if chosen < 0:
+            chosen = last
+        for a in range(A):
+            reach[children[n, a], q, h] = rq if a == chosen else 0.0
+        live[children[n, chosen]] = 1
+
+
 @njit(cache=True, nogil=True)
 def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
-                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, live, prune):
+                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, live, prune,
+                   samp_player, key, code):
     """Reach vectors down one round at board g, for the players in reach_mask only (a player's
     own reach matters only for its average; its values use the opponent's reach). Policies are
     computed per hand only where the acting player's reach is nonzero.
 
     With `prune`, live[n] = 0 marks a node whose masked reach vectors are all zero (set by its
-    parent); its children inherit that and nothing below it is computed. Without, all live."""
+    parent); its children inherit that and nothing below it is computed. Without, all live.
+    samp_player >= 0 (external sampling): that player's hands each follow one sampled action
+    (_reach_sample; draws keyed by `key` and the board's `code`)."""
     H = reach.shape[2]
     for n in range(lo, hi):
         if kind[n] != DECISION:
@@ -177,7 +273,13 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride,
         do_avg = (avg_mask >> q) & 1
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
-        if A == 2:
+        if q == samp_player:
+            hk = _hand_key(code, n)
+            if q == 0:
+                _reach_sample(n, q, A, off, children, src0, avg0, do_avg, decay, weight, reach, live, key, hk)
+            else:
+                _reach_sample(n, q, A, off, children, src1, avg1, do_avg, decay, weight, reach, live, key, hk)
+        elif A == 2:
             if q == 0:
                 _reach_down2(n, q, off, children[n, 0], children[n, 1], src0, avg0, do_avg, decay, weight, reach, live)
             else:
@@ -387,7 +489,47 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
              src0, src1, reg0, reg1, avg0, avg1,
              upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
-             boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv):
+             boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv,
+             mode, key, bcode, samp_player):
+    """One walk (see _walk): the engine's entry point, compiled for one signature."""
+    _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi, hands, valid, child_start, child_end,
+          perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+          r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
+          src0, src1, reg0, reg1, avg0, avg1, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay,
+          weight, boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, bcode,
+          samp_player)
+
+
+@njit(cache=True, nogil=True)
+def dfs_block(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+              hands, valid, child_start, child_end, perm_start, perm_end, perms,
+              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
+              src0, src1, reg0, reg1, avg0, avg1,
+              upd_masks, avg_masks, coeffs, prunes, modes, keys, samp_players, bcode, reach, cfv, live, out_cfv):
+    """Passes k = 0, 1, ... of a whole unsplit game in one call, each a _walk with its own masks,
+    coefficients (pre, pos, neg, floor, decay, weight), pruning and sampling: the regrets are
+    their own policy sources, so each pass sees the previous one's updates, exactly as separate
+    calls would."""
+    boundary = np.zeros((1, 1, 2, 1))
+    for k in range(upd_masks.shape[0]):
+        _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi, hands, valid, child_start,
+              child_end, perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
+              src0, src1, reg0, reg1, avg0, avg1, upd_masks[k], avg_masks[k], upd_masks[k], -1,
+              coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5],
+              0, boundary, True, prunes[k], reach, cfv, live, out_cfv, modes[k], keys[k], bcode, samp_players[k])
+
+
+@njit(cache=True, nogil=True)
+def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+          hands, valid, child_start, child_end, perm_start, perm_end, perms,
+          sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
+          r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
+          src0, src1, reg0, reg1, avg0, avg1,
+          upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
+          boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv,
+          mode, key, bcode, samp_player):
     """One walk from betting node n0 at board b0 (round r0) down to round r_end, dealing the
     boards c_first..c_last-1 (children of b0) below the first round.
 
@@ -400,6 +542,10 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     Values out: out_cfv[p, h] at n0 for players in val_mask.
     prune: skip subtrees where every needed reach vector is zero; the caller sets it only when
     a zero regret update and a zero average contribution leave the stored values unchanged.
+    mode MODE_CHANCE / MODE_EXTERNAL: one board per round (the path sample_path draws from
+    b0 with stream `key` and board codes `bcode`; the first level's draw is among all of b0's
+    children, and a chunk that does not hold it walks nothing below b0), reach into a board
+    scaled by its 1 / q; external: samp_player's hands also sample their actions.
     """
     H = hands.shape[0]
     card = np.zeros(2 * deck, dtype=np.float64)
@@ -411,6 +557,14 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             reach[n0, p, h] = entry_reach[p, h]
     level = 0
     cur[0] = b0
+    lim = np.zeros(nlev, dtype=np.int64)
+    wq = np.ones(nlev)  # weight 1 / q of the board at each level (1: full walks)
+    path = np.zeros(nlev, dtype=np.int64)
+    if mode != MODE_FULL:
+        path[0] = b0
+        for lv in range(nlev - 1):
+            path[lv + 1], wq[lv + 1] = _sample_board(key, path[lv], bcode, child_start, child_end, perm_start, perm_end)
+    sp = samp_player if mode == MODE_EXTERNAL else -1
     amask = avg_mask if do_backward else 0
     if br_player >= 0:
         amask &= ~(1 << br_player)
@@ -427,8 +581,12 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                 if entry_reach[p, h] != 0.0:
                     live[n0] = 1
     _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, stride, seg_board_lo,
-                   src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune)
+                   src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune, sp, key, bcode[b0])
     nxt[0] = c_first
+    lim[0] = c_last
+    if mode != MODE_FULL and nlev > 1:
+        nxt[0] = path[1]
+        lim[0] = path[1] + 1 if c_first <= path[1] < c_last else path[1]
     for n in range(round_lo[r0], round_hi[r0]):
         if kind[n] == ROUND_END:
             for p in range(2):
@@ -437,9 +595,10 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     while True:
         r = r0 + level
         g = cur[level]
-        if r < r_end and nxt[level] < (c_last if level == 0 else child_end[g]):
+        if r < r_end and nxt[level] < lim[level]:
             c = nxt[level]
             nxt[level] += 1
+            w = wq[level + 1]
             any_live = False
             for e in range(round_lo[r], round_hi[r]):
                 if kind[e] == ROUND_END:
@@ -450,7 +609,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                     for p in range(2):
                         if (reach_mask >> p) & 1:
                             for h in range(H):
-                                x = reach[e, p, h] * valid[c, h]
+                                x = reach[e, p, h] * valid[c, h] * w
                                 reach[m, p, h] = x
                                 if x != 0.0:
                                     live[m] = 1
@@ -463,8 +622,14 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             r += 1
             cur[level] = c
             _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
-                           src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune)
-            nxt[level] = child_start[c]
+                           src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune, sp, key,
+                           bcode[c])
+            if mode == MODE_FULL or level + 1 >= nlev:
+                nxt[level] = child_start[c]
+                lim[level] = child_end[c]
+            else:
+                nxt[level] = path[level + 1]
+                lim[level] = path[level + 1] + 1
             for n in range(round_lo[r], round_hi[r]):
                 if kind[n] == ROUND_END:
                     for p in range(2):
