@@ -140,3 +140,49 @@ def policy_from_flat(game, strategy):
         return strategy[p][off : off + A]
 
     return policy
+
+
+def cfr_update(gd, bet, policy, rank, i):
+    """One full CFR update for player i, history by history: {key: regret delta} with, summed
+    over the histories of each information set, deal probability x opponent reach x (v_a - v)
+    in i's utility; and {key: the opponent's average contribution}, its own reach x policy
+    (the same in every history of its information set, by perfect recall)."""
+    o = 1 - i
+    sign = 1.0 if i == 0 else -1.0
+    delta, avg = {}, {}
+
+    def walk(n, deal, pc, r_o):  # player 0's value of the history; r_o: the opponent's reach
+        kind = bet.kind[n]
+        if kind in (FOLD, SHOWDOWN):
+            return payoff(gd, bet, n, deal, rank)
+        if kind == ROUND_END:
+            return walk(bet.children[n, 0], deal, pc, r_o)
+        p = bet.player[n]
+        key = infoset_key(bet, n, deal, p)
+        probs = np.asarray(policy(p, key, n), dtype=np.float64)
+        A = int(bet.num_actions[n])
+        if p == i:
+            vals = np.array([walk(bet.children[n, a], deal, pc, r_o) for a in range(A)])
+            ev = float(probs @ vals)
+            delta[key] = delta.get(key, np.zeros(A)) + sign * pc * r_o * (vals - ev)
+            return ev
+        avg[key] = r_o * probs
+        vals = np.array([walk(bet.children[n, a], deal, pc, r_o * probs[a]) for a in range(A)])
+        return float(probs @ vals)
+
+    for deal, pr in deals(gd):
+        walk(0, deal, pr, 1.0)
+    return delta, avg
+
+
+def flat_of(game, table, p):
+    """Player p's flat array (unsplit layout, raw boards) from {(hand, board, betting): values}."""
+    t = game.tree
+    hand_index = {tuple(int(c) for c in row): i for i, row in enumerate(t.hands)}
+    board_index = {tuple(t.boards.cards[g, : t.boards.num_cards[g]]): g for g in range(int(t.boards.round_start[-1]))}
+    node_of = {t.bet.history[n]: n for n in range(t.bet.num_nodes) if t.bet.kind[n] == DECISION}
+    out = np.zeros(game.layout(p).size)
+    for (hand, board, history), values in table.items():
+        off = game.value_offset(node_of[history], board_index[tuple(board)], hand_index[tuple(hand)])
+        out[off: off + len(values)] = values
+    return out
