@@ -235,7 +235,7 @@ def test_external_sampling_converges_on_leduc():
 
 @pytest.mark.parametrize("cfg, needle", [
     ({"sampler": "externl"}, "unknown sampler 'externl' in [sampler] name; available: chance, external, full, outcome"),
-    ({"sampler": "external", "game": "kuhn"}, "game 'kuhn' does not support sampling scheme 'external'"),
+    ({"sampler": "outcome", "game": "kuhn"}, "game 'kuhn' does not support sampling scheme 'outcome'"),
     ({"sampler": "chance", "game": "skewed_pennies"}, "does not support sampling scheme 'chance'"),
     ({"sampler": "external", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
     ({"sampler": "external", "rule": "dcfr"}, "regret rule 'dcfr' rescales every stored regret"),
