@@ -31,17 +31,18 @@ class InfosetPlace:
     segment_offset: int
 
 
-def unknown_infoset(game, key: str, player, names, what: str = "information set") -> SolverkitError:
+def unknown_infoset(game, key: str, player, names, what: str = "information set", context: str = "") -> SolverkitError:
     """The error for a key that names nothing in `game`: up to three close matches among
-    `names` (cheap: only when there are at most 200,000), else a few keys as examples."""
+    `names` (cheap: only when there are at most 200,000), else a few keys as examples;
+    `context` starts the message (the whole key, when `key` is a piece of it)."""
     import difflib
 
     names = list(names)
     who = f" of player {player}" if player is not None else ""
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.6) if len(names) <= 200_000 else []
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.5) if len(names) <= 200_000 else []
     hint = (f"close matches: {', '.join(repr(k) for k in close)}" if close
             else f"{what}s look like {', '.join(repr(k) for k in names[:3])}")
-    return SolverkitError(f"no {what} {key!r}{who} in game {game.name!r}; {hint}")
+    return SolverkitError(f"{context}no {what} {key!r}{who} in game {game.name!r}; {hint}")
 
 
 @dataclass

@@ -764,12 +764,13 @@ class PokerGame(Game):
             raise SolverkitError(f"information set key {key!r} of game {self.name!r} is invalid: expected "
                                  f"'<hand>|<board>|<betting>', like {example!r}")
         hand, board, history = parts
+        where = f"information set {key!r}: "
         if hand not in hands:
-            raise unknown_infoset(self, hand, None, hands, "hand")
+            raise unknown_infoset(self, hand, None, hands, "hand", where)
         if board not in boards:
-            raise unknown_infoset(self, board, None, boards, "board (canonical, cards in order)")
+            raise unknown_infoset(self, board, None, boards, "board (canonical, cards in order)", where)
         if history not in nodes:
-            raise unknown_infoset(self, history, None, nodes, "betting sequence where a player acts")
+            raise unknown_infoset(self, history, None, nodes, "betting sequence where a player acts", where)
         h, g, n = hands[hand], boards[board], nodes[history]
         r = int(bet.round[n])
         start = t.boards.round_start
