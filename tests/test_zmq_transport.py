@@ -213,7 +213,7 @@ def test_headers_are_unpacked_with_limits():
     ({"bind": "http://x:1"}, r"bind = 'http://x:1' is invalid: expected tcp://HOST:PORT or ipc://PATH \(schemes: tcp, ipc\)"),
     ({"heartbeat": 1.0, "timeout": 1.5}, r"timeout = 1.5 is invalid: expected >= 2 x heartbeat \(2\)"),
     ({"connect_timeout": 0}, r"connect_timeout = 0 is invalid: expected a number > 0"),
-    ({"wrokers": 2}, r"unknown parameter 'wrokers' in \[transport\] \(zmq\); valid: bind, connect_timeout, heartbeat, keys, max_recoveries, replace_timeout, spawn, threads, timeout, workers"),
+    ({"wrokers": 2}, r"unknown parameter 'wrokers' in \[transport\] \(zmq\); valid: bind, checkpoint, connect_timeout, heartbeat, keys, max_recoveries, replace_timeout, spawn, threads, timeout, workers"),
 ])
 def test_bad_parameters_name_the_value_and_the_valid_ones(params, message):
     with pytest.raises(ConfigError, match=message):
