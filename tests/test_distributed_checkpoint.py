@@ -274,3 +274,30 @@ def test_the_query_reads_any_games_strategy_npz_in_place(tmp_path):
     with pytest.raises(SolverkitError, match=r"no information set '4c\|\|x' in game 'kuhn_tree'; close matches: "
                                              r"'4c\|\|"):
         solverkit.read_policy(tmp_path / "kuhn", "4c||x")
+
+
+def test_a_replacement_that_cannot_see_the_lost_workers_part_stops_the_run_naming_it(tmp_path):
+    """Checkpoints on each machine's own disk (a --checkpoint-dir per worker): a replacement
+    elsewhere (here: a spare with a directory of its own) cannot restore the lost share."""
+    from .test_zmq_faults import _free_port, _hand_worker, _stop
+
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    procs = [_hand_worker(endpoint, "--checkpoint-dir", str(tmp_path / f"disk{i}")) for i in range(3)]
+    try:
+        asm = load_config(config({**DIST, "spawn": 0, "bind": endpoint}, iterations=ITERATIONS))
+        victim = {}
+
+        def on_metrics(row):
+            if row["iteration"] == 5 and not victim:
+                members = {w.pid: w.name for w in asm.transport._workers.values()}
+                proc = next(p for p in procs if p.pid in members)
+                victim.update(pid=proc.pid, name=members[proc.pid])
+                proc.kill()
+
+        with pytest.raises(TransportError, match=r"part .*/disk\d/w000\d-000000003-[0-9a-f]{8}\.skp \(written by "
+                                                 r"worker .*\) is missing on .*: a worker restores its segments from "
+                                                 r"its --checkpoint-dir.*shared directory"):
+            run_solve(asm, out=tmp_path / "out", checkpoint_every="3", on_metrics=on_metrics)
+        assert victim
+    finally:
+        _stop(*procs)
