@@ -204,8 +204,7 @@ def test_bad_keys_are_refused_with_close_matches(reference, key, message):
 def test_a_missing_strategy_part_is_named_with_its_worker(stopped, tmp_path):
     out = _copy(stopped, tmp_path / "out")
     assert _resume(out).exit_code == 0
-    with open(out / "strategy.skm", "rb"):
-        top = open_part(out / "strategy.skm", kind="strategy")
+    top = open_part(out / "strategy.skm", kind="strategy")
     part = top["parts"][0]
     (out / "checkpoint.d" / part["file"]).unlink()
     key = _key_in(out, part["segments"][0])
