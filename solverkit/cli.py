@@ -292,6 +292,32 @@ def export(run_dir, fmt, output):
 
 
 @cli.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
+              help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. 'Kh|Qh|cr'); "
+                   "repeat for more.")
+@click.option("--player", type=click.IntRange(0, 1), default=None, help="The player, when both have a set KEY.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")
+def strategy(run_dir, keys, player, as_json):
+    """Action probabilities at information sets of the strategy saved in RUN_DIR, reading only the
+    part that holds each (a distributed strategy) or its slice of strategy.npz."""
+    from .core.config import load_config
+    from .core.strategy_query import read_infoset
+
+    run_dir = Path(run_dir)
+    game = load_config(run_config(run_dir)).game
+    for key in keys:
+        found = read_infoset(run_dir, key, player, game=game)
+        if as_json:
+            click.echo(json.dumps({"infoset": key, "player": found.player, "kind": found.kind,
+                                   "iteration": found.iteration, "policy": found.probabilities}))
+            continue
+        click.echo(f"{key}  (player {found.player}, {found.kind} strategy after iteration {found.iteration})")
+        for label, prob in found.probabilities.items():
+            click.echo(f"  {label}  {prob:.6f}")
+
+
+@cli.command()
 @click.argument("game")
 @click.option("--set", "overrides", multiple=True, metavar="PARAM=VALUE", help="A game parameter, e.g. ranks=5.")
 def info(game, overrides):
