@@ -226,7 +226,8 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
         f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
     )
-    click.echo(store_line(result) + f"  peak RSS {_peak_rss_mb():.0f} MB")
+    line = store_line(result)
+    click.echo((line + "  " if line else "") + f"peak RSS {_peak_rss_mb():.0f} MB")
     click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
@@ -234,9 +235,11 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
 
 
 def store_line(result) -> str:
-    """How the values were stored: ``store: float64 in memory, 0.006 MB`` for plain doubles, or
-    the size and compression ratio of an encoded store."""
+    """How the values were stored, for a store worth a line: ``store: float64 on disk, 0.006 MB``,
+    or the size and compression ratio of an encoded store; "" for plain doubles in memory."""
     mb = result.stored_bytes / 1e6
+    if result.store_kind == "float64 in memory":
+        return ""
     if result.store_kind:
         return f"store: {result.store_kind}, {mb:.3f} MB"
     return f"store {mb:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats"
