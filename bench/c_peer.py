@@ -11,8 +11,8 @@ updated first on both sides (`[solver] first_update = 1`, the C code's order):
 | rhode_int32 | int32 build (16 per chip) | `rhode_island_acpc`, fixed point 16 per chip |
 | rhode_compressed | int32 build, `split=1` (subgames compressed) | `split_round = 1`, fixed point + blosc2 |
 
-For each: seconds per iteration (the C code's own clock, solverkit's `result.json` `seconds`;
-evaluation excluded on both), peak RSS of the process (wait4), start-up to the first iteration
+For each: seconds per iteration (the C code's own clock over iterations 2..N-1, the ones without
+its best-response pass; solverkit's `result.json` `seconds`: evaluation excluded on both), peak RSS of the process (wait4), start-up to the first iteration
 (C: when its first "itertime" line arrives, less that iteration's time; solverkit: `result.json`
 `startup_seconds`) and the exploitability at the end (mbb/g = the C code's mSBet/h). Both sides
 run one thread. Results: bench/results/c_peer.{json,md}; the figures are solverkit / C.
@@ -97,8 +97,12 @@ def run_c(binary: str, game_file: str, extra: list[str], iterations: int) -> dic
         raise SystemExit(f"no timing in the C code's output:\n{text[-2000:]}")
     first_at, first = iters[0]
     n, total = int(iters[-1][1].group(1)), float(iters[-1][1].group(3))
+    if n < 3:
+        raise SystemExit(f"the C code needs at least 3 iterations here (its first and last include an evaluation); got {n}")
+    # its clock ("itertime", "total") includes the best responses at iterations 1 and N: leave those two out
+    per_iteration = (total - float(first.group(2)) - float(iters[-1][1].group(2))) / (n - 2)
     avg = re.findall(r"average [-\d.e]+,[-\d.e]+ \(([\d.]+) mSBet/h\)", text)
-    return {"iterations": n, "seconds_per_iteration": total / n, "startup_seconds": first_at - float(first.group(2)),
+    return {"iterations": n, "seconds_per_iteration": per_iteration, "startup_seconds": first_at - float(first.group(2)),
             "peak_rss_mb": usage.ru_maxrss / 1024, "exploitability_mbb": float(avg[-1]) if avg else None,
             "command": " ".join(cmd)}
 
