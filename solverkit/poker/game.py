@@ -712,7 +712,7 @@ class PokerGame(Game):
         segment is normalised on its own (information sets never straddle segments) and copied
         into `out` (a new array, or for example a memory-mapped file), and `release()` is called
         after each one, so only one segment's values are in memory besides `out`."""
-        from ..core.layout import policy
+        from ..core.layout import policy, policy_in_parts
 
         def values(seg_name):
             seg = store.read(seg_name)
@@ -720,8 +720,8 @@ class PokerGame(Game):
 
         if out is None:
             out = np.zeros(self._layouts[player].size)
-        if not self.split:
-            out[:] = policy(values("root"), self._layouts[player])
+        if not self.split:  # straight into `out`, part by part, so a memory map's pages can go
+            policy_in_parts(values("root"), self._layouts[player], out.view(np.ndarray), release)
             return out
         segments = [(self.trunk, None, "trunk")]
         for key in self._keys:
