@@ -78,9 +78,9 @@ class Hulhe(PokerGame):
 
     def subgame_config(self, keys):
         """Deal only the flops that `keys`' boards lie below (a worker's share): the subgames
-        below a flop are the same whichever other flops are dealt."""
+        below a flop are the same whichever other flops are dealt. Never trunk-only."""
         if not self.split or self.split < 2:
-            return {}
+            return super().subgame_config(keys)
         bd = self.tree.boards
         flops = set()
         for _, b, _ in keys:
@@ -88,7 +88,7 @@ class Hulhe(PokerGame):
             while bd.num_cards[g] > 3:  # up to the flop
                 g = int(bd.parent[g])
             flops.add("".join(card_name(int(c), self.gd.num_suits) for c in bd.cards[g, :3]))
-        return {"flops": ",".join(sorted(flops))}
+        return {**super().subgame_config(keys), "flops": ",".join(sorted(flops))}
 
     def allowed_boards(self):
         flops = self.flop_sets()

@@ -19,6 +19,16 @@ class LocalTransport(Transport):
         super().__init__(**params)
         self._pool = None
 
+    def start(self, game, store, assembly=None):
+        """Refuse a game built without its subgames (they run here, on threads)."""
+        if not getattr(game, "holds_subgames", True):
+            from solverkit.errors import ConfigError
+
+            raise ConfigError(f"[transport] (local): game {game.name!r} was built without its subgames ([game] "
+                              "trunk_only = true); run them on workers with [transport] name = \"zmq\", or set "
+                              "trunk_only = false")
+        super().start(game, store, assembly)
+
     def map_subgames(self, job, inputs):
         keys = list(inputs)
         if self.config["threads"] == 1 or len(keys) <= 1:

@@ -204,6 +204,11 @@ class Store:
         self._check_key(key)
         return _Lazy(self, key, blobs)
 
+    def free_spare_buffers(self) -> None:
+        """Free the decode buffers kept for the next segment: for a caller about to allocate
+        much else (a trunk-only poker trunk before its transport's buffers)."""
+        self._pool.clear()
+
     def expect(self, keys) -> None:
         """Hint: segments `keys` will be opened in about this order (the disk backend reads ahead)."""
         if not self.passthrough:
@@ -295,6 +300,11 @@ class _BufferPool:
             self._out_bytes += nbytes
             self._peak_out = max(self._peak_out, self._out_bytes)
         return buf if buf is not None else np.empty(n, dtype=np.float64)
+
+    def clear(self) -> None:
+        """Drop the spare buffers (those checked out stay the caller's)."""
+        with self._lock:
+            self._free, self._free_bytes = [], 0
 
     def give(self, buffers) -> None:
         with self._lock:

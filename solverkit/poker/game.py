@@ -28,6 +28,7 @@ from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
 from .kernels import copy_runs, dfs_pass
+from .cut import count_below, rollout_all
 from .tree import PokerTree, build_tree
 
 _FAST_KERNEL = []
@@ -124,6 +125,8 @@ class PokerGame(Game):
         "isomorphism": Param("bool", True, "merge boards that differ only by a permutation of suits"),
         "chunks": Param("int", 1, "split each subgame into this many segments of consecutive boards of the cut "
                         "round (smaller tasks for the transport)", min=1, max=10_000),
+        "trunk_only": Param("bool", False, "build only the rounds above the cut (the trunk of a zmq run: the "
+                            "subgames' boards and values live on the workers; needs split_round >= 1)"),
     }
 
     def __init__(self, **params):
@@ -131,15 +134,25 @@ class PokerGame(Game):
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
         self.tree_isomorphic = bool(params.get("isomorphism", False))
-        self._check_fits(int(params.get("split_round", 0) or 0))
-        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
-                                          allowed=self.allowed_boards())
         s = int(params.get("split_round", 0) or 0)
         if s >= self.gd.num_rounds:
             raise ConfigError(
                 f"[game] split_round = {s}: the game has {self.gd.num_rounds} rounds; valid: 0 (no split) "
                 f"to {self.gd.num_rounds - 1}"
             )
+        self.trunk_only = bool(params.get("trunk_only", False))
+        self.holds_subgames = not self.trunk_only
+        if self.trunk_only and not s:
+            raise ConfigError(f"[game] trunk_only = true needs a cut: set [game] split_round to 1..{self.gd.num_rounds - 1} "
+                              "(the trunk holds the rounds above it, zmq workers the subgames below)")
+        allowed = self.allowed_boards()
+        if self.trunk_only and allowed and any(r >= s for r in allowed):
+            raise ConfigError(f"[game] trunk_only = true: this game restricts the boards of round "
+                              f"{max(allowed)}, below the cut at round {s}; a trunk-only game counts the boards "
+                              "below the cut unrestricted")
+        self._check_fits(s)
+        self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
+                                          allowed=allowed, rounds=s if self.trunk_only else None)
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
@@ -156,6 +169,8 @@ class PokerGame(Game):
 
         size = game_size(self.gd)
         frac = self.size_fraction(size)
+        if self.trunk_only:  # the trunk's rounds only: no boards, showdowns or values below the cut
+            frac = [f if r < split_round else 0.0 for r, f in enumerate(frac)]
         need = size.tree_bytes(self.tree_isomorphic, frac)
         have = physical_memory()
         self.store_estimate = size.store_bytes(self.tree_isomorphic, frac)
@@ -169,8 +184,8 @@ class PokerGame(Game):
                 f"{human_bytes(self.store_estimate)} as float64 "
                 f"({size.infosets_iso:,} information sets up to suit symmetry); this machine has "
                 f"{human_bytes(have)}. Solve a smaller member of the family (fewer ranks, suits, rounds or "
-                f"raises), or run it distributed: the trunk, on a machine with room for the public tree, "
-                f"and {cut} on worker machines, with [transport] name = \"zmq\" and `solverkit worker "
+                f"raises), or run it distributed: the trunk ([game] trunk_only = true builds only the rounds "
+                f"above the cut), and {cut} on worker machines, with [transport] name = \"zmq\" and `solverkit worker "
                 f"--connect tcp://TRUNK:PORT` on each (a hulhe worker builds only its flops' part of the "
                 f"tree and holds only its subgames' values; docs/config.md; `solverkit info {self.name}` "
                 f"prints the sizes)"
@@ -243,16 +258,19 @@ class PokerGame(Game):
         t = self.tree
         bet = t.bet
         R = self.gd.num_rounds
-        nboards = np.diff(t.boards.round_start)
+        s = self.split
+        #: boards below the cut, counted (trunk-only: not built); None when the tree is whole
+        self.below = count_below(self.gd, t.boards, s, self.tree_isomorphic) if self.trunk_only else None
+        #: the whole game's first global board id per round (a trunk-only tree holds rounds < split)
+        self.round_start = t.boards.round_start if self.below is None else self.below.round_start
+        nboards = np.diff(self.round_start)
         lo = np.array([bet.nodes_of_round(r)[0] for r in range(R)], dtype=np.int64)
         hi = np.array([bet.nodes_of_round(r)[-1] + 1 for r in range(R)], dtype=np.int64)
         self.re_index = np.full(bet.num_nodes, -1, dtype=np.int64)
         for r in range(R):
             ends = np.flatnonzero((bet.kind == ROUND_END) & (bet.round == r))
             self.re_index[ends] = np.arange(ends.size)
-        self.full = self._region(0, R - 1, 0, lo, hi, nboards)
-        self._layouts = tuple(self._layout_of(self.full, p) for p in (0, 1))
-        s = self.split
+        self._full_bounds = (lo, hi, nboards)
         if not s:
             self.trunk = self.full
             self.entries = []
@@ -276,7 +294,7 @@ class PokerGame(Game):
         k = self.chunk_count
         self._chunks = {}
         for b in self.sub_boards:
-            c0, c1 = int(t.boards.child_start[b]), int(t.boards.child_end[b])
+            c0, c1 = self._children_of(b)
             # offsets from c0, so that a game dealing fewer boards (a worker's) chunks alike
             edges = c0 + np.unique(np.linspace(0, c1 - c0, min(k, c1 - c0) + 1).round().astype(np.int64))
             self._chunks[b] = [(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:])]
@@ -285,14 +303,40 @@ class PokerGame(Game):
         self._segment_names = [self._segment_name(k) for k in self._keys]
         self._sub_regions = {}
 
+    @property
+    def full(self) -> _Region:
+        """The whole game as one region (the unsplit layout), made when first needed: a
+        trunk-only game of full hold'em could not hold it."""
+        region = self.__dict__.get("_full")
+        if region is None:
+            lo, hi, nboards = self._full_bounds
+            region = self._full = self._region(0, self.gd.num_rounds - 1, 0, lo, hi, nboards)
+        return region
+
+    def _children_of(self, b) -> tuple[int, int]:
+        """Global ids c0..c1-1 of the next round's boards below cut board b (counted when the
+        tree stops at the cut)."""
+        if self.below is None:
+            bd = self.tree.boards
+            return int(bd.child_start[b]), int(bd.child_end[b])
+        i = b - int(self.tree.boards.round_start[self.split - 1])
+        c0 = int(self.below.first[i, self.split])
+        return c0, c0 + int(self.below.children[i].shape[0])
+
     def _chunk_boards(self, b, j):
         """(first board per round, boards per round) of chunk j of the subgames on board b."""
         t = self.tree
         R = self.gd.num_rounds
-        first = t.boards.round_start.copy()
+        first = self.round_start.copy()
         count = np.zeros(R, dtype=np.int64)
         c0, c1 = self._chunks[b][j]
         first[self.split - 1], count[self.split - 1] = b, 1
+        if self.below is not None:
+            i = b - int(t.boards.round_start[self.split - 1])
+            base = int(self.below.first[i, self.split])
+            f, c = self.below.chunk(i, c0 - base, c1 - base)
+            first[self.split:R], count[self.split:] = f[self.split:], c[self.split:]
+            return first, count
         lo, hi = c0, c1
         for r in range(self.split, R):
             first[r], count[r] = lo, hi - lo
@@ -325,7 +369,7 @@ class PokerGame(Game):
         """Offset of (decision node, global board id, hand index) in the unsplit layout."""
         bet = self.tree.bet
         r = int(bet.round[node])
-        k = board - int(self.tree.boards.round_start[r])
+        k = board - int(self.round_start[r])
         return self.full.offset(node, k, int(bet.player[node]), r) + hand * int(bet.num_actions[node])
 
     def _descendants(self, root):
@@ -338,7 +382,42 @@ class PokerGame(Game):
         return np.array(sorted(out), dtype=np.int64)
 
     def layout(self, player):
-        return self._layouts[player]
+        """Information-set layout of `player`'s flat arrays over the whole game (made when first
+        needed; a trunk-only game refuses one that cannot fit in memory)."""
+        layouts = self.__dict__.get("_layouts")
+        if layouts is None:
+            if self.trunk_only:
+                self._check_layout_fits()
+            layouts = self._layouts = tuple(self._layout_of(self.full, p) for p in (0, 1))
+        return layouts[player]
+
+    def _check_layout_fits(self):
+        """ConfigError when the whole game's layout and one player's policy (what the strategy
+        output gathers on the trunk) need more than `memory_share` of this machine."""
+        from ..core.memory import human_bytes, physical_memory
+
+        bet = self.tree.bet
+        nboards = np.diff(self.round_start)
+        dec = bet.kind == DECISION
+        blocks = sum(int(np.count_nonzero(dec & (bet.round == r))) * int(nboards[r]) for r in range(self.gd.num_rounds))
+        values = self.tree.num_hands * sum(int(bet.num_actions[n]) * int(nboards[bet.round[n]])
+                                           for n in np.flatnonzero(dec))
+        need = 24 * blocks + 8 * values
+        have = physical_memory()
+        if have and need > self.memory_share * have:
+            raise ConfigError(
+                f"game {self.name!r} (trunk_only): its strategy over the whole game needs about "
+                f"{human_bytes(need)} on the trunk ({values:,} values and their layout) and this machine has "
+                f"{human_bytes(have)}; the strategy output and `solverkit export` need the whole strategy in one "
+                "file: solve a smaller member, or read the subgames' values from the workers' checkpoints")
+
+    def _whole_tree(self, what: str):
+        """ConfigError: `what` needs the public tree below the cut, which a trunk-only game lacks."""
+        if self.trunk_only:
+            raise ConfigError(
+                f"{what} needs the whole public tree, and game {self.name!r} was built with [game] trunk_only = "
+                f"true (rounds {self.split} and later live on the zmq workers); use the stored values "
+                "(best_response_from_store, strategy_of) or build the game without trunk_only")
 
     def locate(self, board_sets, hand) -> tuple[int, int]:
         """(global board id, hand index) where a deal's board (card sets per round dealt so
@@ -374,18 +453,31 @@ class PokerGame(Game):
         raise KeyError(f"board {board_sets!r} is not a board of game {self.name!r}")
 
     def segments(self, with_average):
-        def spec(key, region):
-            arrays = {f"regret{p}": region.sizes[p] for p in (0, 1)}
+        def spec(key, sizes):
+            arrays = {f"regret{p}": sizes[p] for p in (0, 1)}
             if with_average:
-                arrays.update({f"avg{p}": region.sizes[p] for p in (0, 1)})
+                arrays.update({f"avg{p}": sizes[p] for p in (0, 1)})
             return SegmentSpec(key, arrays)
 
         if not self.split:
-            return [spec("root", self.full)]
-        out = [spec("trunk", self.trunk)]
+            return [spec("root", self.full.sizes)]
+        out = [spec("trunk", self.trunk.sizes)]
         for key in self._keys:
-            out.append(spec(self._segment_name(key), self._sub_region(*key)[0]))
+            out.append(spec(self._segment_name(key), self._sub_sizes(*key)))
         return out
+
+    def _sub_sizes(self, e, b, j) -> tuple[int, int]:
+        """Values per player of subgame segment (e, b, j), from its board counts and the
+        per-board strides of entry e (no region with its per-block arrays is made)."""
+        strides = self.__dict__.setdefault("_sub_strides", {})
+        stride = strides.get(e)
+        if stride is None:
+            slo, shi = self._sub_bounds[e]
+            ones = np.ones(self.gd.num_rounds, dtype=np.int64)
+            stride = strides[e] = self._region(self.split - 1, self.gd.num_rounds - 1, e, slo, shi, ones).stride
+        count = self._chunk_boards(b, j)[1]
+        r = slice(self.split - 1, self.gd.num_rounds)
+        return int(stride[0, r] @ count[r]), int(stride[1, r] @ count[r])
 
     def value_units(self):
         """Deals per round: the kernels weight values by 1/deals, so regret x deals is in chips
@@ -395,39 +487,87 @@ class PokerGame(Game):
     def _segment_region(self, key):
         """(region, first board per round) of a segment name."""
         if key in ("root", "trunk"):
-            return (self.full if key == "root" else self.trunk), self.tree.boards.round_start
-        if not hasattr(self, "_name_to_key"):
-            self._name_to_key = {self._segment_name(k): k for k in self._keys}
-        return self._sub_region(*self._name_to_key[key])
+            return (self.full if key == "root" else self.trunk), self.round_start
+        return self._sub_region(*self._name_to_key()[key])
+
+    def _name_to_key(self) -> dict:
+        """Segment name -> subgame key."""
+        index = self.__dict__.get("_names")
+        if index is None:
+            index = self._names = {self._segment_name(k): k for k in self._keys}
+        return index
+
+    #: bytes of board tables below the cut a trunk-only game keeps (least recently used dropped)
+    below_cache_bytes = 512 << 20
+
+    def _below_tables(self, key):
+        """For a trunk-only game: (board keys, hand orders, first row per round, first board per
+        round) of the boards below subgame `key`'s cut board, rows in the whole game's board
+        order, taken from the game a worker owning `key` builds (:meth:`subgame_config`:
+        hold'em deals only its flop). Made when a segment below the cut must be decoded here
+        (the strategy output, --resume); kept, within `below_cache_bytes`, per configuration."""
+        cfg = self.subgame_config([key])
+        tag = tuple(sorted((k, str(v)) for k, v in cfg.items()))
+        cache = self.__dict__.setdefault("_below_cache", {})
+        if tag in cache:
+            cache[tag] = cache.pop(tag)  # most recently used last
+            return cache[tag]
+        game = type(self)(**{**self.config, **cfg, "trunk_only": False})
+        e, b, _ = key
+        i = b - int(self.tree.boards.round_start[self.split - 1])
+        local_b = game.subgame_key_at(self.subgame_address(key))[1]
+        R, s = self.gd.num_rounds, self.split
+        local_first = game._chunk_boards(local_b, 0)[0]  # chunk 0 starts at the cut board's first child
+        rows, board_keys, orders = np.zeros(R, dtype=np.int64), [], []
+        n = 0
+        for r in range(s, R):
+            count = int(self.below.count[i, r])
+            ids = np.arange(local_first[r], local_first[r] + count)
+            rows[r] = n
+            n += count
+            board_keys.append(game.board_keys()[ids])
+            orders.append(game.hand_orders()[ids])
+        tables = (np.concatenate(board_keys), np.concatenate(orders), rows, self.below.first[i].copy())
+        cache[tag] = tables
+        while sum(t[1].nbytes for t in cache.values()) > self.below_cache_bytes and len(cache) > 1:
+            cache.pop(next(iter(cache)))
+        return tables
+
+    def subgame_config(self, keys):
+        """A worker builds the subgames it owns: never trunk-only (subclasses add a smaller deal)."""
+        return {"trunk_only": False}
 
     def hand_strength(self) -> np.ndarray:
-        """[boards, H] rollout strength: on a final board the share of the opponent's valid
-        hands a hand beats (ties count half, card removal ignored); on earlier boards the mean
-        over every board below (canonical ones and, through the hand maps, the rest of their
-        suit orbits). Clashing hands get -1. Orders hands for the store's predictor."""
+        """int64 [boards, H] rollout strength: on a final board 2 x (the opponent's valid hands
+        a hand beats) + (those it ties), card removal ignored; on earlier boards the sum over
+        every board below (canonical ones and, through the hand maps, the rest of their suit
+        orbits). Clashing hands get -1. Integers, so that the sum is exact in any order: a
+        trunk-only game gets its cut boards' sums from a rollout (:func:`.cut.rollout_wins`)
+        equal to the whole tree's. Orders hands for the store's predictor."""
         if getattr(self, "_strength", None) is None:
             t = self.tree
             b = t.boards
             last = self.gd.num_rounds - 1
             lo, hi = int(b.round_start[last]), int(b.round_start[last + 1])
-            share = np.zeros((hi, t.num_hands))
+            share = np.zeros((hi, t.num_hands), dtype=np.int64)
             for i in range(hi - lo):
                 c = int(t.sd_count[i])
                 st = t.sd_strength[i, :c]
                 below = np.searchsorted(st, st, side="left")
                 ties = np.searchsorted(st, st, side="right") - below - 1
-                share[lo + i, t.sd_order[i, :c]] = (below + 0.5 * ties) / max(c - 1, 1)
+                share[lo + i, t.sd_order[i, :c]] = 2 * below + ties
+            if self.below is not None:  # the cut boards: rolled out over the rounds not built
+                lo = int(b.round_start[self.split - 1])
+                share[lo:hi] = rollout_all(self.gd, t.hands, b, range(lo, hi), self.strength_function())
             for g in range(lo - 1, -1, -1):  # parents come before their children
-                total, n = np.zeros(t.num_hands), 0
+                total = np.zeros(t.num_hands, dtype=np.int64)
                 for c in range(int(b.child_start[g]), int(b.child_end[g])):
                     # the canonical child and, through the hand maps, the other boards of its orbit
                     total += share[c]
                     for j in range(int(b.perm_start[c]), int(b.perm_end[c])):
                         total += share[c][b.perms[j]]
-                    n += 1 + int(b.perm_end[c] - b.perm_start[c])
-                if n:
-                    share[g] = total / n
-            share[t.valid[:hi] == 0] = -1.0
+                share[g] = total
+            share[t.valid[:hi] == 0] = -1
             self._strength = share
         return self._strength
 
@@ -484,22 +624,28 @@ class PokerGame(Game):
         offset = region.node_off[nodes] + k * region.stride[p, rnd]
         north = np.full(nodes.size, -1, dtype=np.int64)
         visit = []
-        board_keys = self.board_keys() if board_order else None
+        if self.below is None or key == "trunk":
+            keys_table, orders = self.board_keys(), self.hand_orders()
+            row0, board0 = np.zeros(self.gd.num_rounds, dtype=np.int64), np.zeros(self.gd.num_rounds, dtype=np.int64)
+        else:  # below a trunk-only game's cut: tables of this cut board's boards alone
+            keys_table, orders, row0, board0 = self._below_tables(self._name_to_key()[key])
+        board_keys = keys_table if board_order else None
         # units run board-major within a round, the same nodes on every board
         for r in np.unique(rnd):
             idx = np.flatnonzero(rnd == r)
             per_board = int(np.count_nonzero(k[idx] == k[idx[0]]))
             by_board = idx.reshape(-1, per_board)  # [boards of the round here, nodes]
             if board_keys is not None:
-                boards = first[r] + k[by_board[:, 0]]
+                boards = first[r] + k[by_board[:, 0]] - board0[r] + row0[r]
                 by_board = by_board[np.argsort(board_keys[boards], kind="stable")]
             north[by_board[1:]] = by_board[:-1]
             visit.append(by_board.ravel())
-        order = (first[rnd] + k).astype(np.int64)  # the global board: a row of hand_orders()
+        order = (first[rnd] + k - board0[rnd] + row0[rnd]).astype(np.int64)  # the board's row of `orders`
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
-        grid = memo[(key, p, board_order)] = Grid(
-            offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
-            self.hand_orders(), np.concatenate(visit).astype(np.int64) if visit else None)
+        grid = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
+                    orders, np.concatenate(visit).astype(np.int64) if visit else None)
+        if self.below is None or key == "trunk":  # (the store keeps the grids it uses)
+            memo[(key, p, board_order)] = grid
         return grid
 
     def subgame_keys(self):
@@ -605,37 +751,55 @@ class PokerGame(Game):
             return out
         s = self.split
         boundary, inputs = self.trunk_reach(store, job)
+        self._trim(store)
         base = int(t.boards.round_start[s - 1])
         store.expect(self._segment_names)
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
+        del inputs  # views of `boundary`, which now takes the subgames' values
         boundary[:] = 0.0
         for key in self._keys:  # chunks add up in a fixed order, whatever order they finished in
             e, b, _ = key
             boundary[self.re_index[e], b - base] += outputs[key]
+        del outputs  # (2.3 GB for full hold'em) before the trunk's arrays are decoded for the way up
         # up: values from the subgames, trunk updates
         with store.open("trunk", self._writes(job, pj)) as seg:
             src, reg, avg = self._segment_arrays(store, "trunk", seg, job, pj)
             out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
                              boundary_mode=2, boundary=boundary)
+            del boundary  # freed before the updated arrays are encoded
             self._finish_segment(seg, reg, avg, job, pj)
+        self._trim(store)
         return out
+
+    def _trim(self, store):
+        """A trunk-only trunk's store holds one segment, decoded twice a pass, between which
+        the transport's buffers come and go: it keeps no spare decode buffers (full hold'em:
+        5 GB) through them."""
+        if self.trunk_only and hasattr(store, "free_spare_buffers"):
+            store.free_spare_buffers()
 
     def trunk_reach(self, store, job: _Job):
         """The trunk's down walk: (boundary buffer, {subgame key: reach [2, H] at the cut})."""
         t = self.tree
         nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
         boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
-        seg = store.read("trunk")
-        src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
-        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
-                   boundary_mode=1, boundary=boundary, do_backward=False)
+        with store.open("trunk", ()) as seg:  # read only: its buffers go back to the store's pool
+            src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
+            self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                       boundary_mode=1, boundary=boundary, do_backward=False)
+            del src, reg, avg
         base = int(t.boards.round_start[self.split - 1])
-        return boundary, {key: boundary[self.re_index[key[0]], key[1] - base].copy() for key in self._keys}
+        # views, not copies (2.3 GB for full hold'em): the transport reads them before _pass
+        # reuses the buffer for the subgames' values
+        return boundary, {key: boundary[self.re_index[key[0]], key[1] - base] for key in self._keys}
 
     def subgame_pass(self, key, job, inputs, store):
         """Values [2, H] at the cut for subgame segment key = (round-end node, board, chunk),
         given the reach [2, H] there."""
+        if self.below is not None:
+            raise ConfigError(f"game {self.name!r} was built with [game] trunk_only = true: it holds no subgame "
+                              f"(asked for {key!r}); run its subgames on workers with [transport] name = \"zmq\"")
         kjob, pj = job
         e, b, j = key
         region, first = self._sub_region(e, b, j)
@@ -670,6 +834,7 @@ class PokerGame(Game):
 
     def best_response(self, strategy):
         """(br_0, br_1) against a flat per-player strategy over the unsplit layout."""
+        self._whole_tree("a best response to a whole-game strategy")
         vals = []
         t = self.tree
         for p in (0, 1):
@@ -695,6 +860,7 @@ class PokerGame(Game):
 
     def expected_values(self, strategy) -> tuple[float, float]:
         """(v_0, v_1): each player's expected payoff (chips) when both play `strategy`."""
+        self._whole_tree("the expected values of a whole-game strategy")
         t = self.tree
         job = _Job(0, 0, 3, -1, NO_COEFFS)
         out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
@@ -719,12 +885,14 @@ class PokerGame(Game):
             return policy_source(store, seg, seg_name, player) if which == "current" else seg[f"avg{player}"]
 
         if out is None:
-            out = np.zeros(self._layouts[player].size)
+            out = np.zeros(self.layout(player).size)
         if not self.split:  # straight into `out`, part by part, so a memory map's pages can go
-            policy_in_parts(values("root"), self._layouts[player], out.view(np.ndarray), release)
+            policy_in_parts(values("root"), self.layout(player), out.view(np.ndarray), release)
             return out
         segments = [(self.trunk, None, "trunk")]
-        for key in self._keys:
+        # a trunk-only game decodes a subgame with a game built for its cut board: board by board
+        keys = self._keys if self.below is None else sorted(self._keys, key=lambda k: (k[1], k[0], k[2]))
+        for key in keys:
             region, first = self._sub_region(*key)
             segments.append((region, first, self._segment_name(key)))
         for region, first, seg_name in segments:
@@ -734,17 +902,81 @@ class PokerGame(Game):
                 release()
         return out
 
+    def segment_policy(self, store, segment, which, player):
+        """`player`'s policy over one segment (the trunk, or a subgame chunk) in the segment's
+        own layout, as :meth:`strategy_of` computes it before scattering it."""
+        from ..core.layout import policy
+
+        region, _ = self._segment_region(segment)
+        seg = store.read(segment)
+        values = policy_source(store, seg, segment, player) if which == "current" else seg[f"avg{player}"]
+        return policy(values, self._layout_of(region, player))
+
+    def infoset_place(self, key, player=None):
+        """'<hand>|<board>|<betting>' (as :meth:`infoset_keys` names it) -> where it is stored:
+        parsed, not looked up among every key, so that it costs nothing like the game's size."""
+        from ..core.game import InfosetPlace, unknown_infoset
+        from ..errors import SolverkitError
+
+        t, bet, S = self.tree, self.tree.bet, self.gd.num_suits
+        if not hasattr(self, "_key_index"):
+            hands = {"".join(card_name(int(c), S) for c in row): i for i, row in enumerate(t.hands)}
+            boards = {"".join(card_name(int(c), S) for c in t.boards.cards[g, : t.boards.num_cards[g]]): g
+                      for g in range(int(t.boards.round_start[-1]))}
+            nodes = {bet.history[n]: n for n in range(bet.num_nodes) if bet.kind[n] == DECISION}
+            self._key_index = (hands, boards, nodes)
+        hands, boards, nodes = self._key_index
+        parts = key.split("|") if isinstance(key, str) else []
+        if len(parts) != 3:
+            example = self.infoset_keys(0)[0] if self.layout(0).num_infosets < 1_000_000 else "<hand>|<board>|<betting>"
+            raise SolverkitError(f"information set key {key!r} of game {self.name!r} is invalid: expected "
+                                 f"'<hand>|<board>|<betting>', like {example!r}")
+        hand, board, history = parts
+        where = f"information set {key!r}: "
+        if hand not in hands:
+            raise unknown_infoset(self, hand, None, hands, "hand", where)
+        if board not in boards:
+            raise unknown_infoset(self, board, None, boards, "board (canonical, cards in order)", where)
+        if history not in nodes:
+            raise unknown_infoset(self, history, None, nodes, "betting sequence where a player acts", where)
+        h, g, n = hands[hand], boards[board], nodes[history]
+        r = int(bet.round[n])
+        start = t.boards.round_start
+        if not start[r] <= g < start[r + 1]:
+            raise SolverkitError(f"information set {key!r}: board {board!r} is not a board of round {r}, where "
+                                 f"betting {history!r} is")
+        p = int(bet.player[n])
+        if player is not None and player != p:
+            raise SolverkitError(f"information set {key!r} is player {p}'s, not player {player}'s")
+        A = int(bet.num_actions[n])
+        s = self.split
+        if not s or r < s:
+            region, seg, first = (self.trunk if s else self.full), ("trunk" if s else "root"), start
+        else:
+            e = n
+            while bet.round[e] >= s:  # up to the end of round s - 1: the subgame's entry
+                e = int(bet.parent[e])
+            lineage = [g]
+            while len(lineage) <= r - (s - 1):
+                lineage.append(int(t.boards.parent[lineage[-1]]))
+            b, g_s = lineage[r - (s - 1)], lineage[r - s]  # the boards of rounds s - 1 and s
+            j = next(j for j, (c0, c1) in enumerate(self._chunks[b]) if c0 <= g_s < c1)
+            region, first = self._sub_region(e, b, j)
+            seg = self._segment_name((e, b, j))
+        seg_offset = int(region.node_off[n] + (g - int(first[r])) * region.stride[p, r]) + h * A
+        return InfosetPlace(key, p, self.value_offset(n, g, h), tuple(self.action_labels(n)), seg, seg_offset)
+
     def _scatter(self, flat, region, values, first, p):
         """Copy player p's values of a segment into the unsplit layout; `first` = the
         segment's first board per round (None: the trunk)."""
         t = self.tree
         bet = t.bet
-        seg_lo = t.boards.round_start if first is None else first
+        seg_lo = self.round_start if first is None else first
         nodes, k = region.units[p]
         rnd = bet.round[nodes]
         length = t.num_hands * bet.num_actions[nodes].astype(np.int64)
         src = region.node_off[nodes] + k * region.stride[p, rnd]
-        kf = k + seg_lo[rnd] - t.boards.round_start[rnd]
+        kf = k + seg_lo[rnd] - self.round_start[rnd]
         dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
         copy_runs(values, flat, src, dst, length)
 
@@ -777,6 +1009,7 @@ class PokerGame(Game):
     def infoset_keys(self, player):
         """'<hand>|<board>|<betting>' for each (decision node, board, hand) of the player, in
         layout order."""
+        self._whole_tree("the information-set keys (every board's cards)")
         t = self.tree
         bet = t.bet
         S = self.gd.num_suits

@@ -189,6 +189,10 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[t
     ]
     if split_round:
         rows.append((f"subgames (cut at round {split_round})", f"{z.subgames(split_round, isomorphic):,}"))
+        boards = z.boards_iso if isomorphic else z.boards_raw
+        above = sum(a * b * z.hands for a, b in zip(z.decision_values[:split_round], boards[:split_round]))
+        rows.append(("values above the cut (the store of a [game] trunk_only = true trunk)",
+                     f"{above:,} (both players), {human_bytes(2 * 8 * above)} as float64 regrets and averages"))
     rows.append(("this machine's memory", human_bytes(physical_memory())))
     return rows
 

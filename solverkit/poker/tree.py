@@ -57,26 +57,29 @@ def _apply(perm, cards, num_suits):
 
 
 def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000,
-                     allowed: dict | None = None) -> Boards:
+                     allowed: dict | None = None, rounds: int | None = None) -> Boards:
     """All board sequences (or their suit-canonical representatives), children contiguous.
 
     `allowed` maps a round to the card sets its board may take (any representatives: they are
     made canonical here); the other boards of that round, and everything below them, are left
-    out. That deals one flop of hold'em, say, to study real subgames without the whole game."""
+    out. That deals one flop of hold'em, say, to study real subgames without the whole game.
+    `rounds` < the game's rounds deals only the first `rounds` rounds (a trunk): the later
+    rounds hold no boards, and the last dealt round's boards no children."""
+    dealt = gd.num_rounds if rounds is None else rounds
     S = gd.num_suits
     H = hands.shape[0]
     deck = list(range(gd.deck_size))
     perms = _suit_perms(S) if isomorphic else [np.arange(S)]
-    hand_index = {tuple(int(c) for c in row): i for i, row in enumerate(hands)}
+    index = _HandIndex(hands, gd.deck_size, S)
 
     def hand_map(perm, inverse):
         if inverse:
             perm = np.argsort(perm)
-        return np.array([hand_index[_apply(perm, row, S)] for row in hands], dtype=np.int64)
+        return index.moved(perm)
 
     # each board: (per-round card sets, parent index in previous round, orbit hand maps)
     rounds = [[((), -1, [])]]
-    for r in range(1, gd.num_rounds):
+    for r in range(1, dealt):
         nb = gd.num_board_cards[r]
         nxt = []
         for i, (sets, _, _) in enumerate(rounds[-1]):
@@ -104,6 +107,7 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
             if len(nxt) > max_boards:
                 raise MemoryError(f"more than {max_boards:,} boards in round {r}")
         rounds.append(nxt)
+    rounds += [[] for _ in range(gd.num_rounds - dealt)]
     starts = np.zeros(gd.num_rounds + 1, dtype=np.int64)
     for r in range(gd.num_rounds):
         starts[r + 1] = starts[r] + len(rounds[r])
@@ -130,10 +134,11 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
             all_maps.extend(maps)
             perm_end[g] = len(all_maps)
             if isomorphic:
-                orbits[g] = _hand_orbits(sets, hands, perms, hand_index, S)
+                orbits[g] = _hand_orbits(sets, hands, perms, index, S)
             else:
                 orbits[g] = int(np.count_nonzero(~np.isin(hands, flat).any(axis=1))) if flat else H
-    for r in range(1, gd.num_rounds):
+    child_start[:] = child_end[:] = starts[dealt]  # the last dealt round: no children here
+    for r in range(1, dealt):
         p = parent[starts[r] : starts[r + 1]]
         idx = np.arange(starts[r - 1], starts[r])
         child_start[starts[r - 1] : starts[r]] = starts[r] + np.searchsorted(p, idx, side="left")
@@ -142,16 +147,35 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
     return Boards(starts, cards, num, parent, child_start, child_end, perm_start, perm_end, perm_arr, orbits)
 
 
-def _hand_orbits(sets, hands, perms, hand_index, S):
+class _HandIndex:
+    """Hand index of every hand moved by a suit permutation, vectorised (a hand's cards as
+    one integer code, looked up among the sorted codes of the hand table)."""
+
+    def __init__(self, hands, deck_size, num_suits):
+        self.hands, self.S = hands, num_suits
+        self.weights = deck_size ** np.arange(hands.shape[1], dtype=np.int64)
+        codes = hands @ self.weights
+        self.order = np.argsort(codes, kind="stable")
+        self.codes = codes[self.order]
+        self.cards = np.arange(deck_size, dtype=np.int64)
+
+    def code(self, perm) -> np.ndarray:
+        """Code of each hand's image under `perm` (suit s -> perm[s])."""
+        moved = self.cards - self.cards % self.S + np.asarray(perm, dtype=np.int64)[self.cards % self.S]
+        return np.sort(moved[self.hands], axis=1) @ self.weights
+
+    def moved(self, perm) -> np.ndarray:
+        """int64 [H]: the index of each hand's image under `perm`."""
+        return self.order[np.searchsorted(self.codes, self.code(perm))]
+
+
+def _hand_orbits(sets, hands, perms, index, S):
     """Number of valid hands distinct up to the suit permutations fixing the board."""
-    used = {c for st in sets for c in st}
+    used = np.array(sorted({c for st in sets for c in st}), dtype=np.int64)
     stab = [p for p in perms if all(_apply(p, st, S) == tuple(sorted(st)) for st in sets)]
-    seen = set()
-    for row in hands:
-        if used.intersection(int(c) for c in row):
-            continue
-        seen.add(min(_apply(p, row, S) for p in stab))
-    return len(seen)
+    valid = ~np.isin(hands, used).any(axis=1)
+    rep = np.min([index.code(p) for p in stab], axis=0)  # each orbit's smallest code
+    return int(np.unique(rep[valid]).size)
 
 
 @dataclass
@@ -199,12 +223,15 @@ def count_deals(gd: GameDef) -> np.ndarray:
     return np.array(out)
 
 
-def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None) -> PokerTree:
+def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None,
+               rounds: int | None = None) -> PokerTree:
     """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking;
-    `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`)."""
+    `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`); `rounds`
+    deals only the first rounds (a trunk: the betting tree stays whole, the later rounds hold
+    no boards and there are no showdown tables)."""
     bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed)
+    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)
