@@ -18,7 +18,7 @@ from .codec import ValueCodec
 from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
-from .memory import human_bytes, peak_rss_mb, physical_memory
+from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
 from .store import SegmentSpec, Store, family, new_run_id
 from .parts import remove_stale, write_part
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
@@ -506,6 +506,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     done_at = None  # the iteration where the loop stopped (a loss after it need not redo the loop)
     time_limit = float(cfg.get("time_limit", 0.0) or 0.0)
     timed_out = False
+    startup = None
 
     def target_met(r) -> bool:
         return (target > 0 and r["exploitability"] <= target) or unit_target_reached(r, unit_targets, assembly.game)
@@ -519,7 +520,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     def advance():
         """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
         nonlocal row, reached, reached_row, interrupted, strategy, done_at, timed_out
+        nonlocal startup
         schedule.start(solver.solve_seconds, solver.nodes_touched)
+        if startup is None:  # process start to the first iteration: imports, game, store
+            startup = process_age()
         block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
         while solver.iteration < iterations and done_at is None and not interrupted:
             count = _block_size(solver, block, iterations, schedule, ckpt_every, last_ckpt[0])
@@ -610,6 +614,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "interrupted": interrupted,
                 **store_row,
                 "saturated_values": solver.values.saturated_values(),
+                "startup_seconds": startup,
                 **solver.transport.report(),
             }
             if recoveries:

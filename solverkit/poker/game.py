@@ -878,7 +878,7 @@ class PokerGame(Game):
         segment is normalised on its own (information sets never straddle segments) and copied
         into `out` (a new array, or for example a memory-mapped file), and `release()` is called
         after each one, so only one segment's values are in memory besides `out`."""
-        from ..core.layout import policy
+        from ..core.layout import policy, policy_in_parts
 
         def values(seg_name):
             seg = store.read(seg_name)
@@ -886,8 +886,8 @@ class PokerGame(Game):
 
         if out is None:
             out = np.zeros(self.layout(player).size)
-        if not self.split:
-            out[:] = policy(values("root"), self.layout(player))
+        if not self.split:  # straight into `out`, part by part, so a memory map's pages can go
+            policy_in_parts(values("root"), self.layout(player), out.view(np.ndarray), release)
             return out
         segments = [(self.trunk, None, "trunk")]
         # a trunk-only game decodes a subgame with a game built for its cut board: board by board
