@@ -9,7 +9,10 @@ issue; it cannot be run here): goal at most 260 s. Both use configs/rhode_island
 cut after round 1, 2 subgame threads), exploitability evaluated about 20 times per decade.
 
     python bench/rhode_island.py [--games rhode_island rhode_island_acpc] [--stores float compressed]
-                                [--threads 2]
+                                [--threads 2] [--iterations N]
+
+`--iterations N` runs N iterations (evaluated at the end only) instead of solving to 1 mbb/g: a
+quicker same-run comparison of the stores' time per iteration.
 
 `--stores`: `float` is the default store (float64 arrays in memory); `compressed` is the
 fixed-point store of the original implementation (16 per chip, the previous hand in strength
@@ -40,16 +43,22 @@ STORES = {
     "float": [],
     "compressed": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west", "compressor.name=blosc2",
                    "compressor.codec=zstd", "compressor.level=1", "compressor.filter=shuffle", "game.chunks=13"],
+    # the same with lz4 as the entropy stage: faster, larger
+    "compressed_lz4": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west", "compressor.name=blosc2",
+                       "compressor.codec=lz4", "compressor.level=1", "compressor.filter=shuffle", "game.chunks=13"],
 }
 
 
-def solve(game: str, threads: int, out: Path, store: str = "float") -> dict:
+def solve(game: str, threads: int, out: Path, store: str = "float", iterations: int = 0) -> dict:
     cmd = [
         sys.executable, "-c", "from solverkit.cli import cli; cli()", "solve", str(ROOT / "configs" / "rhode_island.toml"),
         "--out", str(out), "--set", f"game.name={game}", "--set", f"transport.threads={threads}", "--quiet",
     ]
     for item in STORES[store]:
         cmd += ["--set", item]
+    if iterations:  # a fixed number of iterations, evaluated at the end only (a quick time comparison)
+        cmd += ["--set", f"solver.iterations={iterations}", "--set", "solver.target_mbb=0",
+                "--set", f"solver.eval_every={iterations}"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     stdout = proc.stdout.read()
@@ -79,13 +88,14 @@ def main(argv=None):
     ap.add_argument("--games", nargs="+", default=["rhode_island", "rhode_island_acpc"])
     ap.add_argument("--stores", nargs="+", default=["float"], choices=sorted(STORES))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=0, help="run this many iterations instead of to 1 mbb/g")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games:
             base = None
             for store in args.stores:
-                row = solve(game, args.threads, Path(tmp) / f"{game}-{store}", store)
+                row = solve(game, args.threads, Path(tmp) / f"{game}-{store}", store, args.iterations)
                 if game == "rhode_island_acpc":
                     row["c_cfr_plus_seconds"] = C_CFR_PLUS_ACPC_SECONDS
                     row["speedup_vs_c"] = round(C_CFR_PLUS_ACPC_SECONDS / row["solve_seconds"], 2)
@@ -103,6 +113,8 @@ def main(argv=None):
     RESULTS.mkdir(exist_ok=True)
     # the store comparison gets files of its own, so both results can stand side by side
     stem = "rhode_island" if args.stores == ["float"] else "rhode_island_" + "_".join(args.stores)
+    if args.iterations:
+        stem += f"_{args.iterations}it"
     (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Rhode Island hold'em, CFR+ to 1 mbb/g",

@@ -4,7 +4,8 @@ from .errors import ConfigError, PluginError, SolverkitError
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "PluginError", "SolverkitError", "__version__", "exploitability", "load_game", "solve"]
+__all__ = ["ConfigError", "PluginError", "SolverkitError", "__version__", "exploitability", "load_game", "read_policy",
+           "solve"]
 
 
 def solve(config, iterations=None, target=None, out=None, progress=False, **overrides):
@@ -27,3 +28,11 @@ def exploitability(game, policy):
     from .api import exploitability as _exploitability
 
     return _exploitability(game, policy)
+
+
+def read_policy(run_dir, key, player=None):
+    """{action: probability} at one information set of a saved solve, reading only the part
+    that holds it (see :func:`solverkit.api.read_policy`)."""
+    from .api import read_policy as _read_policy
+
+    return _read_policy(run_dir, key, player)

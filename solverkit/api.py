@@ -118,6 +118,18 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
     return Solution(result, assembly.game)
 
 
+def read_policy(run_dir, key: str, player: int | None = None) -> dict[str, float]:
+    """{action label: probability} at information set `key` (as the game's ``infoset_keys`` name
+    it, poker ``'<hand>|<board>|<betting>'``) of the strategy a solve saved in `run_dir`, read
+    without loading the strategy: from the part of a distributed strategy (``strategy.skm``)
+    that holds it, or from its slice of ``strategy.npz``. `player`: when both players have a
+    set with that key. A SolverkitError names an unknown key (with close matches) or a missing
+    part (its file and the worker that wrote it)."""
+    from .core.strategy_query import read_infoset
+
+    return read_infoset(run_dir, key, player).probabilities
+
+
 def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
     """Player `player`'s flat policy as information-set key -> {action label: probability}."""
     table = {}

@@ -226,7 +226,8 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
         f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
     )
-    click.echo(store_line(result) + f"  peak RSS {_peak_rss_mb():.0f} MB")
+    line = store_line(result)
+    click.echo((line + "  " if line else "") + f"peak RSS {_peak_rss_mb():.0f} MB")
     click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
@@ -234,9 +235,11 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
 
 
 def store_line(result) -> str:
-    """How the values were stored: ``store: float64 in memory, 0.006 MB`` for plain doubles, or
-    the size and compression ratio of an encoded store."""
+    """How the values were stored, for a store worth a line: ``store: float64 on disk, 0.006 MB``,
+    or the size and compression ratio of an encoded store; "" for plain doubles in memory."""
     mb = result.stored_bytes / 1e6
+    if result.store_kind == "float64 in memory":
+        return ""
     if result.store_kind:
         return f"store: {result.store_kind}, {mb:.3f} MB"
     return f"store {mb:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats"
@@ -289,6 +292,32 @@ def export(run_dir, fmt, output):
         Path(output).write_text(text + "\n")
     else:
         click.echo(text)
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
+              help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. 'Kh|Qh|cr'); "
+                   "repeat for more.")
+@click.option("--player", type=click.IntRange(0, 1), default=None, help="The player, when both have a set KEY.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")
+def strategy(run_dir, keys, player, as_json):
+    """Action probabilities at information sets of the strategy saved in RUN_DIR, reading only the
+    part that holds each (a distributed strategy) or its slice of strategy.npz."""
+    from .core.config import load_config
+    from .core.strategy_query import read_infoset
+
+    run_dir = Path(run_dir)
+    game = load_config(run_config(run_dir)).game
+    for key in keys:
+        found = read_infoset(run_dir, key, player, game=game)
+        if as_json:
+            click.echo(json.dumps({"infoset": key, "player": found.player, "kind": found.kind,
+                                   "iteration": found.iteration, "policy": found.probabilities}))
+            continue
+        click.echo(f"{key}  (player {found.player}, {found.kind} strategy after iteration {found.iteration})")
+        for label, prob in found.probabilities.items():
+            click.echo(f"  {label}  {prob:.6f}")
 
 
 @cli.command()

@@ -196,15 +196,17 @@ def test_store_line():
     from solverkit.core.solver import Result
 
     plain = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=6000, compression_ratio=0.5, store_kind="float64 in memory")
-    assert store_line(plain) == "store: float64 in memory, 0.006 MB"
+    assert store_line(plain) == ""  # nothing to say about plain doubles in memory
+    disk = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=6000, compression_ratio=0.5, store_kind="float64 on disk")
+    assert store_line(disk) == "store: float64 on disk, 0.006 MB"
     packed = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=123_000, compression_ratio=3.25)
     assert store_line(packed) == "store 0.123 MB  ratio 3.25:1 against 4-byte floats"
 
 
 def test_float_run_prints_no_ratio(run_dir):
     _, result = run_dir
-    (line,) = [l for l in result.stdout.splitlines() if l.startswith("store")]
-    assert line.startswith("store: float64 in memory, ") and "ratio" not in line, line
+    assert not [l for l in result.stdout.splitlines() if l.startswith("store")], result.stdout
+    assert re.search(r"(?m)^peak RSS \d+ MB$", result.stdout), result.stdout
 
 
 def test_slow_notice():

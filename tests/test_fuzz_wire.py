@@ -178,11 +178,12 @@ def test_mutated_jobs_decode_to_valid_jobs_or_a_protocol_error(leduc, data):
 
 def _request(draw, good, keys, segment):
     """A request the worker must answer with an ``error`` (each is wrong in at least one field)."""
-    kind = draw(st.sampled_from(["type", "pass_field", "pass_frames", "fetch", "put", "flush", "setup", "nonfinite"]))
+    kind = draw(st.sampled_from(["type", "pass_field", "pass_frames", "fetch", "put", "flush", "setup", "nonfinite",
+                                 "parts"]))
     rid = draw(st.integers(100, 10**6))
     if kind == "type":
         t = draw(st.text(max_size=8).filter(lambda s: s not in ("pass", "fetch", "put", "flush", "stop", "setup",
-                                                                 "heartbeat", "error")))
+                                                                 "heartbeat", "error", "save", "load", "strategy")))
         return {"type": t, "id": rid}, [], "unknown message type"
     if kind == "pass_field":
         name = draw(st.sampled_from(["job", "keys", "shape", "dtype", "extra"]))
@@ -203,6 +204,11 @@ def _request(draw, good, keys, segment):
         return header, [], kind
     if kind == "flush":
         return {"type": "flush", "id": draw(MSGPACK.filter(lambda v: type(v) is not int))}, [], "flush"
+    if kind == "parts":  # a distributed checkpoint's requests: this worker has no --checkpoint-dir, any field
+        t = draw(st.sampled_from(["save", "load", "strategy"]))
+        fields = draw(st.dictionaries(st.sampled_from(["file", "iteration", "keep", "kind", "parts"]), MSGPACK,
+                                      max_size=3))
+        return {"type": t, "id": rid, **fields}, [], t
     return {"type": "setup", "id": rid, "protocol": PROTOCOL}, [], "already set up"
 
 

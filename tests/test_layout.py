@@ -106,3 +106,18 @@ def test_normalising_a_cumulative_strategy():
     layout = Layout.from_blocks([(1, 4)])
     cum = np.array([2.0, 0.0, 6.0, 8.0])
     np.testing.assert_allclose(policy(cum, layout), cum / cum.sum(), rtol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(blocks=st.lists(st.tuples(st.integers(0, 4), st.integers(1, 6)), min_size=1, max_size=8),
+       part=st.integers(1, 30), seed=st.integers(0, 1000))
+def test_policy_in_parts_equals_policy(blocks, part, seed):
+    """Part by part (parts of whole blocks, release() after each) gives policy()'s numbers."""
+    from solverkit.core.layout import policy_in_parts
+
+    lay = Layout.from_blocks(blocks)
+    values = np.random.default_rng(seed).normal(size=lay.size)
+    calls = []
+    out = policy_in_parts(values, lay, np.full(lay.size, np.nan), release=lambda: calls.append(1), part_values=part)
+    np.testing.assert_array_equal(out, policy(values, lay))
+    assert 1 <= len(calls) <= len(blocks)

@@ -213,7 +213,7 @@ def test_headers_are_unpacked_with_limits():
     ({"bind": "http://x:1"}, r"bind = 'http://x:1' is invalid: expected tcp://HOST:PORT or ipc://PATH \(schemes: tcp, ipc\)"),
     ({"heartbeat": 1.0, "timeout": 1.5}, r"timeout = 1.5 is invalid: expected >= 2 x heartbeat \(2\)"),
     ({"connect_timeout": 0}, r"connect_timeout = 0 is invalid: expected a number > 0"),
-    ({"wrokers": 2}, r"unknown parameter 'wrokers' in \[transport\] \(zmq\); valid: bind, connect_timeout, heartbeat, keys, max_recoveries, replace_timeout, spawn, threads, timeout, workers"),
+    ({"wrokers": 2}, r"unknown parameter 'wrokers' in \[transport\] \(zmq\); valid: bind, checkpoint, connect_timeout, heartbeat, keys, max_recoveries, replace_timeout, spawn, threads, timeout, workers"),
 ])
 def test_bad_parameters_name_the_value_and_the_valid_ones(params, message):
     with pytest.raises(ConfigError, match=message):
@@ -345,7 +345,7 @@ def test_worker_answers_malformed_requests_and_computes_what_the_game_computes(t
         good = {"type": "pass", "id": 7, "job": wire, "keys": [list(k) for k in keys], "shape": [len(keys), 2, H],
                 "dtype": "<f8"}
         probes = [
-            ({"type": "bogus", "id": 2}, [], "unknown message type 'bogus'; valid: error, fetch, flush, heartbeat, pass, put, setup, stop"),
+            ({"type": "bogus", "id": 2}, [], "unknown message type 'bogus'; valid: error, fetch, flush, heartbeat, load, pass, put, save, setup, stop, strategy"),
             ({**good, "id": 3, "shape": [len(keys), 2, H + 1]}, [reach], f"field 'shape' = [{len(keys)}, 2, {H + 1}] is invalid: expected [{len(keys)}, 2, {H}]"),
             ({**good, "id": 4}, [reach[:, :, :-1].copy()], f"array frame of {reach.nbytes - 8 * 2 * len(keys)} bytes, expected {reach.nbytes}"),
             ({**good, "id": 5, "keys": [[999, 0, 0]]}, [reach[:1]], "subgame (999, 0, 0) is not held by this worker"),

@@ -25,6 +25,11 @@ def add_commands(cli: click.Group) -> None:
     @click.option("--store-dir", type=click.Path(file_okay=False),
                   help="Directory of this worker's segment files when the run stores on disk ([store] backend = "
                        "\"disk\"; default: a temporary directory, removed at exit).")
+    @click.option("--checkpoint-dir", type=click.Path(file_okay=False),
+                  help="Directory where this worker writes (and on restore reads) its parts of the run's "
+                       "checkpoints and final strategy when the run says [transport] checkpoint = \"distributed\": "
+                       "a directory shared with the trunk (replacements on any host can restore from it) or this "
+                       "machine's disk (restorable only here).")
     @click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
                   help="Seconds to wait for a trunk to set this worker up, at start and after losing its trunk "
                        "(0: as long as it takes).")
@@ -40,7 +45,7 @@ def add_commands(cli: click.Group) -> None:
     @click.option("--max-message", type=click.IntRange(min=1, max=1 << 20), default=DEFAULT_MAX_MESSAGE_MB,
                   show_default=True, metavar="MB",
                   help="Largest message this worker accepts, in MiB; a larger one drops the connection.")
-    def worker(connect, threads, store_dir, wait, once, keys_dir, key_name, max_message):
+    def worker(connect, threads, store_dir, checkpoint_dir, wait, once, keys_dir, key_name, max_message):
         """Serve a `solverkit solve` whose config says [transport] name = "zmq": own a share of its
         subgames and run their part of every pass until the trunk stops. Start one per worker
         machine (or core group) with the trunk's address, before or after the trunk; the trunk
@@ -56,7 +61,7 @@ def add_commands(cli: click.Group) -> None:
             raise SolverkitError("--key-name needs --keys DIR")
         keys = load_worker_keys(keys_dir, key_name) if keys_dir is not None else None
         sys.exit(run_worker(connect, threads or os.cpu_count() or 1, store_dir, wait, once, keys=keys,
-                            max_message=max_message << 20))
+                            max_message=max_message << 20, checkpoint_dir=checkpoint_dir))
 
     @cli.command()
     @click.argument("directory", type=click.Path(file_okay=False))

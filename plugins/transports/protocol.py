@@ -18,11 +18,12 @@ from solverkit.errors import ProtocolError
 
 #: bumped whenever a message or field changes meaning; the trunk refuses another version
 #: (3: ``error`` may say ``rejoin``, a worker that lost its trunk says ``hello`` again, and game files
-#: travel as content in ``setup``)
-PROTOCOL = 3
+#: travel as content in ``setup``; 4: ``setup`` says ``parts``, and ``save`` / ``load`` /
+#: ``strategy`` keep a distributed checkpoint and strategy in the workers' own directories)
+PROTOCOL = 4
 #: messages a worker may send, and the trunk
-WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "stats", "bye", "heartbeat", "error")
-TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "stop", "heartbeat", "error")
+WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "saved", "stats", "bye", "heartbeat", "error")
+TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "save", "load", "strategy", "stop", "heartbeat", "error")
 #: statistics every ready, result and stats message carries
 STATS_FIELDS = ("stored_bytes", "num_values", "peak_rss_mb", "saturated")
 #: queued messages per peer and direction: a pass message can be hundreds of MB

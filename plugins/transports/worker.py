@@ -4,7 +4,8 @@
 HELLO, gets SETUP (the resolved config and the subgame keys it owns), builds the same assembly
 and a store of its own, and then serves requests one at a time: PASS (its subgames on a thread
 pool, heartbeats from this main loop meanwhile), FETCH / PUT (a segment's payloads), FLUSH
-(statistics) and STOP. A malformed request gets an ERROR reply and the worker carries on. A
+(statistics), SAVE / LOAD (its share of a distributed checkpoint, in its own
+``--checkpoint-dir``), STRATEGY (its share of the final strategy) and STOP. A malformed request gets an ERROR reply and the worker carries on. A
 trunk silent for the run's ``timeout`` (or one that no longer knows this worker: it restarted,
 or gave up on it) is lost: the worker drops its assembly and store and says HELLO again, so a
 trunk restarted with ``--resume`` (or the same trunk, as a replacement) takes it back; with
@@ -21,6 +22,7 @@ import threading
 import time
 import traceback
 import uuid
+from pathlib import Path
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
@@ -29,6 +31,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from solverkit import __version__
 from solverkit.core.memory import peak_rss_mb
+from solverkit.core.parts import PartError, check_name, open_part, read_arrays, remove_stale, write_part
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
@@ -66,12 +69,16 @@ class Worker:
     """One worker process's connection, assembly, store and thread pool."""
 
     def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, once: bool = False,
-                 keys=None, max_message: int = DEFAULT_MAX_MESSAGE):
+                 keys=None, max_message: int = DEFAULT_MAX_MESSAGE, checkpoint_dir=None):
         """`once`: exit when the trunk is lost instead of joining again; `keys` (a
         keys.WorkerKeys): talk CURVE to the trunk whose public key it names; `max_message`: bytes
         of the largest frame accepted (a larger one drops the connection), fixed here, never
-        taken from the trunk."""
+        taken from the trunk; `checkpoint_dir`: where this worker writes and reads its parts of
+        a distributed checkpoint and strategy (the trunk names files in it, never a directory)."""
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
+        self.checkpoint_dir = Path(checkpoint_dir).expanduser().resolve() if checkpoint_dir else None
+        #: part files this worker wrote, per kind (removed once no manifest names them)
+        self.written: dict[str, set[str]] = {"checkpoint": set(), "strategy": set()}
         self.once = once  # exit when the trunk is lost (spawned workers) instead of joining again
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.name = f"{host_name()}:{os.getpid()}"
@@ -99,7 +106,7 @@ class Worker:
         self.alias: dict[str, str] = {}  # the trunk's segment name -> this store's
         self.last_heard = self.last_beat = time.monotonic()
         self.handlers = {"pass": self._pass, "fetch": self._fetch, "put": self._put, "flush": self._flush,
-                         "stop": self._stop, "heartbeat": lambda header, frames: None, "setup": self._setup_again,
+                         "save": self._save, "load": self._load, "strategy": self._strategy, "stop": self._stop, "heartbeat": lambda header, frames: None, "setup": self._setup_again,
                          "error": self._trunk_error}
 
     # --- life cycle ----------------------------------------------------------------------------
@@ -198,7 +205,7 @@ class Worker:
             handler(header, frames)
         except (_Stop, _Rejoin, KeyboardInterrupt):
             raise
-        except ProtocolError as exc:
+        except (ProtocolError, PartError) as exc:
             self._send(error_header(rid, str(exc)))
         except Exception as exc:  # reported to the trunk, which stops the run; this worker carries on
             trace = traceback.format_exc()
@@ -270,8 +277,12 @@ class Worker:
         where, rid = "setup", request_id(header)
         try:
             check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "run",
-                                "heartbeat", "timeout"), where)
+                                "heartbeat", "timeout", "parts"), where)
             field(header, "protocol", where, "int", choices=(PROTOCOL,))
+            if field(header, "parts", where, "bool", optional=True) and self.checkpoint_dir is None:
+                raise SolverkitError("this run keeps its checkpoints and strategy distributed ([transport] checkpoint "
+                                     "= \"distributed\"): start the worker with --checkpoint-dir DIR (a directory "
+                                     "shared with the trunk, or this machine's disk; docs/cluster.md)")
             self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01, hi=3600.0)
             run_id = field(header, "run", where, "str")
             self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat, hi=MAX_TIMEOUT)
@@ -432,12 +443,96 @@ class Worker:
         self.store.flush()
         self._send({"type": "stats", "id": rid, **self._stats()})
 
+    # --- distributed checkpoints and strategy (docs/wire.md) -------------------------------------
+
+    def _parts_dir(self, where: str) -> Path:
+        if self.checkpoint_dir is None:
+            raise ProtocolError(f"{where}: this worker has no --checkpoint-dir to keep parts in")
+        return self.checkpoint_dir
+
+    def _write(self, header, where: str, kind: str, entries, fields=(), **footer) -> None:
+        """Write part `file` of the request into the checkpoint directory and answer SAVED
+        (`fields`: the request's fields beyond the common ones; `footer`: the part's extra fields)."""
+        rid = field(header, "id", where, "int")
+        check_keys(header, ("type", "id", "file", "iteration", "keep", *fields), where)
+        name = check_name(field(header, "file", where, "str"), where)
+        keep = field(header, "keep", where, "str_list")
+        iteration = field(header, "iteration", where, "int", lo=0)
+        directory = self._parts_dir(where)
+        directory.mkdir(parents=True, exist_ok=True)
+        record = write_part(directory / name, kind, entries, self.store.run_id, iteration, self.name, **footer)
+        written = self.written[kind]
+        written.add(name)
+        stale = {n for n in written if n != name and n not in keep}
+        for n in stale:  # parts that no manifest names any more
+            remove_stale(directory, (), n)
+        written -= stale
+        self._send({"type": "saved", "id": rid, "dir": str(directory), **record})
+
+    def _save(self, header, frames):
+        """SAVE: this worker's segments as one part file (its payloads as stored, frames naming
+        the trunk's segments), fsynced, so that the trunk's manifest can name it."""
+        self.store.flush()
+        entries = ((name, self.store.payloads(local)) for name, local in self.alias.items())
+        self._write(header, "save", "checkpoint", entries)
+
+    def _strategy(self, header, frames):
+        """STRATEGY: the policy of each of this worker's segments (float64, both players) as one
+        part file of the run's distributed strategy."""
+        kind = field(header, "kind", "strategy", "str", choices=("average", "current"))
+
+        def entries():
+            for name, local in self.alias.items():
+                yield name, {f"policy{p}": np.ascontiguousarray(self.game.segment_policy(self.store, local, kind, p),
+                                                                dtype="<f8") for p in (0, 1)}
+
+        self._write(header, "strategy", "strategy", entries(), fields=("kind",), strategy=kind)
+
+    def _load(self, header, frames):
+        """LOAD: restore this worker's segments from the parts the trunk's manifest names, each
+        part checked against its size and checksum and every frame decoded before any segment
+        changes."""
+        rid = field(header, "id", "load", "int")
+        check_keys(header, ("type", "id", "parts"), "load")
+        directory = self._parts_dir("load")
+        loaded = []
+        for i, part in enumerate(field(header, "parts", "load", "list")):
+            where = f"load: parts[{i}]"
+            if not isinstance(part, dict):
+                raise ProtocolError(f"{where} = {part!r:.60} is invalid: expected a map")
+            check_keys(part, ("file", "bytes", "crc32", "segments", "worker"), where)
+            record = {"bytes": field(part, "bytes", where, "int", lo=1), "crc32": field(part, "crc32", where, "int")}
+            name = check_name(field(part, "file", where, "str"), where)
+            owner = field(part, "worker", where, "str")
+            segments = field(part, "segments", where, "str_list")
+            for s in segments:
+                if s not in self.segments:
+                    raise ProtocolError(f"{where}: segment {s!r} is not held by this worker")
+            path = directory / name
+            if not path.is_file():
+                raise PartError(f"part {path} (written by worker {owner}) is missing on {host_name()}: a worker "
+                                "restores its segments from its --checkpoint-dir, so a checkpoint on a machine's "
+                                "own disk can only be restored there; replace a worker of another host through a "
+                                "shared directory (docs/cluster.md)")
+            footer = open_part(path, record, kind="checkpoint", run=self.store.run_id, owner=f"worker {owner}")
+            for s in segments:
+                blobs = read_arrays(footer, s)
+                try:
+                    self.store._decode(self.alias[s], blobs)
+                except SolverkitError as exc:
+                    raise PartError(f"part {path} (written by worker {owner}): {exc}") from None
+                loaded.append((self.alias[s], blobs))
+        for local, blobs in loaded:
+            self.store.restore(local, blobs)
+        self._send({"type": "done", "id": rid})
+
     def _stop(self, header, frames):
         self._send({"type": "bye", "id": request_id(header)})
         raise _Stop(EXIT_STOPPED, "stopped by the trunk")
 
 
 def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, once: bool = False, keys=None,
-               max_message: int = DEFAULT_MAX_MESSAGE) -> int:
+               max_message: int = DEFAULT_MAX_MESSAGE, checkpoint_dir=None) -> int:
     """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
-    return Worker(connect, threads, store_dir, wait, once=once, keys=keys, max_message=max_message).run()
+    return Worker(connect, threads, store_dir, wait, once=once, keys=keys, max_message=max_message,
+                  checkpoint_dir=checkpoint_dir).run()

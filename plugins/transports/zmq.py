@@ -97,6 +97,11 @@ class ZmqTransport(Transport):
         "replace_timeout": Param("float", 300.0, "seconds to wait for a replacement of a lost worker (spawned "
                                  "ones are restarted here) before the run stops", min=0.0, min_exclusive=True,
                                  max=MAX_TIMEOUT),
+        "checkpoint": Param("str", "file", "where checkpoints and the final strategy of a run with --out go: "
+                            "\"file\" (the trunk writes OUT/checkpoint.skc and OUT/strategy.npz, fetching every "
+                            "worker segment) or \"distributed\" (each worker writes its own segments as part files "
+                            "in its --checkpoint-dir, spawned ones in OUT/checkpoint.d, and the trunk a manifest "
+                            "naming them)", choices=("file", "distributed")),
         "max_recoveries": Param("int", 5, "lost workers the run replaces in a row without getting past the "
                                 "iteration of the previous loss (0: stop at the first loss)", min=0, max=1_000_000),
     }
@@ -182,12 +187,20 @@ class ZmqTransport(Transport):
             _say(f"waiting for {waiting} worker(s): run `solverkit worker --connect {self.endpoint}` on each "
                  "worker machine (with the host name the workers reach this one by)")
 
+    @property
+    def distributed(self) -> bool:
+        """Whether the workers write their own parts of the checkpoints and the strategy (a run
+        with an output directory and ``checkpoint = "distributed"``)."""
+        return self.config["checkpoint"] == "distributed" and self.parts_dir is not None
+
     def _spawn_one(self, i: int) -> subprocess.Popen:
         """Start spawned worker `i` (its store directory is worker{i}; it exits with its trunk)."""
         cmd = [sys.executable, "-m", "solverkit", "worker", "--connect", self.endpoint, "--once",
                "--threads", str(self.config["threads"]), "--wait", f"{self.config['connect_timeout']:g}"]
         if self._store_base is not None:
             cmd += ["--store-dir", str(Path(self._store_base) / f"worker{i}")]
+        if self.distributed:  # this machine's OUT/checkpoint.d: every spawned worker (and its replacement) reads it
+            cmd += ["--checkpoint-dir", str(Path(self.parts_dir).resolve())]
         if self.config["keys"]:
             names = worker_names(self.config["keys"])
             if not names:
@@ -278,7 +291,8 @@ class ZmqTransport(Transport):
                 "keys": [key_to_wire(k) for k in w.keys],
                 "addresses": [game.subgame_address(k) for k in w.keys],
                 "segments": [game.subgame_segment(k) for k in w.keys],
-                "run": self._run_id, "heartbeat": self.heartbeat, "timeout": self.timeout}
+                "run": self._run_id, "heartbeat": self.heartbeat, "timeout": self.timeout,
+                "parts": self.distributed}
 
     def _accept(self, ident, header, index, shares) -> _Worker | None:
         """A worker from its HELLO (None, with an ERROR reply, when it cannot join)."""
@@ -585,6 +599,53 @@ class ZmqTransport(Transport):
         w = self._segment_owner[segment]
         header = {"type": "put", "segment": segment, "arrays": list(blobs)}
         self._request({w: (header, list(blobs.values()), "done")})
+
+    # --- distributed checkpoints and strategy ---------------------------------------------------
+
+    def save_parts(self, message: str, tag: str, iteration: int, keep, **extra) -> list[dict]:
+        """Every worker writes its segments (SAVE) or their policies (STRATEGY) as one part file
+        ``w<index>-<tag>`` in its checkpoint directory, at once; returns the manifest records
+        (owner, worker, dir, file, bytes, crc32, segments), checked against what each owns."""
+        suffix = ".skp" if message == "save" else ".sks"
+        requests, names = {}, {}
+        for w in self._workers.values():
+            names[w] = f"w{w.index:04d}-{tag}{suffix}"
+            header = {"type": message, "file": names[w], "iteration": int(iteration), "keep": list(keep), **extra}
+            requests[w] = (header, (), "saved")
+        parts = []
+        for w, (reply, _) in self._request(requests).items():
+            where = f"saved from zmq worker {w.name}"
+            try:
+                record = {"owner": f"w{w.index:04d}", "worker": w.name, "dir": field(reply, "dir", where, "str"),
+                          "file": field(reply, "file", where, "str", choices=(names[w],)),
+                          "bytes": field(reply, "bytes", where, "int", lo=1),
+                          "crc32": field(reply, "crc32", where, "int", lo=0, hi=(1 << 32) - 1),
+                          "segments": field(reply, "segments", where, "str_list")}
+                mine = [self.game.subgame_segment(k) for k in w.keys]
+                if sorted(record["segments"]) != sorted(mine):
+                    raise ProtocolError(f"{where}: wrote segments {record['segments'][:3]!r}..., expected its "
+                                        f"{len(mine)} segments ({mine[:3]!r}...)")
+            except ProtocolError as exc:
+                raise TransportError(str(exc)) from None
+            parts.append(record)
+        return sorted(parts, key=lambda r: r["owner"])
+
+    def load_parts(self, parts) -> None:
+        """Every worker restores its segments from the parts that hold them (LOAD, at once); a
+        replacement reads the lost worker's part from its own checkpoint directory."""
+        by_worker: dict[_Worker, dict] = {}
+        for part in parts:
+            for segment in part["segments"]:
+                w = self._segment_owner.get(segment)
+                if w is None:
+                    raise TransportError(f"checkpoint part {part['file']} holds segment {segment!r}, which no zmq "
+                                         "worker owns")
+                item = by_worker.setdefault(w, {}).setdefault(part["file"], {
+                    "file": part["file"], "bytes": part["bytes"], "crc32": part["crc32"], "worker": part["worker"],
+                    "segments": []})
+                item["segments"].append(segment)
+        self._request({w: ({"type": "load", "parts": list(items.values())}, (), "done")
+                       for w, items in by_worker.items()})
 
     def refresh_stats(self) -> None:
         """Every worker flushes its store and reports its bytes, values and memory."""
@@ -979,6 +1040,30 @@ class WorkerStoreView:
                 yield seg
             return
         yield self.read(key)
+
+    @property
+    def distributed(self) -> bool:
+        """Whether checkpoints and the strategy are written by each owner (see ZmqTransport)."""
+        return self.transport.distributed
+
+    def save_parts(self, tag: str, iteration: int, keep=()) -> list[dict]:
+        """Every worker writes its segments as a checkpoint part; their manifest records."""
+        return self.transport.save_parts("save", tag, iteration, keep)
+
+    def strategy_parts(self, tag: str, iteration: int, kind: str, keep=()) -> list[dict]:
+        """Every worker writes its segments' `kind` policies as a strategy part; the records."""
+        return self.transport.save_parts("strategy", tag, iteration, keep, kind=kind)
+
+    def load_parts(self, parts, run: str, default_dir) -> None:
+        """Restore the workers' segments from checkpoint `parts`: each worker reads its own
+        (workers with a --checkpoint-dir), or, when this run keeps single-file checkpoints,
+        they are read here (OUT/checkpoint.d) and sent to their owners."""
+        if self.distributed:
+            self.transport.load_parts(parts)
+        else:
+            from solverkit.core.checkpoint import restore_parts
+
+            restore_parts(self, parts, run, default_dir)
 
     def payloads(self, key):
         """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""

@@ -29,6 +29,7 @@ import msgpack
 
 from ..errors import SolverkitError
 from .atomic import atomic_file, reason
+from .parts import NAME, open_part, read_arrays
 
 FORMAT = "solverkit.checkpoint"
 VERSION = 2
@@ -42,21 +43,27 @@ class CheckpointError(SolverkitError):
     """A checkpoint is missing, damaged, or belongs to another game or format version."""
 
 
-def write_checkpoint(path, store, state: dict) -> int:
+def write_checkpoint(path, store, state: dict, parts=None) -> int:
     """Write `store`'s segments and `state` (iteration, seconds, metrics, game...) to `path`
-    atomically; return the file's size. On failure the previous checkpoint is untouched."""
+    atomically; return the file's size. On failure the previous checkpoint is untouched.
+
+    `parts` (a distributed checkpoint): the records of the part files their owners have
+    written and fsynced (:mod:`.parts`); the file then holds the other segments and names
+    every part, and it is the rename of this file that makes the new checkpoint count."""
     path = Path(path)
     index = []
+    remote = {s for part in parts or () for s in part["segments"]}
     try:
         with atomic_file(path) as fh:
             fh.write(MAGIC)
-            for key in store.specs:
+            for key in [k for k in store.specs if k not in remote]:
                 blobs = store.payloads(key)
                 index.append([key, [[name, len(b)] for name, b in blobs.items()]])
                 for b in blobs.values():
                     fh.write(b)
+            extra = {"parts": list(parts)} if parts is not None else {}
             footer = msgpack.packb({"format": FORMAT, "version": VERSION, "run": store.run_id, **state,
-                                    "segments": index})
+                                    "segments": index, **extra})
             fh.write(footer)
             fh.write(_TAIL.pack(zlib.crc32(footer), len(footer)))
             fh.write(END)
@@ -106,8 +113,11 @@ def read_footer(path) -> dict:
 FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "seconds", "metrics", "saturated",
                  "segments")
 #: footer fields a checkpoint may lack (written by later versions): nodes_touched, the passes'
-#: visited nodes so far (null for a game that does not count them)
-OPTIONAL_FIELDS = ("nodes_touched",)
+#: visited nodes so far (null for a game that does not count them); parts, the part files of a
+#: distributed checkpoint (their segments are not in this file)
+OPTIONAL_FIELDS = ("nodes_touched", "parts")
+#: every field of a part's record in the ``parts`` footer field
+PART_FIELDS = ("owner", "worker", "dir", "file", "bytes", "crc32", "segments")
 #: the smallest payload a segment array can have (a value frame's fixed header)
 _MIN_PAYLOAD = 19
 _RUN_CHARS = frozenset("0123456789abcdef")
@@ -210,6 +220,32 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
             total += arr[1]
     if total != payload_bytes:
         bad("segments", f"{total} payload bytes", f"the {payload_bytes} payload bytes the file holds")
+    parts = footer.get("parts")
+    if parts is None:
+        return
+    if not isinstance(parts, list):
+        bad("parts", parts, "a list of part records")
+    files = set()
+    for i, part in enumerate(parts):
+        where = f"parts[{i}]"
+        if not isinstance(part, dict) or set(part) != set(PART_FIELDS):
+            bad(where, part, f"a map with exactly {', '.join(PART_FIELDS)}")
+        for k in ("owner", "worker", "dir"):
+            if not isinstance(part[k], str):
+                bad(f"{where}.{k}", part[k], "a string")
+        if not isinstance(part["file"], str) or not NAME.fullmatch(part["file"]) or part["file"] in files:
+            bad(f"{where}.file", part["file"], "a plain file name, each part once")
+        files.add(part["file"])
+        if not _is_int(part["bytes"]) or part["bytes"] <= 0:
+            bad(f"{where}.bytes", part["bytes"], "an integer > 0")
+        if not _is_int(part["crc32"]) or not 0 <= part["crc32"] < 1 << 32:
+            bad(f"{where}.crc32", part["crc32"], "a crc32 (an integer in [0, 2^32))")
+        if not isinstance(part["segments"], list) or not all(isinstance(s, str) for s in part["segments"]):
+            bad(f"{where}.segments", part["segments"], "a list of segment keys")
+        for s in part["segments"]:
+            if s in seen:
+                bad(f"{where}.segments", s, "each segment in one place: this file or one part")
+            seen.add(s)
 
 
 #: settings that may differ between a checkpoint's run and its resumption: how long and how
@@ -303,7 +339,8 @@ def read_checkpoint(path, store, game_table: dict, columns=None) -> dict:
                     f"{path}: footer field metrics[{i}] has columns {sorted(row)}, expected {sorted(columns)} "
                     "(the file is damaged, or [solver] eval_current changed: restore it, or start a new run)")
     index = footer["segments"]
-    keys = [k for k, _ in index]
+    parts = footer.get("parts") or []
+    keys = [k for k, _ in index] + [s for part in parts for s in part["segments"]]
     if sorted(keys) != sorted(store.specs):
         raise CheckpointError(
             f"{path}: holds segments {_few(keys)}, the game has {_few(list(store.specs))} "
@@ -323,10 +360,56 @@ def read_checkpoint(path, store, game_table: dict, columns=None) -> dict:
             except SolverkitError as exc:
                 raise CheckpointError(f"{path}: {exc}") from None
             loaded.append((key, blobs))
+    if parts:
+        # every owner loads its own parts (a worker) or they are read here; each part checked
+        # against the size and checksum this file records before anything of it is restored
+        load = getattr(store, "load_parts", None)
+        if load is not None:
+            load(parts, footer["run"], parts_dir(path))
+        else:
+            restore_parts(store, parts, footer["run"], parts_dir(path))
     store.adopt_run(footer["run"])  # the run goes on: what it writes from now on carries its id
     for key, blobs in loaded:
         store.restore(key, blobs)
     return {k: v for k, v in footer.items() if k not in ("segments", "format", "version", "_payload_bytes")}
+
+
+#: the directory of a distributed checkpoint's parts next to OUT/checkpoint.skc (the workers a
+#: trunk spawns write there; hand-started ones where `solverkit worker --checkpoint-dir` says)
+PARTS_DIR = "checkpoint.d"
+
+
+def parts_dir(path) -> Path:
+    """OUT/checkpoint.d for checkpoint OUT/checkpoint.skc."""
+    return Path(path).parent / PARTS_DIR
+
+
+def part_path(part: dict, default_dir) -> Path:
+    """Where this process finds a part: in `default_dir` (OUT/checkpoint.d), else in the
+    directory its owner wrote it to (the same machine, or a shared file system)."""
+    first = Path(default_dir) / part["file"]
+    if first.is_file() or not part["dir"]:
+        return first
+    return Path(part["dir"]) / part["file"]
+
+
+def restore_parts(store, parts, run: str, default_dir) -> None:
+    """Load the segments of part files into `store` in this process (a run resumed on one
+    machine, or with [transport] checkpoint = "file"): every part is checked (size, checksum,
+    every frame) before any segment changes."""
+    loaded = []
+    for part in parts:
+        footer = open_part(part_path(part, default_dir), part, kind="checkpoint", run=run,
+                           owner=f"worker {part['worker']}")
+        for key in part["segments"]:
+            blobs = read_arrays(footer, key)
+            try:
+                store._decode(key, blobs, run=run)
+            except SolverkitError as exc:
+                raise CheckpointError(f"{footer['_path']}: {exc}") from None
+            loaded.append((key, blobs))
+    for key, blobs in loaded:
+        store.restore(key, blobs)
 
 
 def _few(names, n=4):

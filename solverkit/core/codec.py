@@ -467,18 +467,18 @@ class ValueCodec:
                                                 grid.order, grid.orders, grid.visit_order, scales, self._mode, q, res)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
-        body = bytes(body)
         meta = self._description(family, kind, key, name, run)
         covered = _COVERED.pack(kind, x.shape[0], len(meta))
         crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
-        return _HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)) + meta + body
+        # one copy of the body into the frame (a compressor may hand back a view of a scratch buffer)
+        return b"".join((_HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)), meta, body))
 
     def _probe(self, x, scales, family: str) -> None:
         """Record, for the first arrays encoded, the largest value of each family in stored
         units (an upper bound: largest |value| x largest factor)."""
         with self._probe_lock:
             self._probes -= 1
-        big = float(np.max(np.abs(x))) if x.shape[0] else 0.0
+        big = max(float(np.max(x)), -float(np.min(x))) if x.shape[0] else 0.0  # max |x| without a copy
         if big > 0.0:
             units = big * float(np.max(scales))
             seen = self.resolution.get(family)

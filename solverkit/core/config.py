@@ -251,6 +251,9 @@ def _resolve_sampler(raw, registry, instances, seed):
 
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
+    from .numba_blas import skip_blas_check
+
+    skip_blas_check()  # before a game loads its first kernel: numba need not import scipy.linalg
     registry = registry or get_registry()
     base_dir = Path(base_dir or Path.cwd())
     for key in raw:

@@ -17,6 +17,34 @@ from .units import Unit
 from .wire import check_keys, field
 
 
+@dataclass(frozen=True)
+class InfosetPlace:
+    """Where one information set's action probabilities are stored (:meth:`Game.infoset_place`):
+    at `offset` in `player`'s flat policy (strategy.npz), and at `segment_offset` in the policy
+    of `segment` (a distributed strategy's part); one value per action of `labels`."""
+
+    key: str
+    player: int
+    offset: int
+    labels: tuple[str, ...]
+    segment: str
+    segment_offset: int
+
+
+def unknown_infoset(game, key: str, player, names, what: str = "information set", context: str = "") -> SolverkitError:
+    """The error for a key that names nothing in `game`: up to three close matches among
+    `names` (cheap: only when there are at most 200,000), else a few keys as examples;
+    `context` starts the message (the whole key, when `key` is a piece of it)."""
+    import difflib
+
+    names = list(names)
+    who = f" of player {player}" if player is not None else ""
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.5) if len(names) <= 200_000 else []
+    hint = (f"close matches: {', '.join(repr(k) for k in close)}" if close
+            else f"{what}s look like {', '.join(repr(k) for k in names[:3])}")
+    return SolverkitError(f"{context}no {what} {key!r}{who} in game {game.name!r}; {hint}")
+
+
 @dataclass
 class PassJob:
     """One CFR pass: iteration t (1-based) updating the regrets of `players`.
@@ -285,6 +313,42 @@ class Game:
             return pol
         out[:] = pol
         return out
+
+    def segment_policy(self, store, segment: str, which: str, player: int) -> np.ndarray:
+        """`player`'s policy ("average" or "current") over segment `segment` alone, in the
+        segment's own order: what one owner writes into a distributed strategy's part, which
+        :meth:`infoset_place` finds an information set in. Default: the ``root`` segment."""
+        if segment != "root":
+            raise KeyError(f"game {self.name!r} has no segment {segment!r}; segments: root")
+        seg = store.read("root")
+        values = policy_source(store, seg, "root", player) if which == "current" else seg[f"avg{player}"]
+        return policy(values, self.layout(player))
+
+    def infoset_place(self, key: str, player: int | None = None) -> "InfosetPlace":
+        """Where information set `key` (as :meth:`infoset_keys` names it) of `player` (None:
+        whichever has it) is stored: its offset in the flat policy and in its segment's policy
+        (:meth:`segment_policy`), and its action labels. A SolverkitError names an unknown key
+        with close matches. Default: a lookup in the keys of both players (small games)."""
+        index = self.__dict__.get("_infoset_index")
+        if index is None:
+            index = {}
+            for p in (0, 1):
+                for i, k in enumerate(self.infoset_keys(p)):
+                    index.setdefault(k, []).append((p, i))
+            self._infoset_index = index
+        found = [(p, i) for p, i in index.get(key, ()) if player in (None, p)]
+        if not found:
+            raise unknown_infoset(self, key, player, index)
+        if len(found) > 1:
+            raise SolverkitError(f"information set {key!r} exists for both players of game {self.name!r}; pass "
+                                 "player 0 or 1")
+        p, i = found[0]
+        lay = self.layout(p)
+        first = np.concatenate(([0], np.cumsum(lay.block_count)))
+        b = int(np.searchsorted(first, i, side="right") - 1)
+        actions = int(lay.block_actions[b])
+        offset = int(lay.block_start[b]) + (i - int(first[b])) * actions
+        return InfosetPlace(key, p, offset, tuple(self.infoset_actions(p)[i]), "root", offset)
 
     # --- presentation ------------------------------------------------------------------------
 

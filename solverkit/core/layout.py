@@ -61,3 +61,26 @@ def policy(values: np.ndarray, layout: Layout, out: np.ndarray | None = None) ->
         out = np.empty_like(values)
     regret_matching(values, layout.block_start, layout.block_count, layout.block_actions, out)
     return out
+
+
+#: values per part of :func:`policy_in_parts` (32 MB of float64)
+POLICY_PART_VALUES = 1 << 22
+
+
+def policy_in_parts(values: np.ndarray, layout: Layout, out: np.ndarray, release=None,
+                    part_values: int = POLICY_PART_VALUES) -> np.ndarray:
+    """:func:`policy` into `out` a few million values at a time, calling `release()` after each
+    part: with `out` a memory map whose pages `release` hands back, a large policy is never
+    resident whole (the numbers are those of one :func:`policy` call)."""
+    sizes = layout.block_count * layout.block_actions
+    ends = np.cumsum(sizes)
+    lo = 0
+    while lo < len(sizes):
+        # whole blocks up to about part_values values (at least one block)
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + part_values, side="right")))
+        regret_matching(values, layout.block_start[lo:hi], layout.block_count[lo:hi], layout.block_actions[lo:hi],
+                        out)
+        if release is not None:
+            release()
+        lo = hi
+    return out

@@ -13,14 +13,15 @@ import numpy as np
 
 from ..errors import ConfigError, TransportError, WorkerLost
 from .checkpoint import FILENAME as CHECKPOINT_FILE
-from .checkpoint import check_game, check_resume, read_checkpoint, read_footer, write_checkpoint
+from .checkpoint import PARTS_DIR, check_game, check_resume, parts_dir, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
 from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
-from .memory import human_bytes, peak_rss_mb, physical_memory
+from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
 from .store import SegmentSpec, Store, family, new_run_id
-from .strategy_file import save_strategy
+from .parts import remove_stale, write_part
+from .strategy_file import STRATEGY_MANIFEST, save_strategy
 from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
@@ -202,7 +203,9 @@ class Solver:
     the subgames, a view that fetches them): checkpoints, strategies and store metrics use it.
     """
 
-    def __init__(self, assembly, store_dir=None, run_id=None, notice=None):
+    def __init__(self, assembly, store_dir=None, run_id=None, notice=None, parts_dir=None):
+        """`parts_dir`: where part files of a distributed checkpoint go on this machine
+        (OUT/checkpoint.d; None without an output directory)."""
         self.assembly = assembly
         #: the resolved config checkpoints record (run_solve adds the iterations and target it runs with)
         self.resolved = assembly.resolved
@@ -211,6 +214,9 @@ class Solver:
         self.first_update = int(assembly.solver.get("first_update", 0))
         self.store = make_store(assembly, store_dir, run_id)
         self.transport = assembly.transport
+        self.transport.parts_dir = parts_dir
+        #: part files the last checkpoint (and strategy) named: kept until a newer one names others
+        self._part_files: dict[str, list[str]] = {"checkpoint": [], "strategy": []}
         try:
             self.transport.start(self.game, self.store, assembly=assembly)
             self.values = self.transport.store_view(self.store)
@@ -367,7 +373,37 @@ class Solver:
             "metrics": metrics,
             "saturated": self.values.saturated_values(),
         }
-        return write_checkpoint(path, self.values, state)
+        if not self.distributed:
+            return write_checkpoint(path, self.values, state)
+        # every owner writes and fsyncs its part first; the manifest's rename makes them count
+        parts = self.values.save_parts(_tag(self.iteration), self.iteration, self._part_files["checkpoint"])
+        size = write_checkpoint(path, self.values, state, parts)
+        self._part_files["checkpoint"] = [part["file"] for part in parts]
+        remove_stale(parts_dir(path), self._part_files["checkpoint"], "*.skp")
+        return size
+
+    @property
+    def distributed(self) -> bool:
+        """Whether the transport's owners write their own parts of checkpoints and strategy."""
+        return bool(getattr(self.values, "distributed", False))
+
+    def save_strategy_parts(self, path) -> None:
+        """The output strategy as parts: every worker writes its segments' policies, then this
+        process its own segments' into manifest `path` (OUT/strategy.skm), which names them all."""
+        kind = self.output_kind
+        parts = self.values.strategy_parts(_tag(self.iteration), self.iteration, kind, self._part_files["strategy"])
+        remote = {s for part in parts for s in part["segments"]}
+
+        def entries():
+            for seg in self.store.specs:
+                if seg not in remote:
+                    yield seg, {f"policy{p}": np.ascontiguousarray(self.game.segment_policy(self.store, seg, kind, p),
+                                                                   dtype="<f8") for p in (0, 1)}
+
+        write_part(path, "strategy", entries(), self.store.run_id, self.iteration, "trunk", strategy=kind,
+                   game=self.assembly.resolved["game"], parts=parts)
+        self._part_files["strategy"] = [part["file"] for part in parts]
+        remove_stale(Path(path).parent / PARTS_DIR, self._part_files["strategy"], "*.sks")
 
     def load_checkpoint(self, path) -> list[dict]:
         """Restore the store and iteration count from `path`; return the metrics rows saved."""
@@ -378,6 +414,7 @@ class Solver:
         self.nodes_touched = state.get("nodes_touched")
         # the count so far is this process's; workers count from zero and add theirs
         self.store.codec.saturated = int(state.get("saturated", 0))
+        self._part_files["checkpoint"] = [part["file"] for part in state.get("parts") or ()]
         return list(state.get("metrics", []))
 
     def rollback(self, path) -> list[dict]:
@@ -446,7 +483,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
     solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id,
-                    notice=notice)
+                    notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
     solver.resolved = resolved
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
@@ -473,6 +510,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     done_at = None  # the iteration where the loop stopped (a loss after it need not redo the loop)
     time_limit = float(cfg.get("time_limit", 0.0) or 0.0)
     timed_out = False
+    startup = None
 
     def target_met(r) -> bool:
         return (target > 0 and r["exploitability"] <= target) or unit_target_reached(r, unit_targets, assembly.game)
@@ -486,7 +524,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     def advance():
         """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
         nonlocal row, reached, reached_row, interrupted, strategy, done_at, timed_out
+        nonlocal startup
         schedule.start(solver.solve_seconds, solver.nodes_touched)
+        if startup is None:  # process start to the first iteration: imports, game, store
+            startup = process_age()
         block = 1  # iterations per step: grows for cheap sampled iterations, up to BLOCK_SECONDS a step
         while solver.iteration < iterations and done_at is None and not interrupted:
             count = _block_size(solver, block, iterations, schedule, ckpt_every, last_ckpt[0])
@@ -541,7 +582,16 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             # the reported result is always recomputed from the strategy itself
             row = solver.confirm(row)
         layouts = [assembly.game.layout(p) for p in (0, 1)]
-        if out is not None and sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY:
+        large = sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY
+        if out is not None and (large or not solver.distributed):
+            # a strategy of the kind this run does not write, left in `out` by an earlier run, goes
+            (out / ("strategy.npz" if solver.distributed else STRATEGY_MANIFEST)).unlink(missing_ok=True)
+        if out is not None and solver.distributed:
+            # every owner writes its segments' policies; strategy.npz besides only for a small game
+            solver.save_strategy_parts(out / STRATEGY_MANIFEST)
+        if out is not None and large and solver.distributed:
+            strategy = None
+        elif out is not None and large:
             # a large game: one player's policy in memory at a time, straight into the file
             strategy = None
             save_strategy(out / "strategy.npz", lambda p, dst, release: solver.strategy_of(p, out=dst, release=release),
@@ -568,6 +618,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "interrupted": interrupted,
                 **store_row,
                 "saturated_values": solver.values.saturated_values(),
+                "startup_seconds": startup,
                 **solver.transport.report(),
             }
             if recoveries:
@@ -639,6 +690,14 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             and not reached else stop_reason(assembly.game, reached_row, target, unit_targets, iterations,
                                              solver.iteration)),
     )
+
+
+def _tag(iteration: int) -> str:
+    """The file-name tag of a checkpoint's or strategy's parts: its iteration and a random suffix
+    (a checkpoint redone after a rollback never overwrites parts that a manifest names)."""
+    import secrets
+
+    return f"{iteration:09d}-{secrets.token_hex(4)}"
 
 
 def _block_size(solver, block: int, iterations: int, schedule, ckpt_every, last_ckpt: int) -> int:

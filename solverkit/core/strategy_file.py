@@ -21,6 +21,9 @@ from .layout import Layout
 
 FORMAT = "solverkit.strategy"
 VERSION = 1
+#: a distributed strategy's manifest in an output directory (a part file, :mod:`.parts`): the
+#: trunk's segments' policies and the records of the workers' strategy parts
+STRATEGY_MANIFEST = "strategy.skm"
 
 
 def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict) -> None:

@@ -39,8 +39,8 @@ class Target:
     """An exploitability target in the game's native unit (``unit`` = "") or a display unit."""
 
     value: float
-    unit: str = ""  # a Unit key ("mbb"), or "" for the game's own unit
-    label: str = ""  # "mbb/g", "chips", ...
+    unit: str = ""  # a display unit's key, or "" for the game's own unit
+    label: str = ""  # the unit's name, e.g. "chips"
 
     @property
     def column(self) -> str:

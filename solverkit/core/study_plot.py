@@ -35,7 +35,7 @@ def plot_study(study, results, out) -> list:
     for gname in dict.fromkeys(r.game for r in study.runs):
         fig = game_figure(study, results, gname)
         path = out / f"{gname}.png"
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, bbox_inches="tight")
         plt.close(fig)
         paths.append(path)
     return paths
@@ -82,7 +82,10 @@ def game_figure(study, results, gname):
         ax.set_xlabel(xname)
         ax.set_ylabel(f"exploitability ({unit})" if unit else "exploitability")
         ax.grid(True, which="major", alpha=0.3)
-    panels[0][0].legend(fontsize=7)
+    handles, labels = panels[0][0].get_legend_handles_labels()
+    # one legend for all panels, below them, so that it never hides a curve
+    panels[0][0].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16),
+                        ncol=min(3, max(1, len(labels))), frameon=False)
     fig.suptitle(f"{study.name}: {gname}")
     fig.tight_layout()
     return fig

@@ -28,6 +28,9 @@ class Transport:
     #: the stored strategy in this process, and stops with a TransportError when the workers'
     #: evaluation disagrees with it
     trusted_values: ClassVar[bool] = True
+    #: where part files of a distributed checkpoint go on this machine (OUT/checkpoint.d), set
+    #: by the solver before :meth:`start` when the run has an output directory; None otherwise
+    parts_dir = None
 
     def __init__(self, **params):
         self.config = params

@@ -1020,7 +1020,7 @@ class PokerGame(Game):
         segment is normalised on its own (information sets never straddle segments) and copied
         into `out` (a new array, or for example a memory-mapped file), and `release()` is called
         after each one, so only one segment's values are in memory besides `out`."""
-        from ..core.layout import policy
+        from ..core.layout import policy, policy_in_parts
 
         def values(seg_name):
             seg = store.read(seg_name)
@@ -1028,8 +1028,8 @@ class PokerGame(Game):
 
         if out is None:
             out = np.zeros(self.layout(player).size)
-        if not self.split:
-            out[:] = policy(values("root"), self.layout(player))
+        if not self.split:  # straight into `out`, part by part, so a memory map's pages can go
+            policy_in_parts(values("root"), self.layout(player), out.view(np.ndarray), release)
             return out
         segments = [(self.trunk, None, "trunk")]
         # a trunk-only game decodes a subgame with a game built for its cut board: board by board
@@ -1043,6 +1043,70 @@ class PokerGame(Game):
             if release is not None:
                 release()
         return out
+
+    def segment_policy(self, store, segment, which, player):
+        """`player`'s policy over one segment (the trunk, or a subgame chunk) in the segment's
+        own layout, as :meth:`strategy_of` computes it before scattering it."""
+        from ..core.layout import policy
+
+        region, _ = self._segment_region(segment)
+        seg = store.read(segment)
+        values = policy_source(store, seg, segment, player) if which == "current" else seg[f"avg{player}"]
+        return policy(values, self._layout_of(region, player))
+
+    def infoset_place(self, key, player=None):
+        """'<hand>|<board>|<betting>' (as :meth:`infoset_keys` names it) -> where it is stored:
+        parsed, not looked up among every key, so that it costs nothing like the game's size."""
+        from ..core.game import InfosetPlace, unknown_infoset
+        from ..errors import SolverkitError
+
+        t, bet, S = self.tree, self.tree.bet, self.gd.num_suits
+        if not hasattr(self, "_key_index"):
+            hands = {"".join(card_name(int(c), S) for c in row): i for i, row in enumerate(t.hands)}
+            boards = {"".join(card_name(int(c), S) for c in t.boards.cards[g, : t.boards.num_cards[g]]): g
+                      for g in range(int(t.boards.round_start[-1]))}
+            nodes = {bet.history[n]: n for n in range(bet.num_nodes) if bet.kind[n] == DECISION}
+            self._key_index = (hands, boards, nodes)
+        hands, boards, nodes = self._key_index
+        parts = key.split("|") if isinstance(key, str) else []
+        if len(parts) != 3:
+            example = self.infoset_keys(0)[0] if self.layout(0).num_infosets < 1_000_000 else "<hand>|<board>|<betting>"
+            raise SolverkitError(f"information set key {key!r} of game {self.name!r} is invalid: expected "
+                                 f"'<hand>|<board>|<betting>', like {example!r}")
+        hand, board, history = parts
+        where = f"information set {key!r}: "
+        if hand not in hands:
+            raise unknown_infoset(self, hand, None, hands, "hand", where)
+        if board not in boards:
+            raise unknown_infoset(self, board, None, boards, "board (canonical, cards in order)", where)
+        if history not in nodes:
+            raise unknown_infoset(self, history, None, nodes, "betting sequence where a player acts", where)
+        h, g, n = hands[hand], boards[board], nodes[history]
+        r = int(bet.round[n])
+        start = t.boards.round_start
+        if not start[r] <= g < start[r + 1]:
+            raise SolverkitError(f"information set {key!r}: board {board!r} is not a board of round {r}, where "
+                                 f"betting {history!r} is")
+        p = int(bet.player[n])
+        if player is not None and player != p:
+            raise SolverkitError(f"information set {key!r} is player {p}'s, not player {player}'s")
+        A = int(bet.num_actions[n])
+        s = self.split
+        if not s or r < s:
+            region, seg, first = (self.trunk if s else self.full), ("trunk" if s else "root"), start
+        else:
+            e = n
+            while bet.round[e] >= s:  # up to the end of round s - 1: the subgame's entry
+                e = int(bet.parent[e])
+            lineage = [g]
+            while len(lineage) <= r - (s - 1):
+                lineage.append(int(t.boards.parent[lineage[-1]]))
+            b, g_s = lineage[r - (s - 1)], lineage[r - s]  # the boards of rounds s - 1 and s
+            j = next(j for j, (c0, c1) in enumerate(self._chunks[b]) if c0 <= g_s < c1)
+            region, first = self._sub_region(e, b, j)
+            seg = self._segment_name((e, b, j))
+        seg_offset = int(region.node_off[n] + (g - int(first[r])) * region.stride[p, r]) + h * A
+        return InfosetPlace(key, p, self.value_offset(n, g, h), tuple(self.action_labels(n)), seg, seg_offset)
 
     def _scatter(self, flat, region, values, first, p):
         """Copy player p's values of a segment into the unsplit layout; `first` = the

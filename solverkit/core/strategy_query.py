@@ -1,0 +1,109 @@
+"""Read one information set's policy from a solve's output directory without loading the
+strategy: from the part that holds it (a distributed strategy, ``strategy.skm``) or from its
+slice of ``strategy.npz`` (read in place: the archive's members are stored uncompressed)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SolverkitError
+from .checkpoint import PARTS_DIR, part_path
+from .parts import PartError, open_part, read_arrays
+from .strategy_file import FORMAT, STRATEGY_MANIFEST, VERSION
+
+
+@dataclass(frozen=True)
+class InfosetPolicy:
+    """One information set's action probabilities and where they were read from."""
+
+    key: str
+    player: int
+    probabilities: dict[str, float]
+    kind: str  # "average" or "current"
+    iteration: int
+    source: Path
+
+
+def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> InfosetPolicy:
+    """The policy at information set `key` (as the game's ``infoset_keys`` names it) of the
+    solve in `run_dir`: only the part (or the slice of strategy.npz) holding it is read.
+    `game`: the run's game, when already built (else from RUN_DIR/config.toml)."""
+    run_dir = Path(run_dir)
+    if game is None:
+        from .config import load_config
+
+        config = run_dir / "config.toml"
+        if not config.is_file():
+            raise SolverkitError(f"{run_dir} is not a solve output directory: {config} not found")
+        game = load_config(config).game
+    place = game.infoset_place(key, player)
+    manifest = run_dir / STRATEGY_MANIFEST
+    if manifest.is_file():
+        values, kind, iteration, source = _from_parts(run_dir, manifest, place)
+    else:
+        values, kind, iteration, source = _from_npz(run_dir / "strategy.npz", place)
+    probs = {label: float(x) for label, x in zip(place.labels, values)}
+    return InfosetPolicy(key, place.player, probs, kind, iteration, source)
+
+
+def _from_parts(run_dir: Path, manifest: Path, place):
+    """The information set's values from the part of a distributed strategy holding its segment."""
+    top = open_part(manifest, kind="strategy", owner="the trunk")
+    name = f"policy{place.player}"
+    if place.segment in top["_offsets"]:
+        footer = top
+    else:
+        record = next((r for r in top.get("parts") or () if place.segment in r["segments"]), None)
+        if record is None:
+            raise PartError(f"{manifest}: no part holds segment {place.segment!r} (the manifest is damaged)")
+        path = part_path(record, run_dir / PARTS_DIR)
+        try:
+            footer = open_part(path, record, kind="strategy", run=top["run"], verify=False,
+                               owner=f"worker {record['worker']} ({record['owner']}, in its {record['dir']})")
+        except PartError as exc:
+            if path.is_file():
+                raise
+            raise PartError(f"{exc}: a worker's part on its own disk can be read on that machine only; keep "
+                            "parts on a directory shared with this machine (solverkit worker --checkpoint-dir)") from None
+    raw = read_arrays(footer, place.segment, [name])[name]
+    arr = np.frombuffer(raw, dtype="<f8")
+    end = place.segment_offset + len(place.labels)
+    if end > arr.size:
+        raise PartError(f"{footer['_path']}: segment {place.segment!r} {name} has {arr.size} values, information set "
+                        f"{place.key!r} needs values up to {end} (a part of another game?)")
+    return arr[place.segment_offset:end], top.get("strategy", "average"), int(top.get("iteration", 0)), footer["_path"]
+
+
+def _from_npz(path: Path, place):
+    """The information set's values from its slice of strategy.npz, read in place."""
+    if not path.is_file():
+        raise SolverkitError(f"no strategy in {path.parent}: neither {STRATEGY_MANIFEST} nor strategy.npz (did the "
+                             "solve finish?)")
+    name = f"policy{place.player}.npy"
+    try:
+        with zipfile.ZipFile(path) as zf:
+            meta = json.loads(np.lib.format.read_array(zf.open("meta.npy"), allow_pickle=False).item())
+            if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+                raise SolverkitError(f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
+                                     f"expected {FORMAT!r} version {VERSION}")
+            with zf.open(name) as fh:
+                version = np.lib.format.read_magic(fh)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, fortran, dtype = read_header(fh)
+                end = place.offset + len(place.labels)
+                if dtype != np.dtype("<f8") or len(shape) != 1 or shape[0] < end:
+                    raise SolverkitError(f"{path}: {name} is {dtype} of shape {shape}; information set {place.key!r} "
+                                         f"needs float64 values up to {end} (a strategy of another game?)")
+                fh.seek(fh.tell() + 8 * place.offset)
+                raw = fh.read(8 * len(place.labels))
+    except SolverkitError:
+        raise
+    except (KeyError, OSError, ValueError, zipfile.BadZipFile) as exc:
+        raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
+    return np.frombuffer(raw, dtype="<f8"), meta.get("kind", "average"), int(meta.get("iteration", 0)), path

@@ -1,0 +1,56 @@
+"""Start-up: numba starts without scipy.linalg, and result.json records the start-up time."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from solverkit.core.memory import process_age
+
+SKIP = """
+import sys
+import numba
+from solverkit.core.numba_blas import skip_blas_check
+skipped = skip_blas_check()
+import numpy as np
+from solverkit.core.arith import regret_matching
+out = np.empty(2)
+regret_matching(np.array([1.0, 3.0]), np.zeros(1, np.int64), np.ones(1, np.int64), np.full(1, 2, np.int64), out)
+print(skipped, "scipy.linalg" in sys.modules, out.tolist())
+"""
+
+
+def run_skip(env_value=None):
+    env = {k: v for k, v in os.environ.items() if k != "SOLVERKIT_NUMBA_BLAS"}
+    if env_value is not None:
+        env["SOLVERKIT_NUMBA_BLAS"] = env_value
+    out = subprocess.run([sys.executable, "-c", SKIP], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split(maxsplit=2)
+
+
+def test_kernels_load_without_scipy_linalg():
+    skipped, linalg, values = run_skip()
+    assert (skipped, linalg) == ("True", "False")
+    assert values.strip() == "[0.25, 0.75]"
+
+
+def test_numba_blas_env_keeps_the_check():
+    skipped, linalg, values = run_skip("1")
+    assert (skipped, linalg) == ("False", "True")
+    assert values.strip() == "[0.25, 0.75]"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_result_records_startup_seconds(tmp_path):
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import run_solve
+
+    age = process_age()
+    assert age is not None and age > 0
+    run_solve(load_config({"preset": "cfr_plus", "game": "kuhn", "solver": {"iterations": 3}}), out=tmp_path)
+    result = json.loads((tmp_path / "result.json").read_text())
+    # from the start of this (test) process to the first iteration: at least our age before the solve
+    assert age <= result["startup_seconds"] <= process_age()
