@@ -19,8 +19,9 @@ from solverkit.errors import ProtocolError
 #: bumped whenever a message or field changes meaning; the trunk refuses another version
 #: (3: ``error`` may say ``rejoin``, a worker that lost its trunk says ``hello`` again, and game files
 #: travel as content in ``setup``; 4: ``setup`` says ``parts``, and ``save`` / ``load`` /
-#: ``strategy`` keep a distributed checkpoint and strategy in the workers' own directories)
-PROTOCOL = 4
+#: ``strategy`` keep a distributed checkpoint and strategy in the workers' own directories;
+#: 5: a poker ``pass`` job carries ``sample`` and ``stream``, the sampler's draws)
+PROTOCOL = 5
 #: messages a worker may send, and the trunk
 WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "saved", "stats", "bye", "heartbeat", "error")
 TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "save", "load", "strategy", "stop", "heartbeat", "error")
