@@ -129,10 +129,17 @@ def _fake_dealer(lines, hold=0.0):
 
     def serve():
         conn, _ = srv.accept()
-        conn.makefile("rb").readline()
+        reader = conn.makefile("rb")
+        reader.readline()
         for line in lines:
             conn.sendall(line.encode() + b"\r\n")
         threading.Event().wait(hold)
+        conn.settimeout(1.0)
+        try:  # take the agent's answers before hanging up (closing first would reset its send)
+            while reader.readline():
+                pass
+        except OSError:
+            pass
         conn.close()
         srv.close()
 
