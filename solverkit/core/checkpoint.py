@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 
 import math
-import struct
 import zlib
 from pathlib import Path
 
@@ -30,12 +29,11 @@ import msgpack
 from ..errors import SolverkitError
 from .atomic import atomic_file, reason
 from .parts import NAME, open_part, read_arrays
+from .trailer import END, TAIL as _TAIL, read_trailer
 
 FORMAT = "solverkit.checkpoint"
 VERSION = 2
 MAGIC = b"SKCKPT1\n"
-END = b"SKEND\n"
-_TAIL = struct.Struct("<IQ")
 FILENAME = "checkpoint.skc"
 
 
@@ -79,23 +77,8 @@ def read_footer(path) -> dict:
         raise CheckpointError(f"no checkpoint at {path} (was the run started with --checkpoint-every?)")
     size = path.stat().st_size
     tail = _TAIL.size + len(END)
-    with open(path, "rb") as fh:
-        if size < len(MAGIC) + tail or fh.read(len(MAGIC)) != MAGIC:
-            raise CheckpointError(f"{path} is not a solverkit checkpoint (truncated or foreign file)")
-        fh.seek(size - tail)
-        crc, flen = _TAIL.unpack(fh.read(_TAIL.size))
-        if fh.read(len(END)) != END or flen > size - len(MAGIC) - tail:
-            raise CheckpointError(f"{path} is truncated (no valid end marker)")
-        fh.seek(size - tail - flen)
-        raw = fh.read(flen)
-    if zlib.crc32(raw) != crc:
-        raise CheckpointError(f"{path}: footer checksum mismatch (the file is damaged)")
-    try:
-        footer = msgpack.unpackb(raw, strict_map_key=False)
-    except Exception as exc:
-        raise CheckpointError(f"{path}: footer does not decode ({exc})") from None
-    if not isinstance(footer, dict):
-        raise CheckpointError(f"{path}: footer is a {type(footer).__name__}, expected a map (the file is damaged)")
+    footer, flen = read_trailer(path, size, MAGIC, CheckpointError,
+                                f"{path} is not a solverkit checkpoint (truncated or foreign file)", f"{path}")
     if footer.get("format") != FORMAT:
         raise CheckpointError(f"{path}: format {footer.get('format')!r}, expected {FORMAT!r}")
     if footer.get("version") != VERSION:

@@ -17,7 +17,6 @@ that one segment can be read and checked without reading the rest (a strategy qu
 from __future__ import annotations
 
 import re
-import struct
 import zlib
 from pathlib import Path
 
@@ -25,12 +24,11 @@ import msgpack
 
 from ..errors import SolverkitError
 from .atomic import atomic_file, reason
+from .trailer import END, TAIL as _TAIL, read_trailer
 
 FORMAT = "solverkit.part"
 VERSION = 1
 MAGIC = b"SKPART1\n"
-END = b"SKEND\n"
-_TAIL = struct.Struct("<IQ")
 #: what a part holds: a checkpoint's value frames, or a strategy's policies
 KINDS = ("checkpoint", "strategy")
 #: a part's file name: plain, so that a worker never opens a path its trunk names
@@ -114,21 +112,9 @@ def open_part(path, record: dict | None = None, kind: str | None = None, run: st
         if verify and file_crc(path) != record["crc32"]:
             raise PartError(f"part {path}{who}: checksum mismatch against its manifest (the file is damaged)")
     tail = _TAIL.size + len(END)
-    with open(path, "rb") as fh:
-        if size < len(MAGIC) + tail or fh.read(len(MAGIC)) != MAGIC:
-            raise PartError(f"{path}{who} is not a solverkit part file (truncated or foreign file)")
-        fh.seek(size - tail)
-        crc, flen = _TAIL.unpack(fh.read(_TAIL.size))
-        if fh.read(len(END)) != END or flen > size - len(MAGIC) - tail:
-            raise PartError(f"part {path}{who} is truncated (no valid end marker)")
-        fh.seek(size - tail - flen)
-        raw = fh.read(flen)
-    if zlib.crc32(raw) != crc:
-        raise PartError(f"part {path}{who}: footer checksum mismatch (the file is damaged)")
-    try:
-        footer = msgpack.unpackb(raw, strict_map_key=False)
-    except Exception as exc:
-        raise PartError(f"part {path}{who}: footer does not decode ({exc})") from None
+    footer, flen = read_trailer(path, size, MAGIC, PartError,
+                             f"{path}{who} is not a solverkit part file (truncated or foreign file)",
+                                f"part {path}{who}")
     if not isinstance(footer, dict) or footer.get("format") != FORMAT or footer.get("version") != VERSION:
         got = (footer.get("format"), footer.get("version")) if isinstance(footer, dict) else footer
         raise PartError(f"part {path}{who}: format {got!r:.80}, expected {FORMAT!r} version {VERSION}")

@@ -1,0 +1,37 @@
+"""The trailer that checkpoints and part files share: a magic first line, the payloads, a
+msgpack footer, its crc32 and length, and an end marker; read back with every check."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import msgpack
+
+END = b"SKEND\n"
+TAIL = struct.Struct("<IQ")  # crc32 of the footer, footer length
+
+
+def read_trailer(path, size: int, magic: bytes, error, name: str, label: str) -> tuple[dict, int]:
+    """(footer map, footer length) of the file at `path` (`size` bytes) that starts with
+    `magic`; `error` (an exception class) says what is wrong, naming `name` for a foreign file
+    ("X is not a solverkit <...>") and starting other messages with `label`."""
+    tail = TAIL.size + len(END)
+    with open(path, "rb") as fh:
+        if size < len(magic) + tail or fh.read(len(magic)) != magic:
+            raise error(name)
+        fh.seek(size - tail)
+        crc, flen = TAIL.unpack(fh.read(TAIL.size))
+        if fh.read(len(END)) != END or flen > size - len(magic) - tail:
+            raise error(f"{label} is truncated (no valid end marker)")
+        fh.seek(size - tail - flen)
+        raw = fh.read(flen)
+    if zlib.crc32(raw) != crc:
+        raise error(f"{label}: footer checksum mismatch (the file is damaged)")
+    try:
+        footer = msgpack.unpackb(raw, strict_map_key=False)
+    except Exception as exc:
+        raise error(f"{label}: footer does not decode ({exc})") from None
+    if not isinstance(footer, dict):
+        raise error(f"{label}: footer is a {type(footer).__name__}, expected a map (the file is damaged)")
+    return footer, flen
