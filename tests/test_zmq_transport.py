@@ -91,6 +91,10 @@ def test_zmq_gives_the_local_metrics_strategy_and_store_sizes(tmp_path, store):
     assert result["stored_bytes"] == local.stored_bytes
     assert len(result["workers"]) == 2 and sum(w["subgames"] for w in result["workers"]) == 10
     assert result["worker_peak_rss_mb"] > 0 and all(w["stored_bytes"] > 0 for w in result["workers"])
+    # every pass sends each subgame's reach vectors and gets its values back (float64): at least that much
+    passes = 2 * remote.iterations
+    shape = int(np.prod(load_config(config(**store)).game.subgame_shape()))
+    assert result["wire_bytes_sent"] >= passes * 10 * shape * 8 <= result["wire_bytes_received"]
 
 
 def test_checkpoint_and_resume_through_zmq_match_an_uninterrupted_run(tmp_path):

@@ -663,6 +663,9 @@ class ZmqTransport(Transport):
                     "peak_rss_mb": w.stats["peak_rss_mb"]} for w in self._workers.values()]
         peak = max((w["peak_rss_mb"] for w in workers), default=0.0)
         report = {"workers": workers, "worker_peak_rss_mb": peak}
+        if self._link is not None:
+            report["wire_bytes_sent"] = self._link.sent_bytes
+            report["wire_bytes_received"] = self._link.received_bytes
         if self._recoveries:
             report["recoveries"] = list(self._recoveries)
         return report
@@ -795,6 +798,8 @@ class _Link:
         self._push.connect(inproc)
         self.inbox: queue.Queue = queue.Queue()
         self.seen: dict[bytes, float] = {}
+        #: bytes of the messages' frames (header and payloads) sent to and received from peers
+        self.sent_bytes = self.received_bytes = 0
         #: workers a send found disconnected (libzmq dropped their pipe): since when
         self.unreachable: dict[bytes, float] = {}
         self._known: set[bytes] = set()
@@ -805,6 +810,7 @@ class _Link:
 
     # main thread
     def send(self, identity: bytes, frames: list) -> None:
+        self.sent_bytes += sum(_nbytes(f) for f in frames)
         self._push.send_multipart([identity, *frames], copy=False)
 
     def get(self, timeout: float):
@@ -893,6 +899,7 @@ class _Link:
 
     def _receive(self, frames):
         ident = frames[0].bytes
+        self.received_bytes += sum(f.buffer.nbytes for f in frames[1:])
         known = ident in self._known
         try:
             if len(frames) < 2:
@@ -950,6 +957,15 @@ def _local_only(bind: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _nbytes(frame) -> int:
+    """Bytes of one outgoing frame (bytes, a numpy array, a zmq.Frame or any buffer)."""
+    if isinstance(frame, (bytes, bytearray)):
+        return len(frame)
+    if isinstance(frame, zmq.Frame):
+        return frame.buffer.nbytes
+    return memoryview(frame).nbytes
 
 
 def _connectable(endpoint: str) -> str:
