@@ -138,7 +138,8 @@ def test_a_killed_worker_is_replaced_and_the_run_ends_as_an_uninterrupted_one(
     summary = json.loads((out / "result.json").read_text())
     assert len(summary["recoveries"]) == losses
     for record, pid in zip(summary["recoveries"], killed):
-        assert f":{pid} exited with status -9" in record["lost"]
+        # the exit may be seen first as the dropped connection: either way, the worker killed
+        assert f":{pid} exited with status -9" in record["lost"] or f":{pid} cannot be reached" in record["lost"]
     assert summary["recoveries"][-1]["resumed_from"] == {"pass": 3, "between": 6, "checkpoint": 3, "recovery": 6,
                                                          "start": 0}[moment]
     assert not {w["worker"].split(":")[1] for w in summary["workers"]} & {str(p) for p in killed}
