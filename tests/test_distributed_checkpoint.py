@@ -121,7 +121,8 @@ def test_a_worker_killed_after_a_distributed_checkpoint_is_replaced_and_the_run_
     assert len(killed) == 1
     assert_same_outputs(out, reference)
     (record,) = json.loads((out / "result.json").read_text())["recoveries"]
-    assert f":{killed[0]} exited with status -9" in record["lost"] and record["resumed_from"] == 6
+    assert f":{killed[0]} exited with status -9" in record["lost"] or f":{killed[0]} cannot be reached" in record["lost"]
+    assert record["resumed_from"] == 6
     # no worker segment went through the trunk: saved and restored by their owners
     assert moved == {"fetch": 0, "put": 0}
     assert time.monotonic() - t0 < 120
