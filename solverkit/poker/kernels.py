@@ -193,6 +193,16 @@ def _hand_key(code, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach):
+    """Hand h does not reach player q's node n: none of its children, and its average only decays."""
+    for a in range(A):
+        reach[children[n, a], q, h] = 0.0
+    if do_avg and decay != 1.0:
+        for a in range(A):
+            avg[base + a] = avg[base + a] * decay
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live, key, hk):
     """At player q's node n in an external-sampled walk where q samples: each hand h takes one
     action drawn from its policy (regret matching of src) by uniform(key, hk + h); that child
@@ -203,11 +213,7 @@ def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach
         rq = reach[n, q, h]
         base = off + h * A
         if rq == 0.0:
-            for a in range(A):
-                reach[children[n, a], q, h] = 0.0
-            if do_avg and decay != 1.0:
-                for a in range(A):
-                    avg[base + a] = avg[base + a] * decay
+            _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach)
             continue
         total = rm_total(src, base, A)
         u = uniform(key, hk + np.uint64(h))
@@ -299,11 +305,7 @@ def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, 
         rq = reach[n, q, h]
         base = off + h * A
         if rq == 0.0:
-            for a in range(A):
-                reach[children[n, a], q, h] = 0.0
-            if do_avg and decay != 1.0:
-                for a in range(A):
-                    avg[base + a] = avg[base + a] * decay
+            _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach)
             continue
         total = rm_total(src, base, A)
         for a in range(A):
