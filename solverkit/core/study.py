@@ -243,9 +243,8 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 # resolve now so that every error shows before anything runs
                 assembly = load_config(cfg, registry=registry)
                 targets = _targets_for(graw_targets, assembly.game, where)
-                if stop_at_target and not any(k.startswith("target") for k in (_solver_keys(atable))):
-                    _stop_at(cfg["solver"], targets, where)
-                    assembly = load_config(cfg, registry=registry)
+                if stop_at_target and not any(k.startswith("target") for k in _solver_keys(atable)):
+                    _stop_at(cfg["solver"], targets, where)  # a target of the game's own units: no new check needed
                 runs.append(Run(aname, gname, seed, targets, cfg, int(assembly.solver["iterations"]),
                                 _axis(assembly.game)))
                 made.append(runs[-1])
