@@ -77,7 +77,7 @@ class StandIn(Transport):
 
     def map_subgames(self, job, inputs):
         keys = list(inputs)
-        self.sent = np.stack([inputs[k] for k in keys])  # the PASS frames
+        self.sent = np.stack([inputs.pop(k) for k in keys])  # the PASS frames (as zmq: taken out of inputs)
         received = np.zeros_like(self.sent)  # the RESULT frames
         self.bytes = self.sent.nbytes + received.nbytes
         out = dict(zip(keys, received))

@@ -551,7 +551,8 @@ class ZmqTransport(Transport):
             groups.setdefault(w, []).append(key)
         requests = {}
         for w, keys in groups.items():
-            reach = np.ascontiguousarray(np.stack([inputs[k] for k in keys]), dtype=np.float64)
+            # taken out of `inputs` (views of the trunk's reach buffer: freed once all are stacked)
+            reach = np.ascontiguousarray(np.stack([inputs.pop(k) for k in keys]), dtype=np.float64)
             if reach.shape[1:] != self._shape:
                 raise TransportError(f"subgame inputs of shape {list(reach.shape[1:])}, expected {list(self._shape)}")
             header = {"type": "pass", "job": wire, "keys": [key_to_wire(k) for k in keys],

@@ -53,7 +53,9 @@ class Transport:
         return {}
 
     def map_subgames(self, job, inputs: dict) -> dict[object, np.ndarray]:
-        """Run ``game.subgame_pass(key, job, value, store)`` for every (key, value) in inputs."""
+        """Run ``game.subgame_pass(key, job, value, store)`` for every (key, value) in inputs.
+        The caller hands `inputs` over: a transport may take entries out as it sends them, so
+        that the buffer they view is freed before the values come back."""
         raise NotImplementedError
 
     def recover(self, lost, attempt: int = 1) -> None:

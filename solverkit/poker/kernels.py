@@ -537,7 +537,9 @@ def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
 
     boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach
     into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
-    counterfactual values of those nodes from `boundary` instead.
+    counterfactual values of those nodes from `boundary` instead: [.., 2, H] for both players,
+    or one slot per player in val_mask, in player order (the trunk of a one-player pass keeps
+    half the values).
     Values of decision node n on board g start at node_off[n] + (g - seg_board_lo[r]) *
     stride[player, r] in the player's arrays.
     scale[r] = 1 / (number of equally likely deals of hands and boards up to round r).
@@ -643,12 +645,21 @@ def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
             for e in range(round_lo[r], round_hi[r]):
                 if kind[e] == ROUND_END:
                     j = re_index[e]
+                    q = 0  # mode 2 with one slot per player in val_mask: the slot of player p
                     for p in range(2):
-                        for h in range(H):
-                            if boundary_mode == 1:
+                        if boundary_mode == 1:
+                            for h in range(H):
                                 boundary[j, bi, p, h] = reach[e, p, h] if live[e] and (reach_mask >> p) & 1 else 0.0
-                            else:
+                        elif boundary.shape[2] == 2:
+                            for h in range(H):
                                 cfv[e, p, h] = boundary[j, bi, p, h]
+                        elif (val_mask >> p) & 1:
+                            for h in range(H):
+                                cfv[e, p, h] = boundary[j, bi, q, h]
+                            q += 1
+                        else:  # a value nobody asked for (the kernel never reads it)
+                            for h in range(H):
+                                cfv[e, p, h] = 0.0
         if do_backward:
             _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
                        sd_count, last_board_lo, card, scale, val_mask, reach, cfv, live)
