@@ -21,6 +21,7 @@ import argparse
 import json
 import platform
 import resource
+import sys
 import time
 from pathlib import Path
 
@@ -78,7 +79,7 @@ class StandIn(Transport):
     def map_subgames(self, job, inputs):
         keys = list(inputs)
         self.sent = np.stack([inputs.pop(k) for k in keys])  # the PASS frames (as zmq: taken out of inputs)
-        received = np.zeros_like(self.sent)  # the RESULT frames
+        received = np.zeros((len(keys), *self.game.subgame_output_shape(job)))  # the RESULT frames
         self.bytes = self.sent.nbytes + received.nbytes
         out = dict(zip(keys, received))
         del self.sent
@@ -124,7 +125,8 @@ def measure(sets: dict, passes: int, strength_file: str | None = None) -> dict:
         game.cfr_pass(store, PassJob(it, (player,), asm.rule, asm.averaging), transport)
         runs.append({"iteration": it, "player": player, **phase(f"pass {i + 1}", t, c),
                      "stored_bytes": store.stored_bytes()})
-    per_pass = len(keys) * int(np.prod(game.subgame_shape())) * 8 * 2
+    # reach [2, H] down, values of the updated player [1, H] up (an alternating CFR pass)
+    per_pass = len(keys) * (int(np.prod(game.subgame_shape())) + game.tree.num_hands) * 8
     stored = store.stored_bytes()
     return {
         "game": asm.resolved["game"],
@@ -182,10 +184,12 @@ def markdown(r: dict) -> str:
         f"{r['trunk_stored_bytes'] / gb:.3f} GB" + (f" ({ratio:.1f}:1 against 4-byte floats" if ratio else "") +
         "; the subgames' values were zeros, so this says little about a real run's ratio).",
         f"Sent and received per pass: {r['bytes_per_pass'] / gb:.2f} GB ({r['subgames']:,} subgames x {r['shape']} "
-        f"float64, reach down and values up); per CFR+ iteration (two alternating passes): "
+        f"float64 reach down, x [1, {r['shape'][-1]}] values of the updated player up); per CFR+ iteration (two "
+        f"alternating passes): "
         f"{r['bytes_per_iteration'] / gb:.2f} GB, plus two passes per exploitability evaluation.",
         "",
-        f"Machine: {r['machine']}. Command: `python bench/hulhe_trunk.py`.",
+        f"Machine: {r['machine']}, 2 cores shared with other jobs (wall times vary; CPU seconds are this "
+        f"process's). Command: `{r['command']}`.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -203,6 +207,7 @@ def main():
         key, _, value = item.partition("=")
         sets[key] = parse_value(value)
     r = measure(sets, args.passes, args.strength_file)
+    r["command"] = "python bench/hulhe_trunk.py " + " ".join(sys.argv[1:])
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.name}.json").write_text(json.dumps(r, indent=2) + "\n")
     (RESULTS / f"{args.name}.md").write_text(markdown(r))

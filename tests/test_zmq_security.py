@@ -324,13 +324,19 @@ _STATS = {"stored_bytes": 0, "num_values": 0, "peak_rss_mb": 1.0, "saturated": 0
 
 
 def _result(h, values, **over):
-    header = {"type": "result", "id": h["id"], "keys": h["keys"], "shape": h["shape"], "dtype": "<f8", **_STATS}
+    header = {"type": "result", "id": h["id"], "keys": h["keys"], "shape": _out(h), "dtype": "<f8", **_STATS}
     return [pack_header({**header, **over}), np.ascontiguousarray(values, dtype="<f8").tobytes()]
+
+
+def _out(h):
+    """The shape of a result to pass `h`: the updated player's values only ([n, 1, hands])."""
+    n, _, hands = h["shape"]
+    return [n, 1, hands]
 
 
 def _poisoned(value):
     def answer(h):
-        values = np.zeros(h["shape"])
+        values = np.zeros(_out(h))
         values[1, 0, 2] = value
         return _result(h, values)
     return answer
@@ -339,13 +345,13 @@ def _poisoned(value):
 @pytest.mark.parametrize("answer, message", [
     (_poisoned(np.nan), r"result from zmq worker evil:13: array value at \[1, 0, 2\] = nan: expected finite"),
     (_poisoned(np.inf), r"result from zmq worker evil:13: array value at \[1, 0, 2\] = inf: expected finite"),
-    (lambda h: _result(h, np.zeros(h["shape"])[:, :, :-1]),
-     r"result from zmq worker evil:13: array frame of \d+ bytes, expected \d+ \(float64 \[10, 2, 6\]\)"),
-    (lambda h: _result(h, np.zeros((10, 3, 6)), shape=[10, 3, 6]),
-     r"result from zmq worker evil:13: field 'shape' = \[10, 3, 6\] is invalid: expected \[10, 2, 6\]"),
-    (lambda h: _result(h, np.zeros(h["shape"]), keys=h["keys"][::-1]),
+    (lambda h: _result(h, np.zeros(_out(h))[:, :, :-1]),
+     r"result from zmq worker evil:13: array frame of \d+ bytes, expected \d+ \(float64 \[10, 1, 6\]\)"),
+    (lambda h: _result(h, np.zeros((10, 2, 6)), shape=[10, 2, 6]),
+     r"result from zmq worker evil:13: field 'shape' = \[10, 2, 6\] is invalid: expected \[10, 1, 6\]"),
+    (lambda h: _result(h, np.zeros(_out(h)), keys=h["keys"][::-1]),
      r"result from zmq worker evil:13: keys .* are not the 10 keys sent"),
-    (lambda h: _result(h, np.zeros(h["shape"]), dtype="<f4"),
+    (lambda h: _result(h, np.zeros(_out(h)), dtype="<f4"),
      r"result from zmq worker evil:13: field 'dtype' = '<f4' is invalid"),
 ])
 def test_a_worker_returning_non_finite_or_wrongly_shaped_values_is_rejected(answer, message):

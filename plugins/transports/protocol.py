@@ -20,8 +20,10 @@ from solverkit.errors import ProtocolError
 #: (3: ``error`` may say ``rejoin``, a worker that lost its trunk says ``hello`` again, and game files
 #: travel as content in ``setup``; 4: ``setup`` says ``parts``, and ``save`` / ``load`` /
 #: ``strategy`` keep a distributed checkpoint and strategy in the workers' own directories;
-#: 5: a poker ``pass`` job carries ``sample`` and ``stream``, the sampler's draws)
-PROTOCOL = 5
+#: 5: a poker ``pass`` job carries ``sample`` and ``stream``, the sampler's draws; 6: a ``result``
+#: carries the game's ``subgame_output_shape`` of the job, for poker only the rows of the players
+#: whose values the pass computes)
+PROTOCOL = 6
 #: messages a worker may send, and the trunk
 WORKER_TYPES = ("hello", "ready", "result", "segment", "done", "saved", "stats", "bye", "heartbeat", "error")
 TRUNK_TYPES = ("setup", "pass", "fetch", "put", "flush", "save", "load", "strategy", "stop", "heartbeat", "error")

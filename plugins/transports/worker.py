@@ -375,11 +375,11 @@ class Worker:
             raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
         reach = array_frame(frames[0], shape, where, finite=True).copy()  # the kernels want writable arrays
         job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
-        out = np.empty(shape)
+        out = np.empty((len(keys), *self.game.subgame_output_shape(job)))
         self.store.expect([self.owned[k] for k in keys])
         futures = [self.pool.submit(self._one, i, k, job, reach, out) for i, k in enumerate(keys)]
         self._wait(futures, rid)
-        self._send({"type": "result", "id": rid, "keys": [key_to_wire(k) for k in keys], "shape": list(shape),
+        self._send({"type": "result", "id": rid, "keys": [key_to_wire(k) for k in keys], "shape": list(out.shape),
                     "dtype": ARRAY_DTYPE, **self._stats()}, [out])
 
     def _one(self, i, key, job, reach, out):

@@ -567,7 +567,7 @@ class ZmqTransport(Transport):
                 if got != keys:
                     raise ProtocolError(f"{where}: keys {got[:3]!r}... are not the {len(keys)} keys sent "
                                         f"({keys[:3]!r}...)")
-                shape = (len(keys), *self._shape)
+                shape = (len(keys), *self.game.subgame_output_shape(job))
                 check_array_header(header, shape, where)
                 if len(frames) != 1:
                     raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")

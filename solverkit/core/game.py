@@ -229,9 +229,15 @@ class Game:
         return []
 
     def subgame_shape(self) -> tuple[int, ...]:
-        """Shape of one subgame's float64 input and of its output (they are the same), which a
-        network transport checks every array against."""
+        """Shape of one subgame's float64 input, which a network transport checks every array
+        against."""
         raise NotImplementedError(f"game {self.name!r} has no subgames")
+
+    def subgame_output_shape(self, job) -> tuple[int, ...]:
+        """Shape of what :meth:`subgame_pass` returns for `job` (the same job on the trunk and on
+        a worker): by default the input's; a game whose pass needs only part of the values says
+        so, and only that part travels back."""
+        return self.subgame_shape()
 
     def subgame_segment(self, key) -> str:
         """Name of the store segment that subgame `key` owns (a worker holds it)."""

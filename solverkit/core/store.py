@@ -388,8 +388,10 @@ class _OpenSegment:
             changed = {n: a for n, a in dict.items(seg) if self.writes is None or n in self.writes}
             if changed:
                 blobs = {**seg.blobs, **st._encode(self.key, changed)}
-                never = {n: seg[n] for n, b in blobs.items() if b is None}  # a new segment: zeros
-                st.backend.put(self.key, {**blobs, **st._encode(self.key, never)})
+                for n, b in blobs.items():  # a new segment's other arrays: zeros, one at a time
+                    if b is None:  # (np.zeros maps untouched pages: no resident copy)
+                        blobs[n] = st._encode(self.key, {n: np.zeros(st.specs[self.key].arrays[n])})[n]
+                st.backend.put(self.key, blobs)
         if not st.passthrough:
             self.arrays.release()
         self.arrays = None

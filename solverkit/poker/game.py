@@ -57,6 +57,11 @@ def _kernel():
 _MODES = {"full": MODE_FULL, "chance": MODE_CHANCE, "external": MODE_EXTERNAL}
 
 
+def _players(mask: int) -> list[int]:
+    """The players whose bits are set in `mask`, in order."""
+    return [p for p in (0, 1) if (mask >> p) & 1]
+
+
 def _bits(players) -> int:
     m = 0
     for p in players:
@@ -693,8 +698,13 @@ class PokerGame(Game):
         return [int(e), int(j), *(int(c) for c in bd.cards[b, : bd.num_cards[b]])]
 
     def subgame_shape(self):
-        """Reach in, values out: [player, hand] at the cut."""
+        """Reach in: [player, hand] at the cut."""
         return (2, self.tree.num_hands)
+
+    def subgame_output_shape(self, job):
+        """Values out: [one row per player whose values the pass computes, hand] (one row in an
+        alternating CFR pass and a best response: half the bytes back)."""
+        return (len(_players(job[0].val_mask)), self.tree.num_hands)
 
     def job_to_wire(self, job):
         """A subgame job ``(_Job, PassJob | None)`` as {"kernel": settings, "pass": None or
@@ -798,12 +808,11 @@ class PokerGame(Game):
         outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
             k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
         del inputs
-        # the way up reads the values of the players in val_mask only: one slot each
-        players = [p for p in (0, 1) if (job.val_mask >> p) & 1]
-        boundary = np.zeros((*shape[:2], len(players), shape[3]))
+        # the way up reads the values of the players in val_mask only (a subgame returns those)
+        boundary = np.zeros((*shape[:2], *self.subgame_output_shape((job, pj))))
         for key in keys:  # chunks add up in a fixed order, whatever order they finished in
             e, b, _ = key
-            boundary[self.re_index[e], b - base] += outputs[key][players]
+            boundary[self.re_index[e], b - base] += outputs[key]
         del outputs  # (2.3 GB for full hold'em) before the trunk's arrays are decoded for the way up
         # up: values from the subgames, trunk updates
         with store.open("trunk", self._writes(job, pj)) as seg:
@@ -883,8 +892,8 @@ class PokerGame(Game):
         return boundary, {key: boundary[self.re_index[key[0]], key[1] - base] for key in self._keys}
 
     def subgame_pass(self, key, job, inputs, store):
-        """Values [2, H] at the cut for subgame segment key = (round-end node, board, chunk),
-        given the reach [2, H] there."""
+        """Values [players in the job's val_mask, H] at the cut for subgame segment key =
+        (round-end node, board, chunk), given the reach [2, H] there."""
         if self.below is not None:
             raise ConfigError(f"game {self.name!r} was built with [game] trunk_only = true: it holds no subgame "
                               f"(asked for {key!r}); run its subgames on workers with [transport] name = \"zmq\"")
@@ -897,7 +906,7 @@ class PokerGame(Game):
             src, reg, avg = self._segment_arrays(store, name, seg, kjob, pj)
             out = self._call(region, b, inputs, first, src, reg, avg, kjob, children=(c0, c1))
             self._finish_segment(seg, reg, avg, kjob, pj)
-        return out
+        return out if kjob.val_mask == 3 else out[_players(kjob.val_mask)]
 
     def cfr_pass(self, store, job: PassJob, transport=None) -> int:
         """One pass (full or sampled, as job.sampler says); returns the public nodes visited."""
