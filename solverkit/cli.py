@@ -361,14 +361,23 @@ def info(game, overrides):
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel.")
 @click.option("--iterations", type=click.IntRange(min=1), help="Cap every run at N iterations (a shortened study).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def study(study_file, out, jobs, iterations, quiet):
-    """Run a grid of assemblies x games x seeds; write results.csv and plots to OUT."""
-    from .core.study import load_study, run_study
+@click.option("--resume", is_flag=True, help="Go on with a study stopped part way in OUT: runs finished there with "
+              "the same settings are kept, stopped runs go on from their checkpoints, the rest run.")
+def study(study_file, out, jobs, iterations, quiet, resume):
+    """Run a grid of assemblies x games x seeds; write results.csv and plots to OUT.
+
+    Ctrl-C (or SIGTERM) stops it: the runs under way save a checkpoint ([study]
+    checkpoint_every, default every 10 minutes, and at the stop) and --resume goes on."""
+    from .core.study import StudyStopped, load_study, run_study
 
     spec = load_study(study_file, iterations_cap=iterations)
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)
-    summary = run_study(spec, out, jobs=jobs, progress=not quiet)
+    try:
+        summary = run_study(spec, out, jobs=jobs, progress=not quiet, resume=resume)
+    except StudyStopped as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(130) from None
     click.echo(summary)
 
 

@@ -285,3 +285,112 @@ def test_a_game_can_name_its_assemblies(tmp_path):
     assert [r.assembly for r in _study(tmp_path, text.format('["b"]')).runs] == ["b"]
     with pytest.raises(ConfigError, match=r"assemblies = \['c'\] is invalid.*valid: a, b"):
         _study(tmp_path, text.format('["c"]'))
+
+
+RESUMABLE = """
+[study]
+name = "resumable"
+iterations = {iterations}
+targets = [1e-4]
+stop_at_target = false
+eval_every = 0
+checkpoint_every = "{every}"
+
+[assemblies.cfr_plus]
+preset = "cfr_plus"
+
+[assemblies.dcfr]
+preset = "dcfr"
+
+[games.leduc]
+game = {{ name = "leduc" }}
+"""
+
+
+def _resumable(tmp_path, name, iterations=120, every="10m"):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(RESUMABLE.format(iterations=iterations, every=every))
+    return path
+
+
+def _final(out):
+    return {(r["assembly"], r["iterations_run"], r["final_exploitability"]) for r in _rows(out / "results.csv")}
+
+
+def test_resume_keeps_finished_runs_and_extends_stopped_ones(tmp_path, monkeypatch):
+    """A study capped at 40 iterations, then resumed at 120: each run goes on from its last
+    checkpoint and ends exactly where a study run at once to 120 ends; resumed again, nothing
+    is solved (finished runs are read back)."""
+    path = _resumable(tmp_path, "s")
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    run_study(load_study(path), whole, progress=False)
+    run_study(load_study(path, iterations_cap=40), parts, progress=False)
+    assert {r["iterations_run"] for r in _rows(parts / "results.csv")} == {"40"}
+    run_study(load_study(path), parts, progress=False, resume=True)
+    assert _final(parts) == _final(whole)
+    for slug in ("cfr_plus__leduc__seed0", "dcfr__leduc__seed0"):
+        a, b = _rows(whole / "runs" / slug / "metrics.csv"), _rows(parts / "runs" / slug / "metrics.csv")
+        # every evaluated iteration and its exploitability alike (times differ)
+        assert [(r["iteration"], r["exploitability"]) for r in a] == [(r["iteration"], r["exploitability"]) for r in b]
+    import solverkit.core.solver as solver_mod
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a finished run was solved again")
+
+    monkeypatch.setattr(solver_mod, "run_solve", refuse)
+    run_study(load_study(path), parts, progress=False, resume=True)
+    assert _final(parts) == _final(whole)
+
+
+def test_resume_refuses_a_run_whose_settings_changed(tmp_path):
+    path = _resumable(tmp_path, "s", iterations=30)
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    path.write_text(path.read_text().replace('preset = "dcfr"', 'preset = "dcfr"\nrule = { name = "dcfr", alpha = 2.0 }'))
+    with pytest.raises(Exception, match=r"cannot resume .*dcfr__leduc__seed0.*\[rule\] alpha is 2\.0"):
+        run_study(load_study(path), out, progress=False, resume=True)
+
+
+def test_bad_study_checkpoint_every(tmp_path):
+    path = _resumable(tmp_path, "s", every="often")
+    with pytest.raises(ConfigError, match=r"\[study\] .*checkpoint_every = 'often' is invalid"):
+        load_study(path)
+
+
+def test_ctrl_c_stops_a_parallel_study_and_resume_finishes_it(tmp_path):
+    """SIGINT to the study's process group (Ctrl-C) while both runs are under way: exit 130, a
+    message naming --resume, checkpoints kept; --resume then ends where an uninterrupted
+    study ends."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = _resumable(tmp_path, "s", iterations=60000)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "solverkit", "study", str(path), "--out", str(out), "--jobs", "2", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    runs = [out / "runs" / s / "metrics.csv" for s in ("cfr_plus__leduc__seed0", "dcfr__leduc__seed0")]
+    deadline = time.monotonic() + 120
+    while not all(m.exists() for m in runs) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "study stopped: 0 of 2 runs finished, 2 stopped part way" in err and "--resume" in err, err
+    for m in runs:
+        assert (m.parent / "checkpoint.skc").exists()
+        assert json_of(m.parent / "result.json")["interrupted"] is True
+    done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    whole = tmp_path / "whole"
+    run_study(load_study(path), whole, progress=False, jobs=2)
+    assert _final(out) == _final(whole)
+
+
+def json_of(path):
+    import json
+
+    return json.loads(path.read_text())

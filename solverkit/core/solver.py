@@ -466,10 +466,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     if (ckpt_every or resume) and out is None:
         raise ConfigError("checkpoints need an output directory (--out DIR)")
     ckpt_path = Path(out) / CHECKPOINT_FILE if out is not None else None
-    resolved = dict(assembly.resolved)
-    resolved["solver"] = dict(resolved["solver"], iterations=iterations, target=target)
-    if ckpt_every is not None:
-        resolved["solver"]["checkpoint_every"] = str(checkpoint_every or cfg.get("checkpoint_every"))
+    resolved = run_config(assembly, iterations, target, checkpoint_every)
     run_id = None
     if resume:  # refused before anything in `out` changes: the footer and the settings it records
         footer = read_footer(ckpt_path)
@@ -791,6 +788,25 @@ class _StopRequest:
         for sig, handler in self._old.items():
             signal.signal(sig, handler)
         self._old = {}
+
+
+def run_config(assembly, iterations=None, target=None, checkpoint_every=None) -> dict:
+    """The resolved config a run writes to OUT/config.toml (and records in its checkpoints):
+    the assembly's, with the iterations, target and checkpoint interval it runs with (the
+    ``[solver]`` values where not given)."""
+    cfg = assembly.solver
+    resolved = dict(assembly.resolved)
+    resolved["solver"] = dict(resolved["solver"], iterations=iterations if iterations is not None else cfg["iterations"],
+                              target=target if target is not None else cfg["target"])
+    every = checkpoint_every if checkpoint_every is not None else cfg.get("checkpoint_every", "")
+    if parse_every(every) is not None:
+        resolved["solver"]["checkpoint_every"] = str(every)
+    return resolved
+
+
+def run_config_text(assembly) -> str:
+    """OUT/config.toml as a run of `assembly` with its own ``[solver]`` settings writes it."""
+    return _toml(run_config(assembly))
 
 
 def _say(line: str) -> None:

@@ -17,15 +17,18 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, choices
+from ..errors import ConfigError, SolverkitError, choices
 from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
 from .study_stats import MEANS, combine, first_reach, mean, points
 from .units import EXPLOITABILITY, units_of
 
-STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit")
+STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit",
+              "checkpoint_every")
 GAME_KEYS = ("game", "seeds", "targets", "iterations", "eval_every", "time_limit", "assemblies")
+#: how often a study's runs write a checkpoint by default (what ``solverkit study --resume`` goes on from)
+STUDY_CHECKPOINT_EVERY = "10m"
 #: study and game tables also take ``targets_<unit key>`` (e.g. ``targets_mbb``), in a display unit of the game
 TARGETS_PREFIX = "targets_"
 RESULT_COLUMNS = (
@@ -114,6 +117,22 @@ _MEAN = Param("str", None, choices=MEANS)
 _TIME_LIMIT = Param("float", None, min=0.0)
 
 
+def _checkpoint_every(value) -> str:
+    """``[study] checkpoint_every``: "" (none), N iterations or a duration ("10m"), as the
+    ``[solver]`` key takes it."""
+    from .config import parse_every
+
+    text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    if text is None:
+        raise ConfigError(f"[study] checkpoint_every = {value!r} is invalid: expected a number of iterations or a "
+                          "duration such as \"10m\", or \"\" for none")
+    try:
+        parse_every(text)
+    except ConfigError as exc:
+        raise ConfigError(f"[study] {exc}") from None
+    return text
+
+
 def _float_list(value, where):
     value = _TARGETS.check(value, where)
     if not value:
@@ -183,6 +202,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     stop_at_target = _BOOL.check(study.get("stop_at_target", True), "[study] stop_at_target")
     how = _MEAN.check(study.get("mean", "geometric"), "[study] mean")
     time_limit = _TIME_LIMIT.check(study.get("time_limit", 0.0), "[study] time_limit")
+    checkpoint_every = _checkpoint_every(study.get("checkpoint_every", STUDY_CHECKPOINT_EVERY))
     cap = None if iterations_cap is None else _positive_int(iterations_cap, "--iterations")
     assemblies = raw.get("assemblies")
     games = raw.get("games")
@@ -234,7 +254,8 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if seeded_game:
                     g["seed"] = seed
                 cfg["game"] = g
-                solver = {"eval_every": geval, "iterations": giters, "time_limit": glimit}
+                solver = {"eval_every": geval, "iterations": giters, "time_limit": glimit,
+                          "checkpoint_every": checkpoint_every}
                 solver.update(cfg.get("solver", {}) if isinstance(cfg.get("solver"), dict) else {})
                 solver["seed"] = seed
                 if cap is not None and isinstance(solver.get("iterations"), int):
@@ -292,12 +313,55 @@ def _absolutize(game_table, base):
             game_table[key] = str((base / value).resolve())
 
 
-def _run_one(run: Run, out_dir: str):
+def _run_one(run: Run, out_dir: str, resume: bool = False):
+    """Solve one run into OUT/runs/SLUG; with `resume`, a run finished there with the same
+    settings is read back instead, and one stopped part way goes on from its checkpoint."""
+    from .checkpoint import FILENAME
     from .solver import run_solve
 
     assembly = load_config(run.raw)
-    result = run_solve(assembly, out=Path(out_dir) / "runs" / run.slug)
-    return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds)
+    run_dir = Path(out_dir) / "runs" / run.slug
+    if resume:
+        done = finished_run(run_dir, assembly)
+        if done is not None:
+            return done
+        if (run_dir / FILENAME).exists():  # run_solve refuses settings that changed, naming them
+            result = run_solve(assembly, out=run_dir, resume=True)
+            return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
+                             result.interrupted)
+    result = run_solve(assembly, out=run_dir)
+    return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
+                     result.interrupted)
+
+
+def finished_run(run_dir: Path, assembly) -> "RunResult | None":
+    """The result of a run that finished in `run_dir` with exactly the settings `assembly` has
+    (its config.toml is what this run would write, its result.json says it was not stopped),
+    read from its metrics.csv; None otherwise."""
+    import json
+
+    from .solver import run_config_text
+
+    try:
+        summary = json.loads((run_dir / "result.json").read_text())
+        config = (run_dir / "config.toml").read_text()
+        with open(run_dir / "metrics.csv", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(summary, dict) or summary.get("interrupted", True) or config != run_config_text(assembly):
+        return None
+    metrics = []
+    for row in rows:
+        try:
+            metrics.append({k: (int(v) if k == "iteration" else float(v)) for k, v in row.items() if v not in ("", None)})
+        except ValueError:
+            return None  # a damaged file: the run is solved again
+    try:
+        return RunResult(metrics, int(summary["iterations"]), float(summary["exploitability"]),
+                         float(summary["seconds"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 @dataclass
@@ -308,6 +372,7 @@ class RunResult:
     iterations: int
     exploitability: float
     seconds: float
+    interrupted: bool = False
 
     def curve(self, x: str, y: str):
         return points(self.metrics, x, y)
@@ -322,8 +387,17 @@ class RunResult:
 X_AXES = (("iteration", "iterations"), ("seconds", "seconds"), ("nodes_touched", "nodes touched"))
 
 
-def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
-    """Run every run of the study; write results.csv, summary.csv and one PNG per game."""
+class StudyStopped(SolverkitError):
+    """A study stopped part way (SIGINT / SIGTERM): its runs' checkpoints and outputs stay in
+    OUT, and ``solverkit study FILE --out OUT --resume`` goes on from them."""
+
+
+def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: bool = False) -> str:
+    """Run every run of the study; write results.csv, summary.csv and one PNG per game.
+
+    `resume` keeps the runs already finished in `out` with the same settings and lets runs that
+    were stopped go on from their checkpoints. SIGINT or SIGTERM stops the study: the runs under
+    way save a checkpoint and their outputs, and StudyStopped says how to go on."""
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     results: dict[str, RunResult] = {}
@@ -332,22 +406,27 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
         from tqdm import tqdm
 
         bar = tqdm(total=len(study.runs), unit="run", dynamic_ncols=True)
+    stopped = False
     try:
         if jobs == 1:
-            for run in study.runs:
-                results[run.slug] = _run_one(run, str(out))
+            for run in study.runs:  # the solve in this process turns a signal into a stop request
+                results[run.slug] = r = _run_one(run, str(out), resume)
                 if bar:
                     bar.update(1)
+                if r.interrupted:
+                    stopped = True
+                    break
         else:
-            with ProcessPoolExecutor(jobs) as pool:
-                futures = {run.slug: pool.submit(_run_one, run, str(out)) for run in study.runs}
-                for slug, fut in futures.items():
-                    results[slug] = fut.result()
-                    if bar:
-                        bar.update(1)
+            stopped = _run_pool(study, str(out), jobs, resume, results, bar)
     finally:
         if bar:
             bar.close()
+    if stopped:
+        done = sum(1 for r in results.values() if not r.interrupted)
+        part = sum(1 for r in results.values() if r.interrupted)
+        raise StudyStopped(
+            f"study stopped: {done} of {len(study.runs)} runs finished, {part} stopped part way (their checkpoints "
+            f"are in {out / 'runs'}); go on with: solverkit study {study.source} --out {out} --resume")
     _write_csv(out / "results.csv", RESULT_COLUMNS, _result_rows(study, results))
     summary = _summarise(study, results)
     _write_csv(out / "summary.csv", SUMMARY_COLUMNS, summary)
@@ -362,6 +441,55 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True) -> str:
                      f"{s['mean_iterations']!s:>11} {s['mean_seconds']!s:>10} {s['mean_curve_iterations']!s:>17}")
     lines.append(f"results in {out}")
     return "\n".join(lines)
+
+
+def _run_pool(study, out: str, jobs: int, resume: bool, results: dict, bar) -> bool:
+    """Runs on `jobs` processes; True when a signal stopped the study. A signal to this process
+    is passed on to the runs under way (each saves a checkpoint and stops), and runs not started
+    are cancelled."""
+    import multiprocessing
+    import signal
+    import threading
+    from concurrent.futures import as_completed
+
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        stop.set()
+        for child in multiprocessing.active_children():
+            try:
+                os.kill(child.pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+    main = threading.current_thread() is threading.main_thread()
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    pool = ProcessPoolExecutor(jobs, initializer=_ignore_sigint)
+    try:
+        futures = {pool.submit(_run_one, run, out, resume): run.slug for run in study.runs}
+        for fut in as_completed(futures):
+            if fut.cancelled():
+                continue
+            results[futures[fut]] = r = fut.result()
+            if bar:
+                bar.update(1)
+            if r.interrupted or stop.is_set():
+                stop.set()
+                for f in futures:
+                    f.cancel()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    return stop.is_set()
+
+
+def _ignore_sigint():
+    """A study's worker process: Ctrl-C reaches the whole process group, and the study passes
+    it on as SIGTERM, once (a second SIGINT would make a run stop without saving)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _fmt(value) -> str:
