@@ -184,8 +184,18 @@ class ZmqTransport(Transport):
         self._finalizer = weakref.finalize(self, _reap, self._procs)  # the list: replacements too
         waiting = self.config["workers"] - self.config["spawn"]
         if waiting:
-            _say(f"waiting for {waiting} worker(s): run `solverkit worker --connect {self.endpoint}` on each "
-                 "worker machine (with the host name the workers reach this one by)")
+            _say(f"waiting for {waiting} worker(s): run `{self._worker_command()}` on each worker machine")
+
+    def _worker_command(self) -> str:
+        """The command that starts a worker for this trunk: its address as other machines reach it
+        (this host's name for a bind to every interface) and, with keys, the key directory."""
+        endpoint = self.endpoint
+        bind = self.config["bind"]
+        if "://*:" in bind or "://0.0.0.0:" in bind or "://[::]:" in bind:
+            port = endpoint.rsplit(":", 1)[1]
+            endpoint = f"tcp://{host_name()}:{port}"
+        keys = f" --keys {self.config['keys']}" if self.config.get("keys") else ""
+        return f"solverkit worker --connect {endpoint}{keys}"
 
     @property
     def distributed(self) -> bool:
@@ -225,8 +235,8 @@ class ZmqTransport(Transport):
                 dropped = f" (dropped before ready: {'; '.join(self._dropped)})" if self._dropped else ""
                 raise TransportError(
                     f"{ready} of {want} zmq workers ready after {self.config['connect_timeout']:g} s on "
-                    f"{self.endpoint}; start workers with `solverkit worker --connect {self.endpoint}` (with a host "
-                    f"name they reach this machine by) or raise [transport] connect_timeout{dropped}")
+                    f"{self.endpoint}; start workers with `{self._worker_command()}` or raise [transport] "
+                    f"connect_timeout{dropped}")
             self._check_spawned()
             event = self._link.get(min(left, 0.2))
             if event is None:
@@ -445,7 +455,7 @@ class ZmqTransport(Transport):
         vacant = [self._vacate(i) for i in lost.workers if i in self._workers]
         names = ", ".join(w.name for w in vacant)
         _say(f"lost {names} ({lost.reason}); " + (
-            f"waiting up to {timeout:g} s for a replacement: run `solverkit worker --connect {self.endpoint}`"
+            f"waiting up to {timeout:g} s for a replacement: run `{self._worker_command()}`"
             if by_hand else "restarting it"))
         setups: dict[bytes, tuple] = {}  # identity -> (setup request id, worker)
         deadline = t0 + timeout
@@ -454,7 +464,7 @@ class ZmqTransport(Transport):
             if left <= 0:
                 raise TransportError(
                     f"{len(vacant) + len(setups)} lost zmq worker(s) not replaced within {timeout:g} s ([transport] "
-                    f"replace_timeout); start workers with `solverkit worker --connect {self.endpoint}`; {_RESUME}")
+                    f"replace_timeout); start workers with `{self._worker_command()}`; {_RESUME}")
             try:
                 self._check_alive()  # the workers that stay (a replacement is one once ready)
             except WorkerLost as more:
