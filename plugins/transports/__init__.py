@@ -1,7 +1,8 @@
-"""Built-in transports (local, zmq) and the `solverkit worker` command of zmq."""
+"""Built-in transports (local, zmq, dask) and the `solverkit worker` command of zmq."""
 
 from solverkit.core.hookspecs import hookimpl
 
+from .daskcluster import DaskTransport
 from .local import LocalTransport
 from .zmq import ZmqTransport
 
@@ -10,6 +11,7 @@ from .zmq import ZmqTransport
 def register_transports(register):
     register(LocalTransport)
     register(ZmqTransport)
+    register(DaskTransport)
 
 
 @hookimpl

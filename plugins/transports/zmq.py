@@ -110,6 +110,7 @@ class ZmqTransport(Transport):
         super().__init__(**params)
         cfg = {k: Param.check(p, params.get(k, p.default), f"[transport] (zmq) {k}")
                for k, p in self.params.items()}
+        cfg.setdefault("spawn", 0)  # a subclass whose workers start otherwise has no spawn setting
         self.config = cfg
         scheme = cfg["bind"].split("://", 1)[0] if "://" in cfg["bind"] else ""
         if scheme not in _SCHEMES:
