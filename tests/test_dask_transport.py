@@ -9,14 +9,14 @@ import json
 import os
 import signal
 
-import numpy as np
 import pytest
 
 from solverkit.core.config import load_config
 from solverkit.core.solver import run_solve
 from solverkit.errors import ConfigError
 
-from .test_zmq_transport import COMPRESSED, FAST, config, curve
+from .test_zmq_faults import assert_same_outputs
+from .test_zmq_transport import COMPRESSED, FAST, config
 
 pytest.importorskip("distributed")
 
@@ -29,14 +29,6 @@ def reference(tmp_path_factory):
     root = tmp_path_factory.mktemp("reference")
     run_solve(load_config(config(iterations=ITERATIONS, **COMPRESSED)), out=root / "local")
     return root / "local"
-
-
-def assert_same_outputs(out, ref):
-    assert curve(out / "metrics.csv") == curve(ref / "metrics.csv")
-    a, b = np.load(ref / "strategy.npz"), np.load(out / "strategy.npz")
-    assert sorted(a.files) == sorted(b.files)
-    for name in a.files:
-        np.testing.assert_array_equal(a[name], b[name])
 
 
 def test_a_dask_run_equals_the_local_run_and_a_killed_worker_is_replaced(tmp_path, reference):
