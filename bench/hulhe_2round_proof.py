@@ -46,7 +46,7 @@ def time_log(path: Path) -> dict:
     return out
 
 
-def summarise(run: Path, logs: list[Path]) -> dict:
+def summarise(run: Path, logs: list[Path], history: str = "") -> dict:
     result = json.loads((run / "result.json").read_text())
     with open(run / "metrics.csv") as fh:
         rows = [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(fh)]
@@ -73,6 +73,7 @@ def summarise(run: Path, logs: list[Path]) -> dict:
         "wire": wire,
         "curve": curve,
         "time_logs": {str(p): time_log(p) for p in logs},
+        "history": history,
         "command": "python bench/hulhe_2round_proof.py " + " ".join(sys.argv[1:]),
     }
 
@@ -103,7 +104,12 @@ def markdown(r: dict) -> str:
     if r["wire"]:
         lines.append(f"On the wire (the trunk's socket, since the last start of the trunk process): "
                      f"{r['wire'].get('wire_bytes_sent', 0) / 1e9:.2f} GB sent, "
-                     f"{r['wire'].get('wire_bytes_received', 0) / 1e9:.2f} GB received.")
+                     f"{r['wire'].get('wire_bytes_received', 0) / 1e9:.2f} GB received (reach vectors down and "
+                     "values up for every CFR and best-response pass, and, with `checkpoint = \"file\"`, every "
+                     "worker segment fetched for each checkpoint, the final strategy and the trunk's confirmation "
+                     "of the target).")
+    if r.get("history"):
+        lines.append(r["history"])
     for path, t in r["time_logs"].items():
         lines.append(f"`time -v` of the trunk's command ({Path(path).name}): max RSS {t.get('max_rss_mb', 0):.0f} MB "
                      f"(the largest single process), wall {t.get('wall_s', 0):,.0f} s, exit status {t.get('exit_status')}.")
@@ -118,8 +124,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=Path, help="the run directory")
     ap.add_argument("--time-log", type=Path, action="append", default=[], help="a `/usr/bin/time -v` log of the trunk")
+    ap.add_argument("--history", default="", help="a line on how the run went (stops, resumes), printed as given")
     args = ap.parse_args()
-    r = summarise(args.run, args.time_log)
+    r = summarise(args.run, args.time_log, args.history)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "hulhe_2round_proof.json").write_text(json.dumps(r, indent=2) + "\n")
     (RESULTS / "hulhe_2round_proof.md").write_text(markdown(r))
