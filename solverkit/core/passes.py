@@ -54,8 +54,12 @@ def kernel_coefficients(job) -> tuple:
     """(pre, pos, neg, floor, decay, weight) a kernel applies itself in pass `job`: the rule's
     when it is inline, else those that leave the instantaneous regret in a zero buffer; the
     averaging scheme's when it is linear, else (1, 1) into a zero contribution buffer."""
-    t = job.iteration
-    rule, averaging = job.rule, job.averaging
+    return kernel_coefficients_at(job.iteration, job.rule, job.averaging)
+
+
+def kernel_coefficients_at(t: int, rule, averaging) -> tuple:
+    """:func:`kernel_coefficients` of iteration `t` under `rule` and `averaging` (every pass of
+    an iteration has the same)."""
     rc = rule.kernel_coefficients(t) if rule.inline else DELTA_COEFFS
     if not averaging.keeps_average:
         return (*rc, 1.0, 0.0)

@@ -26,7 +26,8 @@ from ..core.game import Game, PassBlock, PassJob
 from ..core.layout import Layout
 from ..core.params import Param
 from ..core.rng import stream
-from ..core.passes import NO_COEFFS, finish_segment, kernel_coefficients, policy_source, segment_arrays, writes
+from ..core.passes import (NO_COEFFS, finish_segment, kernel_coefficients, kernel_coefficients_at, policy_source,
+                           segment_arrays, writes)
 from ..core.store import SegmentSpec
 from ..core.units import Unit
 from ..core.wire import check_keys, field
@@ -927,14 +928,7 @@ class PokerGame(Game):
         :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
         if not self.blocks_passes(block.rule, block.averaging, store):
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
-        kjobs = [self.kernel_job(job) for job in block.jobs()]
-        upd = np.array([k.upd_mask for k in kjobs], dtype=np.int64)
-        avgm = np.array([k.avg_mask for k in kjobs], dtype=np.int64)
-        coeffs = np.array([k.coeffs for k in kjobs], dtype=np.float64).reshape(-1, 6)
-        prunes = np.array([k.prune for k in kjobs], dtype=np.bool_)
-        modes = np.array([k.sample for k in kjobs], dtype=np.int64)
-        keys = np.array([k.key() for k in kjobs], dtype=np.uint64)
-        samp = np.array([k.sampling_player() for k in kjobs], dtype=np.int64)
+        upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
         upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
         pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
         t = self.tree
@@ -952,7 +946,40 @@ class PokerGame(Game):
                       self._root_entry(), t.boards.round_start, region.node_off, region.stride,
                       src[0], src[1], reg[0], reg[1], avg[0], avg[1],
                       upd, avgm, coeffs, prunes, modes, keys, samp, self.board_codes(), reach, cfv, live, out)
-        return sum(self.pass_nodes(k) for k in kjobs)
+        return nodes
+
+    def _block_arrays(self, block: PassBlock):
+        """The per-pass arrays of a block for :func:`.kernels.dfs_block` (update masks, average
+        masks, coefficients, pruning, sampling mode, stream key, sampling player) and the public
+        nodes it visits: what :meth:`kernel_job` gives each pass. A block of full passes is
+        built from one coefficient call per iteration (Python per pass cost Leduc a fifth of
+        its time); a sampled block pass by pass (its draws and checks are per pass)."""
+        sampler = block.sampler
+        if sampler is not None and sampler.sampled:
+            kjobs = [self.kernel_job(job) for job in block.jobs()]
+            return (np.array([k.upd_mask for k in kjobs], dtype=np.int64),
+                    np.array([k.avg_mask for k in kjobs], dtype=np.int64),
+                    np.array([k.coeffs for k in kjobs], dtype=np.float64).reshape(-1, 6),
+                    np.array([k.prune for k in kjobs], dtype=np.bool_),
+                    np.array([k.sample for k in kjobs], dtype=np.int64),
+                    np.array([k.key() for k in kjobs], dtype=np.uint64),
+                    np.array([k.sampling_player() for k in kjobs], dtype=np.int64),
+                    sum(self.pass_nodes(k) for k in kjobs))
+        groups = [tuple(p) for p in block.groups]
+        g, n = len(groups), block.count * len(groups)
+        per_it = np.array([kernel_coefficients_at(t, block.rule, block.averaging)
+                           for t in range(block.first, block.first + block.count)], dtype=np.float64)
+        coeffs = np.repeat(per_it.reshape(-1, 6), g, axis=0)
+        upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
+        others = np.tile(np.array([_bits([1 - p[0]] if len(p) == 1 else [0, 1]) for p in groups], dtype=np.int64),
+                         block.count)
+        pre, pos, neg, decay, weight = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4], coeffs[:, 5]
+        grows = block.averaging.keeps_average & ((weight != 0.0) | (decay != 1.0))
+        avgm = np.where(grows, others, 0).astype(np.int64)
+        prunes = (bool(self.pruning) & (pre == 1.0) & (pos == 1.0) & (neg == 1.0) & ((avgm == 0) | (decay == 1.0)))
+        full = _Job(1, 0, 1, -1, NO_COEFFS)
+        return (upd, avgm, coeffs, prunes.astype(np.bool_), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64),
+                np.full(n, -1, dtype=np.int64), n * self.pass_nodes(full))
 
     def check_sampler(self, sampler, solver: dict) -> None:
         """External sampling explores one player's actions and samples the other's: a pass per
