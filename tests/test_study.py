@@ -2,6 +2,7 @@
 and bad study files fail before anything runs."""
 
 import csv
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -367,7 +368,7 @@ def test_ctrl_c_stops_a_parallel_study_and_resume_finishes_it(tmp_path):
     import sys
     import time
 
-    path = _resumable(tmp_path, "s", iterations=60000)
+    path = _resumable(tmp_path, "s", iterations=120000)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "solverkit", "study", str(path), "--out", str(out), "--jobs", "2", "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -379,10 +380,13 @@ def test_ctrl_c_stops_a_parallel_study_and_resume_finishes_it(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert "study stopped: 0 of 2 runs finished, 2 stopped part way" in err and "--resume" in err, err
+    # both runs were under way (on a slow machine one may just have finished: it is kept as it is)
+    stopped = re.search(r"study stopped: (\d) of 2 runs finished, (\d) stopped part way", err)
+    assert stopped and int(stopped.group(2)) >= 1 and "--resume" in err, err
+    interrupted = [json_of(m.parent / "result.json")["interrupted"] for m in runs]
+    assert interrupted.count(True) == int(stopped.group(2))
     for m in runs:
         assert (m.parent / "checkpoint.skc").exists()
-        assert json_of(m.parent / "result.json")["interrupted"] is True
     done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     whole = tmp_path / "whole"
