@@ -18,10 +18,8 @@ checkpoint, so a crash at any moment leaves either the old or the new checkpoint
 
 from __future__ import annotations
 
-import re
-
 import math
-import zlib
+import re
 from pathlib import Path
 
 import msgpack
@@ -29,7 +27,8 @@ import msgpack
 from ..errors import SolverkitError
 from .atomic import atomic_file, reason
 from .parts import NAME, open_part, read_arrays
-from .trailer import END, TAIL as _TAIL, read_trailer
+# END and _TAIL: the file's layout, re-exported for tools and tests that read it
+from .trailer import END, TAIL as _TAIL, TRAILER_BYTES, read_trailer, write_trailer  # noqa: F401
 
 FORMAT = "solverkit.checkpoint"
 VERSION = 2
@@ -60,11 +59,8 @@ def write_checkpoint(path, store, state: dict, parts=None) -> int:
                 for b in blobs.values():
                     fh.write(b)
             extra = {"parts": list(parts)} if parts is not None else {}
-            footer = msgpack.packb({"format": FORMAT, "version": VERSION, "run": store.run_id, **state,
-                                    "segments": index, **extra})
-            fh.write(footer)
-            fh.write(_TAIL.pack(zlib.crc32(footer), len(footer)))
-            fh.write(END)
+            write_trailer(fh, {"format": FORMAT, "version": VERSION, "run": store.run_id, **state,
+                               "segments": index, **extra})
     except OSError as exc:
         raise CheckpointError(f"cannot write checkpoint {path}: {reason(exc)}; the previous checkpoint is intact") from None
     return path.stat().st_size
@@ -76,7 +72,7 @@ def read_footer(path) -> dict:
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path} (was the run started with --checkpoint-every?)")
     size = path.stat().st_size
-    tail = _TAIL.size + len(END)
+    tail = TRAILER_BYTES
     footer, flen = read_trailer(path, size, MAGIC, CheckpointError,
                                 f"{path} is not a solverkit checkpoint (truncated or foreign file)", f"{path}")
     if footer.get("format") != FORMAT:

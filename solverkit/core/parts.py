@@ -20,11 +20,9 @@ import re
 import zlib
 from pathlib import Path
 
-import msgpack
-
 from ..errors import SolverkitError
 from .atomic import atomic_file, reason
-from .trailer import END, TAIL as _TAIL, read_trailer
+from .trailer import TRAILER_BYTES, read_trailer, write_trailer
 
 FORMAT = "solverkit.part"
 VERSION = 1
@@ -76,11 +74,8 @@ def write_part(path, kind: str, entries, run: str, iteration: int, owner: str, *
                     fh.write(data)
                     rows.append([name, len(data), zlib.crc32(data)])
                 index.append([segment, rows])
-            footer = msgpack.packb({"format": FORMAT, "version": VERSION, "kind": kind, "run": run,
-                                    "iteration": int(iteration), "owner": owner, "entries": index, **extra})
-            fh.write(footer)
-            fh.write(_TAIL.pack(zlib.crc32(footer), len(footer)))
-            fh.write(END)
+            write_trailer(fh, {"format": FORMAT, "version": VERSION, "kind": kind, "run": run,
+                               "iteration": int(iteration), "owner": owner, "entries": index, **extra})
     except OSError as exc:
         raise PartError(f"cannot write part {path}: {reason(exc)}; the previous checkpoint is intact") from None
     return {"file": path.name, "bytes": fh.size, "crc32": fh.crc, "segments": [s for s, _ in index]}
@@ -111,12 +106,12 @@ def open_part(path, record: dict | None = None, kind: str | None = None, run: st
                             "truncated, extended or from another checkpoint)")
         if verify and file_crc(path) != record["crc32"]:
             raise PartError(f"part {path}{who}: checksum mismatch against its manifest (the file is damaged)")
-    tail = _TAIL.size + len(END)
+    tail = TRAILER_BYTES
     footer, flen = read_trailer(path, size, MAGIC, PartError,
-                             f"{path}{who} is not a solverkit part file (truncated or foreign file)",
+                                f"{path}{who} is not a solverkit part file (truncated or foreign file)",
                                 f"part {path}{who}")
-    if not isinstance(footer, dict) or footer.get("format") != FORMAT or footer.get("version") != VERSION:
-        got = (footer.get("format"), footer.get("version")) if isinstance(footer, dict) else footer
+    if footer.get("format") != FORMAT or footer.get("version") != VERSION:
+        got = (footer.get("format"), footer.get("version"))
         raise PartError(f"part {path}{who}: format {got!r:.80}, expected {FORMAT!r} version {VERSION}")
     if kind is not None and footer.get("kind") != kind:
         raise PartError(f"part {path}{who} is a {footer.get('kind')!r:.40} part, expected a {kind!r} part")

@@ -10,13 +10,23 @@ import msgpack
 
 END = b"SKEND\n"
 TAIL = struct.Struct("<IQ")  # crc32 of the footer, footer length
+#: bytes after the footer: its crc32 and length, and the end marker
+TRAILER_BYTES = TAIL.size + len(END)
+
+
+def write_trailer(fh, footer: dict) -> None:
+    """Write `footer` (msgpack), its crc32 and length, and the end marker to `fh`."""
+    raw = msgpack.packb(footer)
+    fh.write(raw)
+    fh.write(TAIL.pack(zlib.crc32(raw), len(raw)))
+    fh.write(END)
 
 
 def read_trailer(path, size: int, magic: bytes, error, name: str, label: str) -> tuple[dict, int]:
     """(footer map, footer length) of the file at `path` (`size` bytes) that starts with
     `magic`; `error` (an exception class) says what is wrong, naming `name` for a foreign file
     ("X is not a solverkit <...>") and starting other messages with `label`."""
-    tail = TAIL.size + len(END)
+    tail = TRAILER_BYTES
     with open(path, "rb") as fh:
         if size < len(magic) + tail or fh.read(len(magic)) != magic:
             raise error(name)
