@@ -18,7 +18,6 @@ from solverkit.core.params import Param
 from solverkit.errors import ConfigError, TransportError
 
 from .keys import worker_names
-from .protocol import host_name
 from .zmq import ZmqTransport, _say
 
 #: the Dask task: a ``solverkit worker`` that exits when its trunk is lost or stops it
@@ -75,13 +74,6 @@ class DaskTransport(ZmqTransport):
                                          dashboard_address=None, silence_logs=40)
             self._client = Client(self._cluster, set_as_default=False)
 
-    def _connect_address(self) -> str:
-        """The trunk's address as the Dask workers reach it."""
-        bind = self.config["bind"]
-        if "://*:" in bind or "://0.0.0.0:" in bind or "://[::]:" in bind:
-            return f"tcp://{host_name()}:{self.endpoint.rsplit(':', 1)[1]}"
-        return self.endpoint
-
     def _submit(self, n: int) -> None:
         """Start `n` workers as Dask tasks."""
         keys_dir = os.path.abspath(self.config["keys"]) if self.config["keys"] else ""
@@ -90,7 +82,7 @@ class DaskTransport(ZmqTransport):
         for _ in range(n):
             self._submitted += 1
             self._futures.append(self._client.submit(
-                serve, self._connect_address(), self.config["threads"], float(self.config["connect_timeout"]),
+                serve, self._reachable_endpoint(), self.config["threads"], float(self.config["connect_timeout"]),
                 keys_dir, names[(self._submitted - 1) % len(names)], checkpoint_dir,
                 key=f"{TASK_PREFIX}-{os.getpid()}-{id(self):x}-{self._submitted}", pure=False))
 

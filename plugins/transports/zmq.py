@@ -187,16 +187,18 @@ class ZmqTransport(Transport):
         if waiting:
             _say(f"waiting for {waiting} worker(s): run `{self._worker_command()}` on each worker machine")
 
-    def _worker_command(self) -> str:
-        """The command that starts a worker for this trunk: its address as other machines reach it
-        (this host's name for a bind to every interface) and, with keys, the key directory."""
-        endpoint = self.endpoint
+    def _reachable_endpoint(self) -> str:
+        """The trunk's address as workers on other machines reach it: this host's name for a bind
+        to every interface, else the bound address."""
         bind = self.config["bind"]
         if "://*:" in bind or "://0.0.0.0:" in bind or "://[::]:" in bind:
-            port = endpoint.rsplit(":", 1)[1]
-            endpoint = f"tcp://{host_name()}:{port}"
+            return f"tcp://{host_name()}:{self.endpoint.rsplit(':', 1)[1]}"
+        return self.endpoint
+
+    def _worker_command(self) -> str:
+        """The command that starts a worker for this trunk (with keys: the key directory too)."""
         keys = f" --keys {self.config['keys']}" if self.config.get("keys") else ""
-        return f"solverkit worker --connect {endpoint}{keys}"
+        return f"solverkit worker --connect {self._reachable_endpoint()}{keys}"
 
     @property
     def distributed(self) -> bool:

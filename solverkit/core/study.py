@@ -325,11 +325,8 @@ def _run_one(run: Run, out_dir: str, resume: bool = False):
         done = finished_run(run_dir, assembly)
         if done is not None:
             return done
-        if (run_dir / FILENAME).exists():  # run_solve refuses settings that changed, naming them
-            result = run_solve(assembly, out=run_dir, resume=True)
-            return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
-                             result.interrupted)
-    result = run_solve(assembly, out=run_dir)
+    # a stopped run goes on from its checkpoint (run_solve refuses settings that changed, naming them)
+    result = run_solve(assembly, out=run_dir, resume=resume and (run_dir / FILENAME).exists())
     return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
                      result.interrupted)
 
@@ -485,8 +482,9 @@ def _run_pool(study, out: str, jobs: int, resume: bool, results: dict, bar) -> b
 
 
 def _ignore_sigint():
-    """A study's worker process: Ctrl-C reaches the whole process group, and the study passes
-    it on as SIGTERM, once (a second SIGINT would make a run stop without saving)."""
+    """A study's worker process between runs: Ctrl-C reaches the whole process group, and an
+    idle worker must not die of it (the study cancels what has not started; a run under way
+    has its own handler, which saves and stops)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -63,6 +63,18 @@ def _players(mask: int) -> list[int]:
     return [p for p in (0, 1) if (mask >> p) & 1]
 
 
+def _others(players) -> list[int]:
+    """The players whose averages grow in a pass that updates `players`: the opponent of one,
+    both in a simultaneous pass."""
+    return [1 - p for p in players] if len(players) == 1 else [0, 1]
+
+
+def _prunable(pruning, pre, pos, neg, avg_mask, decay):
+    """Whether a pass may skip what nothing reaches: a zero update must leave regrets (no
+    discount) and averages (no decay) as they are. Scalars or numpy arrays alike."""
+    return pruning & (pre == 1.0) & (pos == 1.0) & (neg == 1.0) & ((avg_mask == 0) | (decay == 1.0))
+
+
 def _bits(players) -> int:
     m = 0
     for p in players:
@@ -971,12 +983,11 @@ class PokerGame(Game):
                            for t in range(block.first, block.first + block.count)], dtype=np.float64)
         coeffs = np.repeat(per_it.reshape(-1, 6), g, axis=0)
         upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
-        others = np.tile(np.array([_bits([1 - p[0]] if len(p) == 1 else [0, 1]) for p in groups], dtype=np.int64),
-                         block.count)
+        others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)
         pre, pos, neg, decay, weight = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4], coeffs[:, 5]
         grows = block.averaging.keeps_average & ((weight != 0.0) | (decay != 1.0))
         avgm = np.where(grows, others, 0).astype(np.int64)
-        prunes = (bool(self.pruning) & (pre == 1.0) & (pos == 1.0) & (neg == 1.0) & ((avgm == 0) | (decay == 1.0)))
+        prunes = _prunable(bool(self.pruning), pre, pos, neg, avgm, decay)
         full = _Job(1, 0, 1, -1, NO_COEFFS)
         return (upd, avgm, coeffs, prunes.astype(np.bool_), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64),
                 np.full(n, -1, dtype=np.int64), n * self.pass_nodes(full))
@@ -994,7 +1005,7 @@ class PokerGame(Game):
     def kernel_job(self, job: PassJob) -> _Job:
         """The kernel settings of a CFR pass (what cfr_pass hands the trunk and subgames)."""
         players = job.players
-        others = [1 - p for p in players] if len(players) == 1 else [0, 1]
+        others = _others(players)
         keep = job.averaging.keeps_average
         coeffs = kernel_coefficients(job)
         pre, pos, neg, floor, decay, weight = coeffs
@@ -1003,7 +1014,7 @@ class PokerGame(Game):
         # update leaves regrets (no discount, and a stateless rule) and averages (no decay) as they are
         # (a custom rule's update runs over the whole array after the kernel, so its
         # instantaneous regrets may skip what nothing reaches: they are zero there)
-        prune = self.pruning and (pre == 1.0 and pos == 1.0 and neg == 1.0) and (not avg_mask or decay == 1.0)
+        prune = bool(_prunable(bool(self.pruning), pre, pos, neg, avg_mask, decay))
         sampler = job.sampler
         mode = _MODES[sampler.scheme] if sampler is not None and sampler.sampled else MODE_FULL
         if mode != MODE_FULL:
