@@ -570,3 +570,59 @@ def test_workers_of_a_killed_trunk_exit_after_the_timeout(tmp_path):
         for p in pids:
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_hello_repeated_while_the_trunk_sets_the_worker_up_is_ignored():
+    """A worker says hello every 2 s until its setup comes: a repeat that crosses the setup on
+    the wire must not cost the worker its place (it used to be dropped as 'not ready')."""
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    asm = load_config(config({"name": "zmq", "workers": 1, "bind": endpoint, **FAST}))
+    built, failed = [], []
+
+    def trunk():
+        try:
+            built.append(Solver(asm))
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            failed.append(exc)
+
+    thread = threading.Thread(target=trunk)
+    thread.start()
+    ctx = zmq.Context()
+    try:
+        sock = _dealer(ctx, endpoint)
+        hello = pack_header({"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": "elsewhere",
+                             "pid": 1, "threads": 1})
+        sock.send_multipart([hello])
+        while True:
+            setup, _ = _reply(sock)
+            if setup["type"] != "heartbeat":
+                break
+        assert setup["type"] == "setup", setup
+        sock.send_multipart([hello])  # the repeat, sent before the setup had reached us
+        sock.send_multipart([pack_header({"type": "ready", "id": setup["id"], "stored_bytes": 0, "num_values": 0,
+                                          "peak_rss_mb": 1.0, "saturated": 0})])
+        thread.join(20)
+        assert not failed and len(built) == 1, failed
+        assert [w.name for w in built[0].transport._workers.values()] == ["elsewhere:1"]
+        sock.setsockopt(zmq.RCVTIMEO, 300)
+        until = time.monotonic() + 1.0
+        while time.monotonic() < until:  # heartbeats only: no error ("dropped before it was ready")
+            try:
+                header, _ = _reply(sock)
+            except zmq.Again:
+                break
+            assert header["type"] == "heartbeat", header
+    finally:
+        thread.join(20)
+        for solver in built:
+            solver.transport._workers.clear()  # the fake worker answers no stop
+            solver.close()
+        ctx.destroy(0)

@@ -245,6 +245,8 @@ class ZmqTransport(Transport):
             if event is None:
                 continue
             kind, ident, header, frames = event
+            if ident in setups and kind != "bad" and header["type"] == "hello":
+                continue  # said again before our setup reached it
             if ident in setups and (kind == "bad" or header["type"] != "ready" or header.get("id") != setups[ident]):
                 # not a worker of the run until it is ready: a peer that breaks off is let go
                 self._drop(ident, header if kind == "bad" else _reason(header), setups, free)
@@ -252,8 +254,6 @@ class ZmqTransport(Transport):
                 if ident in self._workers:
                     self._fail(ident, header)
             elif header["type"] == "hello":
-                if ident in setups:
-                    continue  # said again before our setup reached it
                 if not free or ident in self._workers:
                     self._refuse_hello(ident, header)
                     continue
