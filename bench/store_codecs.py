@@ -44,6 +44,9 @@ CONFIGS = [
     ("blosc2 zstd-1 bitshuffle, fixed point", "blosc2", {"level": 1, "filter": "bitshuffle"}, 16.0, "none"),
     ("blosc2 zstd-3 shuffle, fixed point", "blosc2", {}, 16.0, "none"),
     ("blosc2 zstd-9 shuffle, fixed point", "blosc2", {"level": 9}, 16.0, "none"),
+    ("blosc2 lz4 shuffle, fixed point, west", "blosc2", {"codec": "lz4"}, 16.0, "west"),
+    ("huffman, fixed point, west", "huffman", {}, 16.0, "west"),
+    ("huffman, fixed point, gradient", "huffman", {}, 16.0, "gradient"),
 ]
 
 

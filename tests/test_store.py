@@ -18,6 +18,7 @@ from solverkit.core.solver import run_solve
 from solverkit.core.store import SegmentSpec, Store
 from solverkit.errors import ConfigError
 from solverkit_compressors.blosc2 import Blosc2Compressor
+from solverkit_compressors.huffman import HuffmanCompressor
 from solverkit_compressors.none import NoCompression
 from solverkit_compressors.zlib import ZlibCompressor
 
@@ -32,6 +33,7 @@ COMPRESSORS = {
     "blosc2-zstd-shuffle": lambda: make(Blosc2Compressor),
     "blosc2-lz4-bitshuffle": lambda: make(Blosc2Compressor, codec="lz4", filter="bitshuffle"),
     "blosc2-zstd-bytedelta": lambda: make(Blosc2Compressor, filter="bytedelta", level=9),
+    "huffman": lambda: make(HuffmanCompressor),
 }
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
@@ -70,7 +72,7 @@ def test_float64_round_trip_is_exact(name, values):
 
 
 @pytest.mark.parametrize("predictor", ["gradient", "west", "north", "none"])
-@pytest.mark.parametrize("name", ["none", "blosc2-zstd-bytedelta", "zlib"])
+@pytest.mark.parametrize("name", ["none", "blosc2-zstd-bytedelta", "zlib", "huffman"])
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.25, 1.0, 16.0, 1e6]))
 def test_fixed_point_round_trip_is_the_rounded_value(name, predictor, seed, scale):
