@@ -46,6 +46,9 @@ STORES = {
     # the same with lz4 as the entropy stage: faster, larger
     "compressed_lz4": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west", "compressor.name=blosc2",
                        "compressor.codec=lz4", "compressor.level=1", "compressor.filter=shuffle", "game.chunks=13"],
+    # the same with solverkit's own entropy coder (numba Huffman of the residuals' bit lengths)
+    "compressed_huffman": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west",
+                           "compressor.name=huffman", "game.chunks=13"],
 }
 
 

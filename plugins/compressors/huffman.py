@@ -26,6 +26,7 @@ MAGIC = b"SKH"
 VERSION = 1
 _HEAD = struct.Struct(f"<3sBBB{CLASSES}sQQ")
 _PAD = (-_HEAD.size) % 4  # the bits start on a 4-byte boundary after header and tail
+MAX_WORDS = 1 << 34  # what decompress() allocates at most (64 GB)
 _EXTRA = np.maximum(np.arange(CLASSES) - 1, 0)  # extra bits per class
 
 
@@ -78,12 +79,14 @@ class HuffmanCompressor(Compressor):
         lengths, only, tail, words, count = parsed
         if dst.size != 4 * count + len(tail):
             raise ValueError(f"decodes to {4 * count + len(tail)} bytes, expected {dst.size}")
-        if decode_words(words, decode_table(lengths, only), dst[: 4 * count].view("<u4")) != 0:
+        if decode_words(words, decode_table(lengths, np.int64(only)), dst[: 4 * count].view("<u4")) != 0:
             raise ValueError("huffman payload does not decode (a window that starts no code, or a truncated stream)")
         dst[4 * count:] = np.frombuffer(tail, dtype=np.uint8)
 
     def decompress(self, payload):
         parsed = self._parse(payload)
+        if parsed[4] > MAX_WORDS:  # the store decodes into buffers of known size; this is for the rest
+            raise ValueError(f"huffman payload says it holds {parsed[4]} words, more than {MAX_WORDS}")
         dst = np.empty(4 * parsed[4] + len(parsed[2]), dtype=np.uint8)
         self._decode(parsed, dst)
         return dst.tobytes()

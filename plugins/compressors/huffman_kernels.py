@@ -10,8 +10,6 @@ bit-reversed, so a decoder peeks LIMIT bits and looks the class up in one table.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
@@ -101,15 +99,26 @@ def decode_words(words, table, out):
     low8 = np.uint64(0xFF)
     eight = np.uint64(8)
     sixteen = np.uint64(16)
-    for i in range(out.size):
+    n = out.size
+    i = 0
+    while i < n:
         if nb < thirty_two:
             if pos < nw:
                 buf |= np.uint64(words[pos]) << nb
             pos += 1
             nb += thirty_two
         entry = table[buf & mask]
-        if entry >= NO_ENTRY:
+        if entry & NO_ENTRY:
             return -1
+        run = np.int64((entry >> thirty_two) & low8)
+        if run >= 2 and i + run <= n:  # a run of zeros, several codes at once
+            for k in range(run):
+                out[i + k] = 0
+            i += run
+            ln = (entry >> np.uint64(40)) & low8
+            buf >>= ln
+            nb -= ln
+            continue
         ln = entry & low8
         buf >>= ln
         nb -= ln
@@ -119,12 +128,48 @@ def decode_words(words, table, out):
                 buf |= np.uint64(words[pos]) << nb
             pos += 1
             nb += thirty_two
-        out[i] = np.uint32(((entry >> sixteen) << e) | (buf & ((one << e) - one)))
+        out[i] = np.uint32((((entry >> sixteen) & one) << e) | (buf & ((one << e) - one)))
         buf >>= e
         nb -= e
+        i += 1
     if pos > nw and (pos - nw) * 32 > np.int64(nb):  # bits taken from past the end
         return -1
     return 0
+
+
+@njit(cache=True, nogil=True)
+def _huffman_depths(weights):
+    """Huffman code lengths of `weights` (all > 0, at least two): merge the two lightest of the
+    nodes left (ties: the lower node number) until one is left."""
+    n = weights.size
+    weight = np.zeros(2 * n, dtype=np.int64)
+    parent = np.full(2 * n, -1, dtype=np.int64)
+    alive = np.zeros(2 * n, dtype=np.bool_)
+    weight[:n] = weights
+    alive[:n] = True
+    for node in range(n, 2 * n - 1):
+        a = -1
+        b = -1
+        for j in range(node):
+            if alive[j]:
+                if a < 0 or weight[j] < weight[a]:
+                    b = a
+                    a = j
+                elif b < 0 or weight[j] < weight[b]:
+                    b = j
+        weight[node] = weight[a] + weight[b]
+        parent[a] = node
+        parent[b] = node
+        alive[a] = False
+        alive[b] = False
+        alive[node] = True
+    depth = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        k = j
+        while parent[k] >= 0:
+            depth[j] += 1
+            k = parent[k]
+    return depth
 
 
 def code_lengths(counts, limit: int = LIMIT) -> np.ndarray:
@@ -139,50 +184,60 @@ def code_lengths(counts, limit: int = LIMIT) -> np.ndarray:
         raise ValueError(f"{used.size} classes need codes longer than {limit} bits")
     work = counts[used].copy()
     while True:
-        heap = [(int(c), i, (i,)) for i, c in enumerate(work)]  # i breaks ties deterministically
-        heapq.heapify(heap)
-        depth = np.zeros(used.size, dtype=np.int64)
-        while len(heap) > 1:
-            c1, t1, s1 = heapq.heappop(heap)
-            c2, t2, s2 = heapq.heappop(heap)
-            for j in s1 + s2:
-                depth[j] += 1
-            heapq.heappush(heap, (c1 + c2, min(t1, t2), s1 + s2))
+        depth = _huffman_depths(work)
         if depth.max() <= limit:
             lengths[used] = depth
             return lengths
         work = (work + 1) // 2
 
 
-def canonical_codes(lengths) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def canonical_codes(lengths):
     """Canonical codes for `lengths` (shorter first, then by class), bit-reversed so that they
     are read least significant bit first."""
-    lengths = np.asarray(lengths)
     codes = np.zeros(lengths.size, dtype=np.uint32)
-    code, prev = 0, 0
-    for b in sorted(np.flatnonzero(lengths), key=lambda s: (lengths[s], s)):
-        ln = int(lengths[b])
-        code <<= ln - prev
-        prev = ln
-        codes[b] = int(f"{code:0{ln}b}"[::-1], 2)
-        code += 1
+    code = 0
+    prev = 0
+    for ln in range(1, LIMIT + 1):
+        for b in range(lengths.size):
+            if lengths[b] == ln:
+                code <<= ln - prev
+                prev = ln
+                rev = 0
+                for k in range(ln):
+                    rev |= ((code >> k) & 1) << (ln - 1 - k)
+                codes[b] = rev
+                code += 1
     return codes
 
 
-def decode_table(lengths, only: int) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def decode_table(lengths, only):
     """For every LIMIT-bit window, the code it starts with as one uint64: code length (bits
-    0-7), extra bits to read (8-15) and the leading one (bit 16: 1 for every class but 0);
-    NO_ENTRY (bit 24 alone) where no code matches. `only`: the one class used when every length is 0 (its code
-    is empty), else NO_CLASS."""
-    def entry(b, ln):
-        return ln | (max(b - 1, 0) << 8) | (int(b > 0) << 16)
-
-    table = np.full(1 << LIMIT, NO_ENTRY, dtype=np.uint64)
+    0-7), extra bits to read (8-15), the leading one (bit 16: 1 for every class but 0), and how
+    many codes of class 0 the window starts with (bits 32-39) and their bits (40-47), so that
+    runs of zeros decode several at a time; NO_ENTRY (bit 24 alone) where no code matches.
+    `only`: the one class used when every length is 0 (its code is empty), else NO_CLASS."""
+    size = 1 << LIMIT
+    table = np.full(size, NO_ENTRY, dtype=np.uint64)
     if only != NO_CLASS:
-        table[:] = entry(only, 0)
+        e = max(only - 1, 0) << 8 | (1 << 16 if only > 0 else 0)
+        table[:] = e
         return table
     codes = canonical_codes(lengths)
-    for b in np.flatnonzero(lengths):
-        ln = int(lengths[b])
-        table[int(codes[b]) + (np.arange(1 << (LIMIT - ln), dtype=np.int64) << ln)] = entry(int(b), ln)
+    for b in range(lengths.size):
+        ln = np.int64(lengths[b])
+        if ln == 0:
+            continue
+        e = ln | (max(b - 1, 0) << 8) | (1 << 16 if b > 0 else 0)
+        for k in range(1 << (LIMIT - ln)):
+            table[np.int64(codes[b]) + (k << ln)] = e
+    z = np.int64(lengths[0])
+    if z > 0:
+        zc = np.int64(codes[0])
+        for idx in range(size):
+            run = 0
+            while (run + 1) * z <= LIMIT and ((idx >> (run * z)) & ((1 << z) - 1)) == zc:
+                run += 1
+            table[idx] |= np.uint64(run << 32 | (run * z) << 40)
     return table
