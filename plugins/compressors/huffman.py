@@ -13,6 +13,7 @@ coded and the number of 32-bit words of bits that follow.
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import numpy as np
@@ -28,6 +29,14 @@ _HEAD = struct.Struct(f"<3sBBB{CLASSES}sQQ")
 _PAD = (-_HEAD.size) % 4  # the bits start on a 4-byte boundary after header and tail
 MAX_WORDS = 1 << 34  # what decompress() allocates at most (64 GB)
 _EXTRA = np.maximum(np.arange(CLASSES) - 1, 0)  # extra bits per class
+
+
+@functools.lru_cache(maxsize=64)
+def _table(lengths: bytes, only: int) -> np.ndarray:
+    """The decode table of a code (32 KB; arrays coded alike share their codes, so a few are kept)."""
+    table = decode_table(np.frombuffer(lengths, dtype=np.uint8), np.int64(only))
+    table.flags.writeable = False
+    return table
 
 
 class HuffmanCompressor(Compressor):
@@ -65,9 +74,10 @@ class HuffmanCompressor(Compressor):
         if magic != MAGIC or version != VERSION:
             raise ValueError(f"not a huffman payload of version {VERSION} (magic {magic!r}, version {version})")
         lengths = np.frombuffer(lens, dtype=np.uint8)
-        if ntail > 3 or lengths.max() > LIMIT or (only != NO_CLASS and (only >= CLASSES or lengths.any())):
+        longest = max(lens)
+        if ntail > 3 or longest > LIMIT or (only != NO_CLASS and (only >= CLASSES or longest)):
             raise ValueError("huffman payload header is corrupt")
-        if only == NO_CLASS and np.sum(2.0 ** -lengths[lengths > 0].astype(np.float64)) > 1.0:
+        if sum(1 << (LIMIT - x) for x in lens if x) > 1 << LIMIT:  # Kraft's sum, in units of 2**-LIMIT
             raise ValueError("huffman code lengths are not a prefix code")
         start = _HEAD.size + _PAD + 4 * ((ntail + 3) // 4)
         if len(mv) != start + 4 * nwords:
@@ -79,7 +89,7 @@ class HuffmanCompressor(Compressor):
         lengths, only, tail, words, count = parsed
         if dst.size != 4 * count + len(tail):
             raise ValueError(f"decodes to {4 * count + len(tail)} bytes, expected {dst.size}")
-        if decode_words(words, decode_table(lengths, np.int64(only)), dst[: 4 * count].view("<u4")) != 0:
+        if decode_words(words, _table(lengths.tobytes(), only), dst[: 4 * count].view("<u4")) != 0:
             raise ValueError("huffman payload does not decode (a window that starts no code, or a truncated stream)")
         dst[4 * count:] = np.frombuffer(tail, dtype=np.uint8)
 

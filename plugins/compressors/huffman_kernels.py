@@ -233,11 +233,12 @@ def decode_table(lengths, only):
         for k in range(1 << (LIMIT - ln)):
             table[np.int64(codes[b]) + (k << ln)] = e
     z = np.int64(lengths[0])
-    if z > 0:
+    if 0 < z <= LIMIT // 2:  # runs of two or more zero codes fit in a window
         zc = np.int64(codes[0])
-        for idx in range(size):
-            run = 0
-            while (run + 1) * z <= LIMIT and ((idx >> (run * z)) & ((1 << z) - 1)) == zc:
-                run += 1
-            table[idx] |= np.uint64(run << 32 | (run * z) << 40)
+        cap = LIMIT // z - 1  # zero codes that fit after the first
+        runs = np.zeros(size, dtype=np.int64)
+        for idx in range(size):  # idx >> z < idx: its run is known (a window shifted by one code)
+            if idx & ((1 << z) - 1) == zc:
+                runs[idx] = 1 + min(runs[idx >> z], cap)
+            table[idx] |= np.uint64(runs[idx] << 32 | (runs[idx] * z) << 40)
     return table
