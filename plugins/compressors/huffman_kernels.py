@@ -40,7 +40,9 @@ def class_counts(v):
 @njit(cache=True, nogil=True)
 def encode_words(v, codes, lengths, out):
     """Write each word's class code and extra bits into `out` (sized by the caller from the
-    counts: exactly the bits needed, rounded up to words); returns the words written."""
+    counts: exactly the bits needed, rounded up to words); returns the words written. The
+    word flush is written out three times on purpose: a helper returning (pos, acc, nb), even
+    inlined, made encoding 1.7x slower (measured on Rhode Island residuals)."""
     acc = np.uint64(0)
     nb = np.uint64(0)
     pos = 0
