@@ -52,6 +52,7 @@ def summary(runs, target):
 
 def plots(runs, rows, img: Path, target: float, reference=None):
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -77,9 +78,17 @@ def plots(runs, rows, img: Path, target: float, reference=None):
     plt.close(fig)
 
     hit = [r for r in rows if r["stored_mb_at_target"] is not None]
+    missed = [r["regret_scale"] for r in rows if r["stored_mb_at_target"] is None]
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     ax.plot([r["regret_scale"] for r in hit], [r["stored_mb_at_target"] for r in hit], "o-")
     ax.set_xscale("log")
+    if missed:  # the left wall: factors that never reach the target
+        ax.axvspan(min(missed) / 1.2, max(missed) * 1.2, color="grey", alpha=0.15, lw=0)
+        ax.text((min(missed) * max(missed)) ** 0.5, 0.5, f"never reach\n{target:g} mbb/g", transform=ax.get_xaxis_transform(),
+                ha="center", va="center", fontsize=8, color="dimgrey")
+    factors = [r["regret_scale"] for r in rows]
+    ax.set_xticks(factors, [f"{f:g}" for f in factors], fontsize=8)
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("regret scale factor (per chip)")
     ax.set_ylabel(f"compressed store at {target:g} mbb/g (MB)")
     ax.set_title(f"Fig. 1d: memory when {target:g} mbb/g is reached")
