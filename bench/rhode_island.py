@@ -16,7 +16,8 @@ quicker same-run comparison of the stores' time per iteration.
 
 `--stores`: `float` is the default store (float64 arrays in memory); `compressed` is the
 fixed-point store of the original implementation (16 per chip, the previous hand in strength
-order as predictor, blosc2 zstd level 1; subgames cut into 13 chunks of boards). Rows of the same game are compared in the same run
+order as predictor, blosc2 zstd level 1; subgames cut into 13 chunks of boards);
+`compressed_lz4` and `compressed_huffman` swap the entropy stage. Rows of the same game are compared in the same run
 (time and peak memory relative to the float store).
 
 Results: bench/results/rhode_island.json and .md (float store only), or
