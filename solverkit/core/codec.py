@@ -355,6 +355,23 @@ def _decode_west(res, offset, hands, actions, rnd, order, orders, scales, x):
                     pos += 1
 
 
+@njit(cache=True, nogil=True)
+def _round_in_place(x, offset, hands, actions, rnd, scales):
+    """x = decode(encode(x)) without the predictor or the compressor: each value rounded to its
+    block's fixed point and saturated as _encode_west does, then multiplied by 1 / scale as
+    _decode_west does (the same operations, so the same doubles). Returns the number saturated."""
+    sat = 0
+    for b in range(offset.shape[0]):
+        s = scales[rnd[b]]
+        inv = 1.0 / s
+        o = offset[b]
+        for i in range(o, o + hands[b] * actions[b]):
+            q, over = _quantize(x[i], s)
+            sat += over
+            x[i] = np.int32(q) * inv
+    return sat
+
+
 def check_grid(grid: Grid, size: int, where: str) -> None:
     """A grid must cover an array of `size` values exactly once, with north blocks before and
     shaped like their blocks (the kernels rely on it and do not check)."""
@@ -472,6 +489,19 @@ class ValueCodec:
         crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
         # one copy of the body into the frame (a compressor may hand back a view of a scratch buffer)
         return b"".join((_HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)), meta, body))
+
+    def round_in_place(self, x: np.ndarray, grid: Grid, family: str) -> None:
+        """Give float64 array `x` of `family` the precision a store round trip (encode, then
+        decode) would give it, in place: the fixed point alone, with saturation counted and the
+        first arrays probed as :meth:`encode` does (no scale: nothing to do). What a store that
+        keeps values decoded applies after each update, so that it holds the same numbers as one
+        that keeps them encoded."""
+        scales = self.scales.get(family)
+        if scales is None:
+            return
+        if self._probes > 0:
+            self._probe(x, scales, family)
+        self.saturated += _round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales)
 
     def _probe(self, x, scales, family: str) -> None:
         """Record, for the first arrays encoded, the largest value of each family in stored

@@ -58,6 +58,10 @@ STORE_PARAMS = ParamSpec(
                            "order (west), the same hand on the previous board (north), or west + north - northwest "
                            "(gradient)",
                            choices=("gradient", "west", "north", "none")),
+        "hold": Param("str", "encoded", "how segments are held between updates: encoded (decoded for each update; "
+                      "memory = the stored bytes) or decoded (float64 arrays rounded to the fixed point after each "
+                      "update, encoded only when payloads or the stored size are asked for: the same numbers at "
+                      "the float store's speed and memory)", choices=("encoded", "decoded")),
         "prefetch": Param("int", 2, "disk backend: segments read ahead", min=0, max=1024),
         "write_behind": Param("int", 2, "disk backend: segments waiting to be written before updates wait",
                               min=1, max=1024),
@@ -325,6 +329,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         if isinstance(store_table.get(key), (int, float)) and not isinstance(store_table.get(key), bool):
             store_table[key] = [store_table[key]]
     store = STORE_PARAMS.resolve(store_table, "[store]", ignore=())
+    if store["hold"] == "decoded" and store["backend"] == "disk":
+        raise ConfigError("[store] hold = \"decoded\" keeps every value in memory; it cannot be combined with "
+                          "backend = \"disk\" (valid: hold = \"encoded\" with the disk backend, or backend = "
+                          "\"memory\" with either hold)")
     if store["path"] and not Path(store["path"]).is_absolute():
         store["path"] = str((base_dir / store["path"]).resolve())
     if "store" in raw:

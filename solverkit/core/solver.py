@@ -155,14 +155,17 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     # regrets and averages, plus a stateful rule's arrays (each as large as the regrets, about
     # half of the estimate when an average is kept)
     est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0)))
-    if backend is None and codec.passthrough and est:
+    hold = cfg.get("hold", "encoded")
+    if backend is None and (codec.passthrough or hold == "decoded") and est:
         have = physical_memory()
         if have and est > 0.8 * have:
+            fix = ("[store] hold = \"encoded\" (it holds them decoded)" if hold == "decoded" and not codec.passthrough
+                   else "fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk "
+                        "([store] backend = \"disk\")")
             raise ConfigError(
                 f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
                 f"{human_bytes(est)} as float64 in memory "
-                f"and this machine has {human_bytes(have)}; store them as fixed point and compressed "
-                "([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] backend = \"disk\")"
+                f"and this machine has {human_bytes(have)}; store them {fix}"
             )
     specs = with_rule_state(game.segments(assembly.averaging.keeps_average), rule)
     grids = game.segment_grid
@@ -171,7 +174,7 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
             # a state array is laid out as the regret array it sits beside
             return _game_grid(key, f"regret{name[-1]}" if family(name) in _state else name)
     try:
-        store = Store(specs, codec, backend, grids=grids, run_id=run_id)
+        store = Store(specs, codec, backend, grids=grids, run_id=run_id, hold=hold)
     except BaseException:
         if backend is not None:
             backend.close()  # its directory lock

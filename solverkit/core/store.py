@@ -12,6 +12,13 @@ straight to zero arrays, no codec call) and :meth:`Store.payloads` encodes zeros
 process that touches only some segments (the trunk of a distributed run, or a worker holding its
 own subgames) stores only those.
 
+With ``hold="decoded"`` a store with a codec keeps its segments decoded in memory (as the float
+store does) and applies only the codec's fixed point after each update
+(:meth:`ValueCodec.round_in_place`): the solver sees the numbers an encoded store would give it,
+bit for bit, at the float store's speed and memory; the predictor and compressor run only when
+payloads or the stored size are asked for (checkpoints, workers' segments, metrics). It is for
+studies of a codec's precision (Figure 1c/1d), not for saving memory.
+
 Backends: ``memory`` keeps each segment's payloads in a dict; ``disk`` keeps one file per
 segment (:mod:`solverkit.core.diskstore`) behind a prefetch and write-behind thread. Either way
 a segment's old payload is dropped as soon as its new one is in, so the compressed data never
@@ -78,10 +85,12 @@ class Store:
     """Segments of float64 arrays, encoded by `codec` into `backend` (memory when None).
 
     `grids(key, name)` gives the :class:`~solverkit.core.codec.Grid` of an array (how the
-    predictor walks it); by default every array is flat.
+    predictor walks it); by default every array is flat. `hold` is ``"encoded"`` (segments held
+    as payloads, decoded for each update) or ``"decoded"`` (held as arrays at the codec's
+    precision, encoded on demand: memory backend only).
     """
 
-    def __init__(self, specs, codec, backend=None, grids=None, run_id: str | None = None):
+    def __init__(self, specs, codec, backend=None, grids=None, run_id: str | None = None, hold: str = "encoded"):
         if not isinstance(codec, ValueCodec):  # a bare compressor plugin: float64, no predictor
             codec = ValueCodec(codec)
         self.codec = codec
@@ -91,7 +100,16 @@ class Store:
         self._grids = grids
         self._grid_cache: dict[tuple[str, str], Grid] = {}
         self._lock = threading.Lock()
-        self.passthrough = codec.passthrough and isinstance(self.backend, MemoryBackend)
+        if hold not in HOLDS:
+            raise SolverkitError(f"unknown store hold {hold!r}; valid: {', '.join(HOLDS)}")
+        if hold == "decoded" and not isinstance(self.backend, MemoryBackend):
+            raise SolverkitError(f"a store that holds its values decoded keeps them in memory; it cannot use the "
+                                 f"{self.backend.name!r} backend (valid with hold = 'decoded': memory)")
+        #: values held decoded although the codec is not the identity: rounded after each update
+        self.deferred = hold == "decoded" and not codec.passthrough
+        self.passthrough = (codec.passthrough and isinstance(self.backend, MemoryBackend)) or self.deferred
+        self._version = 0  # deferred: bumped by every update, keys the stored-size cache
+        self._sized: tuple[int, int] | None = None
         self._live: dict[str, dict[str, np.ndarray]] = {}  # passthrough: segments written so far
         self._pool = _BufferPool()
         #: the regret rule whose policy the regrets are played with (None: plain regret matching)
@@ -236,6 +254,7 @@ class Store:
         arrays = self._decode(key, blobs)
         if self.passthrough:
             self._live[key] = arrays
+            self._version += 1
         else:
             self.backend.put(key, dict(blobs))
 
@@ -248,9 +267,23 @@ class Store:
     def stored_bytes(self) -> int:
         """Bytes the store holds for values (compressed where a compressor is in use); segments
         never written hold none."""
+        if self.deferred:  # what an encoded store would hold: every segment written, encoded
+            version = self._version
+            if self._sized is None or self._sized[0] != version:
+                size = sum(len(p) for key in list(self._live) for p in self.payloads(key).values())
+                self._sized = (version, size)
+            return self._sized[1]
         if self.passthrough:
             return sum(a.nbytes for seg in list(self._live.values()) for a in seg.values())
         return self.backend.nbytes()
+
+    def _round(self, key: str, arrays: dict[str, np.ndarray], writes) -> None:
+        """Deferred: give the arrays of segment `key` that an update may have changed the
+        codec's precision, as encoding and decoding them would."""
+        for name, arr in arrays.items():
+            if writes is None or name in writes:
+                self.codec.round_in_place(arr, self.grid(key, name), family(name))
+        self._version += 1
 
     def compression_ratio(self) -> float:
         """Size of the values as 4-byte floats over the stored bytes."""
@@ -267,6 +300,10 @@ class Store:
 
     def close(self) -> None:
         self.backend.close()
+
+
+#: how a store holds its segments between updates (see the module docstring)
+HOLDS = ("encoded", "decoded")
 
 
 def new_run_id() -> str:
@@ -382,6 +419,8 @@ class _OpenSegment:
 
     def __exit__(self, exc_type, exc, tb):
         st = self.store
+        if exc_type is None and st.deferred:
+            st._round(self.key, self.arrays, self.writes)
         if exc_type is None and not st.passthrough:
             seg = self.arrays
             # the arrays that were looked up (decoded) and that the caller may have changed
