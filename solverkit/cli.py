@@ -237,9 +237,14 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
 def store_line(result) -> str:
     """How the values were stored, for a store worth a line: ``store: float64 on disk, 0.006 MB``,
     or the size and compression ratio of an encoded store; "" for plain doubles in memory."""
+    from .core.solver import HELD_DECODED
+
     mb = result.stored_bytes / 1e6
     if result.store_kind == "float64 in memory":
         return ""
+    if result.store_kind == HELD_DECODED:  # [store] hold = "decoded"
+        return (f"store {mb:.3f} MB when encoded  ratio {result.compression_ratio:.2f}:1 against 4-byte floats  "
+                "(held decoded: float64 in memory)")
     if result.store_kind:
         return f"store: {result.store_kind}, {mb:.3f} MB"
     return f"store {mb:.3f} MB  ratio {result.compression_ratio:.2f}:1 against 4-byte floats"

@@ -201,6 +201,10 @@ def test_store_line():
     assert store_line(disk) == "store: float64 on disk, 0.006 MB"
     packed = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=123_000, compression_ratio=3.25)
     assert store_line(packed) == "store 0.123 MB  ratio 3.25:1 against 4-byte floats"
+    held = Result(1, 0.0, (0.0, 0.0), 0.0, False, stored_bytes=123_000, compression_ratio=3.25,
+                  store_kind="held decoded in memory")
+    assert store_line(held) == ("store 0.123 MB when encoded  ratio 3.25:1 against 4-byte floats  "
+                                "(held decoded: float64 in memory)")
 
 
 def test_float_run_prints_no_ratio(run_dir):

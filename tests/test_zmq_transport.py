@@ -35,6 +35,7 @@ LEDUC = {"name": "leduc", "split_round": 1, "chunks": 2}
 FAST = {"heartbeat": 0.1, "timeout": 4.0, "connect_timeout": 30.0}
 ZMQ2 = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 2, **FAST}
 COMPRESSED = {"compressor": {"name": "blosc2"}, "store": {"regret_scale": 64, "avg_scale": 64}}
+HELD = {**COMPRESSED, "store": {**COMPRESSED["store"], "hold": "decoded"}}  # workers round, encode on demand
 
 
 def config(transport=None, iterations=12, **extra):
@@ -75,7 +76,7 @@ def _alive(pid):
 # --- the same numbers as the local transport -----------------------------------------------------
 
 
-@pytest.mark.parametrize("store", [{}, COMPRESSED], ids=["float64", "fixed_point_blosc2"])
+@pytest.mark.parametrize("store", [{}, COMPRESSED, HELD], ids=["float64", "fixed_point_blosc2", "held_decoded"])
 def test_zmq_gives_the_local_metrics_strategy_and_store_sizes(tmp_path, store):
     local = run_solve(load_config(config(**store)), out=tmp_path / "local")
     remote = run_solve(load_config(config(ZMQ2, **store)), out=tmp_path / "zmq")

@@ -715,8 +715,15 @@ def _block_size(solver, block: int, iterations: int, schedule, ckpt_every, last_
     return max(1, n)
 
 
+#: result.store_kind of a store with ``hold = "decoded"``: stored sizes are what encoding gives
+HELD_DECODED = "held decoded in memory"
+
+
 def _store_kind(assembly, store) -> str:
-    """"float64 in memory" / "float64 on disk" for a store that holds plain doubles; "" else."""
+    """"float64 in memory" / "float64 on disk" for a store that holds plain doubles; "held decoded
+    in memory" for an encoding store that holds its values decoded; "" else."""
+    if getattr(store, "deferred", False):
+        return HELD_DECODED
     if not store.codec.passthrough:
         return ""
     return "float64 " + ("on disk" if assembly.store["backend"] == "disk" else "in memory")
