@@ -9,6 +9,7 @@ updated first on both sides (`[solver] first_update = 1`, the C code's order):
 | leduc_float | float build, `leduc.game` | `leduc`, float64 store |
 | rhode_float | float build, `rhode.game` | `rhode_island_acpc`, float64 store |
 | rhode_int32 | int32 build (16 per chip) | `rhode_island_acpc`, fixed point 16 per chip |
+| rhode_int32_held | int32 build (16 per chip) | the same held decoded (`[store] hold = "decoded"`: the same numbers, float64 in memory) |
 | rhode_compressed | int32 build, `split=1` (subgames compressed) | `split_round = 1`, fixed point + blosc2 |
 
 For each: seconds per iteration (the C code's own clock over iterations 2..N-1, the ones without
@@ -49,12 +50,14 @@ CASES = {
     "leduc_float": ("float", "leduc.game", [], "leduc", [], True),
     "rhode_float": ("float", "rhode.game", [], "rhode_island_acpc", [], False),
     "rhode_int32": ("int32", "rhode.game", [], "rhode_island_acpc", FIXED, False),
+    "rhode_int32_held": ("int32", "rhode.game", [], "rhode_island_acpc", [*FIXED, "store.hold=decoded"], False),
     "rhode_compressed": ("int32", "rhode.game", ["split=1"], "rhode_island_acpc", COMPRESSED, False),
 }
 GOALS = {  # the goals, solverkit against C (ratios) or absolute
     "leduc_float": "s/iteration <= 1x C; peak RSS <= 100 MB; start-up <= 1 s",
     "rhode_float": "peak RSS <= the C float build's",
     "rhode_int32": "",
+    "rhode_int32_held": "",
     "rhode_compressed": "peak RSS <= 128 MB",
 }
 

@@ -17,7 +17,9 @@ quicker same-run comparison of the stores' time per iteration.
 `--stores`: `float` is the default store (float64 arrays in memory); `compressed` is the
 fixed-point store of the original implementation (16 per chip, the previous hand in strength
 order as predictor, blosc2 zstd level 1; subgames cut into 13 chunks of boards);
-`compressed_lz4` and `compressed_huffman` swap the entropy stage. Rows of the same game are compared in the same run
+`compressed_lz4` and `compressed_huffman` swap the entropy stage; `compressed_held` is
+`compressed` with ``[store] hold = "decoded"`` (the same numbers and stored bytes, values held
+as float64 between updates). Rows of the same game are compared in the same run
 (time and peak memory relative to the float store).
 
 Results: bench/results/rhode_island.json and .md (float store only), or
@@ -50,6 +52,11 @@ STORES = {
     # the same with solverkit's own entropy coder (numba Huffman of the residuals' bit lengths)
     "compressed_huffman": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west",
                            "compressor.name=huffman", "game.chunks=13"],
+    # the compressed store's numbers held decoded (rounded after every update, encoded only
+    # to report the stored size): float-store memory, for precision studies such as Figure 1c/1d
+    "compressed_held": ["store.regret_scale=16", "store.avg_scale=16", "store.predictor=west", "compressor.name=blosc2",
+                        "compressor.codec=zstd", "compressor.level=1", "compressor.filter=shuffle", "game.chunks=13",
+                        "store.hold=decoded"],
 }
 
 
