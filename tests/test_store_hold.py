@@ -134,3 +134,14 @@ def test_bad_hold_settings_are_refused():
     codec = ValueCodec(COMPRESSORS["zlib"](), {"regret": np.array([16.0])})
     with pytest.raises(SolverkitError, match=r"unknown store hold 'lazy'; valid: encoded, decoded"):
         Store([SegmentSpec("a", {"regret0": 5})], codec, hold="lazy")
+
+
+def test_a_held_store_that_cannot_fit_is_refused_with_the_fix(monkeypatch):
+    import solverkit.core.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "physical_memory", lambda: 50_000_000)
+    asm = load_config({"preset": "cfr_plus", "game": "rhode_island", "compressor": {"name": "zlib"},
+                       "store": {"regret_scale": 16, "hold": "decoded"}})
+    with pytest.raises(ConfigError, match=r'need about 267 MB as float64 in memory and this machine has 50 MB; '
+                                          r'store them encoded \(\[store\] hold = "encoded"'):
+        solver_module.make_store(asm)

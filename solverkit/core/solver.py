@@ -159,8 +159,8 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     if backend is None and (codec.passthrough or hold == "decoded") and est:
         have = physical_memory()
         if have and est > 0.8 * have:
-            fix = ("[store] hold = \"encoded\" (it holds them decoded)" if hold == "decoded" and not codec.passthrough
-                   else "fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk "
+            fix = ("encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)" if hold == "decoded" and not codec.passthrough
+                   else "as fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk "
                         "([store] backend = \"disk\")")
             raise ConfigError(
                 f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
