@@ -233,7 +233,8 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
 MAY_CHANGE = frozenset({
     "solver.iterations", "solver.target", "solver.target_*", "solver.eval_every", "solver.checkpoint_every",
     "solver.time_limit",
-    "transport.*", "store.backend", "store.hold", "store.path", "store.prefetch", "store.write_behind", "compressor.threads",
+    "transport.*", "store.backend", "store.hold", "store.path", "store.prefetch", "store.write_behind",
+    "compressor.threads",
 })
 
 

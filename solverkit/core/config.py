@@ -61,7 +61,7 @@ STORE_PARAMS = ParamSpec(
         "hold": Param("str", "encoded", "how segments are held between updates: encoded (decoded for each update; "
                       "memory = the stored bytes) or decoded (float64 arrays rounded to the fixed point after each "
                       "update, encoded only when payloads or the stored size are asked for: the same numbers at "
-                      "the float store's speed and memory)", choices=("encoded", "decoded")),
+                      "the float store's memory and close to its speed)", choices=("encoded", "decoded")),
         "prefetch": Param("int", 2, "disk backend: segments read ahead", min=0, max=1024),
         "write_behind": Param("int", 2, "disk backend: segments waiting to be written before updates wait",
                               min=1, max=1024),

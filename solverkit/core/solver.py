@@ -159,9 +159,11 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     if backend is None and (codec.passthrough or hold == "decoded") and est:
         have = physical_memory()
         if have and est > 0.8 * have:
-            fix = ("encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)" if hold == "decoded" and not codec.passthrough
-                   else "as fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk "
-                        "([store] backend = \"disk\")")
+            if hold == "decoded" and not codec.passthrough:
+                fix = "encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)"
+            else:
+                fix = ("as fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on "
+                       "disk ([store] backend = \"disk\")")
             raise ConfigError(
                 f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
                 f"{human_bytes(est)} as float64 in memory "
@@ -722,7 +724,7 @@ HELD_DECODED = "held decoded in memory"
 def _store_kind(assembly, store) -> str:
     """"float64 in memory" / "float64 on disk" for a store that holds plain doubles; "held decoded
     in memory" for an encoding store that holds its values decoded; "" else."""
-    if getattr(store, "deferred", False):
+    if store.deferred:
         return HELD_DECODED
     if not store.codec.passthrough:
         return ""

@@ -15,7 +15,7 @@ own subgames) stores only those.
 With ``hold="decoded"`` a store with a codec keeps its segments decoded in memory (as the float
 store does) and applies only the codec's fixed point after each update
 (:meth:`ValueCodec.round_in_place`): the solver sees the numbers an encoded store would give it,
-bit for bit, at the float store's speed and memory; the predictor and compressor run only when
+bit for bit, with the float store's memory and close to its speed; the predictor and compressor run only when
 payloads or the stored size are asked for (checkpoints, workers' segments, metrics). It is for
 studies of a codec's precision (Figure 1c/1d), not for saving memory.
 
