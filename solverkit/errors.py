@@ -9,6 +9,16 @@ class ConfigError(SolverkitError):
     """A config file, a --set override or a plugin parameter is malformed or out of range."""
 
 
+class RangeError(ConfigError):
+    """A hand range (e.g. "22+,AKs,KQo:0.5") or its board is malformed: the message names the
+    token, its position and what was expected (solverkit.poker.ranges)."""
+
+
+class BetSizeError(ConfigError):
+    """A bet-size list (e.g. "52%, 2.5x, a") is malformed or cannot apply to the spot: the message
+    names the token and the valid forms (solverkit.poker.bet_sizes)."""
+
+
 class PluginError(SolverkitError):
     """The plugin registry is inconsistent: duplicate names, bad hooks, unknown plugins."""
 
