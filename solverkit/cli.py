@@ -167,7 +167,9 @@ SOLVE_USAGE = ("solverkit solve CONFIG.toml, solverkit solve --game NAME --prese
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False),
               help="Continue the run in this directory from its checkpoint (its config.toml is the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no compile notice.")
-def solve(config, game_name, preset, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet):
+@click.option("--force", is_flag=True, help="Replace the run that --out holds (its outputs and checkpoint are "
+              "deleted once the new run is up); without it such an --out is refused.")
+def solve(config, game_name, preset, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet, force):
     """Solve the assembly described by CONFIG (a TOML file) or by --game NAME --preset NAME, or
     resume a run with --resume DIR."""
     from .core.config import load_config, resolve, apply_overrides
@@ -176,10 +178,12 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
     from .errors import ConfigError
 
     if resume_dir is not None:
-        if config is not None or out is not None or overrides or game_name or preset:
+        if config is not None or out is not None or overrides or game_name or preset or force:
             raise SolverkitError("--resume DIR takes its config and output directory from DIR: "
-                                 "drop CONFIG, --game, --preset, --out and --set "
+                                 "drop CONFIG, --game, --preset, --out, --set and --force "
                                  "(--iterations, --target and --checkpoint-every may change)")
+        if not resume_dir.strip():
+            raise SolverkitError("--resume '' is empty: give the run's output directory")
         out = Path(resume_dir)
         config = run_config(out)
     elif config is not None and game_name is not None:
@@ -218,7 +222,8 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         stem = Path(config).stem if config is not None else "-".join(filter(None, (game_name, preset)))
         out = Path("runs") / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     notice = None if quiet else (lambda line: click.echo(line, err=True))
-    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None, notice=notice)
+    result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None, notice=notice,
+                       force=force)
     if result.stop_reason:
         click.echo(result.stop_reason)
     click.echo(
@@ -230,7 +235,8 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
     click.echo((line + "  " if line else "") + f"peak RSS {_peak_rss_mb():.0f} MB")
     click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
-        click.echo(f"interrupted after iteration {result.iterations}; outputs saved", err=True)
+        click.echo(f"interrupted after iteration {result.iterations}; outputs and a checkpoint saved in {out}; "
+                   f"go on with: solverkit solve --resume {out}", err=True)
         sys.exit(130)
 
 

@@ -79,6 +79,8 @@ class Result:
     #: one line saying why the run stopped ("target reached: ...", "iteration cap reached ...");
     #: "" when no target was set or the run was interrupted
     stop_reason: str = ""
+    #: fixed-point values clipped to the int32 range during the run (0 for a float64 store)
+    saturated_values: int = 0
 
 
 def warm_up_kernels():
@@ -443,7 +445,7 @@ class Solver:
 
 
 def run_solve(assembly, iterations=None, target=None, out=None, progress=False, on_metrics=None,
-              checkpoint_every=None, resume=False, notice=None) -> Result:
+              checkpoint_every=None, resume=False, notice=None, force=False) -> Result:
     """Solve until `iterations` or `target` exploitability; write outputs to `out` if given.
 
     `progress` shows a bar on stderr; `notice(line)` (e.g. ``print`` to stderr) is told when the
@@ -455,7 +457,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
 
     A transport that loses a worker (WorkerLost) is asked to replace it; the run then goes back
     to its last checkpoint (or to iteration 0 without one) and redoes what was lost: metrics
-    rows after that point are written (and passed to `on_metrics`) again, with the same values."""
+    rows after that point are written (and passed to `on_metrics`) again, with the same values.
+
+    An `out` that holds another run's files is refused (ConfigError) unless `resume` goes on
+    with it or `force` replaces it (its outputs and checkpoint are deleted once the solver is up).
+    A stop request (SIGINT/SIGTERM) with an `out` always ends with a checkpoint there."""
     cfg = assembly.solver
     # arguments are checked as the [solver] values they replace (the CLI passes them as --set)
     spec = SOLVER_PARAMS.params
@@ -470,6 +476,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     ckpt_every = parse_every(checkpoint_every if checkpoint_every is not None else cfg.get("checkpoint_every", ""))
     if (ckpt_every or resume) and out is None:
         raise ConfigError("checkpoints need an output directory (--out DIR)")
+    if out is not None:  # refused before the solver is built or anything is written
+        check_out_dir(out, resume, force)
     ckpt_path = Path(out) / CHECKPOINT_FILE if out is not None else None
     resolved = run_config(assembly, iterations, target, checkpoint_every)
     run_id = None
@@ -483,7 +491,6 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         run_id = footer["run"]
     if out is not None:
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
     solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id,
                     notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
     solver.resolved = resolved
@@ -492,8 +499,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     columns = metric_columns(assembly.game, eval_current)
     try:
         if resume:
-            metrics = solver.load_checkpoint(ckpt_path)
+            metrics = drop_cap_row(solver.load_checkpoint(ckpt_path), schedule, solver.iteration)
         if out is not None:  # once the store (its directory locked) is up and the checkpoint loaded
+            out.mkdir(parents=True, exist_ok=True)
+            clear_out_dir(out, replace=force and not resume)
             (out / "config.toml").write_text(_toml(resolved))
     except BaseException:
         solver.close()
@@ -572,8 +581,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 timed_out = True
                 break
         done_at = solver.iteration
-        if ckpt_every is not None and solver.iteration > last_ckpt[0]:
-            checkpoint()  # the state the outputs below describe, so --resume can extend the run
+        if ckpt_path is not None and (ckpt_every is not None or interrupted) and solver.iteration > last_ckpt[0]:
+            checkpoint()  # the state the outputs below describe, so --resume can extend (or finish) the run
         if row is None or row["iteration"] != solver.iteration:
             row = solver.evaluate(exact=True)
             row.update(solver.store_row())
@@ -687,11 +696,71 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         stored_bytes=solver.values.stored_bytes(),
         compression_ratio=solver.values.compression_ratio(),
         store_kind=_store_kind(assembly, solver.store),
+        saturated_values=solver.values.saturated_values(),
         stop_reason="" if interrupted else (
             f"time limit reached ({time_limit:g} s of solve time) at iteration {solver.iteration}" if timed_out
             and not reached else stop_reason(assembly.game, reached_row, target, unit_targets, iterations,
                                              solver.iteration)),
     )
+
+
+#: what a run writes in its output directory; a directory holding any of them holds a run (or a
+#: file of the user's that a run would overwrite)
+RUN_FILES = ("config.toml", "metrics.csv", "result.json", "strategy.npz", STRATEGY_MANIFEST, CHECKPOINT_FILE,
+             PARTS_DIR, "report.html")
+#: files made from a run's outputs afterwards (``solverkit report``): stale once the run (re)starts
+DERIVED_FILES = ("report.html",)
+
+
+def check_out_dir(out, resume: bool = False, force: bool = False) -> None:
+    """Refuse an output directory given as empty text (which would be the working directory), a file,
+    or (without `resume` or `force`) holds another run's files: a new run never overwrites them."""
+    if not str(out).strip():  # Path("") is the working directory
+        raise ConfigError(f"--out {str(out)!r} is empty: give a directory for the run's outputs (e.g. --out runs/mine)")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file, not a directory: give a directory for the run's outputs")
+    if resume or force or not out.is_dir():
+        return
+    held = [name for name in RUN_FILES if (out / name).exists()]
+    if held:
+        resume_hint = f"go on with it with --resume {out}, " if CHECKPOINT_FILE in held else ""
+        raise ConfigError(f"--out {out} already holds a run ({', '.join(held)}): {resume_hint}give another --out, "
+                          "or add --force to replace it")
+
+
+def clear_out_dir(out: Path, replace: bool) -> None:
+    """Remove what would misdescribe the run about to write `out`: derived files (report.html)
+    always, and with `replace` every output of the run that was there (its checkpoint too)."""
+    import shutil
+
+    for name in RUN_FILES if replace else DERIVED_FILES:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def drop_cap_row(metrics: list[dict], schedule, iteration: int) -> list[dict]:
+    """A resumed run's metrics rows without the last one when only the earlier run's iteration
+    cap made it (off the evaluation schedule): the resumed run measures on its own schedule,
+    as one run straight to the new cap would."""
+    if not metrics or metrics[-1]["iteration"] != iteration:
+        return metrics
+    last = metrics[-1]
+    prev = metrics[-2] if len(metrics) > 1 else None
+    if schedule.kind == "iterations":
+        due = last["iteration"] % schedule.period == 0
+    elif schedule.kind == "log":
+        due = log_schedule(int(last["iteration"]))
+    else:  # a time or node mark is due at the first evaluation past it
+        column = "seconds" if schedule.kind == "seconds" else "nodes_touched"
+        value, before = last.get(column), (prev or {}).get(column) or 0.0
+        if value is None:
+            return metrics
+        due = math.floor(float(value) / schedule.period) > math.floor(float(before) / schedule.period)
+    return metrics if due else metrics[:-1]
 
 
 def _tag(iteration: int) -> str:
