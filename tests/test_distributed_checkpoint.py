@@ -170,14 +170,14 @@ def test_the_strategy_query_reads_exactly_the_local_runs_policy(stopped, referen
             assert got.player == p and list(got.probabilities.values()) == want.tolist()
             assert got.source.suffix == (".skm" if place.segment == "trunk" else ".sks")
             assert solverkit.read_policy(reference, key) == got.probabilities  # strategy.npz, read in place
-    res = CliRunner().invoke(cli, ["strategy", str(out), "--infoset", "4d|3c|cc/r", "--infoset", "3c||", "--json"])
+    res = CliRunner().invoke(cli, ["strategy", str(out), "--infoset", "As|Kh|cc/r", "--infoset", "Kh||", "--json"])
     assert res.exit_code == 0, res.output
     lines = [json.loads(line) for line in res.output.splitlines()]
-    assert [x["infoset"] for x in lines] == ["4d|3c|cc/r", "3c||"] and lines[0]["player"] == 1
-    assert lines[0]["policy"] == solverkit.read_policy(reference, "4d|3c|cc/r")
-    assert lines[1]["policy"] == solverkit.read_policy(reference, "3c||") and lines[1]["iteration"] == ITERATIONS
-    text = CliRunner().invoke(cli, ["strategy", str(out), "--infoset", "3c||"]).output
-    assert text.startswith("3c||  (player 0, average strategy after iteration 12)\n  c  ")
+    assert [x["infoset"] for x in lines] == ["As|Kh|cc/r", "Kh||"] and lines[0]["player"] == 1
+    assert lines[0]["policy"] == solverkit.read_policy(reference, "As|Kh|cc/r")
+    assert lines[1]["policy"] == solverkit.read_policy(reference, "Kh||") and lines[1]["iteration"] == ITERATIONS
+    text = CliRunner().invoke(cli, ["strategy", str(out), "--infoset", "Kh||"]).output
+    assert text.startswith("Kh||  (player 0, average strategy after iteration 12)\n  c  ")
 
 
 def load_npz(run_dir):
@@ -189,11 +189,11 @@ def load_npz(run_dir):
 
 
 @pytest.mark.parametrize("key, message", [
-    ("4d|3c", r"key '4d\|3c' of game 'leduc' is invalid: expected '<hand>\|<board>\|<betting>', like '2c\|\|'"),
-    ("4x|3c|cc/r", r"no hand '4x' in game 'leduc'; close matches: '4"),
-    ("4d|3h|cc/r", r"no board \(canonical, cards in order\) '3h' in game 'leduc'; close matches: '3"),
-    ("4d|3c|cc/x", r"no betting sequence where a player acts 'cc/x' in game 'leduc'; close matches: 'cc/'"),
-    ("4d||cc/r", r"board '' is not a board of round 1, where betting 'cc/r' is"),
+    ("As|Kh", r"key 'As\|Kh' of game 'leduc' is invalid: expected '<hand>\|<board>\|<betting>', like 'Qh\|\|'"),
+    ("Ax|Kh|cc/r", r"no hand 'Ax' in game 'leduc'; close matches: 'A"),
+    ("As|Kc|cc/r", r"no board \(canonical, cards in order\) 'Kc' in game 'leduc'; close matches: 'K"),
+    ("As|Kh|cc/x", r"no betting sequence where a player acts 'cc/x' in game 'leduc'; close matches: 'cc/'"),
+    ("As||cc/r", r"board '' is not a board of round 1, where betting 'cc/r' is"),
 ])
 def test_bad_keys_are_refused_with_close_matches(reference, key, message):
     with pytest.raises(SolverkitError, match=message):
@@ -271,9 +271,9 @@ def test_the_query_reads_any_games_strategy_npz_in_place(tmp_path):
     sol = solverkit.solve({"preset": "cfr_plus", "game": "kuhn_tree"}, iterations=50, out=tmp_path / "kuhn")
     for key in sol.policy_table:
         assert solverkit.read_policy(tmp_path / "kuhn", key) == sol.policy(key)
-    with pytest.raises(SolverkitError, match=r"no information set '4c\|\|x' in game 'kuhn_tree'; close matches: "
-                                             r"'4c\|\|"):
-        solverkit.read_policy(tmp_path / "kuhn", "4c||x")
+    with pytest.raises(SolverkitError, match=r"no information set 'As\|\|x' in game 'kuhn_tree'; close matches: "
+                                             r"'As\|\|"):
+        solverkit.read_policy(tmp_path / "kuhn", "As||x")
 
 
 def test_a_replacement_that_cannot_see_the_lost_workers_part_stops_the_run_naming_it(tmp_path):

@@ -16,10 +16,10 @@ def kuhn():
 def test_solution_reads_like_the_result_and_by_key(kuhn):
     assert kuhn.iterations == 300 and kuhn.exploitability == pytest.approx((kuhn.br[0] + kuhn.br[1]) / 2)
     table = kuhn.policy_table
-    assert len(table) == 12 and set(kuhn.policy("4c||c")) == {"c", "r"}
-    assert kuhn.policy("4c||c") == table["4c||c"]
-    assert sum(kuhn.policy("2c||r").values()) == pytest.approx(1.0)
-    with pytest.raises(SolverkitError, match=r"no information set 'K\|\|c' in game 'kuhn_tree'; keys look like '2c\|\|'"):
+    assert len(table) == 12 and set(kuhn.policy("As||c")) == {"c", "r"}
+    assert kuhn.policy("As||c") == table["As||c"]
+    assert sum(kuhn.policy("Qs||r").values()) == pytest.approx(1.0)
+    with pytest.raises(SolverkitError, match=r"no information set 'K\|\|c' in game 'kuhn_tree'; keys look like 'Qs\|\|'"):
         kuhn.policy("K||c")
 
 
@@ -34,15 +34,15 @@ def test_exploitability_of_dicts_and_arrays_agrees_with_the_solver(kuhn):
 def test_poker_engine_policies_work_the_same_way():
     sol = solverkit.solve({"game": {"name": "kuhn", "isomorphism": False}}, iterations=300, preset="cfr_plus")
     assert solverkit.exploitability(sol.game, sol.policy_table) == pytest.approx(sol.exploitability, abs=1e-14)
-    assert set(sol.policy("4c||")) == {"c", "r"}
+    assert set(sol.policy("As||")) == {"c", "r"}
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda p: p.pop("2c||"), "no probabilities for 1 information set(s) of player 0, first '2c||'"),
+    (lambda p: p.pop("Qs||"), "no probabilities for 1 information set(s) of player 0, first 'Qs||'"),
     (lambda p: p.update({"nope": {"c": 1.0}}), "policy key 'nope' is not an information set of game 'kuhn_tree'"),
-    (lambda p: p.update({"2c||": {"c": 0.5, "r": 0.6}}), "information set '2c||': probabilities [0.5, 0.6] must"),
-    (lambda p: p.update({"2c||": {"c": 0.5, "x": 0.5}}), "action 'x' is not legal; valid: c, r"),
-    (lambda p: p.update({"2c||": [1.0]}), "1 probabilities for 2 actions (c, r)"),
+    (lambda p: p.update({"Qs||": {"c": 0.5, "r": 0.6}}), "information set 'Qs||': probabilities [0.5, 0.6] must"),
+    (lambda p: p.update({"Qs||": {"c": 0.5, "x": 0.5}}), "action 'x' is not legal; valid: c, r"),
+    (lambda p: p.update({"Qs||": [1.0]}), "1 probabilities for 2 actions (c, r)"),
 ])
 def test_bad_user_policies_are_named(kuhn, change, message):
     pol = dict(kuhn.policy_table)

@@ -57,7 +57,7 @@ def test_kuhn_value_and_closed_form_equilibria():
     import solverkit
 
     game = solverkit.load_game("kuhn_tree")
-    J, Q, K = "2c", "3c", "4c"
+    J, Q, K = "Qs", "Ks", "As"  # Kuhn's three cards, named as the ACPC dealer deals them (the top of the deck)
     for alpha in (0.0, 0.2, 1.0 / 3.0):
         pol = {
             f"{J}||": {"c": 1 - alpha, "r": alpha}, f"{Q}||": {"c": 1.0, "r": 0.0},

@@ -177,20 +177,20 @@ def test_restricted_flops_give_real_subgames():
     """`flops` deals only the named flops: the turn and river below one flop are exactly those
     of the full deal, and the subgames run."""
     base = {"name": "hulhe", "ranks": 4, "rounds": 3, "max_raises": [1, 1, 1], "split_round": 2}
-    game = load_config({"preset": "cfr_plus", "game": {**base, "flops": "5c4d2h"}}).game
+    game = load_config({"preset": "cfr_plus", "game": {**base, "flops": "AcKdJh"}}).game
     b = game.tree.boards
     assert list(np.diff(b.round_start)) == [1, 1, 13]  # 16 cards - 3 on the flop, no suit symmetry left
     full = load_config({"preset": "cfr_plus", "game": base}).game
     assert len(game.subgame_keys()) * (np.diff(full.tree.boards.round_start)[1]) == len(full.subgame_keys())
-    res = run_solve(load_config({"preset": "cfr_plus", "game": {**base, "flops": "5c4d2h,2c2d3h"},
+    res = run_solve(load_config({"preset": "cfr_plus", "game": {**base, "flops": "AcKdJh,JcJdQh"},
                                  "solver": {"iterations": 5, "eval_every": 5}}))
     assert np.isfinite(res.exploitability)
 
 
 @pytest.mark.parametrize("flops, msg", [
-    ("5c4d", "'5c4d' is not three cards like 'AsKd7c'"),
-    ("5c4dAs", "bad card 'As': expected a rank of 2345 and a suit of cdhs"),
-    ("5c5c2h", "'5c5c2h' repeats a card"),
+    ("AcKd", "'AcKd' is not three cards like 'AsKd7c'"),
+    ("AcKd2s", "bad card '2s': not a card of the game's deck of 16 cards: ranks JQKA, suits cdhs"),
+    ("AcAcJh", "'AcAcJh' repeats a card"),
 ])
 def test_bad_flops_are_named(flops, msg):
     with pytest.raises(ConfigError, match=msg):
@@ -213,25 +213,25 @@ def _board(game, g):
     from solverkit.poker.cards import card_name
 
     b = game.tree.boards
-    return "".join(card_name(c, 4) for c in b.cards[g, : b.num_cards[g]])
+    return "".join(card_name(c, game.gd.num_suits, game.gd.num_ranks) for c in b.cards[g, : b.num_cards[g]])
 
 
 def test_boards_sort_by_flush_suits_then_rank():
     """Cepheus's board order: fewer suits that can still make a flush first, ties by rank."""
     game = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 6, "rounds": 4,
-                                                        "max_raises": [1, 1, 1, 1], "flops": "7c5d2h,7c5c2c"}}).game
+                                                        "max_raises": [1, 1, 1, 1], "flops": "AcQd9h,AcQc9c"}}).game
     keys = game.board_keys()
     b = game.tree.boards
     names = {_board(game, g): int(keys[g]) for g in range(int(b.round_start[1]), int(b.round_start[3]))}
     assert keys[0] > max(names.values())  # preflop: all four suits can flush
     # a flop suit can still flush with one board card of it (+ turn + river + 2 hole cards):
-    # monotone 2c5c7c has one such suit, rainbow 2c5d7h three
-    assert names["2c5c7c"] < names["2c5d7h"]
-    # on the turn a suit needs two board cards: 2c5d7h2s has none, 2c5d7h3c clubs
-    assert names["2c5d7h2s"] < names["2c5d7h3c"]
+    # monotone 9cQcAc has one such suit, rainbow 9cQdAh three
+    assert names["9cQcAc"] < names["9cQdAh"]
+    # on the turn a suit needs two board cards: 9cQdAh9s has none, 9cQdAhTc clubs
+    assert names["9cQdAh9s"] < names["9cQdAhTc"]
     # same flush suits (none): by rank, highest cards first
-    assert names["2c5d7h2s"] < names["2c5d7h3s"] < names["2c5d7h6s"]
-    assert names["2c5d7h3c"] == names["2c5d7h3d"]  # alike to the predictor: one flush suit, same ranks
+    assert names["9cQdAh9s"] < names["9cQdAhTs"] < names["9cQdAhKs"]
+    assert names["9cQdAhTc"] == names["9cQdAhTd"]  # alike to the predictor: one flush suit, same ranks
 
 
 @pytest.mark.parametrize("board_order", [True, False])

@@ -1,6 +1,7 @@
 """Playing solved strategies: the ACPC protocol lines, the dealer's rules against OpenSpiel's
 ACPC implementation, exact match values against sampled duplicate matches, the agent's errors."""
 
+import re
 import socket
 import threading
 
@@ -38,6 +39,14 @@ def _acpc_state(state):
     return line[len("ACPC State: "):]
 
 
+def _top_of_deck(cards, gd):
+    """OpenSpiel's universal_poker names a small deck's cards from the bottom (Leduc: 2c..4d);
+    the ACPC dealer deals the top of the deck (Leduc: Qh..As): the same card ids, renamed."""
+    ranks, suits = "23456789TJQKA", "cdhs"
+    dr, ds = len(ranks) - gd.num_ranks, len(suits) - gd.num_suits
+    return re.sub("([2-9TJQKA])([cdhs])", lambda m: ranks[ranks.index(m[1]) + dr] + suits[suits.index(m[2]) + ds], cards)
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_dealer_rules_match_openspiel_acpc_code(name):
     """Random hands played in OpenSpiel's universal_poker (the ACPC server's own game code) and
@@ -64,6 +73,7 @@ def test_dealer_rules_match_openspiel_acpc_code(name):
             node, legal = rules.step(node, letter)
             assert legal
         _, hand, betting, cards = _acpc_state(s).split(":")
+        cards = _top_of_deck(cards, game.gd)
         assert rules.bet.history[node] == betting
         assert int(rules.bet.kind[node]) in (FOLD, SHOWDOWN)
         state = parse_matchstate(f"MATCHSTATE:0:{hand}:{betting}:{cards}", game.gd)
@@ -75,15 +85,15 @@ def test_dealer_rules_match_openspiel_acpc_code(name):
 
 @pytest.mark.parametrize("line, expected", [
     ("HELLO", "expected 'MATCHSTATE"),
-    ("MATCHSTATE:2:0::2c|", "position '2'"),
-    ("MATCHSTATE:0:x::2c|", "hand number 'x'"),
-    ("MATCHSTATE:0:1:r200:2c|", "unknown actions '02'"),
-    ("MATCHSTATE:0:1::2c", "separated by '|'"),
-    ("MATCHSTATE:0:1::Ah|", "bad card 'Ah'"),
-    ("MATCHSTATE:0:1::|2c", "no hole cards for this agent's position 0"),
-    ("MATCHSTATE:0:1:cc/:2c|/2c", "shows a card twice"),
-    ("MATCHSTATE:0:1:cc/:2c|", "round 1 but the cards show round 0"),
-    ("MATCHSTATE:0:1:cc/:2c|/3c3d", "shows 2 board cards"),
+    ("MATCHSTATE:2:0::Qh|", "position '2'"),
+    ("MATCHSTATE:0:x::Qh|", "hand number 'x'"),
+    ("MATCHSTATE:0:1:r200:Qh|", "unknown actions '02'"),
+    ("MATCHSTATE:0:1::Qh", "separated by '|'"),
+    ("MATCHSTATE:0:1::Jh|", "bad card 'Jh': not a card of the game's deck of 6 cards: ranks QKA, suits hs"),
+    ("MATCHSTATE:0:1::|Qh", "no hole cards for this agent's position 0"),
+    ("MATCHSTATE:0:1:cc/:Qh|/Qh", "shows a card twice"),
+    ("MATCHSTATE:0:1:cc/:Qh|", "round 1 but the cards show round 0"),
+    ("MATCHSTATE:0:1:cc/:Qh|/KhKs", "shows 2 board cards"),
 ])
 def test_bad_match_states_are_named(leduc, line, expected):
     with pytest.raises(ProtocolMismatch, match=expected.replace("(", r"\(").replace("|", r"\|")):
@@ -94,16 +104,16 @@ def test_baselines_and_a_state_the_strategy_does_not_cover(leduc):
     raise_ = Player(leduc, baseline_strategy(leduc, "raise"), "raise")
     call = Player(leduc, baseline_strategy(leduc, "call"), "call")
     with pytest.raises(ProtocolMismatch, match="'crr/'"):  # 'crr' needs an answer before the round ends
-        raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crr/:4d|/3c", leduc.gd))
-    assert raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crrc/:4d|/3c", leduc.gd)) is True
-    st = parse_matchstate("MATCHSTATE:1:7:crrc/r:|4d/3c", leduc.gd)
+        raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crr/:As|/Kh", leduc.gd))
+    assert raise_.to_act(parse_matchstate("MATCHSTATE:0:7:crrc/:As|/Kh", leduc.gd)) is True
+    st = parse_matchstate("MATCHSTATE:1:7:crrc/r:|As/Kh", leduc.gd)
     probs, labels = raise_.probabilities(st)
     assert labels == ["f", "c", "r"] and list(probs) == [0, 0, 1]
     assert list(call.probabilities(st)[0]) == [0, 1, 0]
-    st = parse_matchstate("MATCHSTATE:1:7:crrc/rr:|4d/3c", leduc.gd)  # capped: raise becomes call
+    st = parse_matchstate("MATCHSTATE:1:7:crrc/rr:|As/Kh", leduc.gd)  # capped: raise becomes call
     assert raise_.probabilities(st) == (pytest.approx([0, 1]), ["f", "c"])
     with pytest.raises(ProtocolMismatch, match="not a betting sequence of game 'leduc'"):
-        raise_.to_act(parse_matchstate("MATCHSTATE:1:7:rrr:|4d", leduc.gd))
+        raise_.to_act(parse_matchstate("MATCHSTATE:1:7:rrr:|As", leduc.gd))
     # symmetric baselines break even exactly
     assert exact_value(leduc, raise_, raise_) == pytest.approx(0.0, abs=1e-12)
 
@@ -149,12 +159,12 @@ def _fake_dealer(lines, hold=0.0):
 
 def test_agent_errors_never_hang(leduc):
     player = Player(leduc, baseline_strategy(leduc, "call"), "call")
-    port = _fake_dealer(["# a comment", "; another", "MATCHSTATE:0:0::4d|"])
+    port = _fake_dealer(["# a comment", "; another", "MATCHSTATE:0:0::As|"])
     assert play_agent(player, "127.0.0.1", port, timeout=5) == {"hands": 1, "actions": 1}
     port = _fake_dealer(["WELCOME TO POKER"])
     with pytest.raises(ProtocolMismatch, match="ACPC protocol 2.0.0"):
         play_agent(player, "127.0.0.1", port, timeout=5)
-    port = _fake_dealer(["MATCHSTATE:0:0:r200:4d|"])
+    port = _fake_dealer(["MATCHSTATE:0:0:r200:As|"])
     with pytest.raises(ProtocolMismatch, match="no-limit raise size is not supported"):
         play_agent(player, "127.0.0.1", port, timeout=5)
     port = _fake_dealer([], hold=3.0)
@@ -171,3 +181,54 @@ def test_match_command(tmp_path):
     assert res.exit_code != 0 and "name the game with --game" in res.output
     res = runner.invoke(cli, ["match", str(tmp_path), "call"])
     assert res.exit_code != 0 and "neither a solve output directory" in res.output
+
+
+def _acpc_dealer_deck(gd):
+    """The cards the ACPC dealer's game.c deals: ranks MAX_RANKS - numRanks .. 12 and suits
+    MAX_SUITS - numSuits .. 3 of '23456789TJQKA' and 'cdhs' (the top of the deck)."""
+    return {r + s for r in "23456789TJQKA"[13 - gd.num_ranks:] for s in "cdhs"[4 - gd.num_suits:]}
+
+
+@pytest.mark.parametrize("name, params, some", [
+    ("kuhn", {}, {"Qs", "Ks", "As"}),
+    ("leduc", {}, {"Qh", "Qs", "Kh", "Ks", "Ah", "As"}),
+    ("hulhe", {"ranks": 5, "suits": 2, "rounds": 3}, {"Th", "As"}),
+    ("rhode_island", {}, {"2c", "As"}),
+])
+def test_cards_are_named_as_the_acpc_dealer_deals_them(name, params, some):
+    """Every card id of the game, named in a match state and in strategy keys, is one the ACPC
+    dealer deals (the top of the deck), parses back to the same id, and the rest are refused."""
+    from solverkit.poker.cards import card_name, parse_card
+
+    gd = load_game(name, **params).gd
+    names = [card_name(c, gd.num_suits, gd.num_ranks) for c in range(gd.deck_size)]
+    assert set(names) == _acpc_dealer_deck(gd) and some <= set(names) and len(set(names)) == gd.deck_size
+    assert [parse_card(n, gd.num_suits, gd.num_ranks) for n in names] == list(range(gd.deck_size))
+    outside = sorted({r + s for r in "23456789TJQKA" for s in "cdhs"} - set(names))
+    for bad in outside[:5]:
+        with pytest.raises(ValueError, match=f"bad card '{bad}': not a card of the game's deck of {gd.deck_size} cards"):
+            parse_card(bad, gd.num_suits, gd.num_ranks)
+    with pytest.raises(ValueError, match=f"card id {gd.deck_size} is not in the game's deck"):
+        card_name(gd.deck_size, gd.num_suits, gd.num_ranks)
+
+
+def test_dealer_lines_and_strategy_keys_use_the_acpc_names(leduc):
+    """solverkit's dealer writes, and the agent and the strategy keys read, the ACPC dealer's
+    names: a Leduc line with Ks and Ah is played, one with 2c is refused naming the deck."""
+    rules = Rules(leduc)
+    deck = _acpc_dealer_deck(leduc.gd)
+    for index in range(20):
+        deal = rules.deal(3, index)
+        line = rules.state(index, int(np.flatnonzero(rules.bet.kind == SHOWDOWN)[0]), deal, 0, True).line(leduc.gd)
+        cards = line.rsplit(":", 1)[1].replace("|", "").replace("/", "")
+        assert {cards[i:i + 2] for i in range(0, len(cards), 2)} <= deck
+        assert parse_matchstate(line, leduc.gd).line(leduc.gd) == line
+    keys = leduc.infoset_keys(0)
+    assert {k.split("|")[0] for k in keys} == deck and "Ks|Ah|cc/" in keys
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    port = _fake_dealer(["MATCHSTATE:0:0::Ks|", "MATCHSTATE:0:0:cc/:Ks|/Ah"])
+    assert play_agent(player, "127.0.0.1", port, timeout=5) == {"hands": 1, "actions": 2}
+    port = _fake_dealer(["MATCHSTATE:0:0::2c|"])
+    with pytest.raises(ProtocolMismatch, match="bad card '2c': not a card of the game's deck of 6 cards: "
+                                               "ranks QKA, suits hs"):
+        play_agent(player, "127.0.0.1", port, timeout=5)

@@ -32,7 +32,7 @@ def test_categories_of_all_three_card_hands():
 
 
 def r(text):
-    return ri_rank(*(parse_card(x) for x in text.split()), 4)
+    return ri_rank(*(parse_card(x, 4, 13) for x in text.split()), 4)
 
 
 def test_order_within_categories():

@@ -103,11 +103,11 @@ class LimitPokerTree(TreeGame):
 
     def infoset_key(self, state, player):
         cards, hist = state
-        board = "".join(card_name(c, self.suits) for c in cards[2:])
-        return f"{card_name(cards[player], self.suits)}|{board}|{'/'.join(hist)}"
+        board = "".join(card_name(c, self.suits, self.ranks) for c in cards[2:])
+        return f"{card_name(cards[player], self.suits, self.ranks)}|{board}|{'/'.join(hist)}"
 
     def action_label(self, action, player):
-        return card_name(action, self.suits) if player is None else str(action)
+        return card_name(action, self.suits, self.ranks) if player is None else str(action)
 
 
 class KuhnTree(LimitPokerTree):

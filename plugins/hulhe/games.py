@@ -87,7 +87,7 @@ class Hulhe(PokerGame):
             g = int(b)
             while bd.num_cards[g] > 3:  # up to the flop
                 g = int(bd.parent[g])
-            flops.add("".join(card_name(int(c), self.gd.num_suits) for c in bd.cards[g, :3]))
+            flops.add("".join(card_name(int(c), self.gd.num_suits, self.gd.num_ranks) for c in bd.cards[g, :3]))
         return {**super().subgame_config(keys), "flops": ",".join(sorted(flops))}
 
     def allowed_boards(self):

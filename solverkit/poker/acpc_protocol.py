@@ -4,7 +4,8 @@ A line is ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a reply repeats it
 ``:<action>``). ``betting`` is the hand's actions, ``f`` / ``c`` / ``r``, rounds separated by
 ``/``; ``cards`` is each position's hole cards separated by ``|`` (empty when unseen), then
 ``/`` and the board cards of each later round. Cards are a rank of ``23456789TJQKA`` and a suit
-of ``cdhs`` (the deck's lowest ranks and first suits). Lines end with ``\\r\\n``; server lines
+of ``cdhs``; a smaller deck is the top of the full one, as the ACPC dealer deals it (Leduc: Q, K, A
+of hearts and spades; see :mod:`solverkit.poker.cards`). Lines end with ``\\r\\n``; server lines
 starting with ``#`` or ``;`` are comments. Position 0 is the game's player 0.
 """
 
@@ -37,9 +38,9 @@ class MatchState:
 
     def line(self, gd: GameDef) -> str:
         """The state as the dealer writes it."""
-        S = gd.num_suits
-        holes = "|".join("".join(card_name(c, S) for c in h) for h in self.hole)
-        boards = "".join("/" + "".join(card_name(c, S) for c in b) for b in self.board)
+        S, R = gd.num_suits, gd.num_ranks
+        holes = "|".join("".join(card_name(c, S, R) for c in h) for h in self.hole)
+        boards = "".join("/" + "".join(card_name(c, S, R) for c in b) for b in self.board)
         return f"{PREFIX}:{self.position}:{self.hand}:{self.betting}:{holes}{boards}"
 
     def board_sets(self) -> tuple[tuple[int, ...], ...]:

@@ -1113,10 +1113,10 @@ class PokerGame(Game):
         from ..core.game import InfosetPlace, unknown_infoset
         from ..errors import SolverkitError
 
-        t, bet, S = self.tree, self.tree.bet, self.gd.num_suits
+        t, bet, S, R = self.tree, self.tree.bet, self.gd.num_suits, self.gd.num_ranks
         if not hasattr(self, "_key_index"):
-            hands = {"".join(card_name(int(c), S) for c in row): i for i, row in enumerate(t.hands)}
-            boards = {"".join(card_name(int(c), S) for c in t.boards.cards[g, : t.boards.num_cards[g]]): g
+            hands = {"".join(card_name(int(c), S, R) for c in row): i for i, row in enumerate(t.hands)}
+            boards = {"".join(card_name(int(c), S, R) for c in t.boards.cards[g, : t.boards.num_cards[g]]): g
                       for g in range(int(t.boards.round_start[-1]))}
             nodes = {bet.history[n]: n for n in range(bet.num_nodes) if bet.kind[n] == DECISION}
             self._key_index = (hands, boards, nodes)
@@ -1225,12 +1225,12 @@ class PokerGame(Game):
         self._whole_tree("the information-set keys (every board's cards)")
         t = self.tree
         bet = t.bet
-        S = self.gd.num_suits
-        hands = ["".join(card_name(c, S) for c in row) for row in t.hands]
+        S, R = self.gd.num_suits, self.gd.num_ranks
+        hands = ["".join(card_name(c, S, R) for c in row) for row in t.hands]
         keys = []
         for n, k in zip(*self.full.units[player]):
             g = int(t.boards.round_start[bet.round[n]]) + int(k)
-            board = "".join(card_name(c, S) for c in t.boards.cards[g, : t.boards.num_cards[g]])
+            board = "".join(card_name(c, S, R) for c in t.boards.cards[g, : t.boards.num_cards[g]])
             keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
         return keys
 
@@ -1263,7 +1263,7 @@ class PokerGame(Game):
                 plot_preflop(self, strategy, path, title=f"{self.name}: preflop (fold red, call blue, raise green)")
                 out.append(("preflop chart", path.read_bytes()))
             return out
-        S = self.gd.num_suits
+        S, R = self.gd.num_suits, self.gd.num_ranks
         for title, node in preflop_nodes(self):
             labels = self.action_labels(node)
             p = int(self.tree.bet.player[node])
@@ -1277,7 +1277,7 @@ class PokerGame(Game):
                     continue  # one row per hand up to suit symmetry
                 seen.add(h)
                 off = self.value_offset(node, 0, h)
-                name = "".join(card_name(int(c), S) for c in cards)
+                name = "".join(card_name(int(c), S, R) for c in cards)
                 rows.append((name, *(f"{x:.3f}" for x in strategy[p][off: off + len(labels)])))
             more = f" (first {limit} of {len(rows)} hands)" if len(rows) > limit else ""
             out.append((f"{title}: action probabilities per hand{more}", table(("hand", *labels), rows[:limit])))

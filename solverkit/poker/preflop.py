@@ -12,9 +12,9 @@ import numpy as np
 
 from ..errors import SolverkitError
 from .betting import ACTION_CHARS, DECISION, RAISE_A
+from .cards import deck_ranks
 
 COLORS = {"f": (0.85, 0.15, 0.15), "c": (0.15, 0.35, 0.9), "r": (0.1, 0.7, 0.25)}
-RANK_CHARS = "23456789TJQKA"
 
 
 def _decision(game, node):
@@ -91,7 +91,7 @@ def plot_preflop(game, strategy, path, title=None) -> list[np.ndarray]:
 
     panels = preflop_nodes(game)
     R = game.gd.num_ranks
-    ranks = RANK_CHARS[:R][::-1]
+    ranks = deck_ranks(R)[::-1]  # the top of the deck, as the ACPC dealer deals it
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 6.0), squeeze=False)
     out = []
     for ax, (name, node) in zip(axes[0], panels):
