@@ -162,7 +162,7 @@ def test_checkpoint_of_another_game_or_version_is_refused(saved, tmp_path, monke
     (other / ckpt.FILENAME).write_bytes((saved / ckpt.FILENAME).read_bytes())
     assert "is a checkpoint of game {'name': 'leduc'" in resume_error(other)
     monkeypatch.setattr(ckpt, "VERSION", 99)
-    run_solve(load_config(saved / "config.toml"), out=saved, checkpoint_every="3")
+    run_solve(load_config(saved / "config.toml"), out=saved, checkpoint_every="3", force=True)
     monkeypatch.undo()
     assert f"checkpoint format version 99; this solverkit reads version 2" in resume_error(saved)
 

@@ -1,0 +1,190 @@
+"""The output directory of a solve: an earlier run is never overwritten or truncated unless asked
+(--resume goes on with it, --force replaces it), a refused run leaves it as it was, derived files
+(report.html) never outlive the run they describe, and Ctrl-C leaves a checkpoint to resume from."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.core.config import load_config
+from solverkit.core.solver import RUN_FILES, run_solve
+from solverkit.errors import ConfigError, SolverkitError
+
+PENNIES = 'preset = "cfr_plus"\n\n[game]\nname = "skewed_pennies"\n\n[solver]\niterations = {n}\neval_every = 10\n'
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=True)
+
+
+def digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def iterations_of(path: Path) -> list[int]:
+    with open(path, newline="") as fh:
+        return [int(r["iteration"]) for r in csv.DictReader(fh)]
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    path = tmp_path / "pennies.toml"
+    path.write_text(PENNIES.format(n=15))
+    return path
+
+
+@pytest.fixture
+def earlier(tmp_path, cfg):
+    """A finished run with a checkpoint and a report made from it."""
+    out = tmp_path / "run"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--checkpoint-every", "5")
+    assert r.exit_code == 0, r.output
+    (out / "report.html").write_text("<html>the earlier run</html>")
+    return out
+
+
+def test_a_new_run_into_a_run_directory_is_refused_and_changes_nothing(earlier, tmp_path):
+    before = digest(earlier)
+    other = tmp_path / "other.toml"
+    other.write_text(PENNIES.format(n=40).replace("cfr_plus", "cfr"))
+    r = invoke("solve", other, "--out", earlier, "--quiet")
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"Error: --out {earlier} already holds a run (config.toml, metrics.csv")
+    assert f"--resume {earlier}" in line and "--force" in line
+    assert digest(earlier) == before
+    # the API refuses it the same way, with solverkit's error class
+    with pytest.raises(ConfigError, match="already holds a run"):
+        run_solve(load_config(other), out=earlier)
+    assert digest(earlier) == before
+
+
+def test_a_run_directory_without_a_checkpoint_is_not_offered_for_resume(tmp_path, cfg):
+    out = tmp_path / "plain"
+    assert invoke("solve", cfg, "--out", out, "--quiet").exit_code == 0
+    r = invoke("solve", cfg, "--out", out, "--quiet")
+    assert r.exit_code == 2 and "--resume" not in r.stderr and "--force" in r.stderr, r.stderr
+
+
+def test_a_directory_of_other_files_is_used_and_they_stay(tmp_path, cfg):
+    """Only a run's own file names count: the config beside the outputs is kept."""
+    r = invoke("solve", cfg, "--out", tmp_path, "--quiet")
+    assert r.exit_code == 0, r.output
+    assert cfg.read_text() == PENNIES.format(n=15)
+
+
+def test_force_replaces_the_run_and_its_stale_files(earlier, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text(PENNIES.format(n=20))
+    r = invoke("solve", other, "--out", earlier, "--quiet", "--force")
+    assert r.exit_code == 0, r.output
+    # the earlier run's checkpoint (iteration 15) and report are gone; the outputs are the new run's
+    assert sorted(p.name for p in earlier.iterdir()) == ["config.toml", "metrics.csv", "result.json", "strategy.npz"]
+    assert json.loads((earlier / "result.json").read_text())["iterations"] == 20
+    assert iterations_of(earlier / "metrics.csv") == [10, 20]
+
+
+def test_a_run_refused_while_starting_leaves_the_earlier_run_whole(tmp_path, monkeypatch):
+    """Even with --force, nothing is deleted before the new run's solver is up."""
+    import solverkit.core.solver as solver_module
+
+    out = tmp_path / "kuhn"
+    run_solve(load_config({"preset": "cfr_plus", "game": "kuhn", "solver": {"iterations": 5}}), out=out,
+              checkpoint_every="5")
+    before = digest(out)
+    assembly = load_config(out / "config.toml")
+    monkeypatch.setattr(solver_module, "physical_memory", lambda: 10)  # its store cannot fit now
+    with pytest.raises(ConfigError, match="this machine has 10 B"):
+        run_solve(assembly, out=out, force=True)
+    assert digest(out) == before
+
+
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_refused_not_the_working_directory(tmp_path, monkeypatch, cfg, out):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = invoke("solve", cfg, "--out", out, "--quiet")
+    assert r.exit_code == 2 and "--out" in r.stderr and "is empty" in r.stderr, r.output
+    with pytest.raises(SolverkitError, match="is empty"):
+        run_solve(load_config(cfg), out=out)
+    r = invoke("solve", "--resume", out, "--quiet")
+    assert r.exit_code == 2 and "--resume" in r.stderr, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_resume_and_force_refuse_each_other(earlier):
+    r = invoke("solve", "--resume", earlier, "--force", "--quiet")
+    assert r.exit_code == 2 and "--force" in r.stderr, r.output
+
+
+def test_resume_removes_the_stale_report(earlier):
+    r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert not (earlier / "report.html").exists()
+
+
+@pytest.mark.parametrize("every", [10, "log"])
+def test_a_resumed_run_drops_the_old_caps_off_schedule_row(tmp_path, every):
+    """Stopped at a cap off the schedule (15), then resumed to 30: the rows of one run to 30."""
+    text = PENNIES.format(n=30).replace("eval_every = 10", f"eval_every = {every!r}".replace("'", '"'))
+    if every == "log":
+        text = text.replace('eval_every = "log"', "")
+        text = text.replace("iterations = 30", "iterations = 33")
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    full, part = tmp_path / "full", tmp_path / "part"
+    run_solve(load_config(path), out=full)
+    cap = 15 if every == 10 else 22  # 22 is not on the log schedule (21, 23 are)
+    run_solve(load_config(path), out=part, iterations=cap, checkpoint_every="5")
+    assert iterations_of(part / "metrics.csv")[-1] == cap
+    resumed = run_solve(load_config(part / "config.toml"), out=part, resume=True,
+                        iterations=load_config(path).solver["iterations"])
+    assert iterations_of(part / "metrics.csv") == iterations_of(full / "metrics.csv")
+    assert [r["iteration"] for r in resumed.metrics] == iterations_of(full / "metrics.csv")
+    assert cap not in iterations_of(part / "metrics.csv")
+
+
+def test_resuming_at_the_same_cap_gives_the_same_final_row(tmp_path, cfg):
+    out = tmp_path / "r"
+    first = run_solve(load_config(cfg), out=out, checkpoint_every="5")
+    again = run_solve(load_config(out / "config.toml"), out=out, resume=True)
+    assert iterations_of(out / "metrics.csv") == [10, 15]
+    assert again.exploitability == first.exploitability
+
+
+def test_ctrl_c_without_checkpoints_saves_one_and_says_how_to_resume(tmp_path):
+    cfg = tmp_path / "long.toml"
+    cfg.write_text(PENNIES.format(n=10**9))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-c", "from solverkit.cli import cli; cli()", "solve", str(cfg),
+                             "--out", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not ((out / "metrics.csv").exists()
+                                          and len(iterations_of(out / "metrics.csv")) > 3):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"go on with: solverkit solve --resume {out}" in err
+    done = json.loads((out / "result.json").read_text())["iterations"]
+    assert (out / "checkpoint.skc").is_file()
+    r = invoke("solve", "--resume", out, "--iterations", done + 10, "--quiet")
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "result.json").read_text())["iterations"] == done + 10
+
+
+def test_run_files_name_what_a_run_writes(earlier):
+    """RUN_FILES (what marks a run directory) covers every file a run with a checkpoint writes."""
+    assert {p.name for p in earlier.iterdir()} <= set(RUN_FILES)
