@@ -323,10 +323,11 @@ def strategy(run_dir, keys, player, as_json):
     for key in keys:
         found = read_infoset(run_dir, key, player, game=game)
         if as_json:
-            click.echo(json.dumps({"infoset": key, "player": found.player, "kind": found.kind,
-                                   "iteration": found.iteration, "policy": found.probabilities}))
+            click.echo(json.dumps({"infoset": key, "stored_as": found.stored_key, "player": found.player,
+                                   "kind": found.kind, "iteration": found.iteration, "policy": found.probabilities}))
             continue
-        click.echo(f"{key}  (player {found.player}, {found.kind} strategy after iteration {found.iteration})")
+        stored = f", stored as {found.stored_key}" if found.stored_key != key else ""
+        click.echo(f"{key}  (player {found.player}{stored}, {found.kind} strategy after iteration {found.iteration})")
         for label, prob in found.probabilities.items():
             click.echo(f"  {label}  {prob:.6f}")
 

@@ -21,7 +21,8 @@ from .wire import check_keys, field
 class InfosetPlace:
     """Where one information set's action probabilities are stored (:meth:`Game.infoset_place`):
     at `offset` in `player`'s flat policy (strategy.npz), and at `segment_offset` in the policy
-    of `segment` (a distributed strategy's part); one value per action of `labels`."""
+    of `segment` (a distributed strategy's part); one value per action of `labels`. `stored`:
+    the key as the game stores it when it differs from `key` (poker: canonical suits)."""
 
     key: str
     player: int
@@ -29,6 +30,12 @@ class InfosetPlace:
     labels: tuple[str, ...]
     segment: str
     segment_offset: int
+    stored: str = ""
+
+    @property
+    def stored_key(self) -> str:
+        """The key the solver stored this information set under."""
+        return self.stored or self.key
 
 
 def unknown_infoset(game, key: str, player, names, what: str = "information set", context: str = "") -> SolverkitError:

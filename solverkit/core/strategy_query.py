@@ -27,6 +27,8 @@ class InfosetPolicy:
     kind: str  # "average" or "current"
     iteration: int
     source: Path
+    #: the key the solver stored the set under (poker: canonical suits), `key` when the same
+    stored_key: str = ""
 
 
 def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> InfosetPolicy:
@@ -47,8 +49,22 @@ def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> Inf
         values, kind, iteration, source = _from_parts(run_dir, manifest, place)
     else:
         values, kind, iteration, source = _from_npz(run_dir / "strategy.npz", place)
+    _check_values(source, place, values)
     probs = {label: float(x) for label, x in zip(place.labels, values)}
-    return InfosetPolicy(key, place.player, probs, kind, iteration, source)
+    return InfosetPolicy(key, place.player, probs, kind, iteration, source, place.stored_key)
+
+
+def _check_values(source, place, values) -> None:
+    """Raise unless the values read are probabilities (finite, in [0, 1], summing to 1): a
+    slice read in place is not checked by load_strategy, and a damaged file must not print NaN."""
+    from .strategy_file import PROB_TOLERANCE
+
+    ok = values.size == len(place.labels) and bool(np.all(np.isfinite(values)))
+    ok = ok and bool(np.all(values >= -PROB_TOLERANCE)) and abs(float(values.sum()) - 1.0) <= PROB_TOLERANCE
+    if not ok:
+        raise SolverkitError(f"{source}: information set {place.stored_key!r} has probabilities "
+                             f"{[float(x) for x in values]}; expected {len(place.labels)} finite numbers >= 0 "
+                             "summing to 1 (a damaged file: solve again)")
 
 
 def _from_parts(run_dir: Path, manifest: Path, place):

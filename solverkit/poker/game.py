@@ -1108,38 +1108,18 @@ class PokerGame(Game):
         return policy(values, self._layout_of(region, player))
 
     def infoset_place(self, key, player=None):
-        """'<hand>|<board>|<betting>' (as :meth:`infoset_keys` names it) -> where it is stored:
-        parsed, not looked up among every key, so that it costs nothing like the game's size."""
-        from ..core.game import InfosetPlace, unknown_infoset
+        """'<hand>|<board>|<betting>' (as :meth:`infoset_keys` names it, or with any suits and card
+        order: mapped to the canonical key stored) -> where it is stored: parsed, not looked up
+        among every key, so that it costs nothing like the game's size."""
+        from ..core.game import InfosetPlace
         from ..errors import SolverkitError
+        from .infoset_key import resolve_key
 
-        t, bet, S, R = self.tree, self.tree.bet, self.gd.num_suits, self.gd.num_ranks
-        if not hasattr(self, "_key_index"):
-            hands = {"".join(card_name(int(c), S, R) for c in row): i for i, row in enumerate(t.hands)}
-            boards = {"".join(card_name(int(c), S, R) for c in t.boards.cards[g, : t.boards.num_cards[g]]): g
-                      for g in range(int(t.boards.round_start[-1]))}
-            nodes = {bet.history[n]: n for n in range(bet.num_nodes) if bet.kind[n] == DECISION}
-            self._key_index = (hands, boards, nodes)
-        hands, boards, nodes = self._key_index
-        parts = key.split("|") if isinstance(key, str) else []
-        if len(parts) != 3:
-            example = self.infoset_keys(0)[0] if self.layout(0).num_infosets < 1_000_000 else "<hand>|<board>|<betting>"
-            raise SolverkitError(f"information set key {key!r} of game {self.name!r} is invalid: expected "
-                                 f"'<hand>|<board>|<betting>', like {example!r}")
-        hand, board, history = parts
-        where = f"information set {key!r}: "
-        if hand not in hands:
-            raise unknown_infoset(self, hand, None, hands, "hand", where)
-        if board not in boards:
-            raise unknown_infoset(self, board, None, boards, "board (canonical, cards in order)", where)
-        if history not in nodes:
-            raise unknown_infoset(self, history, None, nodes, "betting sequence where a player acts", where)
-        h, g, n = hands[hand], boards[board], nodes[history]
+        t, bet = self.tree, self.tree.bet
+        found = resolve_key(self, key)
+        h, g, n = found.hand, found.board, found.node
         r = int(bet.round[n])
         start = t.boards.round_start
-        if not start[r] <= g < start[r + 1]:
-            raise SolverkitError(f"information set {key!r}: board {board!r} is not a board of round {r}, where "
-                                 f"betting {history!r} is")
         p = int(bet.player[n])
         if player is not None and player != p:
             raise SolverkitError(f"information set {key!r} is player {p}'s, not player {player}'s")
@@ -1159,7 +1139,8 @@ class PokerGame(Game):
             region, first = self._sub_region(e, b, j)
             seg = self._segment_name((e, b, j))
         seg_offset = int(region.node_off[n] + (g - int(first[r])) * region.stride[p, r]) + h * A
-        return InfosetPlace(key, p, self.value_offset(n, g, h), tuple(self.action_labels(n)), seg, seg_offset)
+        return InfosetPlace(key, p, self.value_offset(n, g, h), tuple(self.action_labels(n)), seg, seg_offset,
+                            found.key)
 
     def _scatter(self, flat, region, values, first, p):
         """Copy player p's values of a segment into the unsplit layout; `first` = the
