@@ -1,5 +1,7 @@
 """ACPC game definitions: bundled files load, errors name the file, line and field."""
 
+import re
+
 import pytest
 
 from solverkit.errors import ConfigError
@@ -100,3 +102,50 @@ def test_bad_bytes_big_numbers_repeats_and_stack_name_file_line_and_value(tmp_pa
         load_gamedef(str(path))
     msg = str(info.value)
     assert msg.startswith(str(path)) and expected in msg and "\n" not in msg, msg
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("numBoardCards = 0 1", "numBoardCards = 1 0",
+     "numBoardCards = [1, 0]: board cards before the first betting round (1) are not supported; expected 0"),
+    ("numBoardCards = 0 1", "numBoardCards = 2 1", "numBoardCards = [2, 1]: board cards before the first"),
+    ("blind = 1 1\n", "", "missing field blind; expected one value per player"),
+    ("numBoardCards = 0 1\n", "", "missing field numBoardCards; expected one value per round"),
+    ("maxRaises = 2 2\n", "", "missing field maxRaises; expected the cap on raises per round"),
+    ("limit\n", "limit\nnolimit\n", ":4: betting type 'nolimit' repeats line 3 ('limit')"),
+    ("limit\n", "nolimit\nlimit\n", ":4: betting type 'limit' repeats line 3 ('nolimit')"),
+    ("numPlayers = 2", "numPlayers = 3", "numPlayers = 3: only 2-player games are supported; valid: 2"),
+    ("numRounds = 2", "numRounds = 0", "numRounds = 0: expected 1..8"),
+    ("firstPlayer = 1 1", "firstPlayer = 0 1", "firstPlayer = [0, 1]: expected 1 or 2 per round"),
+])
+def test_fields_the_acpc_rules_would_build_differently_are_refused(old, new, expected):
+    """Every accepted file builds the ACPC game; the rest are refused naming the field and value
+    (board cards before the first round were once ignored, missing blinds taken as 0)."""
+    text = LEDUC.replace(old, new)
+    assert text != LEDUC
+    with pytest.raises(ConfigError) as err:
+        parse_gamedef(text, "x.game")
+    msg = str(err.value)
+    assert msg.startswith("x.game") and expected in msg and "\n" not in msg, msg
+
+
+def test_gamedefs_made_by_plugins_are_checked_too():
+    """validate() refuses what a plugin's dataclasses.replace can make but no file can."""
+    from dataclasses import replace
+
+    leduc = parse_gamedef(LEDUC, "leduc")
+    for change, expected in [
+        (dict(num_board_cards=(1, 1)), "numBoardCards = [1, 1]: board cards before the first betting round"),
+        (dict(max_raises=(2,)), "field maxRaises has 1 values, expected 2 (one per round)"),
+        (dict(first_player=(0, 2)), "firstPlayer = [1, 3]: expected 1 or 2 per round"),
+        (dict(blind=(1, 1, 1)), "field blind has 3 values, expected 2"),
+        (dict(num_rounds=9), "numRounds = 9: expected 1..8"),
+    ]:
+        with pytest.raises(ConfigError, match=re.escape(expected)):
+            replace(leduc, **change).validate()
+
+
+def test_extra_per_round_values_are_ignored_as_the_acpc_server_does():
+    """The ACPC server reads the first numRounds values of a per-round field (so a file cut to
+    fewer rounds keeps working); solverkit builds the same game."""
+    one = parse_gamedef(LEDUC.replace("numRounds = 2", "numRounds = 1"))
+    assert (one.raise_size, one.first_player, one.max_raises, one.num_board_cards) == ((2,), (0,), (2,), (0,))

@@ -265,13 +265,14 @@ def test_isomorphism_gives_the_same_run(tmp_path):
 def test_terminal_kernels_against_quadratic_reference(k):
     rng = np.random.default_rng(k)
     gd = parse_gamedef(
-        f"GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 1 1\nraiseSize = 1\nmaxRaises = 1\n"
-        f"numSuits = 4\nnumRanks = 5\nnumHoleCards = {k}\nnumBoardCards = 3\nEND GAMEDEF\n"
+        f"GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 2\nblind = 1 1\nraiseSize = 1 1\nmaxRaises = 1 1\n"
+        f"numSuits = 4\nnumRanks = 5\nnumHoleCards = {k}\nnumBoardCards = 0 3\nEND GAMEDEF\n"
     )
     tree = build_tree(gd)
     hands = tree.hands
     H = hands.shape[0]
-    g = 0
+    g = int(tree.boards.round_start[1])  # the first flop: sd_order[0] is its showdown order
+    assert tree.boards.num_cards[g] == 3
     board = tree.boards.cards[g, : tree.boards.num_cards[g]]
     valid = tree.valid[g]
     opp = rng.random(H) * valid

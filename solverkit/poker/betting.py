@@ -49,7 +49,9 @@ class BettingTree:
 
 
 def build_betting_tree(gd: GameDef) -> BettingTree:
-    """Enumerate every betting sequence of a limit game (ACPC rules)."""
+    """Enumerate every betting sequence of a limit game (ACPC rules: a call brings the caller to
+    the most anyone has committed, a raise to that plus the round's raiseSize, and a round ends
+    when both have acted and the last action is a call)."""
     rows = []  # (round, kind, player, spent0, spent1, actions, parent, history)
     children: list[list[int]] = []
 
@@ -72,7 +74,8 @@ def build_betting_tree(gd: GameDef) -> BettingTree:
             _, _, player, s0, s1, _, hist = rows[node]
             spent = [s0, s1]
             opp = 1 - player
-            facing = spent[opp] > spent[player]
+            top = max(spent)  # ACPC's maxSpent: a call matches it, a raise adds raiseSize to it
+            facing = spent[player] < top
             codes = []
             if facing:
                 codes.append(FOLD_A)
@@ -88,7 +91,7 @@ def build_betting_tree(gd: GameDef) -> BettingTree:
                     child = add(r, FOLD, player, spent, node, h)
                 elif code == CALL_A:
                     new = list(spent)
-                    new[player] = spent[opp]
+                    new[player] = top  # never lowers: the first actor may have posted the larger blind
                     if acted + 1 >= 2:  # a call ends the round unless it is the round's first action
                         if r + 1 == gd.num_rounds:
                             child = add(r, SHOWDOWN, -1, new, node, h)
@@ -102,7 +105,7 @@ def build_betting_tree(gd: GameDef) -> BettingTree:
                         queue.append((child, raises, acted + 1))
                 else:
                     new = list(spent)
-                    new[player] = spent[opp] + gd.raise_size[r]
+                    new[player] = top + gd.raise_size[r]
                     child = add(r, DECISION, opp, new, node, h)
                     queue.append((child, raises + 1, acted + 1))
                 children[node][slot] = child

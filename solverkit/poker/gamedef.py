@@ -19,6 +19,15 @@ PER_ROUND = ("blind", "raisesize", "firstplayer", "maxraises", "numboardcards", 
 INT_MAX = 2**31 - 1
 _INT = re.compile(r"[+-]?[0-9]+")
 SCALAR = ("numplayers", "numrounds", "numsuits", "numranks", "numholecards")
+#: why a missing field has no default (the ACPC server refuses files without blind or
+#: numBoardCards; its maxRaises default, 255 raises a round, makes trees too large to solve)
+MISSING_HINT = {
+    "blind": "; expected one value per player (write 'blind = 0 0' for none; the ACPC format has no default)",
+    "numboardcards": "; expected one value per round (0 where a round deals no board cards; the ACPC format has "
+                     "no default)",
+    "maxraises": "; expected the cap on raises per round (ACPC's default, 255 a round, is not supported)",
+    "raisesize": "; expected the bet size per round (limit games need one)",
+}
 CANONICAL = {
     "blind": "blind", "raisesize": "raiseSize", "firstplayer": "firstPlayer",
     "maxraises": "maxRaises", "numboardcards": "numBoardCards", "stack": "stack",
@@ -56,8 +65,21 @@ class GameDef:
         return self.raise_size[0]
 
     def validate(self):
-        """Raise ConfigError when the definition cannot describe a playable game."""
+        """Raise ConfigError when the definition cannot describe a playable game, or one that
+        solverkit would build differently from the ACPC rules (also for GameDefs that plugins
+        make with dataclasses.replace, which the parser never sees)."""
         where = self.source
+        if not 1 <= self.num_rounds <= 8:
+            raise ConfigError(f"{where}: numRounds = {self.num_rounds}: expected 1..8")
+        for name, values in (("raiseSize", self.raise_size), ("firstPlayer", self.first_player),
+                             ("maxRaises", self.max_raises), ("numBoardCards", self.num_board_cards)):
+            if len(values) != self.num_rounds:
+                raise ConfigError(f"{where}: field {name} has {len(values)} values, expected {self.num_rounds} "
+                                  "(one per round)")
+        if len(self.blind) != 2:
+            raise ConfigError(f"{where}: field blind has {len(self.blind)} values, expected 2 (one per player)")
+        if any(f not in (0, 1) for f in self.first_player):
+            raise ConfigError(f"{where}: firstPlayer = {[f + 1 for f in self.first_player]}: expected 1 or 2 per round")
         if self.num_hole_cards not in (1, 2):
             raise ConfigError(f"{where}: numHoleCards = {self.num_hole_cards} is not supported; valid: 1, 2")
         if not 1 <= self.num_suits <= 4 or not 1 <= self.num_ranks <= 13:
@@ -74,6 +96,10 @@ class GameDef:
                               "(the ACPC format's 8 bits)")
         if any(b < 0 for b in self.num_board_cards):
             raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: must be >= 0")
+        if self.num_board_cards[0]:
+            raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: board cards before the first "
+                              f"betting round ({self.num_board_cards[0]}) are not supported; expected 0 for the "
+                              "first round (deal them in a later round)")
         return self
 
 
@@ -114,7 +140,10 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
         if not inside:
             raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {line!r}")
         if low in ("limit", "nolimit"):
-            betting = low
+            if betting is not None:
+                raise ConfigError(f"{source}:{lineno}: betting type {line!r} repeats line {betting[1]} "
+                                  f"({betting[0]!r}); expected one line 'limit' (remove one)")
+            betting = (low, lineno)
             continue
         if "=" not in line:
             raise ConfigError(f"{source}:{lineno}: expected 'field = values' or limit/nolimit, got {line!r}")
@@ -151,21 +180,22 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
         raise ConfigError(f"{source}: no GAMEDEF block found")
     if not ended:
         raise ConfigError(f"{source}: missing END GAMEDEF")
-    if betting == "nolimit":
-        raise ConfigError(f"{source}: no-limit games are not supported (only limit betting)")
     if betting is None:
         raise ConfigError(f"{source}: betting type missing; expected a line 'limit'")
+    if betting[0] == "nolimit":
+        raise ConfigError(f"{source}:{betting[1]}: no-limit games are not supported (only limit betting)")
 
     def get(key, default=None):
         if key not in fields:
             if default is None:
-                raise ConfigError(f"{source}: missing field {CANONICAL[key]}")
+                raise ConfigError(f"{source}: missing field {CANONICAL[key]}{MISSING_HINT.get(key, '')}")
             return default
         return fields[key][1]
 
     players = get("numplayers")[0]
     if players != 2:
-        raise ConfigError(f"{source}:{fields['numplayers'][0]}: numPlayers = {players}: only 2-player games are supported")
+        raise ConfigError(f"{source}:{fields['numplayers'][0]}: numPlayers = {players}: only 2-player games are "
+                          "supported; valid: 2")
     rounds = get("numrounds")[0]
     if not 1 <= rounds <= 8:
         raise ConfigError(f"{source}:{fields['numrounds'][0]}: numRounds = {rounds}: expected 1..8")
@@ -177,7 +207,7 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
             raise ConfigError(f"{source}:{line}: field {CANONICAL[key]} has {len(vals)} values, expected {rounds} (one per round)")
         return tuple(vals[:rounds])
 
-    blind = get("blind", [0, 0])
+    blind = get("blind")
     if len(blind) != 2:
         raise ConfigError(f"{source}:{fields['blind'][0]}: field blind has {len(blind)} values, expected 2 (one per player)")
     first = per_round("firstplayer", [1] * rounds)
@@ -192,7 +222,7 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
         num_suits=get("numsuits")[0],
         num_ranks=get("numranks")[0],
         num_hole_cards=get("numholecards")[0],
-        num_board_cards=per_round("numboardcards", [0] * rounds),
+        num_board_cards=per_round("numboardcards"),
         source=source,
     ).validate()
 

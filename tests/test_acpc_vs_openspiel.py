@@ -1,0 +1,179 @@
+"""ACPC limit games against OpenSpiel's universal_poker (the ACPC server's own game code).
+
+For a grid of small game definitions (equal, unequal and zero blinds with either player first,
+firstPlayer changing per round, maxRaises 0..3 per round, raiseSize per round, one or two hole
+cards, rounds without board cards), a fixed pseudo-random policy keyed by what a player sees
+(hole cards, board cards, betting) is evaluated by solverkit and by OpenSpiel: both players'
+expected values and best-response values must agree to 1e-9. Board cards come in at most one
+round, where universal_poker's information states have perfect recall (docs: REFERENCE).
+A structural test compares every betting sequence's actions and chips committed directly.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from solverkit.core.config import load_config
+from solverkit.poker.betting import ACTION_CHARS, DECISION, FOLD, SHOWDOWN
+
+pyspiel = pytest.importorskip("pyspiel")
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "cdhs"
+INT32_MAX = 2**31 - 1
+
+# (blind, raiseSize, firstPlayer, maxRaises, numSuits, numRanks, numHoleCards, numBoardCards)
+GRID = [
+    # one round: every blind order with either player first
+    ("1 1", "2", "1", "2", 2, 3, 1, "0"),
+    ("1 1", "2", "2", "2", 2, 3, 1, "0"),
+    ("2 1", "2", "1", "2", 2, 3, 1, "0"),  # the first actor posted the larger blind
+    ("2 1", "2", "2", "2", 2, 3, 1, "0"),
+    ("1 2", "2", "1", "2", 2, 3, 1, "0"),
+    ("1 2", "2", "2", "3", 2, 3, 1, "0"),  # the first actor posted the larger blind
+    ("10 5", "10", "1", "0", 2, 3, 1, "0"),  # no raises: check, call or fold
+    ("10 5", "10", "1", "1", 2, 3, 1, "0"),
+    ("0 3", "2", "2", "2", 2, 3, 1, "0"),
+    ("3 0", "1", "1", "3", 2, 3, 1, "0"),
+    ("0 1", "1", "2", "2", 2, 3, 1, "0"),  # (OpenSpiel refuses blind = 0 0)
+    ("1 2", "2", "2", "2", 2, 4, 2, "0"),  # two hole cards
+    # two and three rounds, board cards in one round
+    ("2 1", "2 4", "1 2", "2 1", 2, 3, 1, "0 1"),
+    ("1 2", "1 3", "2 2", "1 2", 2, 3, 1, "0 1"),
+    ("5 5", "2 4", "2 1", "0 2", 2, 3, 1, "0 1"),
+    ("3 1", "2 2", "1 1", "3 0", 2, 4, 1, "0 2"),
+    ("2 1", "2 4", "1 2", "1 1", 2, 3, 2, "0 1"),
+    ("0 2", "1 2", "2 1", "2 2", 1, 4, 1, "0 0"),
+    ("4 2", "2 2 4", "1 2 1", "1 1 1", 2, 3, 1, "0 1 0"),
+]
+
+
+def gamedef_text(blind, raise_size, first, caps, suits, ranks, hole, board) -> str:
+    """An ACPC game definition with these fields."""
+    return (f"GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = {len(raise_size.split())}\nblind = {blind}\n"
+            f"raiseSize = {raise_size}\nfirstPlayer = {first}\nmaxRaises = {caps}\nnumSuits = {suits}\n"
+            f"numRanks = {ranks}\nnumHoleCards = {hole}\nnumBoardCards = {board}\nEND GAMEDEF\n")
+
+
+def weights(hole, board, history, codes) -> np.ndarray:
+    """The fixed policy: action probabilities (over `codes`, fold 0, call 1, raise 2) from a
+    hash of what the acting player sees; the same on both sides, far from uniform."""
+    w = np.array([0.05 + zlib.crc32(f"{sorted(hole)}|{sorted(board)}|{history}|{c}".encode()) / 2**32
+                  for c in codes])
+    return w / w.sum()
+
+
+def _cards(text: str, suits: int) -> list[int]:
+    """Card ids (rank x suits + suit) of OpenSpiel's card string, e.g. '2c3d'."""
+    return [RANK_CHARS.index(text[i]) * suits + SUIT_CHARS.index(text[i + 1]) for i in range(0, len(text), 2)]
+
+
+def _field(info: str, name: str) -> str:
+    return re.search(rf"\[{name}: ([^\]]*)\]", info).group(1)
+
+
+class KeyedPolicy:
+    """The fixed policy on OpenSpiel states (read from the information-state string)."""
+
+    def __init__(self, game, suits):
+        from open_spiel.python import policy as os_policy
+
+        self.base = os_policy.Policy(game, [0, 1])
+        self.suits = suits
+
+    def action_probabilities(self, state, player_id=None):
+        info = state.information_state_string(state.current_player())
+        hole = _cards(_field(info, "Private"), self.suits)
+        board = _cards(_field(info, "Public"), self.suits)
+        history = _field(info, "Sequences").replace("|", "/")
+        acts = state.legal_actions()
+        return dict(zip(acts, weights(hole, board, history, acts)))
+
+
+def solverkit_game(tmp_path, text):
+    path = tmp_path / "g.game"
+    path.write_text(text)
+    cfg = {"game": {"name": "acpc", "gamedef": str(path), "isomorphism": False}, "preset": "cfr_plus"}
+    return load_config(cfg).game
+
+
+def solverkit_strategy(game):
+    """The fixed policy as solverkit's flat per-player strategy."""
+    t, bet = game.tree, game.tree.bet
+    out = []
+    for p in (0, 1):
+        lay = game.layout(p)
+        flat = np.zeros(int(np.sum(lay.block_count * lay.block_actions)))
+        for n, k in zip(*game.full.units[p]):
+            g = int(t.boards.round_start[bet.round[n]]) + int(k)
+            board = [int(c) for c in t.boards.cards[g, : t.boards.num_cards[g]]]
+            A = int(bet.num_actions[n])
+            codes = [int(c) for c in bet.actions[n, :A]]
+            for h in range(t.num_hands):
+                off = game.value_offset(int(n), g, h)
+                flat[off : off + A] = weights([int(c) for c in t.hands[h]], board, bet.history[n], codes)
+        out.append(flat)
+    return out
+
+
+def openspiel_values(os_game, suits):
+    """(ev0, ev1, br0, br1) of the fixed policy by OpenSpiel's own algorithms."""
+    from open_spiel.python.algorithms import best_response, expected_game_score
+
+    pol = KeyedPolicy(os_game, suits)
+    root = os_game.new_initial_state()
+    ev = expected_game_score.policy_value(root, [pol, pol])
+    br = [best_response.BestResponsePolicy(os_game, p, pol).value(root) for p in (0, 1)]
+    return float(ev[0]), float(ev[1]), float(br[0]), float(br[1])
+
+
+@pytest.mark.parametrize("fields", GRID, ids=["|".join(str(f) for f in g) for g in GRID])
+def test_policy_values_equal_openspiel(tmp_path, fields):
+    text = gamedef_text(*fields)
+    game = solverkit_game(tmp_path, text)
+    strategy = solverkit_strategy(game)
+    ours = (*game.expected_values(strategy), *game.best_response(strategy))
+    os_game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text)
+    theirs = openspiel_values(os_game, fields[4])
+    assert ours == pytest.approx(theirs, abs=1e-9), text
+
+
+@pytest.mark.parametrize("fields", GRID[:11], ids=["|".join(str(f) for f in g) for g in GRID[:11]])
+def test_one_round_betting_trees_equal_openspiel(fields):
+    """Every decision of a one-round game: the same actions and chips committed; every terminal:
+    the same payoffs for a deal where player 0 holds the best card (folds pay the folder's chips)."""
+    from solverkit.poker.betting import build_betting_tree
+    from solverkit.poker.gamedef import parse_gamedef
+
+    text = gamedef_text(*fields)
+    bet = build_betting_tree(parse_gamedef(text))
+    os_game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text)
+    ours, theirs = {}, {}
+    for n in range(bet.num_nodes):
+        if bet.kind[n] == DECISION:
+            A = int(bet.num_actions[n])
+            ours[bet.history[n]] = (tuple(int(c) for c in bet.actions[n, :A]), tuple(int(x) for x in bet.spent[n]))
+        else:
+            won = int(bet.spent[n, 1]) if bet.kind[n] == SHOWDOWN or bet.player[n] == 1 else -int(bet.spent[n, 0])
+            assert bet.kind[n] in (FOLD, SHOWDOWN)
+            ours[bet.history[n]] = ((), won)
+
+    def visit(state, hist):
+        if state.is_terminal():
+            theirs[hist] = ((), int(state.returns()[0]))
+            return
+        info = state.information_state_string(state.current_player())
+        spent = tuple(INT32_MAX - int(m) for m in _field(info, "Money").split())
+        theirs[hist] = (tuple(state.legal_actions()), spent)
+        for a in state.legal_actions():
+            visit(state.child(a), hist + ACTION_CHARS[a])
+
+    state = os_game.new_initial_state()
+    state.apply_action(fields[4] * fields[5] - 1)  # player 0: the highest card
+    state.apply_action(0)  # player 1: the lowest
+    visit(state, "")
+    assert ours == theirs
