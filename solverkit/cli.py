@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .core.params import option_type
 from .errors import SolverkitError
 
 
@@ -310,7 +311,7 @@ def export(run_dir, fmt, output):
 @click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
               help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. 'Kh|Qh|cr'); "
                    "repeat for more.")
-@click.option("--player", type=click.IntRange(0, 1), default=None, help="The player, when both have a set KEY.")
+@click.option("--player", type=option_type("int", 0, 1), default=None, help="The player, when both have a set KEY.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")
 def strategy(run_dir, keys, player, as_json):
     """Action probabilities at information sets of the strategy saved in RUN_DIR, reading only the
@@ -370,23 +371,27 @@ def info(game, overrides):
 @cli.command()
 @click.argument("study_file", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel.")
-@click.option("--iterations", type=click.IntRange(min=1), help="Cap every run at N iterations (a shortened study).")
+@click.option("--jobs", type=option_type("int", 1, 1024), default=1, show_default=True, help="Runs in parallel.")
+@click.option("--iterations", type=option_type("int", 1), help="Cap every run at N iterations (a shortened study).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--resume", is_flag=True, help="Go on with a study stopped part way in OUT: runs finished there with "
               "the same settings are kept, stopped runs go on from their checkpoints, the rest run.")
-def study(study_file, out, jobs, iterations, quiet, resume):
+@click.option("--force", is_flag=True, help="Solve again the runs OUT already holds (without it or --resume, such "
+              "an OUT is refused).")
+def study(study_file, out, jobs, iterations, quiet, resume, force):
     """Run a grid of assemblies x games x seeds; write results.csv and plots to OUT.
 
     Ctrl-C (or SIGTERM) stops it: the runs under way save a checkpoint ([study]
     checkpoint_every, default every 10 minutes, and at the stop) and --resume goes on."""
     from .core.study import StudyStopped, load_study, run_study
 
+    if resume and force:
+        raise SolverkitError("--resume keeps the runs OUT holds and --force solves them again: give one of them")
     spec = load_study(study_file, iterations_cap=iterations)
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)
     try:
-        summary = run_study(spec, out, jobs=jobs, progress=not quiet, resume=resume)
+        summary = run_study(spec, out, jobs=jobs, progress=not quiet, resume=resume, force=force)
     except StudyStopped as exc:
         click.echo(str(exc), err=True)
         raise SystemExit(130) from None

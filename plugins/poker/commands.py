@@ -8,7 +8,11 @@ from pathlib import Path
 
 import click
 
+from solverkit.core.params import option_type
 from solverkit.errors import SolverkitError
+
+#: longest --timeout accepted, seconds (a year: sockets refuse timeouts beyond their clock's range)
+MAX_TIMEOUT = 365 * 86400.0
 
 
 def add_commands(cli: click.Group) -> None:
@@ -62,17 +66,14 @@ def _player_game(specs, game_name, sets):
 
 
 def _parse_sets(sets):
-    import tomllib
+    from solverkit.core.config import parse_value
 
     out = {}
     for item in sets:
         key, sep, value = item.partition("=")
         if not sep:
             raise SolverkitError(f"--set {item!r}: expected PARAM=VALUE")
-        try:
-            out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key.strip()] = value
+        out[key.strip()] = parse_value(value.strip())
     return out
 
 
@@ -82,28 +83,28 @@ def add_play_commands(cli: click.Group) -> None:
     @cli.command("play")
     @click.argument("run_dir", type=click.Path(file_okay=False))
     @click.option("--connect", "address", required=True, metavar="HOST:PORT", help="The dealer's seat to play.")
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the action sampling.")
-    @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-                  help="Seconds without a message from the dealer before giving up.")
+    @click.option("--seed", type=option_type("int", 0), default=0, show_default=True, help="Seed of the action sampling.")
+    @click.option("--timeout", type=option_type("float", 0.1, MAX_TIMEOUT), default=30.0, show_default=True,
+                  help="Seconds to wait for each whole line from the dealer before giving up.")
     def play_cmd(run_dir, address, seed, timeout):
         """Play the strategy in RUN_DIR at an ACPC dealer (protocol 2.0.0) until the match ends."""
         from solverkit.poker.dealer import play_agent
         from solverkit.poker.players import load_player
 
-        host, sep, port = address.rpartition(":")
-        if not sep or not port.isdigit() or not host:
-            raise SolverkitError(f"--connect {address!r}: expected HOST:PORT, e.g. localhost:18791")
+        from solverkit.core.address import split_host_port
+
+        host, port = split_host_port(address, "--connect")  # before loading: a typo costs nothing
         player = load_player(run_dir)
         click.echo(f"playing {player.name} at {host}:{port}", err=True)
-        stats = play_agent(player, host, int(port), seed=seed, timeout=timeout)
+        stats = play_agent(player, host, port, seed=seed, timeout=timeout)
         click.echo(f"match over: {stats['hands']} hands, {stats['actions']} actions")
 
     @cli.command("match")
     @click.argument("a")
     @click.argument("b")
-    @click.option("--hands", type=click.IntRange(min=0), default=0, show_default=True,
+    @click.option("--hands", type=option_type("int", 0), default=0, show_default=True,
                   help="Hands of a sampled duplicate match through the dealer (even; 0: exact value only).")
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the deals.")
+    @click.option("--seed", type=option_type("int", 0), default=0, show_default=True, help="Seed of the deals.")
     @click.option("--game", "game_name", metavar="NAME", help="The game, when both players are baselines.")
     @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
     @click.option("--no-exact", is_flag=True, help="Skip the exact expected value.")
@@ -126,21 +127,32 @@ def add_play_commands(cli: click.Group) -> None:
 
     @cli.command("dealer")
     @click.argument("game_name", metavar="GAME")
-    @click.option("--hands", type=click.IntRange(min=1), default=1000, show_default=True, help="Hands to deal.")
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the deals.")
+    @click.option("--hands", type=option_type("int", 1), default=1000, show_default=True, help="Hands to deal.")
+    @click.option("--seed", type=option_type("int", 0), default=0, show_default=True, help="Seed of the deals.")
     @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A game parameter.")
     @click.option("--duplicate/--no-duplicate", default=True, show_default=True,
                   help="Play each deal twice with the seats swapped.")
-    @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+    @click.option("--timeout", type=option_type("float", 0.1, MAX_TIMEOUT), default=60.0, show_default=True,
                   help="Seconds to wait for a seat to connect or to act.")
-    def dealer_cmd(game_name, hands, seed, sets, duplicate, timeout):
+    @click.option("--ports", default="0,0", show_default=True, metavar="P1,P2",
+                  help="The seats' ports (0: a free port picked by the system).")
+    @click.option("--host", default="127.0.0.1", show_default=True,
+                  help="The address to listen on (0.0.0.0: every interface).")
+    def dealer_cmd(game_name, hands, seed, sets, duplicate, timeout, ports, host):
         """Deal a match of GAME over the ACPC protocol: prints one port per seat, then each seat's
         winnings when the match ends."""
         from solverkit.poker.dealer import Dealer
         from solverkit.poker.match import mbb
 
+        from solverkit.core.address import check_port
+
+        seat_ports = ports.split(",")
+        if len(seat_ports) != 2:
+            raise SolverkitError(f"--ports {ports!r}: expected two ports P1,P2 (0: a free port), e.g. 18791,18792")
+        seat_ports = [check_port(p, f"--ports {ports!r}", allow_zero=True) for p in seat_ports]
         game = _player_game([], game_name, sets)
-        dealer = Dealer(game, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout)
+        dealer = Dealer(game, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout,
+                        host=host, ports=seat_ports)
         click.echo(" ".join(str(p) for p in dealer.ports), err=False)
         result = dealer.run()
         for seat in (0, 1):

@@ -8,10 +8,13 @@ import sys
 
 import click
 
+from solverkit.core.params import option_type
 from solverkit.errors import SolverkitError
 
 #: default of `solverkit worker --max-message`, MiB (above a pass to a worker of all of HULHE: 2.3 GB)
 DEFAULT_MAX_MESSAGE_MB = 4096
+#: longest --wait accepted, seconds (a year; 0 waits as long as it takes)
+MAX_WAIT = 365 * 86400.0
 
 
 def add_commands(cli: click.Group) -> None:
@@ -20,7 +23,7 @@ def add_commands(cli: click.Group) -> None:
     @cli.command()
     @click.option("--connect", required=True, metavar="ADDRESS",
                   help="The trunk's address, e.g. tcp://trunk.example.org:5555 ([transport] bind of the solve).")
-    @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+    @click.option("--threads", type=option_type("int", 1, 1024), default=None,
                   help="Compute threads for subgames (default: this machine's CPU count).")
     @click.option("--store-dir", type=click.Path(file_okay=False),
                   help="Directory of this worker's segment files when the run stores on disk ([store] backend = "
@@ -30,7 +33,7 @@ def add_commands(cli: click.Group) -> None:
                        "checkpoints and final strategy when the run says [transport] checkpoint = \"distributed\": "
                        "a directory shared with the trunk (replacements on any host can restore from it) or this "
                        "machine's disk (restorable only here).")
-    @click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
+    @click.option("--wait", type=option_type("float", 0, MAX_WAIT), default=0.0, show_default=True,
                   help="Seconds to wait for a trunk to set this worker up, at start and after losing its trunk "
                        "(0: as long as it takes).")
     @click.option("--once", is_flag=True,
@@ -42,7 +45,7 @@ def add_commands(cli: click.Group) -> None:
                        "(the trunk must set [transport] keys).")
     @click.option("--key-name", default=None, metavar="NAME",
                   help="Which worker key of --keys to use, e.g. worker-2 (default: the only one there).")
-    @click.option("--max-message", type=click.IntRange(min=1, max=1 << 20), default=DEFAULT_MAX_MESSAGE_MB,
+    @click.option("--max-message", type=option_type("int", 1, 1 << 20), default=DEFAULT_MAX_MESSAGE_MB,
                   show_default=True, metavar="MB",
                   help="Largest message this worker accepts, in MiB; a larger one drops the connection.")
     def worker(connect, threads, store_dir, checkpoint_dir, wait, once, keys_dir, key_name, max_message):
@@ -65,7 +68,7 @@ def add_commands(cli: click.Group) -> None:
 
     @cli.command()
     @click.argument("directory", type=click.Path(file_okay=False))
-    @click.option("--workers", type=click.IntRange(min=1, max=4096), default=1, show_default=True,
+    @click.option("--workers", type=option_type("int", 1, 4096), default=1, show_default=True,
                   help="Worker key pairs to make (one per worker host, worker-1 ... worker-N).")
     @click.option("--force", is_flag=True, help="Replace keys already in DIRECTORY.")
     def keys(directory, workers, force):

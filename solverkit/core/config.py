@@ -17,9 +17,10 @@ from pathlib import Path
 import tomli_w
 
 from ..errors import ConfigError, PluginError, choices
-from .params import Param, ParamSpec, spec_of
+from .params import Param, ParamSpec, number_from_text, spec_of
 from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
+from .store import check_scales
 from .units import drop_foreign_targets, target_params
 
 PLUGIN_SECTIONS = ("game", "rule", "averaging", "compressor", "transport")
@@ -77,7 +78,7 @@ def parse_every(text) -> tuple[str, float] | None:
     "Nh" seconds; "" or 0: never. Anything else (NaN, infinity, negative, other units) is a
     ConfigError naming the value."""
     s = str(text).strip().lower()
-    if s in ("", "0"):
+    if s == "" or (s.isascii() and s.isdigit() and int(s) == 0):  # "0", "00": never
         return None
     m = _EVERY.fullmatch(s)
     if m:
@@ -167,9 +168,12 @@ def parse_value(text: str):
     """A --set value: a TOML value when it parses as exactly one, else the raw string (so that
     ``nan``, ``inf`` and ``1e999`` arrive as the floats TOML reads and the parameter's check
     refuses them, and text such as ``5\nx = 1`` stays one string)."""
+    number = number_from_text(text)
+    if number is not None:  # plain decimals TOML refuses ("00", "007", ".5") are the numbers they spell
+        return number
     try:
         doc = tomllib.loads(f"v = {text}")
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # nested too deeply for the parser: the raw string
         return text
     return doc["v"] if list(doc) == ["v"] else text
 
@@ -211,8 +215,13 @@ def read_toml(path) -> dict:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"malformed TOML in {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"malformed TOML in {path}: arrays or tables nested too deeply for the parser; "
+                          "a config needs at most a few levels") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text: {exc}") from None
+    except OSError as exc:  # unreadable: permissions, a device, an I/O error
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
 
 
 def load_config(source, overrides=(), registry: Registry | None = None) -> Assembly:
@@ -333,6 +342,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         raise ConfigError("[store] hold = \"decoded\" keeps every value in memory; it cannot be combined with "
                           "backend = \"disk\" (valid: hold = \"encoded\" with the disk backend, or backend = "
                           "\"memory\" with either hold)")
+    check_scales(store, instances["averaging"])  # a fixed point too coarse for the averaging: refused here
     if store["path"] and not Path(store["path"]).is_absolute():
         store["path"] = str((base_dir / store["path"]).resolve())
     if "store" in raw:

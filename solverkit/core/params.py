@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import click
 
 from ..errors import ConfigError, choices
 
@@ -29,10 +33,44 @@ def _as_float(v):
     return f if math.isfinite(f) else None
 
 
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def number_from_text(text: str) -> int | float | None:
+    """The int or float that plain ASCII decimal `text` spells ("00", "-3", "1.5", ".5", "2e-3"),
+    else None. Python's int() and float() also take "1_000", full-width or Arabic-Indic digits,
+    "nan" and "infinity"; a number a user types or a file holds must not be read that loosely.
+    A float beyond the float64 range comes back infinite, for the caller's finiteness check."""
+    t = text.strip()
+    if _INT_TEXT.fullmatch(t):
+        return int(t)
+    if _FLOAT_TEXT.fullmatch(t):
+        return float(t)
+    return None
+
+
 def _show(value, limit: int = 60) -> str:
     """repr of a bad value, shortened so that an error stays one readable line."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def expand_path(value, where: str) -> Path:
+    """`value` as a Path with ``~`` and ``~user`` expanded, or a ConfigError naming it (a NUL
+    character, an unknown user, no home directory): a path read from a config is never
+    handed to the operating system unchecked."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise ConfigError(f"{where} = {_show(value)} is invalid: expected a file path (a string)")
+    if "\x00" in text:
+        raise ConfigError(f"{where} = {_show(text)} is invalid: a path cannot contain a NUL character")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # ~user of no user, or ~ without a home directory
+        user = text[1:].replace(os.sep, "/").split("/", 1)[0]
+        home = f"user {user!r} has no home directory here" if user else "there is no home directory"
+        raise ConfigError(f"{where} = {_show(text)}: cannot expand ~{user}: {home}; give the full path") from None
 
 
 @dataclass(frozen=True)
@@ -50,6 +88,8 @@ class Param:
     #: the value may name a file the plugin reads (type "path" always does); a network
     #: transport sends the file's content instead (see Game.local_files)
     file: bool = False
+    #: lists: the fewest items accepted (1: an empty list is refused, not taken for the default)
+    min_len: int = 0
 
     def __post_init__(self):
         if self.type not in _TYPES:
@@ -71,6 +111,8 @@ class Param:
         lo = None if self.min is None else (f"> {self.min:g}" if self.min_exclusive else f">= {self.min:g}")
         hi = None if self.max is None else f"<= {self.max:g}"
         rng = " and ".join(x for x in (lo, hi) if x)
+        if self.min_len:
+            what = what.replace("a list", f"a list of at least {self.min_len}", 1)
         return f"{what} {rng}".strip()
 
     def check(self, value: Any, where: str) -> Any:
@@ -116,6 +158,8 @@ class Param:
             if not isinstance(value, (list, tuple)) or not all(_is_int(v) for v in value):
                 raise bad
             value = [int(v) for v in value]
+        if self.type.endswith("_list") and len(value) < self.min_len:
+            raise bad
         if self.choices and value not in self.choices:
             raise bad
         nums = value if isinstance(value, list) else [value]
@@ -126,7 +170,7 @@ class Param:
                 if self.max is not None and v > self.max:
                     raise bad
         if self.type == "path":
-            value = str(Path(value).expanduser())
+            value = str(expand_path(value, where))
         return value
 
 
@@ -162,3 +206,31 @@ class ParamSpec:
 def spec_of(cls) -> ParamSpec:
     """The ParamSpec a plugin class declares through its `params` mapping (may be empty)."""
     return ParamSpec(dict(getattr(cls, "params", {}) or {}))
+
+
+class OptionType(click.ParamType):
+    """A click type that checks a command-line option with a :class:`Param`, as config values
+    are checked: ASCII decimal numbers only, finite, within int64 and the Param's range (click's
+    own FloatRange takes "inf" and "nan", IntRange any size of integer)."""
+
+    def __init__(self, param: Param):
+        self.param = param
+        self.name = {"int": "integer", "float": "float"}.get(param.type, param.type)
+
+    def convert(self, value, opt, ctx):
+        if isinstance(value, str) and self.param.type in ("int", "float"):
+            number = number_from_text(value)
+            value = value if number is None else number
+        try:
+            return self.param.check(value, "option")
+        except ConfigError:
+            extra = " (a finite number)" if self.param.type == "float" else ""
+            if isinstance(value, int) and not isinstance(value, bool) and not _is_int(value):
+                extra = " (64 bits at most)"
+            self.fail(f"{_show(value)} is invalid: expected {self.param.describe()}{extra}", opt, ctx)
+
+
+def option_type(type_: str, min: float | None = None, max: float | None = None) -> OptionType:
+    """A click type for an option of `type_` ("int" or "float") within [min, max]; integers are
+    at most int64 and numbers finite whatever the bounds."""
+    return OptionType(Param(type_, None, min=min, max=max))
