@@ -30,14 +30,27 @@ def _override_strings(overrides: dict) -> list[str]:
     """Keyword overrides as ``--set`` strings: ``preset="cfr"`` or ``solver={"update": ...}``."""
     import tomli_w
 
+    def text(where, v):
+        try:
+            return tomli_w.dumps({"v": v})[4:].strip()
+        except (TypeError, ValueError):  # None, sets, objects: nothing a config can hold
+            raise ConfigError(f"solve(..., {where}={_short(v)}) is invalid: expected a TOML value (a string, "
+                              "number, boolean, or a list or table of them)") from None
+
     out = []
     for section, value in overrides.items():
         if isinstance(value, dict):
             for key, v in value.items():
-                out.append(f"{section}.{key}={tomli_w.dumps({'v': v})[4:].strip()}")
+                out.append(f"{section}.{key}={text(f'{section}.{key}', v)}")
         else:
-            out.append(f"{section}={tomli_w.dumps({'v': value})[4:].strip()}")
+            out.append(f"{section}={text(section, value)}")
     return out
+
+
+def _short(value, limit: int = 60) -> str:
+    """repr of a bad argument, shortened so that an error stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Solution:
@@ -83,16 +96,12 @@ class Solution:
 
     def policy(self, key: str, player: int | None = None) -> dict[str, float]:
         """{action label: probability} at the information set `key` (of `player` when both
-        players have a set with that key)."""
-        tables = self.policy_tables
-        found = [p for p in (0, 1) if key in tables[p] and player in (None, p)]
-        if len(found) == 1:
-            return dict(tables[found[0]][key])
-        if len(found) == 2:
-            raise SolverkitError(f"information set {key!r} exists for both players; pass player=0 or 1")
-        sample = ", ".join(repr(k) for k in list(tables[0])[:3] + list(tables[1])[:3])
-        raise SolverkitError(f"no information set {key!r} in game {self.game.name!r}"
-                             f"{f' for player {player}' if player is not None else ''}; keys look like {sample}")
+        players have a set with that key), found as the game finds it (:meth:`Game.infoset_place`:
+        poker keys in any suits map to the canonical set stored; an impossible or unknown key is
+        a SolverkitError naming it)."""
+        place = self.game.infoset_place(key, player)
+        values = self._strategy()[place.player][place.offset: place.offset + len(place.labels)]
+        return {label: float(x) for label, x in zip(place.labels, values)}
 
     def __repr__(self):
         return (f"Solution(game={self.game.name!r}, iterations={self.result.iterations}, "
@@ -111,9 +120,15 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
             raise ConfigError("solve(assembly, ...): overrides apply to a TOML path or a dict, not to a built "
                               "Assembly")
         assembly = config
-    else:
+    elif isinstance(config, (str, Path, dict)):
         source = Path(config) if isinstance(config, (str, Path)) else config
         assembly = load_config(source, overrides=_override_strings(overrides))
+    else:
+        raise ConfigError(f"solve(config={_short(config)}): expected a TOML path, a config dict or an Assembly")
+    if out is not None:
+        from .core.params import expand_path
+
+        out = expand_path(out, "solve(..., out)")
     result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress)
     return Solution(result, assembly.game)
 
@@ -125,9 +140,10 @@ def read_policy(run_dir, key: str, player: int | None = None) -> dict[str, float
     that holds it, or from its slice of ``strategy.npz``. `player`: when both players have a
     set with that key. A SolverkitError names an unknown key (with close matches) or a missing
     part (its file and the worker that wrote it)."""
+    from .core.params import expand_path
     from .core.strategy_query import read_infoset
 
-    return read_infoset(run_dir, key, player).probabilities
+    return read_infoset(expand_path(run_dir, "read_policy(run_dir)"), key, player).probabilities
 
 
 def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
@@ -142,12 +158,13 @@ def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
 
 def flat_policy(game, policy) -> list[np.ndarray]:
     """Per-player flat arrays (the game's layout) from a user policy: two flat arrays, or a dict
-    information-set key -> {action label or id: probability} or a sequence of probabilities in
-    the game's action order. Every information set must be given; ValueErrors name the key."""
+    information-set key -> {action label: probability} (OpenSpiel games: the label is the action
+    id, given as an int or a string) or a sequence of probabilities in the game's action order.
+    Every information set must be given; ConfigErrors name the key and the bad value."""
     if isinstance(policy, (list, tuple)) and len(policy) == 2 and not isinstance(policy[0], (dict, str)):
         out = []
         for p in (0, 1):
-            x = np.asarray(policy[p], dtype=np.float64).ravel()
+            x = _real_numbers(policy[p], f"policy of player {p}")
             size = game.layout(p).size
             if x.size != size:
                 raise ConfigError(f"policy of player {p} has {x.size} values; game {game.name!r} lays out {size} "
@@ -188,16 +205,32 @@ def _probs_of(game, key, labels, probs) -> np.ndarray:
         x = np.zeros(n)
         index = {label: i for i, label in enumerate(labels)}
         for a, pr in probs.items():
-            i = index.get(str(a))
+            i = index.get(str(a)) if isinstance(a, (str, int, np.integer)) and not isinstance(a, bool) else None
             if i is None:
-                raise ConfigError(f"information set {key!r}: action {a!r} is not legal; valid: {', '.join(labels)}")
-            x[i] = float(pr)
+                raise ConfigError(f"information set {key!r}: action {_short(a)} is not one of its action labels; "
+                                  f"valid: {', '.join(labels)} (or give a list of probabilities in this order)")
+            x[i] = _real_numbers([pr], f"information set {key!r}: probability of action {a!r}")[0]
     else:
-        x = np.asarray(probs, dtype=np.float64).ravel()
+        x = _real_numbers(probs, f"information set {key!r}: probabilities")
         if x.size != n:
             raise ConfigError(f"information set {key!r}: {x.size} probabilities for {n} actions ({', '.join(labels)})")
     _check_probs(game, key, x)
     return x
+
+
+def _real_numbers(values, where: str) -> np.ndarray:
+    """`values` (a number or a flat sequence of them) as float64, or a ConfigError naming `where`:
+    complex numbers (whose imaginary part a cast drops), booleans, strings, None and nested
+    lists are refused rather than converted."""
+    try:
+        x = np.asarray(values)
+    except ValueError:  # a ragged nested sequence
+        raise ConfigError(f"{where} = {_short(values)} is invalid: expected a flat list of numbers") from None
+    if x.dtype.kind not in "iuf" or x.ndim > 1:
+        what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes"}.get(x.dtype.kind)
+        what = what or ("nested lists" if x.ndim > 1 else f"values of type {x.dtype}")
+        raise ConfigError(f"{where} = {_short(values)} is invalid: expected real numbers (int or float), got {what}")
+    return x.astype(np.float64).ravel()
 
 
 def _check_probs(game, key, x) -> None:
@@ -208,7 +241,11 @@ def _check_probs(game, key, x) -> None:
 def exploitability(game, policy) -> float:
     """Exploitability (br_0 + br_1) / 2 of a policy profile in the game's utility unit; `game`
     is a Game or a game name, `policy` as :func:`flat_policy` takes it."""
+    from .core.game import Game
+
     if isinstance(game, str):
         game = load_game(game)
+    elif not isinstance(game, Game):
+        raise ConfigError(f"exploitability(game={_short(game)}): expected a game (solverkit.load_game) or a game name")
     br0, br1 = game.best_response(flat_policy(game, policy))
     return (br0 + br1) / 2.0
