@@ -41,7 +41,7 @@ def test_report_sections(runs):
         assert page.count("data:image/png;base64,") >= 1
     leduc = (runs["leduc"] / "report.html").read_text()
     assert "exploitability (mbb/g)" in leduc and "action probabilities per hand" in leduc
-    assert ">4d<" in leduc  # a Leduc hand row
+    assert ">Qh Qs<" in leduc  # a Leduc hand row: the two suits of a queen play alike, one row
     assert "preflop chart" in (runs["hulhe"] / "report.html").read_text()
     assert "information sets" in (runs["kuhn_tree"] / "report.html").read_text()
 
@@ -75,3 +75,80 @@ def test_report_renders_in_a_headless_browser_without_console_errors(runs, tmp_p
     img = mpimg.imread(shot)
     assert img.shape[:2] == (1800, 1100)
     assert img[..., :3].std() > 0.05  # text, tables and plots, not a blank page
+
+
+def _summary(page):
+    """The report's summary table as {row name: value}."""
+    import html
+
+    part = page[page.index("<h2>Summary</h2>"):page.index("<h2>Assembly</h2>")]
+    cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", part)]
+    return dict(zip(cells[::2], cells[1::2]))
+
+
+def _report(tmp_path, name, *args):
+    run = tmp_path / name
+    res = CliRunner().invoke(cli, ["solve", *args, "--out", str(run), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert CliRunner().invoke(cli, ["report", str(run)]).exit_code == 0
+    return _summary((run / "report.html").read_text())
+
+
+def test_report_names_the_preset_the_target_and_why_the_run_stopped(tmp_path):
+    got = _report(tmp_path, "target", "--game", "leduc", "--preset", "dcfr", "--iterations", "500",
+                  "--set", "solver.target_mbb=50")
+    assert got["preset"] == "dcfr (rule dcfr, averaging quadratic, alternating updates)"
+    assert got["target"] == "50 mbb/g"
+    assert got["stopped"] == f"target reached at iteration {got['iterations']}" and int(got["iterations"]) < 500
+    capped = _report(tmp_path, "capped", "--game", "kuhn_tree", "--preset", "cfr_plus", "--iterations", "5",
+                     "--target", "1e-9")
+    assert capped["target"] == "1e-09 chips" and capped["stopped"] == "iteration cap (5) reached before the target"
+
+
+def test_report_without_a_target_says_so_and_no_target_reached_false(tmp_path):
+    got = _report(tmp_path, "plain", "--game", "kuhn_tree", "--preset", "cfr", "--iterations", "7")
+    assert got["target"] == "none" and got["stopped"] == "ran 7 of 7 iterations (no target)"
+    assert "target reached" not in got and "False" not in got.values()
+    custom = _report(tmp_path, "custom", "--game", "kuhn_tree", "--preset", "cfr_plus", "--set", "rule.name=rm",
+                     "--iterations", "3")
+    assert custom["preset"] == "none: a custom assembly (rule rm, averaging linear, alternating updates)"
+
+
+def test_convergence_plot_has_the_target_line_and_units():
+    import matplotlib.pyplot as plt
+
+    from solverkit.api import load_game
+    from solverkit.core.report import convergence_figure
+
+    leduc, kuhn = load_game("leduc"), load_game("kuhn_tree")
+    rows = [{"iteration": i, "seconds": i / 100, "exploitability": 1 / i, "exploitability_mbb": 500 / i}
+            for i in (1, 2, 4, 8)]
+    fig = convergence_figure(leduc, rows, [(0.02, "10 mbb/g")])
+    for ax in fig.axes:
+        assert ax.get_ylabel() == "exploitability (mbb/g)"
+        assert [ln.get_ydata()[0] for ln in ax.lines if ln.get_linestyle() == ":"] == [pytest.approx(10.0)]
+    assert [ax.get_xlabel() for ax in fig.axes] == ["iterations", "solve time (s)"]
+    assert "target 10 mbb/g" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    fig = convergence_figure(kuhn, rows, [])
+    assert fig.axes[0].get_ylabel() == "exploitability (chips)"  # not mbb/g: kuhn_tree is no poker-engine game
+    assert not [ln for ln in fig.axes[0].lines if ln.get_linestyle() == ":"]
+    plt.close(fig)
+
+
+def test_hand_rows_merge_suit_images_only_when_they_play_alike():
+    import numpy as np
+
+    from solverkit.api import load_game
+    from solverkit.poker.preflop import preflop_nodes
+
+    game = load_game("leduc")
+    strategy = [np.full(game.layout(p).size, 0.5) for p in (0, 1)]
+    (_, first), _ = game.report_strategy(strategy)
+    assert re.findall(r"<td>([^<0-9]*)</td>", first) == ["Qh Qs", "Kh Ks", "Ah As"]
+    # a strategy that plays Qh unlike Qs (a sampled run can): two rows, nothing hidden
+    (_, node), _ = preflop_nodes(game)
+    off = game.value_offset(node, 0, 0)  # hand 0, the Qh
+    strategy[0][off: off + 2] = (0.9, 0.1)
+    (_, first), _ = game.report_strategy(strategy)
+    assert re.findall(r"<td>([^<0-9]*)</td>", first) == ["Qh", "Qs", "Kh Ks", "Ah As"]

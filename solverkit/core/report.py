@@ -60,33 +60,125 @@ def _metrics(run: Path) -> list[dict]:
     return out
 
 
-def _convergence(game, rows) -> str:
-    """Exploitability against iterations and seconds, in the game's first display unit."""
+def plot_unit(game) -> tuple[str, str, float]:
+    """The y axis of a run's plots: (metrics column, unit label, native -> axis factor): the
+    game's first display unit (mbb/g for poker), else its own unit (chips, payoff, utility)."""
+    units = units_of(game)
+    if units:
+        return units[0].column, units[0].name, float(units[0].factor)
+    return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
+
+
+def run_targets(game, solver: dict) -> list[tuple[float, str]]:
+    """The run's exploitability targets as (native value, text in the unit it was given), from
+    its resolved ``[solver]`` table (``target`` and every ``target_<unit key>``; 0 means none)."""
+    out = []
+    native = float(solver.get("target", 0.0) or 0.0)
+    if native > 0:
+        out.append((native, f"{native:g} {getattr(game, 'unit_name', '')}".strip()))
+    for u in units_of(game):
+        value = float(solver.get(u.target_key, 0.0) or 0.0)
+        if value > 0:
+            out.append((value / u.factor, f"{value:g} {u.name}"))
+    return out
+
+
+def tidy_log_axis(axis) -> None:
+    """Label only the decades of a log axis (matplotlib also labels minor ticks on short
+    ranges, and their labels run into each other)."""
+    from matplotlib.ticker import NullFormatter
+
+    axis.set_minor_formatter(NullFormatter())
+
+
+#: x axes of a run's convergence plot: (metrics column, axis label with its unit)
+RUN_X_AXES = (("iteration", "iterations"), ("seconds", "solve time (s)"), ("nodes_touched", "nodes touched"))
+
+
+def convergence_figure(game, rows, targets):
+    """Exploitability against iterations, seconds (and nodes touched, when measured), in the
+    game's first display unit, with a dotted line at each target (native value, text)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    units = units_of(game)
-    column, label = (units[0].column, units[0].name) if units else (EXPLOITABILITY, getattr(game, "unit_name", ""))
+    column, label, factor = plot_unit(game)
     current = CURRENT + column[len(EXPLOITABILITY):]
-    xs = [("iteration", "iterations"), ("seconds", "seconds")]
-    if any(r.get("nodes_touched") for r in rows):
-        xs.append(("nodes_touched", "nodes touched"))
+    xs = [(x, name) for x, name in RUN_X_AXES if x != "nodes_touched" or any(r.get(x) for r in rows)]
     fig, axes = plt.subplots(1, len(xs), figsize=(5.0 * len(xs), 3.8), squeeze=False)
     for (x, xname), ax in zip(xs, axes[0]):
         for col, name, style in ((column, "average strategy", "-"), (current, "current strategy", "--")):
             pts = [(r[x], r[col]) for r in rows if x in r and col in r and r[x] > 0 and math.isfinite(r[col])]
             if pts:
                 ax.plot([p[0] for p in pts], [max(p[1], 1e-300) for p in pts], ls=style, label=name)
+        for native, text in targets:
+            ax.axhline(native * factor, color="grey", ls=":", lw=0.9, label=f"target {text}")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        tidy_log_axis(ax.xaxis)
         ax.set_xlabel(xname)
         ax.set_ylabel(f"exploitability ({label})" if label else "exploitability")
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    return png_tag(figure_png(fig), "exploitability against iterations and seconds")
+    return fig
+
+
+def matching_presets(assembly) -> list[str]:
+    """The registered presets whose rule, averaging (parameters included) and update order are
+    the run's: its config.toml holds what a preset resolved to, not the preset's name."""
+    from .params import spec_of
+    from .presets import SECTIONS
+    from .registry import get_registry
+
+    reg = get_registry()
+    out = []
+    for name, preset in reg.presets.items():
+        if preset.update != assembly.solver.get("update"):
+            continue
+        same = True
+        for section in SECTIONS:
+            table, ran = preset.table(section), assembly.resolved.get(section, {})
+            if table["name"] != ran.get("name"):
+                same = False
+                break
+            try:
+                params = spec_of(reg.get(section, table["name"])).resolve(table, f"[{section}]")
+            except SolverkitError:
+                same = False
+                break
+            if {k: v for k, v in params.items() if v is not None} != {k: v for k, v in ran.items() if k != "name"}:
+                same = False
+                break
+        if same:
+            out.append(name)
+    return out
+
+
+def preset_text(assembly) -> str:
+    """``cfr_plus (rule rm_plus, averaging linear, alternating updates)``, or what the run
+    combines when no registered preset is exactly it."""
+    ran = (f"rule {assembly.resolved['rule']['name']}, averaging {assembly.resolved['averaging']['name']}, "
+           f"{assembly.solver.get('update', '?')} updates")
+    names = matching_presets(assembly)
+    return f"{' = '.join(names)} ({ran})" if names else f"none: a custom assembly ({ran})"
+
+
+def stop_text(result: dict, targets, solver: dict) -> str:
+    """Why the run stopped: its target reached, an interruption, the time limit, or the
+    iteration cap (before the target, or of a run with no target)."""
+    done, cap = result.get("iterations", "?"), solver.get("iterations", "?")
+    limit = float(solver.get("time_limit", 0.0) or 0.0)
+    if result.get("interrupted"):
+        return f"interrupted at iteration {done}"
+    if targets and result.get("reached_target"):
+        return f"target reached at iteration {done}"
+    if limit and isinstance(done, int) and done < cap and result.get("seconds", 0.0) >= limit:
+        return f"time limit ({limit:g} s) reached at iteration {done}" + (" before the target" if targets else "")
+    if targets:
+        return f"iteration cap ({cap}) reached before the target"
+    return f"ran {done} of {cap} iterations (no target)"
 
 
 def _fmt_bytes(n) -> str:
@@ -111,8 +203,11 @@ def build_report(run_dir) -> str:
     game = assembly.game
     result = json.loads((run / "result.json").read_text()) if (run / "result.json").is_file() else {}
     rows = _metrics(run)
+    targets = run_targets(game, assembly.solver)
     parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
-    summary = [("game", game.name), ("iterations", result.get("iterations", "?")),
+    summary = [("game", game.name), ("preset", preset_text(assembly)),
+               ("target", ", ".join(text for _, text in targets) if targets else "none"),
+               ("iterations", result.get("iterations", "?")),
                ("strategy", result.get("strategy", "?")), ("solve seconds", f"{result.get('seconds', float('nan')):.3g}")]
     if "exploitability" in result:
         native = getattr(game, "unit_name", "")
@@ -120,11 +215,16 @@ def build_report(run_dir) -> str:
         for u in units_of(game):
             if u.column in result:
                 summary.append((f"exploitability ({u.name})", f"{result[u.column]:.4g}"))
-        summary.append(("target reached", result.get("reached_target", "?")))
+    summary.append(("stopped", stop_text(result, targets, assembly.solver)
+                    if result else "no result.json: the run did not finish"))
     parts += ["<h2>Summary</h2>", table(None, summary)]
     parts += ["<h2>Assembly</h2>", f"<pre>{html.escape((run / 'config.toml').read_text())}</pre>"]
     parts.append("<h2>Convergence</h2>")
-    parts.append(_convergence(game, rows) if rows else "<p>no metrics.csv rows</p>")
+    if rows:
+        parts.append(png_tag(figure_png(convergence_figure(game, rows, targets)),
+                             "exploitability against iterations and seconds"))
+    else:
+        parts.append("<p>no metrics.csv rows</p>")
     parts.append("<h2>Strategy</h2>")
     size = sum(game.layout(p).size for p in (0, 1))
     if not (run / "strategy.npz").is_file():

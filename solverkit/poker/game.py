@@ -160,6 +160,15 @@ class _Job:
         )
 
 
+def suit_class(cards, num_suits: int) -> tuple:
+    """The smallest image of a hand under every renaming of the suits: two hands with the same
+    class differ only by suits, and before any board card they play alike."""
+    from itertools import permutations
+
+    return min(tuple(sorted(int(c) - int(c) % num_suits + perm[int(c) % num_suits] for c in cards))
+               for perm in permutations(range(num_suits)))
+
+
 class PokerGame(Game):
     """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
 
@@ -1248,20 +1257,17 @@ class PokerGame(Game):
         for title, node in preflop_nodes(self):
             labels = self.action_labels(node)
             p = int(self.tree.bet.player[node])
-            rows, seen = [], set()
-            for cards in self.tree.hands:
-                try:
-                    _, h = self.locate([()], tuple(int(c) for c in cards))
-                except KeyError:
-                    continue
-                if h in seen:
-                    continue  # one row per hand up to suit symmetry
-                seen.add(h)
+            rows = {}  # (suit class, shown probabilities) -> hand names
+            for h, cards in enumerate(self.tree.hands):
                 off = self.value_offset(node, 0, h)
+                probs = tuple(f"{x:.3f}" for x in strategy[p][off: off + len(labels)])
                 name = "".join(card_name(int(c), S, R) for c in cards)
-                rows.append((name, *(f"{x:.3f}" for x in strategy[p][off: off + len(labels)])))
-            more = f" (first {limit} of {len(rows)} hands)" if len(rows) > limit else ""
-            out.append((f"{title}: action probabilities per hand{more}", table(("hand", *labels), rows[:limit])))
+                rows.setdefault((suit_class(cards, S), probs), []).append(name)
+            shown = [(" ".join(names) if len(names) <= 4 else f"{names[0]} (+{len(names) - 1} suit images)", *probs)
+                     for (_, probs), names in rows.items()]
+            more = f" (first {limit} of {len(shown)})" if len(shown) > limit else ""
+            out.append((f"{title}: action probabilities per hand, suit images that play alike on one row{more}",
+                        table(("hands", *labels), shown[:limit])))
         return out
 
     def action_labels(self, node: int) -> list[str]:
