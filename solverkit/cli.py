@@ -244,9 +244,18 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
 def store_line(result) -> str:
     """How the values were stored, for a store worth a line: ``store: float64 on disk, 0.006 MB``,
     or the size and compression ratio of an encoded store; "" for plain doubles in memory."""
+    mb = result.stored_bytes / 1e6
+    clipped = getattr(result, "saturated_values", 0)
+    if clipped:  # said again at the end, beside the size: the warning may have scrolled away
+        return (store_line_sized(result, mb) + f"  WARNING: {clipped:,} fixed-point values clipped (the results are "
+                "wrong; result.json store_warnings names the fix)").lstrip()
+    return store_line_sized(result, mb)
+
+
+def store_line_sized(result, mb: float) -> str:
+    """The size part of :func:`store_line`."""
     from .core.solver import HELD_DECODED
 
-    mb = result.stored_bytes / 1e6
     if result.store_kind == "float64 in memory":
         return ""
     if result.store_kind == HELD_DECODED:  # [store] hold = "decoded"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,30 @@ class Study:
     notes: list[str] = field(default_factory=list)
     #: how seeds' curves are averaged: "geometric" (default) or "arithmetic" (study_stats.MEANS)
     mean: str = "geometric"
+
+
+#: assembly and game names become parts of run directory names (OUT/runs/A__G__seedS): letters,
+#: digits, "_", "-" and "." after the first character, so that no name leaves OUT/runs
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _check_name(name, kind: str) -> None:
+    """Refuse an assembly or game name that would not make a plain directory name."""
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name) or len(name) > 100:
+        raise ConfigError(f"[{kind}.{name!r}]: {kind[:-1]} names name the runs' directories (OUT/runs/ASSEMBLY__GAME"
+                          f"__seedN): use up to 100 letters, digits, '_', '-' or '.', starting with a letter or digit")
+
+
+def _check_slugs(runs) -> None:
+    """Refuse two runs that would share a directory (names that differ only in case, or whose
+    '__' make the same ASSEMBLY__GAME__seedN)."""
+    seen = {}
+    for run in runs:
+        other = seen.setdefault(run.slug.lower(), run)
+        if other is not run:
+            raise ConfigError(f"runs {other.assembly!r} x {other.game!r} (seed {other.seed}) and {run.assembly!r} x "
+                              f"{run.game!r} (seed {run.seed}) would share the directory runs/{run.slug}: rename an "
+                              "assembly or a game")
 
 
 def _check_keys(table, valid, where):
@@ -210,6 +235,10 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
         raise ConfigError(f"{path}: no [assemblies.NAME] tables; a study needs at least one assembly")
     if not isinstance(games, dict) or not games:
         raise ConfigError(f"{path}: no [games.NAME] tables; a study needs at least one game")
+    for name in assemblies:
+        _check_name(name, "assemblies")
+    for name in games:
+        _check_name(name, "games")
     registry = get_registry()
     runs, notes = [], []
     for gname, gtable in games.items():
@@ -228,6 +257,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             cls = registry.get("game", game.get("name", ""), where=f"{where} game.name")
         except Exception as exc:
             raise ConfigError(str(exc)) from None
+        _absolutize(game, cls, base)  # files the game reads are relative to the study file
         # a game's seed varies with the study's seeds unless the game table fixes it
         seeded_game = "seed" in spec_of(cls).params and "seed" not in game
         only = gtable.get("assemblies")
@@ -250,6 +280,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             made = []
             for seed in gseeds:
                 cfg = {k: (dict(v) if isinstance(v, dict) else v) for k, v in atable.items()}
+                _absolutize_store(cfg, base)
                 g = dict(game)
                 if seeded_game:
                     g["seed"] = seed
@@ -277,8 +308,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             notes.append(f"{gname}: {', '.join(once)} {'has' if len(once) == 1 else 'have'} nothing random here (the "
                          f"game has no seed or fixes it, the assembly does not sample): each runs once, not once "
                          f"per seed {gseeds}")
-    for run in runs:  # relative paths of [games.*] are relative to the study file
-        _absolutize(run.raw["game"], base)
+    _check_slugs(runs)
     return Study(study.get("name", Path(path).stem), runs, str(path), notes, how)
 
 
@@ -307,28 +337,121 @@ def _axis(game) -> tuple[str, str, float]:
     return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
 
 
-def _absolutize(game_table, base):
-    for key, value in game_table.items():
-        if key == "path" and isinstance(value, str) and not os.path.isabs(value):
+def _absolutize(game_table: dict, cls, base: Path) -> None:
+    """Make the files a game table names (``Game.local_files``: paths, a gamedef file, not a
+    bundled name) absolute, relative to the study file's folder `base`, before anything reads them."""
+    try:
+        files = cls.local_files(game_table)
+    except Exception:  # a malformed value: the game's own checks name it
+        return
+    for key, value in files.items():
+        if isinstance(value, str) and value and not os.path.isabs(os.path.expanduser(value)):
             game_table[key] = str((base / value).resolve())
 
 
-def _run_one(run: Run, out_dir: str, resume: bool = False):
-    """Solve one run into OUT/runs/SLUG; with `resume`, a run finished there with the same
-    settings is read back instead, and one stopped part way goes on from its checkpoint."""
-    from .checkpoint import FILENAME
+def _absolutize_store(cfg: dict, base: Path) -> None:
+    """An assembly's relative ``[store] path``, relative to the study file's folder."""
+    store = cfg.get("store")
+    if isinstance(store, dict) and isinstance(store.get("path"), str) and store["path"]:
+        if not os.path.isabs(os.path.expanduser(store["path"])):
+            cfg["store"] = dict(store, path=str((base / store["path"]).resolve()))
+
+
+#: how a run of a study starts (:func:`plan_runs`): solved in an empty directory, read back (it
+#: finished there with the same settings), resumed from its checkpoint, or solved again over
+#: what is there (--force, or a run of the same settings stopped without a checkpoint)
+NEW, DONE, RESUME, REPLACE = "new", "done", "resume", "replace"
+
+
+def _run_one(run: Run, out_dir: str, mode: str = NEW):
+    """Solve one run into OUT/runs/SLUG as `mode` (:func:`plan_runs`) says: read back a run
+    finished there, go on from its checkpoint, or solve it (replacing what is there)."""
     from .solver import run_solve
 
     assembly = load_config(run.raw)
     run_dir = Path(out_dir) / "runs" / run.slug
-    if resume:
+    if mode == DONE:
         done = finished_run(run_dir, assembly)
         if done is not None:
             return done
-    # a stopped run goes on from its checkpoint (run_solve refuses settings that changed, naming them)
-    result = run_solve(assembly, out=run_dir, resume=resume and (run_dir / FILENAME).exists())
+        mode = REPLACE  # changed since it was planned: solved again, as planned for a stopped run
+    result = run_solve(assembly, out=run_dir, resume=mode == RESUME, force=mode == REPLACE)
     return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
                      result.interrupted)
+
+
+def _holds_run(run_dir: Path) -> bool:
+    from .solver import RUN_FILES
+
+    return any((run_dir / name).exists() for name in RUN_FILES)
+
+
+def plan_runs(study: "Study", out: Path, resume: bool = False, force: bool = False) -> dict[str, str]:
+    """How each run of `study` starts in `out` (slug -> NEW, DONE, RESUME or REPLACE), decided
+    before any run starts, so that nothing already computed is overwritten: without `resume`
+    or `force`, runs already in `out` are refused; with `resume`, a run finished with other
+    settings, or stopped with a checkpoint those settings cannot resume, is refused (naming
+    the run and the setting); `force` solves every run again."""
+    plan = {}
+    for run in study.runs:
+        run_dir = out / "runs" / run.slug
+        if not _holds_run(run_dir):
+            plan[run.slug] = NEW
+        elif force:
+            plan[run.slug] = REPLACE
+        elif not resume:
+            raise ConfigError(f"{out} already holds this study's runs (runs/{run.slug}): go on with --resume, give "
+                              "another --out, or add --force to solve them again")
+        else:
+            plan[run.slug] = _resume_mode(run, run_dir)
+    return plan
+
+
+def _resume_mode(run: Run, run_dir: Path) -> str:
+    """DONE, RESUME or REPLACE for a run found in `run_dir` by ``--resume``, or a ConfigError
+    when its settings differ from the study's in a way it cannot go on from."""
+    from .checkpoint import FILENAME, CheckpointError, check_game, check_resume, read_footer
+    from .solver import run_config
+
+    assembly = load_config(run.raw)
+    if finished_run(run_dir, assembly) is not None:
+        return DONE
+    resolved = run_config(assembly)
+    fix = "restore the study's settings, give another --out, or add --force to solve it again"
+    if (run_dir / FILENAME).is_file():
+        try:
+            footer = read_footer(run_dir / FILENAME)
+            check_game(run_dir / FILENAME, footer, assembly.resolved["game"])
+            check_resume(run_dir / FILENAME, footer, resolved, run_dir / "config.toml")
+        except CheckpointError as exc:
+            raise ConfigError(f"study run {run.slug}: {exc}; or give another --out, or --force") from None
+        if footer["iteration"] > run.iterations:
+            raise ConfigError(f"study run {run.slug} has a checkpoint at iteration {footer['iteration']}, past this "
+                              f"study's {run.iterations} iterations: {fix}")
+        return RESUME
+    change = _first_change(run_dir / "config.toml", resolved)
+    if change:
+        raise ConfigError(f"study run {run.slug} in {run_dir.parent} ran with other settings ({change}) and has no "
+                          f"checkpoint to go on from: {fix}")
+    return REPLACE  # the same settings, stopped before any checkpoint: nothing to keep
+
+
+def _first_change(config_file: Path, resolved: dict) -> str:
+    """The first setting whose value in a run's config.toml differs from `resolved`, as text
+    (``[rule] alpha 1.5 there, 2.0 here``); "" when they agree."""
+    try:
+        saved = read_toml(config_file)
+    except ConfigError:
+        return f"{config_file} unreadable"
+    flat = {}
+    for side, tables in (("there", saved), ("here", resolved)):
+        for table, values in tables.items():
+            for key, value in (values.items() if isinstance(values, dict) else [("", values)]):
+                flat.setdefault((table, key), {})[side] = value
+    for (table, key), values in sorted(flat.items()):
+        if values.get("there") != values.get("here"):
+            return f"[{table}] {key} {values.get('there', '(not set)')!r} there, {values.get('here', '(not set)')!r} here"
+    return ""
 
 
 def finished_run(run_dir: Path, assembly) -> "RunResult | None":
@@ -389,13 +512,20 @@ class StudyStopped(SolverkitError):
     OUT, and ``solverkit study FILE --out OUT --resume`` goes on from them."""
 
 
-def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: bool = False) -> str:
+def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: bool = False,
+              force: bool = False) -> str:
     """Run every run of the study; write results.csv, summary.csv and one PNG per game.
 
     `resume` keeps the runs already finished in `out` with the same settings and lets runs that
-    were stopped go on from their checkpoints. SIGINT or SIGTERM stops the study: the runs under
-    way save a checkpoint and their outputs, and StudyStopped says how to go on."""
+    were stopped go on from their checkpoints; `force` solves runs found in `out` again (without
+    either, such an `out` is refused: :func:`plan_runs`). SIGINT or SIGTERM stops the study: the
+    runs under way save a checkpoint and their outputs, and StudyStopped says how to go on."""
+    if not str(out).strip():  # Path("") is the working directory
+        raise ConfigError(f"--out {str(out)!r} is empty: give a directory for the study's outputs")
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file, not a directory: give a directory for the study's outputs")
+    plan = plan_runs(study, out, resume, force)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     results: dict[str, RunResult] = {}
     bar = None
@@ -407,14 +537,14 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: b
     try:
         if jobs == 1:
             for run in study.runs:  # the solve in this process turns a signal into a stop request
-                results[run.slug] = r = _run_one(run, str(out), resume)
+                results[run.slug] = r = _run_one(run, str(out), plan[run.slug])
                 if bar:
                     bar.update(1)
                 if r.interrupted:
                     stopped = True
                     break
         else:
-            stopped = _run_pool(study, str(out), jobs, resume, results, bar)
+            stopped = _run_pool(study, str(out), jobs, plan, results, bar)
     finally:
         if bar:
             bar.close()
@@ -440,7 +570,7 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: b
     return "\n".join(lines)
 
 
-def _run_pool(study, out: str, jobs: int, resume: bool, results: dict, bar) -> bool:
+def _run_pool(study, out: str, jobs: int, plan: dict, results: dict, bar) -> bool:
     """Runs on `jobs` processes; True when a signal stopped the study. A signal to this process
     is passed on to the runs under way (each saves a checkpoint and stops), and runs not started
     are cancelled."""
@@ -463,7 +593,7 @@ def _run_pool(study, out: str, jobs: int, resume: bool, results: dict, bar) -> b
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
     pool = ProcessPoolExecutor(jobs, initializer=_ignore_sigint)
     try:
-        futures = {pool.submit(_run_one, run, out, resume): run.slug for run in study.runs}
+        futures = {pool.submit(_run_one, run, out, plan[run.slug]): run.slug for run in study.runs}
         for fut in as_completed(futures):
             if fut.cancelled():
                 continue
