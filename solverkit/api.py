@@ -99,6 +99,7 @@ class Solution:
         players have a set with that key), found as the game finds it (:meth:`Game.infoset_place`:
         poker keys in any suits map to the canonical set stored; an impossible or unknown key is
         a SolverkitError naming it)."""
+        _check_query(key, player)
         place = self.game.infoset_place(key, player)
         values = self._strategy()[place.player][place.offset: place.offset + len(place.labels)]
         return {label: float(x) for label, x in zip(place.labels, values)}
@@ -143,7 +144,18 @@ def read_policy(run_dir, key: str, player: int | None = None) -> dict[str, float
     from .core.params import expand_path
     from .core.strategy_query import read_infoset
 
+    _check_query(key, player)
     return read_infoset(expand_path(run_dir, "read_policy(run_dir)"), key, player).probabilities
+
+
+def _check_query(key, player) -> None:
+    """An information-set query's key is a string and its player None, 0 or 1 (a ConfigError
+    otherwise, before a look-up that would fail with a TypeError)."""
+    if not isinstance(key, str):
+        raise ConfigError(f"information-set key {_short(key)} is invalid: expected a string, as the game's "
+                          "infoset_keys(player) give them")
+    if player is not None and (isinstance(player, bool) or player not in (0, 1)):
+        raise ConfigError(f"player = {_short(player)} is invalid: expected 0, 1 or None (whichever has the key)")
 
 
 def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
@@ -207,8 +219,8 @@ def _probs_of(game, key, labels, probs) -> np.ndarray:
         for a, pr in probs.items():
             i = index.get(str(a)) if isinstance(a, (str, int, np.integer)) and not isinstance(a, bool) else None
             if i is None:
-                raise ConfigError(f"information set {key!r}: action {_short(a)} is not one of its action labels; "
-                                  f"valid: {', '.join(labels)} (or give a list of probabilities in this order)")
+                raise ConfigError(f"information set {key!r}: action {_short(a)} is not legal; valid: {', '.join(labels)} "
+                                  "(its action labels; or give a list of probabilities in this order)")
             x[i] = _real_numbers([pr], f"information set {key!r}: probability of action {a!r}")[0]
     else:
         x = _real_numbers(probs, f"information set {key!r}: probabilities")

@@ -1,0 +1,89 @@
+"""Bad input to the Python API raises solverkit's own errors (subclasses of SolverkitError) that
+name the bad value, never a bare TypeError, KeyError or ValueError, and never a silent cast
+(issue 26, item 14: the API's error classes; item 15: complex policies)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solverkit
+from solverkit.errors import ConfigError, SolverkitError
+
+CFR = {"game": "kuhn_tree", "preset": "cfr"}
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    return solverkit.solve({"game": "kuhn_tree", "preset": "cfr_plus"}, iterations=20)
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda: solverkit.solve(5), ["config=5", "TOML path"]),
+    (lambda: solverkit.solve(None), ["config=None"]),
+    (lambda: solverkit.solve([1, 2]), ["config=[1, 2]"]),
+    (lambda: solverkit.solve(CFR, game={"name": None}), ["game.name=None", "TOML value"]),
+    (lambda: solverkit.solve(CFR, solver={"iterations": {1, 2}}), ["solver.iterations", "TOML value"]),
+    (lambda: solverkit.solve(CFR, iterations=2, out=5), ["out", "5"]),
+    (lambda: solverkit.solve(CFR, iterations=2, out="a\x00b"), ["out", "NUL"]),
+    (lambda: solverkit.solve({"game": {"name": "matrix_file", "path": "~nosuchuser9/m.npy"}, "preset": "cfr"}),
+     ["~nosuchuser9", "full path"]),
+    (lambda: solverkit.exploitability(5, {}), ["game=5"]),
+    (lambda: solverkit.read_policy(5, "x"), ["read_policy(run_dir)", "5"]),
+    (lambda: solverkit.read_policy("/nonexistent", 5), ["key 5", "string"]),
+])
+def test_bad_arguments_raise_solverkit_errors_naming_them(call, names):
+    with pytest.raises(SolverkitError) as err:
+        call()
+    assert "\n" not in str(err.value)
+    for name in names:
+        assert name in str(err.value), (name, str(err.value))
+
+
+@pytest.mark.parametrize("key, player, names", [
+    (5, None, ["key 5"]), ([], None, ["key []"]), ("Qs||", 7, ["player = 7"]), ("Qs||", True, ["player = True"]),
+])
+def test_bad_policy_queries_raise_config_errors(kuhn, key, player, names):
+    with pytest.raises(ConfigError) as err:
+        kuhn.policy(key, player)
+    for name in names:
+        assert name in str(err.value)
+
+
+@pytest.mark.parametrize("value, what", [
+    ({"c": 0.5 + 1e-3j, "r": 0.5}, "complex"),
+    ({"c": 0.5 + 0j, "r": 0.5}, "complex"),  # even with no imaginary part: the type is wrong
+    ([0.5 + 0.5j, 0.5], "complex"),
+    (np.array([0.5 + 0j, 0.5]), "complex"),
+    ({"c": "0.5", "r": 0.5}, "strings"),
+    (["a", "b"], "strings"),
+    ({"c": True, "r": False}, "booleans"),
+    ([[0.5], [0.5, 1.0]], "flat list"),
+    ([[0.5, 0.5]], "nested"),
+    ({"c": None, "r": 1.0}, "None"),
+    ({0: 0.5, 1: 0.5}, "not legal"),  # kuhn_tree's actions are labelled c and r, not numbered
+])
+def test_user_policies_of_other_types_are_refused_not_cast(kuhn, value, what):
+    pol = dict(kuhn.policy_table)
+    pol["Qs||"] = value
+    with pytest.raises(ConfigError) as err:
+        solverkit.exploitability(kuhn.game, pol)
+    assert "'Qs||'" in str(err.value) and what in str(err.value), str(err.value)
+
+
+def test_flat_complex_arrays_are_refused(kuhn):
+    game = kuhn.game
+    flat = [np.full(game.layout(0).size, 0.5 + 0j), np.full(game.layout(1).size, 0.5)]
+    with pytest.raises(ConfigError, match="policy of player 0 .* complex"):
+        solverkit.exploitability(game, flat)
+
+
+def test_openspiel_action_ids_are_accepted_as_int_or_str():
+    pytest.importorskip("pyspiel")
+    game = solverkit.load_game("openspiel", game="kuhn_poker")
+    uniform = {k: [0.5, 0.5] for p in (0, 1) for k in game.infoset_keys(p)}
+    by_id = {k: {0: 0.5, 1: 0.5} for k in uniform}
+    by_text = {k: {"0": 0.5, "1": 0.5} for k in uniform}
+    expected = solverkit.exploitability(game, uniform)
+    assert solverkit.exploitability(game, by_id) == expected
+    assert solverkit.exploitability(game, by_text) == expected
