@@ -408,3 +408,85 @@ def test_large_game_strategy_file_is_streamed_and_equal(tmp_path, monkeypatch):
             np.testing.assert_array_equal(a[name], b[name])
     assert not list((tmp_path / "b").glob("*.policy*.npy"))  # scratch files are gone
     assert big.exploitability == pytest.approx(small.exploitability, rel=1e-12)
+
+
+# --- a fixed point too coarse or too narrow for the values it holds (issue 26, item 7) -----------
+
+
+def test_saturation_is_counted_per_family_with_the_peak_it_had_to_fit():
+    codec = ValueCodec(make(NoCompression), {"regret": np.array([2.0]), "avg": np.array([1.0])})
+    codec.encode(np.array([1e10, -3e10, 3.0]), Grid.flat(3), "regret")
+    codec.encode(np.array([1.0, 2.0]), Grid.flat(2), "avg")
+    assert codec.saturated == 2 and codec.saturated_by == {"regret": 2}
+    assert codec.clip_peak["regret"] == pytest.approx(6e10)
+
+
+def test_the_probe_measures_how_many_values_round_to_zero():
+    codec = ValueCodec(make(NoCompression), {"regret": np.array([16.0])})
+    x = np.array([0.0] * 5 + [0.01] * 80 + [1.0] * 20)  # 0.01 x 16 = 0.16 units: rounds to 0
+    codec.encode(x, Grid.flat(x.size), "regret")
+    assert codec.lost_share("regret") == pytest.approx(0.8)
+    assert codec.factor_gain("regret") == 4.0  # 0.16 x 4 = 0.64 units: the 80% register
+    assert codec.factor_gain("regret", share=0.9) == 1.0
+
+
+def test_a_decaying_average_on_a_coarse_fixed_point_is_refused():
+    """power averaging rounds the whole average again every iteration: at 16 per unit PCFR+ on
+    Leduc ended 23x the float store's exploitability without a word."""
+    for preset in ("pcfr_plus", "dcfr_plus", "pdcfr_plus"):
+        with pytest.raises(ConfigError, match=r"\[store\] avg_scale = 16 is too coarse for averaging 'power'.*"
+                                              r"set avg_scale >= 4096"):
+            load_config({"preset": preset, "game": "leduc", "store": {"regret_scale": 16, "avg_scale": 16}})
+    load_config({"preset": "pcfr_plus", "game": "leduc", "store": {"regret_scale": 16, "avg_scale": 65536}})
+    load_config({"preset": "pcfr_plus", "game": "leduc", "store": {"regret_scale": 16}})  # average in float64
+    load_config({"preset": "cfr_plus", "game": "leduc", "store": {"regret_scale": 16, "avg_scale": 16}})
+
+
+def test_pcfr_plus_on_a_fixed_point_store_it_accepts_stays_near_the_float_store():
+    base = {"preset": "pcfr_plus", "game": "leduc", "solver": {"iterations": 100, "eval_every": 100}}
+    exact = run_solve(load_config(base)).exploitability
+    fine = run_solve(load_config({**base, "store": {"regret_scale": 4096, "avg_scale": 65536}}))
+    assert fine.exploitability == pytest.approx(exact, rel=0.05)
+    assert fine.store_warnings == [] and fine.saturated_values == 0
+
+
+def test_a_factor_that_rounds_most_regrets_to_zero_is_warned_with_the_factor_to_use(tmp_path, capsys):
+    """leduc_tree's chance-weighted regrets are tiny: at 16 per chip 81% of them round to 0 and
+    CFR+ ended 600x the float store's exploitability, with exit 0 and no word."""
+    res = run_solve(load_config({"preset": "cfr_plus", "game": "leduc_tree",
+                                 "store": {"regret_scale": 16, "avg_scale": 16}}), iterations=5, out=tmp_path / "o")
+    [line] = res.store_warnings
+    assert line.startswith("[store] regret_scale = 16 is too coarse: ") and "round to 0" in line
+    factor = float(line.split("set regret_scale = ")[1].split()[0])
+    assert factor >= 256
+    assert f"warning: {line}" in capsys.readouterr().err
+    import json
+    assert json.loads((tmp_path / "o" / "result.json").read_text())["store_warnings"] == [line]
+    fixed = run_solve(load_config({"preset": "cfr_plus", "game": "leduc_tree",
+                                   "store": {"regret_scale": factor, "avg_scale": 16}}), iterations=5)
+    assert fixed.store_warnings == []
+
+
+def test_clipping_is_warned_once_with_a_factor_that_fits_the_rest_of_the_run(capsys):
+    """quadratic averaging (DCFR) sums t^2 weights: 16 per unit clips Kuhn's averages at about
+    iteration 740, after which the average is silently wrong."""
+    base = {"preset": "dcfr", "game": "kuhn", "solver": {"eval_every": 2000}}
+    res = run_solve(load_config({**base, "store": {"regret_scale": 16, "avg_scale": 16}}), iterations=2000)
+    assert res.saturated_values > 0
+    [line] = [w for w in res.store_warnings if "clipped" in w]
+    assert "by iteration 7" in line and "(avg: " in line
+    factor = float(line.split("set avg_scale = ")[1].split()[0])
+    assert capsys.readouterr().err.count("values clipped to the int32 range") == 1
+    ok = run_solve(load_config({**base, "store": {"regret_scale": 16, "avg_scale": factor}}), iterations=2000)
+    assert ok.saturated_values == 0
+
+
+def test_the_solve_line_repeats_the_clipping_beside_the_size():
+    from solverkit.cli import store_line
+    from solverkit.core.solver import Result
+
+    res = Result(iterations=1, exploitability=0.1, br=(0.1, 0.1), seconds=1.0, reached_target=False,
+                 stored_bytes=10**6, compression_ratio=2.0, saturated_values=1234)
+    assert "WARNING: 1,234 fixed-point values clipped" in store_line(res)
+    assert "WARNING" not in store_line(Result(iterations=1, exploitability=0.1, br=(0.1, 0.1), seconds=1.0,
+                                              reached_target=False, stored_bytes=10**6, compression_ratio=2.0))

@@ -410,6 +410,24 @@ def _run_bytes(run: str | None) -> bytes:
     return raw
 
 
+# --- resolution probe ------------------------------------------------------------------------
+
+#: log2 of the stored magnitude of a nonzero value: bin i holds [2**(LOST_BINS[0] + i), twice
+#: that); the first bin also holds everything smaller, the last everything larger
+LOST_BINS = (-64, 40)
+#: the share of a family's nonzero values that may round to 0 before a run is warned
+LOST_SHARE_OK = 0.05
+
+
+def _magnitude_histogram(x: np.ndarray, scales: np.ndarray, step: int) -> np.ndarray:
+    """Histogram (over LOST_BINS) of log2 of every `step`-th nonzero |value| of `x` in stored
+    units (times the smallest factor: the first values, if any, are the ones that round)."""
+    u = np.abs(x[::step]) * float(np.min(scales))
+    u = u[u > 0.0]
+    e = np.clip(np.floor(np.log2(u)).astype(np.int64) - LOST_BINS[0], 0, LOST_BINS[1] - LOST_BINS[0])
+    return np.bincount(e, minlength=LOST_BINS[1] - LOST_BINS[0] + 1)
+
+
 # --- the codec -------------------------------------------------------------------------------
 
 
@@ -428,8 +446,15 @@ class ValueCodec:
         self.predictor = predictor
         self._mode = PREDICTORS[predictor]
         self.saturated = 0
+        #: family -> fixed-point values of that family clipped so far (they add up to `saturated`)
+        self.saturated_by: dict[str, int] = {}
+        #: family -> the largest |value| in stored units of an array that clipped (what the factor must fit)
+        self.clip_peak: dict[str, float] = {}
         #: family -> (largest |value|, its size in stored units) over the first arrays encoded
         self.resolution: dict[str, tuple[float, float]] = {}
+        #: family -> histogram over LOST_BINS of log2 |value| in stored units of the nonzero values of
+        #: the first arrays encoded: how many of them the factor rounds to 0 (or near it)
+        self.magnitudes: dict[str, np.ndarray] = {}
         self._probes = 256
         self._probe_lock = threading.Lock()
         self._tls = threading.local()
@@ -476,12 +501,13 @@ class ValueCodec:
                 self._probe(x, scales, family)
             res = self._scratch(4 * x.shape[0]).view(np.uint32)
             if self._mode == PREDICTORS["west"]:
-                self.saturated += _encode_west(x, grid.offset, grid.hands, grid.actions, grid.round, grid.order,
-                                               grid.orders, scales, res)
+                clipped = _encode_west(x, grid.offset, grid.hands, grid.actions, grid.round, grid.order, grid.orders,
+                                       scales, res)
             else:
                 q = np.empty(x.shape[0], dtype=np.int32)
-                self.saturated += _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round,
-                                                grid.order, grid.orders, grid.visit_order, scales, self._mode, q, res)
+                clipped = _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
+                                        grid.orders, grid.visit_order, scales, self._mode, q, res)
+            self._count_clipped(clipped, x, scales, family)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         meta = self._description(family, kind, key, name, run)
@@ -501,18 +527,57 @@ class ValueCodec:
             return
         if self._probes > 0:
             self._probe(x, scales, family)
-        self.saturated += _round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales)
+        peak = self._peak_units(x, scales)  # before rounding: what the factor had to fit
+        self._count_clipped(_round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales), peak,
+                            scales, family)
+
+    @staticmethod
+    def _peak_units(x, scales) -> float:
+        """Largest |value| of `x` in stored units (an upper bound: largest |value| x largest factor)."""
+        big = max(float(np.max(x)), -float(np.min(x))) if x.shape[0] else 0.0  # max |x| without a copy
+        return big * float(np.max(scales))
+
+    def _count_clipped(self, clipped: int, x, scales, family: str) -> None:
+        """Add an encode's clipped values to the counts; where it clipped, remember how large
+        the family's values were in stored units (`x`: the array, or that peak already taken)."""
+        if not clipped:
+            return
+        self.saturated += clipped
+        self.saturated_by[family] = self.saturated_by.get(family, 0) + int(clipped)
+        peak = x if isinstance(x, float) else self._peak_units(x, scales)
+        self.clip_peak[family] = max(self.clip_peak.get(family, 0.0), peak)
 
     def _probe(self, x, scales, family: str) -> None:
         """Record, for the first arrays encoded, the largest value of each family in stored
-        units (an upper bound: largest |value| x largest factor)."""
+        units and a histogram of the nonzero values' magnitudes in stored units."""
         with self._probe_lock:
             self._probes -= 1
-        big = max(float(np.max(x)), -float(np.min(x))) if x.shape[0] else 0.0  # max |x| without a copy
-        if big > 0.0:
-            units = big * float(np.max(scales))
+        units = self._peak_units(x, scales)
+        if units > 0.0:
+            big = units / float(np.max(scales))
             seen = self.resolution.get(family)
             self.resolution[family] = (max(seen[0], big), max(seen[1], units)) if seen else (big, units)
+            hist = _magnitude_histogram(x, scales, x.shape[0] // 1_000_000 + 1)
+            with self._probe_lock:
+                self.magnitudes[family] = self.magnitudes.get(family, 0) + hist
+
+    def lost_share(self, family: str) -> float:
+        """Share of the nonzero values of `family` probed so far that round to 0 (under half a
+        stored unit): updates the fixed point throws away; 0.0 when none were probed."""
+        hist = self.magnitudes.get(family)
+        if hist is None or not hist.sum():
+            return 0.0
+        return float(hist[:-LOST_BINS[0] - 1].sum() / hist.sum())
+
+    def factor_gain(self, family: str, share: float = LOST_SHARE_OK) -> float:
+        """The smallest power of two that, multiplying the family's factors, leaves at most
+        `share` of its probed nonzero values rounding to 0: what to suggest when too many do."""
+        hist = self.magnitudes.get(family)
+        if hist is None or not hist.sum():
+            return 1.0
+        cum = np.cumsum(hist) / hist.sum()
+        below = int(np.searchsorted(cum, share, side="right"))  # the bin that holds the `share` quantile
+        return 2.0 ** max(0, -1 - (LOST_BINS[0] + below))  # lifts that bin to half a unit
 
     def check_resolution(self, settings: dict) -> None:
         """Refuse fixed-point factors so small that every value seen so far rounds to 0 (the

@@ -19,9 +19,10 @@ from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
-from .store import SegmentSpec, Store, family, new_run_id
+from .store import SegmentSpec, Store, family, new_run_id, precision_warnings, saturation_warning
 from .parts import remove_stale, write_part
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
+from .identity import ID_FIELD, game_identity, identity_fields
 from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
@@ -81,6 +82,8 @@ class Result:
     stop_reason: str = ""
     #: fixed-point values clipped to the int32 range during the run (0 for a float64 store)
     saturated_values: int = 0
+    #: warnings about the fixed-point store (values clipped, factors too coarse), as said on stderr
+    store_warnings: list[str] = field(default_factory=list)
 
 
 def warm_up_kernels():
@@ -89,6 +92,9 @@ def warm_up_kernels():
 
     warm_up()
 
+
+#: how the warning that fixed-point values were clipped starts (said once per run)
+CLIP_WARNING = "fixed point saturated: "
 
 #: the line shown (on stderr, not with --quiet) when loading the kernels takes longer than
 #: COMPILE_NOTICE_AFTER seconds: numba is compiling them, which only the first run does
@@ -239,6 +245,11 @@ class Solver:
         self.nodes_touched = None
         self._confirmed = None  # (iteration, exact row) of the last confirm()
         self._unconfirmed_said = False
+        self.notice = notice
+        #: the warnings about the fixed-point store said so far (result.json ``store_warnings``)
+        self.store_warnings: list[str] = []
+        #: the run's iteration cap, when known: how much the stored values may still grow
+        self.planned_iterations: int | None = None
 
     @property
     def eval_current(self) -> bool:
@@ -279,6 +290,7 @@ class Solver:
             self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
             self.solve_seconds += time.perf_counter() - t0
+        self._check_clipping()
 
     def _step_one(self) -> None:
         t0 = time.perf_counter()
@@ -291,9 +303,50 @@ class Solver:
             self._count(self.game.cfr_pass(self.store, job, self.transport))
         if self.iteration <= 3 and self.store.codec.resolution:
             # a fixed-point factor under which everything rounds to 0 learns nothing: say so now
-            self.store.codec.check_resolution({"regret": "regret_scale", "avg": "avg_scale",
-                                               **{name: "state_scale" for name in a.rule.state}})
+            self.store.codec.check_resolution(self._scale_keys())
+            if self.iteration == 3:
+                for line in precision_warnings(self.store.codec, self._scale_keys(), self.assembly.store):
+                    self._warn(line)
         self.solve_seconds += time.perf_counter() - t0
+
+    def _scale_keys(self) -> dict[str, str]:
+        """Array family -> the ``[store]`` key naming its fixed-point factor."""
+        return {"regret": "regret_scale", "avg": "avg_scale", **{name: "state_scale" for name in self.assembly.rule.state}}
+
+    def _warn(self, line: str) -> None:
+        """Say a warning about the store now (stderr) and keep it for result.json."""
+        if line not in self.store_warnings:
+            self.store_warnings.append(line)
+            (self.notice or _say)(f"warning: {line}")
+
+    def _check_clipping(self) -> None:
+        """Warn, the first time it happens, that fixed-point values were clipped (a silently
+        wrong store from then on), with the factor that fits them."""
+        if any(w.startswith(CLIP_WARNING) for w in self.store_warnings) or not self.store.codec.scales:
+            return
+        count = self.values.saturated_values()
+        if count:
+            growth = {fam: self._growth(fam) for fam in self.store.codec.saturated_by}
+            self._warn(CLIP_WARNING + saturation_warning(self.store.codec, count, self.iteration, self._scale_keys(),
+                                                         self.assembly.store, growth))
+
+    def _growth(self, family: str) -> float:
+        """How much larger the values of `family` may get from now to the planned last iteration:
+        the averaging's total weight there over now's for averages, the iterations' ratio (a
+        regret grows at most linearly) for the others; 1 when the end is not known."""
+        t, end = max(self.iteration, 1), self.planned_iterations
+        if not end or end <= t:
+            return 1.0
+        if family != "avg":
+            return end / t
+        averaging, total, at = self.assembly.averaging, 0.0, 0.0
+        for s in range(1, min(end, 4 * t) + 1):  # the scheme's total weight W(s) = W(s-1) decay + weight
+            decay, weight = averaging.coefficients(s)
+            total = total * decay + weight
+            at = total if s == t else at
+        if end > 4 * t and at > 0:  # beyond 4t: extrapolate W's growth from t to 4t as a power law
+            return total / at * (end / (4 * t)) ** (np.log(total / at) / np.log(4.0))
+        return total / at if at > 0 else 1.0
 
     def strategy(self, kind: str | None = None):
         return self.game.strategy(self.values, kind or self.output_kind)
@@ -374,6 +427,7 @@ class Solver:
         state = {
             "assembly": self.resolved,
             "game": self.assembly.resolved["game"],
+            **identity_fields(self.game),
             "iteration": self.iteration,
             "seconds": self.solve_seconds,
             "nodes_touched": self.nodes_touched,
@@ -408,14 +462,14 @@ class Solver:
                                                                    dtype="<f8") for p in (0, 1)}
 
         write_part(path, "strategy", entries(), self.store.run_id, self.iteration, "trunk", strategy=kind,
-                   game=self.assembly.resolved["game"], parts=parts)
+                   game=self.assembly.resolved["game"], parts=parts, **identity_fields(self.game))
         self._part_files["strategy"] = [part["file"] for part in parts]
         remove_stale(Path(path).parent / PARTS_DIR, self._part_files["strategy"], "*.sks")
 
     def load_checkpoint(self, path) -> list[dict]:
         """Restore the store and iteration count from `path`; return the metrics rows saved."""
         state = read_checkpoint(path, self.values, self.assembly.resolved["game"],
-                                metric_columns(self.game, self.eval_current))
+                                metric_columns(self.game, self.eval_current), game=self.game)
         self.iteration = int(state["iteration"])
         self.solve_seconds = float(state["seconds"])
         self.nodes_touched = state.get("nodes_touched")
@@ -483,7 +537,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     run_id = None
     if resume:  # refused before anything in `out` changes: the footer and the settings it records
         footer = read_footer(ckpt_path)
-        check_game(ckpt_path, footer, assembly.resolved["game"])
+        check_game(ckpt_path, footer, assembly.resolved["game"], assembly.game)
         check_resume(ckpt_path, footer, resolved, Path(out) / "config.toml")
         if iterations < footer["iteration"]:
             raise ConfigError(f"[solver] iterations = {iterations} is below the iteration of the checkpoint "
@@ -494,6 +548,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id,
                     notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
     solver.resolved = resolved
+    solver.planned_iterations = iterations
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
     columns = metric_columns(assembly.game, eval_current)
@@ -606,13 +661,14 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             # a large game: one player's policy in memory at a time, straight into the file
             strategy = None
             save_strategy(out / "strategy.npz", lambda p, dst, release: solver.strategy_of(p, out=dst, release=release),
-                          layouts, solver.output_kind, solver.iteration, assembly.resolved["game"])
+                          layouts, solver.output_kind, solver.iteration, assembly.resolved["game"],
+                          identity_fields(assembly.game))
         else:
             strategy = solver.strategy()
         if out is not None:
             if strategy is not None:
                 save_strategy(out / "strategy.npz", strategy, layouts, solver.output_kind, solver.iteration,
-                              assembly.resolved["game"])
+                              assembly.resolved["game"], identity_fields(assembly.game))
             store_row = solver.store_row()
             summary = {
                 "iterations": solver.iteration,
@@ -626,9 +682,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 **{u.column: row[u.column] for u in units if u.column in row},
                 "reached_target": reached,
                 "strategy": solver.output_kind,
+                ID_FIELD: game_identity(assembly.game),
                 "interrupted": interrupted,
                 **store_row,
                 "saturated_values": solver.values.saturated_values(),
+                "store_warnings": list(solver.store_warnings),
                 "startup_seconds": startup,
                 **solver.transport.report(),
             }
@@ -697,6 +755,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         compression_ratio=solver.values.compression_ratio(),
         store_kind=_store_kind(assembly, solver.store),
         saturated_values=solver.values.saturated_values(),
+        store_warnings=list(solver.store_warnings),
         stop_reason="" if interrupted else (
             f"time limit reached ({time_limit:g} s of solve time) at iteration {solver.iteration}" if timed_out
             and not reached else stop_reason(assembly.game, reached_row, target, unit_targets, iterations,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SolverkitError
+from ..errors import ConfigError, SolverkitError
 from .codec import CorruptSegment, Grid, ValueCodec, check_grid
 
 
@@ -304,6 +304,89 @@ class Store:
 
 #: how a store holds its segments between updates (see the module docstring)
 HOLDS = ("encoded", "decoded")
+
+
+def _factor_text(factor: float) -> str:
+    """A fixed-point factor as a config value: 65536, 0.25."""
+    return f"{factor:.0f}" if factor >= 1 else f"{factor:g}"
+
+
+def _configured(store: dict, key: str) -> float:
+    """The largest factor a ``[store]`` key names (a state_scale left empty is regret_scale's)."""
+    factors = store.get(key) or (store.get("regret_scale") if key == "state_scale" else None) or [0.0]
+    return float(max(factors))
+
+
+def precision_warnings(codec, settings: dict[str, str], store: dict) -> list[str]:
+    """One line per array family whose fixed-point factor rounds more than LOST_SHARE_OK of its
+    nonzero values (as probed in the first iterations) to 0: those updates are lost, and the
+    results differ from a float store's without an error. `settings` maps a family to its
+    ``[store]`` key, `store` is the ``[store]`` table. Each line names the share and the factor
+    that keeps 95% of them."""
+    from .codec import LOST_SHARE_OK
+
+    lines = []
+    for fam in sorted(codec.magnitudes):
+        share = codec.lost_share(fam)
+        if share > LOST_SHARE_OK:
+            key = settings.get(fam, f"{fam}_scale")
+            now = _configured(store, key)
+            lines.append(
+                f"[store] {key} = {_factor_text(now)} is too coarse: {share:.1%} of the nonzero {fam} values of the "
+                f"first iterations round to 0 (under half a stored unit), so those updates are lost and the results "
+                f"will differ from a float64 store's; set {key} = {_factor_text(now * codec.factor_gain(fam))} "
+                f"(rounds at most {LOST_SHARE_OK:.0%} of them to 0), or {key} = [] for float64")
+    return lines
+
+
+def saturation_warning(codec, count: int, iteration: int, settings: dict[str, str], store: dict,
+                       growth: dict[str, float]) -> str:
+    """The line that says fixed-point values clipped: how many by `iteration`, in which family,
+    and the factor that fits the largest of them with room for `growth` (family -> how much
+    larger its values get by the end of the run)."""
+    fams = sorted(codec.saturated_by)
+    fixes = []
+    for fam in fams:
+        key = settings.get(fam, f"{fam}_scale")
+        now, peak, more = _configured(store, key), codec.clip_peak.get(fam, 0.0), max(growth.get(fam, 1.0), 1.0)
+        if now and peak:
+            fit = now * INT32_RANGE / (peak * more)
+            grows = f", {more:.3g}x more by the last iteration" if more > 1.0 else ""
+            fixes.append(f"{key} = {_factor_text(2.0 ** np.floor(np.log2(fit)))} (now {_factor_text(now)}; the largest "
+                         f"{fam} value reached {peak:.3g} stored units{grows})")
+    where = f" ({', '.join(f'{fam}: {codec.saturated_by[fam]:,}' for fam in fams)})" if fams else ""
+    fix = "; ".join(fixes) if fixes else "a smaller [store] regret_scale / avg_scale / state_scale"
+    return (f"{count:,} values clipped to the int32 range by iteration {iteration}{where}: from here on the stored "
+            f"values are wrong and so are the results; set {fix}, or [] (float64) for that array")
+
+
+#: the largest magnitude an int32 holds
+INT32_RANGE = float(2**31 - 1)
+#: the smallest avg_scale an averaging that decays the whole average every iteration (power)
+#: may use: each decay rounds every value to 1 / factor while one iteration adds at most reach x
+#: probability to it. Leduc, 300 iterations, exploitability against the float store's: PCFR+
+#: 22.8x and DCFR+ 51x at 16; at 4096 1.05x (PCFR+, leduc_tree) and 1.1x (DCFR+, leduc); within
+#: 1% at 65536. Below it, refused; above it, the first iterations' probe still warns when too
+#: many values round to 0 (:func:`precision_warnings`)
+MIN_DECAYING_AVG_SCALE = 4096.0
+
+
+def check_scales(store: dict, averaging) -> None:
+    """ConfigError for a fixed-point average too coarse for an averaging scheme that decays it
+    every iteration (the whole average is rounded again each time: it stops learning)."""
+    scales = store.get("avg_scale") or []
+    if not scales or not averaging.keeps_average or not averaging.inline:
+        return
+    decaying = [t for t in (2, 3, 10, 100) if averaging.coefficients(t)[0] != 1.0]
+    if decaying and min(scales) < MIN_DECAYING_AVG_SCALE:
+        decay = averaging.coefficients(decaying[0])[0]
+        raise ConfigError(
+            f"[store] avg_scale = {_factor_text(min(scales))} is too coarse for averaging {averaging.name!r}: it "
+            f"multiplies the whole average by {decay:.3g} at iteration {decaying[0]} (and by a decay every iteration), "
+            f"rounding every value to 1/{_factor_text(min(scales))} each time, while one iteration adds at most reach x "
+            f"probability (< 1): the average stops learning (PCFR+ on Leduc: 23x the float store's exploitability); "
+            f"set avg_scale >= {MIN_DECAYING_AVG_SCALE:.0f} (65536 for results within 1% of float64), avg_scale = [] "
+            "(float64), or an averaging without decay (linear, quadratic)")
 
 
 def new_run_id() -> str:
