@@ -1,0 +1,131 @@
+"""Where a study writes: every run in a directory of its own inside OUT/runs, game files found
+beside the study file, and nothing already in OUT overwritten unless --resume can go on from
+it or --force asks for it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.core.study import load_study, run_study
+from solverkit.errors import ConfigError
+
+TINY = """
+[study]
+iterations = {iterations}
+eval_every = 5
+checkpoint_every = "{every}"
+
+[assemblies.cfr_plus]
+preset = "cfr_plus"
+
+[games.pennies]
+game = {{ name = "skewed_pennies" }}
+"""
+
+
+def digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def study(tmp_path, iterations=20, every="", text=None, name="s.toml"):
+    path = tmp_path / name
+    path.write_text(text or TINY.format(iterations=iterations, every=every))
+    return path
+
+
+@pytest.mark.parametrize("table", ['assemblies."../up"', 'assemblies."/abs"', 'assemblies."a/b"', 'games.".."',
+                                   'games.".hidden"', 'assemblies."sp ace"', 'assemblies.""'])
+def test_names_that_would_leave_the_runs_folder_are_refused(tmp_path, table):
+    kind, name = table.split(".", 1)
+    text = TINY.format(iterations=5, every="")
+    if kind == "assemblies":
+        text += f'\n[{table}]\npreset = "cfr"\n'
+    else:
+        text += f'\n[{table}]\ngame = {{ name = "skewed_pennies" }}\n'
+    with pytest.raises(ConfigError, match=r"names name the runs' directories .*letters, digits") as err:
+        load_study(study(tmp_path, text=text))
+    assert name.strip('"') in str(err.value)
+    assert not (tmp_path / "up").exists()
+
+
+@pytest.mark.parametrize("extra", [
+    # a__b x c and a x b__c: both runs/a__b__c__seed0
+    '[assemblies.a__b]\npreset = "cfr"\n[assemblies.a]\npreset = "cfr"\n'
+    '[games.c]\ngame = { name = "skewed_pennies" }\n[games.b__c]\ngame = { name = "skewed_pennies" }\n',
+    # names that differ only in case share a directory where file names ignore case
+    '[assemblies.CFR_plus]\npreset = "cfr"\n',
+])
+def test_two_runs_never_share_a_directory(tmp_path, extra):
+    with pytest.raises(ConfigError, match=r"would share the directory runs/"):
+        load_study(study(tmp_path, text=TINY.format(iterations=5, every="") + extra))
+
+
+def test_game_files_are_relative_to_the_study_file(tmp_path, monkeypatch):
+    here, elsewhere = tmp_path / "studies", tmp_path / "cwd"
+    here.mkdir()
+    elsewhere.mkdir()
+    np.save(here / "m.npy", np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    np.save(elsewhere / "m.npy", np.array([[5.0, 0.0, 1.0]]))  # a different game under the same name
+    text = TINY.format(iterations=5, every="").replace('{ name = "skewed_pennies" }',
+                                                       '{ name = "matrix_file", path = "m.npy" }')
+    path = study(here, text=text)
+    monkeypatch.chdir(elsewhere)
+    spec = load_study(path)
+    assert spec.runs[0].raw["game"]["path"] == str((here / "m.npy").resolve())
+    # and a file only beside the study file is found from any working directory
+    (elsewhere / "m.npy").unlink()
+    assert load_study(path).runs[0].raw["game"]["path"] == str((here / "m.npy").resolve())
+
+
+def test_a_study_into_an_out_holding_its_runs_is_refused_unless_resumed_or_forced(tmp_path):
+    path = study(tmp_path)
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    before = digest(out)
+    with pytest.raises(ConfigError, match=r"already holds this study's runs .*--resume.*--force"):
+        run_study(load_study(path), out, progress=False)
+    assert digest(out) == before
+    r = CliRunner().invoke(cli, ["study", str(path), "--out", str(out), "--quiet"])
+    assert r.exit_code == 2 and r.stderr.startswith("Error: ") and len(r.stderr.splitlines()) == 1, r.output
+    assert digest(out) == before
+    run_study(load_study(study(tmp_path, iterations=30)), out, progress=False, force=True)
+    assert (out / "runs" / "cfr_plus__pennies__seed0" / "config.toml").read_text().count("iterations = 30") == 1
+
+
+def test_resume_refuses_a_finished_run_whose_settings_changed_without_a_checkpoint(tmp_path):
+    path = study(tmp_path, iterations=20, every="")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    before = digest(out)
+    study(tmp_path, iterations=40, every="")
+    with pytest.raises(ConfigError, match=r"study run cfr_plus__pennies__seed0 .*ran with other settings "
+                                          r"\(\[solver\] iterations 20 there, 40 here\) and has no checkpoint"):
+        run_study(load_study(path), out, progress=False, resume=True)
+    assert digest(out) == before
+
+
+def test_resume_extends_a_finished_run_from_its_checkpoint(tmp_path):
+    path = study(tmp_path, iterations=20, every="5")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    study(tmp_path, iterations=40, every="5")
+    run_study(load_study(path), out, progress=False, resume=True)
+    whole = tmp_path / "whole"
+    run_study(load_study(path), whole, progress=False)
+    assert (out / "results.csv").read_text().split("\n")[1].rsplit(",", 2)[0] == \
+        (whole / "results.csv").read_text().split("\n")[1].rsplit(",", 2)[0]
+
+
+def test_resume_and_force_together_and_an_empty_out_are_refused(tmp_path):
+    path = study(tmp_path)
+    r = CliRunner().invoke(cli, ["study", str(path), "--out", str(tmp_path / "o"), "--resume", "--force"])
+    assert r.exit_code == 2 and "--force" in r.stderr, r.output
+    with pytest.raises(ConfigError, match="is empty"):
+        run_study(load_study(path), "", progress=False)
