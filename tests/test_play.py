@@ -1,6 +1,7 @@
 """Playing solved strategies: the ACPC protocol lines, the dealer's rules against OpenSpiel's
 ACPC implementation, exact match values against sampled duplicate matches, the agent's errors."""
 
+import contextlib
 import re
 import socket
 import threading
@@ -168,7 +169,7 @@ def test_agent_errors_never_hang(leduc):
     with pytest.raises(ProtocolMismatch, match="no-limit raise size is not supported"):
         play_agent(player, "127.0.0.1", port, timeout=5)
     port = _fake_dealer([], hold=3.0)
-    with pytest.raises(MatchError, match="sent nothing for 0.5 s"):
+    with pytest.raises(MatchError, match="sent no whole line within 0.5 s"):
         play_agent(player, "127.0.0.1", port, timeout=0.5)
 
 
@@ -232,3 +233,121 @@ def test_dealer_lines_and_strategy_keys_use_the_acpc_names(leduc):
     with pytest.raises(ProtocolMismatch, match="bad card '2c': not a card of the game's deck of 6 cards: "
                                                "ranks QKA, suits hs"):
         play_agent(player, "127.0.0.1", port, timeout=5)
+
+
+def _raw_dealer(chunks):
+    """A TCP server that reads the version line, then sends each (bytes, pause before) chunk."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def serve():
+        conn, _ = srv.accept()
+        conn.makefile("rb").readline()
+        try:
+            for data, pause in chunks:
+                threading.Event().wait(pause)
+                conn.sendall(data)
+            conn.settimeout(2.0)
+            while conn.recv(4096):  # take the agent's answers before hanging up
+                pass
+        except OSError:
+            pass
+        conn.close()
+        srv.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return srv.getsockname()[1]
+
+
+def test_agent_reads_whole_lines_of_any_split(leduc):
+    """Lines arrive split anywhere, '\\r\\n'-terminated, a long comment (over the old 4096-byte
+    read) before a state: each is read whole and the state is played."""
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    state = b"MATCHSTATE:0:0::Ks|\r\n"
+    chunks = [(b"#" + b"x" * 6000 + b"\r\n", 0.0), (state[:7], 0.0), (state[7:15], 0.1), (state[15:], 0.1),
+              (b"MATCHSTATE:0:1::Ah|\r\nMATCHSTATE:0:1:c:Ah|", 0.0), (b"\r\n", 0.1)]
+    assert play_agent(player, "127.0.0.1", _raw_dealer(chunks), timeout=5) == {"hands": 2, "actions": 2}
+
+
+def test_a_trickle_cannot_stretch_the_timeout_nor_a_long_line_the_memory(leduc):
+    """--timeout is a deadline per line: a dealer sending one byte every 0.1 s fails after the
+    timeout, not after the line; a line past MAX_LINE bytes is refused naming its size."""
+    import time
+
+    from solverkit.poker.dealer import MAX_LINE
+
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    trickle = [(bytes([b]), 0.1) for b in b"MATCHSTATE:0:0::Ks|\r\n" * 3]
+    start = time.monotonic()
+    with pytest.raises(MatchError, match=r"sent no whole line within 0.6 s \(waiting for its next match state; "
+                                         r"it sent only b'MATC"):
+        play_agent(player, "127.0.0.1", _raw_dealer(trickle), timeout=0.6)
+    assert time.monotonic() - start < 2.0  # the trickle lasts 6.3 s
+    huge = [(b"MATCHSTATE:0:0::Ks|" + b"c" * (MAX_LINE + 10) + b"\r\n", 0.0)]
+    with pytest.raises(MatchError, match=f"sent a line of more than {MAX_LINE} bytes starting b'MATCHSTATE:0:0::Ks"):
+        play_agent(player, "127.0.0.1", _raw_dealer(huge), timeout=5)
+    endless = [(b"#" + b"x" * 65536, 0.0)] * 4  # no line end: refused once past the limit, not buffered
+    with pytest.raises(MatchError, match=f"sent a line of more than {MAX_LINE} bytes starting b'#xxx"):
+        play_agent(player, "127.0.0.1", _raw_dealer(endless), timeout=5)
+    cut = [(b"MATCHSTATE:0:0::K", 0.0)]
+    with pytest.raises(MatchError, match="closed the connection in the middle of a line b'MATCHSTATE:0:0::K'"):
+        play_agent(player, "127.0.0.1", _raw_dealer(cut), timeout=5)
+
+
+def test_the_dealer_times_a_trickling_seat_per_line(leduc):
+    """A seat that sends its version line one byte every 0.1 s is dropped after the action
+    timeout, naming the seat."""
+    import time
+
+    from solverkit.poker.dealer import Dealer
+
+    dealer = Dealer(leduc, 2, action_timeout=0.5, connect_timeout=5)
+
+    def seat(port, trickle):
+        with socket.create_connection(("127.0.0.1", port)) as s, contextlib.suppress(OSError):  # the dealer hangs up
+            for b in b"VERSION:2.0.0\r\n":
+                s.sendall(bytes([b]))
+                if trickle:
+                    time.sleep(0.1)
+            time.sleep(2.0)
+
+    for port, trickle in zip(dealer.ports, (True, False)):
+        threading.Thread(target=seat, args=(port, trickle), daemon=True).start()
+    start = time.monotonic()
+    with pytest.raises(MatchError, match=r"seat 0 sent no whole line within 0.5 s \(waiting for its version line; "
+                                         r"it sent only b'VERS"):
+        dealer.run()
+    assert time.monotonic() - start < 1.5
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--connect", "localhost:70000"], "--connect 'localhost:70000': port '70000' is invalid: expected a number "
+                                       "from 1 to 65535"),
+    (["--connect", "localhost:0"], "port '0' is invalid: expected a number from 1 to 65535"),
+    (["--connect", "localhost:-1"], "port '-1' is invalid"),
+    (["--connect", "localhost"], "--connect 'localhost' is invalid: expected HOST:PORT"),
+    (["--connect", "::1:5555"], "IPv6 addresses go in brackets"),
+])
+def test_play_refuses_bad_addresses_before_loading(tmp_path, args, message):
+    res = CliRunner().invoke(cli, ["play", str(tmp_path), *args])
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+
+
+def test_dealer_and_agent_ports_are_checked(leduc):
+    from solverkit.errors import SolverkitError
+    from solverkit.poker.dealer import Dealer
+
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    with pytest.raises(SolverkitError, match="port '70000' is invalid: expected a number from 1 to 65535"):
+        play_agent(player, "127.0.0.1", 70000, timeout=1)
+    with pytest.raises(MatchError, match="cannot connect to a dealer at no-such-host.invalid:5"):
+        play_agent(player, "no-such-host.invalid", 5, timeout=1)
+    with pytest.raises(SolverkitError, match="the dealer's seat 1: port '65536' is invalid: expected a number from 0"):
+        Dealer(leduc, 2, ports=(0, 65536))
+    with pytest.raises(MatchError, match="the dealer cannot listen on no-such-host.invalid:0"):
+        Dealer(leduc, 2, host="no-such-host.invalid")
+    res = CliRunner().invoke(cli, ["dealer", "leduc", "--ports", "1,99999"])
+    assert res.exit_code == 2 and "--ports '1,99999': port '99999' is invalid" in res.output
+    res = CliRunner().invoke(cli, ["dealer", "leduc", "--ports", "1"])
+    assert res.exit_code == 2 and "expected two ports P1,P2" in res.output

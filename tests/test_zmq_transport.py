@@ -217,7 +217,13 @@ def test_headers_are_unpacked_with_limits():
 @pytest.mark.parametrize("params, message", [
     ({"workers": 0}, r"\[transport\] \(zmq\) workers = 0 is invalid: expected an integer >= 1 and <= 4096"),
     ({"workers": 2, "spawn": 3}, r"spawn = 3 is invalid: expected <= workers \(2\)"),
-    ({"bind": "http://x:1"}, r"bind = 'http://x:1' is invalid: expected tcp://HOST:PORT or ipc://PATH \(schemes: tcp, ipc\)"),
+    ({"bind": "http://x:1"}, r"bind = 'http://x:1' is invalid: expected tcp://HOST:PORT or ipc://PATH"),
+    # zmq itself binds port 70000 as 4464 and -1 as 65535 without a word
+    ({"bind": "tcp://127.0.0.1:70000"}, r"bind = 'tcp://127.0.0.1:70000': port '70000' is invalid: expected a number "
+                                        r"from 0 to 65535 \(0: a free port picked by the system\)"),
+    ({"bind": "tcp://127.0.0.1:-1"}, r"bind = 'tcp://127.0.0.1:-1': port '-1' is invalid"),
+    ({"bind": "tcp://127.0.0.1"}, r"bind = 'tcp://127.0.0.1' is invalid: expected tcp://HOST:PORT \(a port after"),
+    ({"bind": "ipc://"}, r"bind = 'ipc://': ipc:// needs a path"),
     ({"heartbeat": 1.0, "timeout": 1.5}, r"timeout = 1.5 is invalid: expected >= 2 x heartbeat \(2\)"),
     ({"connect_timeout": 0}, r"connect_timeout = 0 is invalid: expected a number > 0"),
     ({"wrokers": 2}, r"unknown parameter 'wrokers' in \[transport\] \(zmq\); valid: bind, checkpoint, connect_timeout, heartbeat, keys, max_recoveries, replace_timeout, spawn, threads, timeout, workers"),
@@ -245,6 +251,11 @@ def test_too_few_workers_time_out_naming_the_count_and_address():
 def test_worker_command_checks_its_address():
     res = CliRunner().invoke(cli, ["worker", "--connect", "localhost:5555"])
     assert res.exit_code == 2 and "--connect 'localhost:5555' is invalid: expected tcp://HOST:PORT" in res.output
+    for port, low in (("70000", 1), ("0", 1), ("-5", 1)):  # zmq would connect to port 4464 for 70000
+        res = CliRunner().invoke(cli, ["worker", "--connect", f"tcp://127.0.0.1:{port}", "--wait", "1"])
+        assert res.exit_code == 2, res.output
+        assert (f"--connect 'tcp://127.0.0.1:{port}': port '{port}' is invalid: expected a number from {low} to "
+                "65535") in res.output
     res = CliRunner().invoke(cli, ["worker", "--help"])
     assert "--connect" in res.output and "--store-dir" in res.output and "--threads" in res.output
 
@@ -627,3 +638,11 @@ def test_a_hello_repeated_while_the_trunk_sets_the_worker_up_is_ignored():
             solver.transport._workers.clear()  # the fake worker answers no stop
             solver.close()
         ctx.destroy(0)
+
+
+@pytest.mark.parametrize("scheduler", ["tcp://scheduler.example:99999", "scheduler.example:0"])
+def test_dask_scheduler_ports_are_checked(scheduler):
+    port = scheduler.rsplit(":", 1)[1]
+    with pytest.raises(ConfigError, match=rf"\[transport\] \(dask\) scheduler = '{scheduler}': port '{port}' is "
+                                          r"invalid: expected a number from 1 to 65535"):
+        load_config(config({"name": "dask", "scheduler": scheduler}))

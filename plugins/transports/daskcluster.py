@@ -47,6 +47,7 @@ class DaskTransport(ZmqTransport):
 
     def __init__(self, **params):
         super().__init__(**params)  # (no spawn: the zmq checks read it as 0)
+        _check_scheduler(self.config["scheduler"])
         self._client = self._cluster = None
         self._futures: list = []
         self._submitted = 0
@@ -119,3 +120,14 @@ class DaskTransport(ZmqTransport):
             if cluster is not None:
                 cluster.close()
             self._futures = []
+
+
+def _check_scheduler(address: str) -> None:
+    """A scheduler address's port, when it has one (SCHEME://HOST:PORT or HOST:PORT), must be
+    1..65535: the socket layers below wrap a larger one or fail with a traceback."""
+    from solverkit.core.address import check_port
+
+    rest = address.partition("://")[2] or address
+    if rest.endswith("]") or ":" not in rest:  # no port: Dask's default
+        return
+    check_port(rest.rpartition(":")[2], f"[transport] (dask) scheduler = {address!r:.80}")

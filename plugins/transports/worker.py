@@ -30,6 +30,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from solverkit import __version__
+from solverkit.core.address import check_endpoint
 from solverkit.core.memory import peak_rss_mb
 from solverkit.core.parts import PartError, check_name, open_part, read_arrays, remove_stale, write_part
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
@@ -75,6 +76,7 @@ class Worker:
         of the largest frame accepted (a larger one drops the connection), fixed here, never
         taken from the trunk; `checkpoint_dir`: where this worker writes and reads its parts of
         a distributed checkpoint and strategy (the trunk names files in it, never a directory)."""
+        check_endpoint(connect, "--connect", bind=False)  # before zmq, which wraps port 70000 to 4464
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
         self.checkpoint_dir = Path(checkpoint_dir).expanduser().resolve() if checkpoint_dir else None
         #: part files this worker wrote, per kind (removed once no manifest names them)

@@ -34,6 +34,7 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from solverkit import __version__
+from solverkit.core.address import check_endpoint
 from solverkit.core.params import Param
 from solverkit.core.store import Store
 from solverkit.core.transport import Transport
@@ -47,7 +48,6 @@ from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TY
 
 #: seconds close() waits for workers to say goodbye and for spawned processes to exit
 STOP_GRACE = 5.0
-_SCHEMES = ("tcp", "ipc")
 _RESUME = "the run can continue from its last checkpoint with `solverkit solve --resume OUT`"
 
 
@@ -112,10 +112,7 @@ class ZmqTransport(Transport):
                for k, p in self.params.items()}
         cfg.setdefault("spawn", 0)  # a subclass whose workers start otherwise has no spawn setting
         self.config = cfg
-        scheme = cfg["bind"].split("://", 1)[0] if "://" in cfg["bind"] else ""
-        if scheme not in _SCHEMES:
-            raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} is invalid: expected tcp://HOST:PORT "
-                              f"or ipc://PATH (schemes: {', '.join(_SCHEMES)})")
+        check_endpoint(cfg["bind"], "[transport] (zmq) bind", bind=True)  # zmq wraps port 70000 to 4464
         if not cfg["keys"] and not _local_only(cfg["bind"]):
             raise ConfigError(f"[transport] (zmq) bind = {cfg['bind']!r} reaches beyond this machine and "
                               "[transport] keys is not set: anyone who reaches the port could join the run. Make "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.address import check_port
 from ..errors import SolverkitError
 from .acpc_protocol import ACTIONS, VERSION, MatchState, ProtocolMismatch, check_game, parse_matchstate
 from .betting import CALL_A, DECISION, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
@@ -24,10 +25,64 @@ from .evaluator import acpc_strengths
 _CODE = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}
 #: seconds a seat may take to connect, and to answer one state
 CONNECT_TIMEOUT, ACTION_TIMEOUT = 60.0, 30.0
+#: the longest line read from a peer, "\r\n" included: a limit-game state is under 200 bytes
+MAX_LINE = 16384
 
 
 class MatchError(SolverkitError):
     """A match that cannot go on: a seat that broke the protocol, went silent or left."""
+
+
+class LineReader:
+    """Whole lines from a socket, each within a deadline and a length limit: a peer that
+    trickles bytes cannot stretch the wait past `timeout`, and a long line is refused, never
+    cut in two. `who` names the peer in errors (MatchError)."""
+
+    def __init__(self, conn: socket.socket, who: str, timeout: float, max_line: int = MAX_LINE):
+        self.conn, self.who, self.timeout, self.max_line = conn, who, timeout, max_line
+        self._buf = bytearray()
+
+    def read(self, waiting_for: str) -> str | None:
+        """The next line without its end ("\r\n" or "\n"), None when the peer closed the
+        connection between lines; MatchError when the line is not whole within `timeout` s."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            end = self._buf.find(b"\n")
+            if end >= 0:
+                if end + 1 > self.max_line:
+                    self._too_long()
+                raw = bytes(self._buf[:end])
+                del self._buf[:end + 1]
+                return raw.rstrip(b"\r").decode("ascii", errors="replace")
+            if len(self._buf) >= self.max_line:
+                self._too_long()
+            chunk = self._recv(deadline, waiting_for)
+            if not chunk:
+                if self._buf:
+                    raise MatchError(f"{self.who} closed the connection in the middle of a line "
+                                     f"{bytes(self._buf[:80])!r} (waiting for {waiting_for})")
+                return None
+            self._buf += chunk
+
+    def _recv(self, deadline: float, waiting_for: str) -> bytes:
+        """Some bytes before `deadline` (b"" when the peer closed)."""
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            self.conn.settimeout(left)
+            return self.conn.recv(min(65536, self.max_line + 1 - len(self._buf)))  # never far past the limit
+        except (socket.timeout, TimeoutError):
+            partial = f"; it sent only {bytes(self._buf[:80])!r}" if self._buf else ""
+            raise MatchError(f"{self.who} sent no whole line within {self.timeout:g} s (waiting for "
+                             f"{waiting_for}{partial})") from None
+        finally:
+            self.conn.settimeout(self.timeout)
+
+    def _too_long(self):
+        raise MatchError(f"{self.who} sent a line of more than {self.max_line} bytes "
+                         f"starting {bytes(self._buf[:60])!r}; the limit is {self.max_line} bytes (an ACPC "
+                         "protocol 2.0.0 state of a limit game is under 200)")
 
 
 @dataclass
@@ -127,7 +182,7 @@ class _Seat:
         self.conn, self.index = conn, index
         conn.settimeout(timeout)
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # one short line per message: no Nagle delay
-        self.file = conn.makefile("rb")
+        self.reader = LineReader(conn, f"seat {index}", timeout)
 
     def send(self, text: str) -> None:
         try:
@@ -136,45 +191,53 @@ class _Seat:
             raise MatchError(f"seat {self.index} left the match ({exc})") from None
 
     def read(self, waiting_for: str) -> str:
+        """The seat's next whole line, within the action timeout however its bytes arrive."""
         try:
-            raw = self.file.readline(4096)
-        except (socket.timeout, TimeoutError):
-            raise MatchError(f"seat {self.index} did not answer within {self.conn.gettimeout():g} s "
-                             f"(waiting for {waiting_for})") from None
+            line = self.reader.read(waiting_for)
         except OSError as exc:
             raise MatchError(f"seat {self.index} left the match ({exc})") from None
-        if not raw:
+        if line is None:
             raise MatchError(f"seat {self.index} closed its connection (waiting for {waiting_for})")
-        if not raw.endswith(b"\n"):
-            raise MatchError(f"seat {self.index} sent a line over 4096 bytes or without an end: {raw[:80]!r}")
-        return raw.decode("ascii", errors="replace").rstrip("\r\n")
+        return line
 
     def close(self):
-        for closing in (self.file.close, self.conn.close):
-            try:
-                closing()
-            except OSError:
-                pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
 
 
 class Dealer:
     """Listens on one port per seat, then deals `hands` hands between the two seats."""
 
     def __init__(self, game, hands: int, seed: int = 0, duplicate: bool = True, host: str = "127.0.0.1",
-                 action_timeout: float = ACTION_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT):
+                 action_timeout: float = ACTION_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT,
+                 ports=(0, 0)):
+        """`ports`: one per seat, 1..65535, or 0 for a free port picked by the system."""
         if hands < 1 or (duplicate and hands % 2):
             raise SolverkitError(f"hands = {hands} is invalid: expected >= 1 (an even number in a duplicate match)")
+        ports = list(ports)
+        if len(ports) != 2:
+            raise SolverkitError(f"ports = {ports!r:.60} is invalid: expected one port per seat (2)")
+        ports = [check_port(p, f"the dealer's seat {i}", allow_zero=True) for i, p in enumerate(ports)]
+        if ports[0] and ports[0] == ports[1]:
+            raise SolverkitError(f"ports = {ports}: the two seats need different ports")
         self.rules = Rules(game)
         self.hands, self.seed, self.duplicate = hands, seed, duplicate
         self.action_timeout, self.connect_timeout = action_timeout, connect_timeout
         self._listen = []
-        for _ in range(2):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind((host, 0))
-            s.listen(1)
-            s.settimeout(connect_timeout)
-            self._listen.append(s)
+        try:
+            for port in ports:
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                self._listen.append(s)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind((host, port))
+                s.listen(1)
+                s.settimeout(connect_timeout)
+        except (OSError, OverflowError, TypeError) as exc:
+            for s in self._listen:
+                s.close()
+            raise MatchError(f"the dealer cannot listen on {host}:{port} ({exc})") from None
         self.ports = [s.getsockname()[1] for s in self._listen]
 
     def run(self) -> MatchResult:
@@ -235,27 +298,25 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
                log=None) -> dict:
     """Connect to a dealer at host:port and play `player` until the dealer closes the
     connection; returns {"hands": ..., "actions": ...}. A line that is not protocol 2.0.0, or a
-    state the strategy does not cover, raises ProtocolMismatch; a dealer silent for `timeout`
-    seconds raises MatchError."""
+    state the strategy does not cover, raises ProtocolMismatch; a dealer that sends no whole line
+    within `timeout` seconds of the last (however its bytes trickle in), or a line over
+    MAX_LINE bytes, raises MatchError."""
     rng = np.random.default_rng(seed)
+    port = check_port(port, f"the dealer's address {host}:{port}")
     try:
         conn = socket.create_connection((host, port), timeout=timeout)
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:  # an unknown host, a refused port, a host name too long
         raise MatchError(f"cannot connect to a dealer at {host}:{port}: {exc}") from None
     conn.settimeout(timeout)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    stream = conn.makefile("rb")
+    reader = LineReader(conn, f"the dealer at {host}:{port}", timeout)
     hands, actions, last = set(), 0, None
     try:
         conn.sendall(VERSION.encode() + b"\r\n")
         while True:
-            try:
-                raw = stream.readline(4096)
-            except (socket.timeout, TimeoutError):
-                raise MatchError(f"the dealer at {host}:{port} sent nothing for {timeout:g} s") from None
-            if not raw:
+            line = reader.read("its next match state" if last is None else f"the state after {last!r}")
+            if line is None:
                 break  # the match is over
-            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
             if not line or line[0] in "#;":
                 continue
             state = parse_matchstate(line, player.game.gd)
@@ -267,7 +328,6 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
     except OSError as exc:
         raise MatchError(f"lost the dealer at {host}:{port}: {exc} (last state {last!r})") from None
     finally:
-        stream.close()
         conn.close()
     if log:
         log(f"played {len(hands)} hands ({actions} actions)")
