@@ -485,7 +485,8 @@ def test_entry_point_name_used_twice(entry_points, monkeypatch):
         ("solverkit-extra", {"extra"}, []),
         ("SolverKit_Extra", {"extra"}, []),  # distribution names are normalised
         (" matrix , solverkit-broken ,", {"matrix"}, ["broken (solverkit-broken)"]),
-        ("nothing-installed", set(), []),
+        ("nothing-installed", set(), [f"nothing-installed ({ENV_LOAD})"]),  # a misspelt name is reported
+        ("matrix,extar", {"matrix"}, [f"extar ({ENV_LOAD})"]),
     ],
 )
 def test_environment_selects_entry_points(entry_points, monkeypatch, env, loaded, errors):
@@ -500,6 +501,24 @@ def test_environment_selects_entry_points(entry_points, monkeypatch, env, loaded
     assert ("test_extra_game" in reg.names("game")) == ("extra" in loaded)
     assert [p for p, _ in reg.load_errors] == errors
     assert "rm_plus" in reg.names("rule")  # built-ins never depend on entry points
+
+
+def test_a_misspelt_plugin_name_is_reported_with_the_installed_ones(entry_points, monkeypatch):
+    monkeypatch.setenv(ENV_LOAD, "solverkit-extar")
+    entry_points(MATRIX, EXTRA)
+    reg = Registry()
+    (label, error), = reg.load_errors
+    assert label == f"solverkit-extar ({ENV_LOAD})"
+    assert "installed: extra (solverkit-extra), matrix (solverkit)" in error
+    with pytest.raises(PluginError, match=f"solverkit-extar \\({ENV_LOAD}\\) failed to load"):
+        reg.get("game", "test_extra_game")  # the unknown name's error says why it may be missing
+    reset_registry(reg)
+    try:
+        result = _runner().invoke(cli, ["plugins"])
+    finally:
+        reset_registry(None)
+    assert result.exit_code == 0
+    assert f"warning: plugin solverkit-extar ({ENV_LOAD}) failed to load: no installed entry point" in result.stderr
 
 
 def test_load_entrypoints_false_ignores_environment(entry_points, monkeypatch):

@@ -13,6 +13,7 @@ averaging scheme stay plug-ins (``job.update``, ``job.accumulate``).
 
 from __future__ import annotations
 
+import math
 import weakref
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from numba import njit
 from solverkit.core.arith import avg_step, rm_total, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
-from solverkit.core.params import Param
+from solverkit.core.params import Param, number_from_text
 from solverkit.core.passes import policy_source
 from solverkit.errors import ConfigError
 
@@ -129,6 +130,8 @@ def _is_linear(averaging) -> bool:
 #: largest payoff magnitude accepted: the regrets and the weighted sums of the average grow like
 #: payoff x iterations^(1 + averaging exponent), which must stay far below float64's 1.8e308
 MAX_PAYOFF = 1e150
+#: most payoffs a matrix may have (3.2 GB as float64), whether drawn, read from .npy or from .csv
+MAX_ENTRIES = 400_000_000
 #: numpy dtype kinds of payoffs: signed and unsigned integers, floating point
 PAYOFF_KINDS = {"i": "signed integer", "u": "unsigned integer", "f": "floating point"}
 
@@ -145,8 +148,13 @@ def check_payoffs(matrix, where: str) -> np.ndarray:
         raise ConfigError(f"{where}: expected a 2-D matrix (rows x cols), got a {m.ndim}-D array of shape {m.shape}")
     if m.shape[0] < 1 or m.shape[1] < 1:
         raise ConfigError(f"{where}: expected a non-empty matrix, got shape {m.shape}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.ascontiguousarray(m, dtype=np.float64)  # float128 beyond float64 becomes inf
+    _check_entries(m.shape, where)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.ascontiguousarray(m, dtype=np.float64)  # float128 beyond float64 becomes inf
+    except MemoryError:
+        raise ConfigError(f"{where}: not enough memory for the {m.shape[0]:,} x {m.shape[1]:,} payoffs as float64 "
+                          f"({m.shape[0] * m.shape[1] * 8 / 1e9:.3g} GB); use a smaller matrix") from None
     bad = ~np.isfinite(out)
     if bad.any():
         i, j = np.argwhere(bad)[0]
@@ -349,9 +357,9 @@ class RandomMatrix(MatrixGame):
 
     def build_matrix(self):
         c = self.config
-        if c["rows"] * c["cols"] > 400_000_000:
+        if c["rows"] * c["cols"] > MAX_ENTRIES:
             raise ConfigError(
-                f"game 'random_matrix': rows x cols = {c['rows'] * c['cols']:,} payoffs exceeds 400,000,000 (3.2 GB)"
+                f"game 'random_matrix': rows x cols = {c['rows'] * c['cols']:,} payoffs exceeds {MAX_ENTRIES:,} (3.2 GB)"
             )
         return np.random.default_rng(c["seed"]).standard_normal((c["rows"], c["cols"]))
 
@@ -399,16 +407,34 @@ class MatrixFile(MatrixGame):
         if m.dtype.kind in "USaO":
             raise ConfigError(f"{where}: expected numbers, got dtype {m.dtype} (payoffs must be "
                               f"{', '.join(PAYOFF_KINDS.values())})")
+        _check_entries(m.shape, where)
         return m
+
+
+def _check_entries(shape, where: str) -> None:
+    """A ConfigError when a matrix of `shape` has more than MAX_ENTRIES payoffs: checked from the
+    header, before the payoffs are read or converted (which would exhaust memory)."""
+    entries = math.prod(int(n) for n in shape)
+    if entries > MAX_ENTRIES:
+        raise ConfigError(f"{where}: the matrix has shape {tuple(int(n) for n in shape)}, {entries:,} payoffs; at most "
+                          f"{MAX_ENTRIES:,} (3.2 GB as float64) are accepted")
 
 
 def _one_line(exc) -> str:
     return " ".join(str(exc).split())[:200]
 
 
+#: largest .csv matrix file read (text: a larger matrix belongs in a .npy file)
+MAX_CSV_BYTES = 64 << 20
+
+
 def read_csv_matrix(path: Path, where: str) -> np.ndarray:
     """A CSV file of numbers (one row per line, comma-separated; blank and ``#`` lines skipped) as
     float64, or a ConfigError naming the line and the field that is not a number."""
+    size = path.stat().st_size
+    if size > MAX_CSV_BYTES:
+        raise ConfigError(f"{where}: the file has {size:,} bytes, more than the {MAX_CSV_BYTES:,} a .csv matrix may "
+                          "have; save a large matrix with numpy.save (.npy)")
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")  # a byte-order mark, as spreadsheets write, is not a payoff
@@ -428,12 +454,13 @@ def read_csv_matrix(path: Path, where: str) -> np.ndarray:
         width = len(cells)
         row = []
         for col, cell in enumerate(cells, 1):
-            try:
-                row.append(float(cell))
-            except ValueError:
+            number = number_from_text(cell)
+            if number is None:  # float() would take "1_000", full-width digits, "nan" and "infinity"
                 raise ConfigError(f"{where}: cannot read the matrix: line {lineno}, field {col} = "
-                                  f"{cell.strip()!r:.40} is not a number; expected comma-separated numbers") from None
-        rows.append(row)
+                                  f"{cell.strip()!r:.40} is not a number; expected comma-separated plain decimal "
+                                  "numbers (ASCII digits, e.g. -1.5 or 2e3)") from None
+            row.append(float(number))
+        rows.append(np.array(row))
     if not rows:
         raise ConfigError(f"{where}: the file has no rows; expected a 2-D matrix of comma-separated numbers")
-    return np.array(rows, dtype=np.float64)
+    return np.vstack(rows)

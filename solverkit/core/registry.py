@@ -128,7 +128,10 @@ class Registry:
         wanted = None if env is None else {s.strip() for s in env.split(",") if s.strip()}
         if wanted is not None and not wanted:
             return
-        for ep in md.entry_points(group="solverkit"):
+        eps = list(md.entry_points(group="solverkit"))
+        if wanted is not None:
+            self._check_wanted(wanted, eps)
+        for ep in eps:
             if not _selected(ep, wanted):
                 continue
             dist = ep.dist.name if ep.dist is not None else "?"
@@ -148,6 +151,16 @@ class Registry:
                 continue
             self._origin[ep.name] = (ep.name, dist, version)
             self._from_entrypoints.add(ep.name)
+
+    def _check_wanted(self, wanted: set[str], eps) -> None:
+        """Report each name of SOLVERKIT_LOAD_PLUGINS that is neither an installed entry point
+        nor a distribution that has one (a misspelt name would otherwise load nothing, silently)."""
+        known = {ep.name for ep in eps} | {_canonical(ep.dist.name) for ep in eps if ep.dist is not None}
+        installed = [f"{ep.name} ({ep.dist.name if ep.dist is not None else '?'})" for ep in eps]
+        for name in sorted(wanted):
+            if name not in known and _canonical(name) not in known:
+                self.load_errors.append((f"{name} ({ENV_LOAD})", "no installed entry point or distribution of the "
+                                         f"solverkit group has this name; installed: {choices(installed)}"))
 
     def _register_plugin(self, plugin, name: str) -> None:
         """Register `plugin` with pluggy and check its hook names and arguments, or undo it."""
