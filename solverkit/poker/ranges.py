@@ -358,24 +358,28 @@ class _Formatter:
             return 0.0
         return float(values[0]) if (values == values[0]).all() else None
 
-    def settle(self, hand: _Hand) -> None:
-        self.settled[_combos_of(hand)] = True
-
-    def emit_runs(self, items, name) -> None:
+    def runs(self, items, name) -> tuple[list[str], list[_Hand]]:
         """Tokens for runs of consecutive ranks of equal weight > 0 from descending (rank, hand,
-        weight) items; ``name(top, bottom)`` writes the run's hands."""
+        weight) items (``name(top, bottom)`` writes a run's hands), and the hands they settle
+        (those of weight 0 included: settled by saying nothing)."""
         runs: list[list] = []
+        settled = []
         for rank, hand, weight in items:
             if weight is None:
                 continue
-            self.settle(hand)  # weight 0: settled by saying nothing
+            settled.append(hand)
             if weight == 0.0:
                 continue
             if runs and runs[-1][2] == weight and runs[-1][1] == rank + 1:
                 runs[-1][1] = rank
             else:
                 runs.append([rank, rank, weight])
-        self.tokens += [name(top, bottom) + _weight_suffix(weight) for top, bottom, weight in runs]
+        return [name(top, bottom) + _weight_suffix(weight) for top, bottom, weight in runs], settled
+
+    def emit(self, tokens: list[str], settled: list[_Hand]) -> None:
+        self.tokens += tokens
+        for hand in settled:
+            self.settled[_combos_of(hand)] = True
 
     def pairs(self) -> None:
         """"QQ+", "99-66", "22" for pairs whose live combos share a weight."""
@@ -385,25 +389,38 @@ class _Formatter:
             hi, lo = RANKS[top] * 2, RANKS[bottom] * 2
             return hi if top == bottom else f"{lo}+" if top == 12 else f"{hi}-{lo}"
 
-        self.emit_runs(items, name)
+        self.emit(*self.runs(items, name))
 
     def high_cards(self, high: int) -> None:
-        """Non-pairs with first rank ``high``: "AK" where suited and offsuit share a weight, else
-        "AKs" / "AKo"; kicker runs "ATs+", "A5s-A2s"."""
-        both, suited, offsuit = [], [], []
+        """Non-pairs with first rank ``high`` in kicker runs ("ATs+", "A5s-A2s", "KQo"): written
+        once with "AK" wherever suited and offsuit share a weight and once with "s" and "o" apart,
+        keeping the shorter ("AJ-A8,A7s-A2s,AQo" against "AJs-A2s,AQo-A8o")."""
+        cells = []
         for low in range(high - 1, -1, -1):
-            hs, ho, hb = _Hand(high, low, "s"), _Hand(high, low, "o"), _Hand(high, low, "")
-            ws, wo = self.uniform(hs), self.uniform(ho)
-            is_both = ws is not None and ws == wo
-            both.append((low, hb, ws if is_both else None))
-            suited.append((low, hs, None if is_both else ws))
-            offsuit.append((low, ho, None if is_both else wo))
-        for form, items in (("", both), ("s", suited), ("o", offsuit)):
-            def name(top, bottom, form=form):
+            hands = _Hand(high, low, "s"), _Hand(high, low, "o"), _Hand(high, low, "")
+            cells.append((low, hands, self.uniform(hands[0]), self.uniform(hands[1])))
+
+        def name_of(form):
+            def name(top, bottom):
                 first, last = RANKS[high] + RANKS[top] + form, RANKS[high] + RANKS[bottom] + form
                 return first if top == bottom else f"{last}+" if top == high - 1 else f"{first}-{last}"
+            return name
 
-            self.emit_runs(items, name)
+        choices = []
+        for merge in (True, False):
+            both = [(low, hb, ws if merge and ws is not None and ws == wo else None)
+                    for low, (hs, ho, hb), ws, wo in cells]
+            merged = {low for low, _, weight in both if weight is not None}
+            suited = [(low, hs, None if low in merged else ws) for low, (hs, ho, hb), ws, wo in cells]
+            offsuit = [(low, ho, None if low in merged else wo) for low, (hs, ho, hb), ws, wo in cells]
+            tokens, settled = [], []
+            for form, items in (("", both), ("s", suited), ("o", offsuit)):
+                more_tokens, more_settled = self.runs(items, name_of(form))
+                tokens += more_tokens
+                settled += more_settled
+            choices.append((len(tokens), len(",".join(tokens)), tokens, settled))
+        _, _, tokens, settled = min(choices, key=lambda c: c[:2])
+        self.emit(tokens, settled)
 
     def exact(self) -> None:
         """Exact combos ("AsKh:0.25") for the live combos no grid token settled."""
