@@ -39,8 +39,9 @@ class QuadraticAveraging(Averaging):
 
 class PowerAveraging(Averaging):
     """Iteration t weighs t^gamma, kept as S <- S ((t-1)/t)^gamma + contribution so that the
-    stored values stay of the order of one iteration's (the form of Xu et al. 2024: DCFR+ uses
-    gamma = 4, PDCFR+ gamma = 5)."""
+    stored values grow like t / (gamma + 1) contributions rather than t^(gamma + 1) (the form of
+    Xu et al. 2024: DCFR+ uses gamma = 4, PDCFR+ gamma = 5). The decay rounds a fixed-point
+    average again every iteration: ``[store] avg_scale`` must be at least 4096 (checked)."""
 
     name = "power"
     description = "weight t^gamma, as a decay ((t-1)/t)^gamma"

@@ -427,7 +427,7 @@ def test_the_probe_measures_how_many_values_round_to_zero():
     codec.encode(x, Grid.flat(x.size), "regret")
     assert codec.lost_share("regret") == pytest.approx(0.8)
     assert codec.factor_gain("regret") == 4.0  # 0.16 x 4 = 0.64 units: the 80% register
-    assert codec.factor_gain("regret", share=0.9) == 1.0
+    assert codec.factor_gain("regret", share=0.05) == 4.0 and codec.factor_gain("regret", share=0.9) == 1.0
 
 
 def test_a_decaying_average_on_a_coarse_fixed_point_is_refused():

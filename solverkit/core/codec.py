@@ -417,6 +417,9 @@ def _run_bytes(run: str | None) -> bytes:
 LOST_BINS = (-64, 40)
 #: the share of a family's nonzero values that may round to 0 before a run is warned
 LOST_SHARE_OK = 0.05
+#: the share the factor a warning suggests rounds to 0 (CFR+ on leduc_tree, 300 iterations: 1.67x
+#: the float store's exploitability at the factor that rounds 5% to 0, 1.04x at the one for 1%)
+LOST_SHARE_SUGGESTED = 0.01
 
 
 def _magnitude_histogram(x: np.ndarray, scales: np.ndarray, step: int) -> np.ndarray:
@@ -569,7 +572,7 @@ class ValueCodec:
             return 0.0
         return float(hist[:-LOST_BINS[0] - 1].sum() / hist.sum())
 
-    def factor_gain(self, family: str, share: float = LOST_SHARE_OK) -> float:
+    def factor_gain(self, family: str, share: float = LOST_SHARE_SUGGESTED) -> float:
         """The smallest power of two that, multiplying the family's factors, leaves at most
         `share` of its probed nonzero values rounding to 0: what to suggest when too many do."""
         hist = self.magnitudes.get(family)

@@ -322,8 +322,8 @@ def precision_warnings(codec, settings: dict[str, str], store: dict) -> list[str
     nonzero values (as probed in the first iterations) to 0: those updates are lost, and the
     results differ from a float store's without an error. `settings` maps a family to its
     ``[store]`` key, `store` is the ``[store]`` table. Each line names the share and the factor
-    that keeps 95% of them."""
-    from .codec import LOST_SHARE_OK
+    that keeps 99% of them."""
+    from .codec import LOST_SHARE_OK, LOST_SHARE_SUGGESTED
 
     lines = []
     for fam in sorted(codec.magnitudes):
@@ -335,7 +335,7 @@ def precision_warnings(codec, settings: dict[str, str], store: dict) -> list[str
                 f"[store] {key} = {_factor_text(now)} is too coarse: {share:.1%} of the nonzero {fam} values of the "
                 f"first iterations round to 0 (under half a stored unit), so those updates are lost and the results "
                 f"will differ from a float64 store's; set {key} = {_factor_text(now * codec.factor_gain(fam))} "
-                f"(rounds at most {LOST_SHARE_OK:.0%} of them to 0), or {key} = [] for float64")
+                f"(rounds at most {LOST_SHARE_SUGGESTED:.0%} of them to 0), or {key} = [] for float64")
     return lines
 
 
