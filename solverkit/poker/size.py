@@ -15,7 +15,6 @@ from functools import lru_cache
 from itertools import permutations
 
 from ..core.memory import human_bytes, physical_memory
-from .betting import DECISION, build_betting_tree
 from .gamedef import GameDef
 
 
@@ -83,6 +82,11 @@ def raw_boards(gd: GameDef, r: int) -> int:
     return out
 
 
+#: bytes per betting-tree node while it is built (Python rows, history strings, then flat
+#: arrays): part of the memory a game needs before any value is stored
+BETTING_NODE_BYTES = 400
+
+
 @dataclass
 class GameSize:
     """Exact counts of a game and a memory estimate for the engine's float64 store."""
@@ -124,7 +128,8 @@ class GameSize:
         f = fraction or [1.0] * self.rounds
         boards = [b * x for b, x in zip(boards, f)]
         tables = sum(boards) * self.hands + boards[-1] * self.hands * 16
-        return int(tables + threads * self.num_nodes * 2 * self.hands * 8 * 2)
+        betting = self.num_nodes * BETTING_NODE_BYTES
+        return int(tables + betting + threads * self.num_nodes * 2 * self.hands * 8 * 2)
 
     def store_bytes(self, isomorphic: bool, fraction=None) -> int:
         """Float64 regrets and averages of both players."""
@@ -144,17 +149,58 @@ class GameSize:
         return self.sequences_to_round[split_round] * boards[split_round - 1]
 
 
-def game_size(gd: GameDef) -> GameSize:
-    bet = build_betting_tree(gd)
+@dataclass
+class BettingCounts:
+    """Sizes of a game's betting tree, counted without building it (:func:`betting_counts`)."""
+
+    decision_nodes: list[int]  # per round
+    decision_values: list[int]  # per round: actions summed over its decision nodes
+    sequences_to_round: list[int]  # betting sequences that reach each round (its roots)
+    num_nodes: int  # every node: decisions, folds, showdowns, round ends
+
+
+def betting_counts(gd: GameDef) -> BettingCounts:
+    """The betting tree's sizes by counting states, never nodes: in a round a node's future
+    depends only on who acts, the raises so far, whether anyone has acted and whether the actor
+    faces a bet, so each such state is expanded once with its multiplicity (exact integers,
+    the same numbers as :func:`~solverkit.poker.betting.build_betting_tree` gives, in time
+    and memory independent of the tree's size: a game with 255 raises a round is counted at once)."""
     R = gd.num_rounds
-    dn, dv, seq = [], [], []
+    dn, dv, seq = [0] * R, [0] * R, [0] * R
+    entering, nodes = 1, 1  # the root
     for r in range(R):
-        nodes = [n for n in bet.nodes_of_round(r) if bet.kind[n] == DECISION]
-        dn.append(len(nodes))
-        dv.append(int(sum(int(bet.num_actions[n]) for n in nodes)))
-    for r in range(R):
-        first = [n for n in bet.nodes_of_round(r)]
-        seq.append(len({tuple(bet.history[n].split("/")[:r]) for n in first}) if first else 0)
+        seq[r] = entering
+        first = gd.first_player[r]
+        # blinds: the first actor of round 0 may face the larger blind; later rounds start even
+        facing = r == 0 and gd.blind[first] < max(gd.blind)
+        states = {(0, 0, first, facing): entering}  # (raises, acted, player, facing) -> sequences
+        entering = 0
+        while states:
+            key = min(states)  # (raises, acted) only grow: every state's parents come first
+            raises, acted, player, facing = key
+            count = states.pop(key)
+            can_raise = raises < gd.max_raises[r]
+            dn[r] += count
+            dv[r] += count * (1 + facing + can_raise)
+            nodes += count * (facing + 1 + can_raise)  # each action's child
+            if acted:  # a call ends the round: a showdown, or a round end and the next round's root
+                if r + 1 < R:
+                    nodes += count
+                    entering += count
+            else:
+                nxt = (raises, 1, 1 - player, False)
+                states[nxt] = states.get(nxt, 0) + count
+            if can_raise:
+                nxt = (raises + 1, 1, 1 - player, True)
+                states[nxt] = states.get(nxt, 0) + count
+    return BettingCounts(dn, dv, seq, nodes)
+
+
+def game_size(gd: GameDef) -> GameSize:
+    """Exact sizes of `gd`, from its definition alone (nothing of its size is built)."""
+    bet = betting_counts(gd)
+    R = gd.num_rounds
+    dn, dv, seq = bet.decision_nodes, bet.decision_values, bet.sequences_to_round
     k = gd.num_hole_cards
     boards, pairs, iso, iso_boards = [], [], [], []
     on_board = 0
@@ -193,7 +239,13 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[t
         above = sum(a * b * z.hands for a, b in zip(z.decision_values[:split_round], boards[:split_round]))
         rows.append(("values above the cut (the store of a [game] trunk_only = true trunk)",
                      f"{above:,} (both players), {human_bytes(2 * 8 * above)} as float64 regrets and averages"))
-    rows.append(("this machine's memory", human_bytes(physical_memory())))
+    have = physical_memory()
+    rows.append(("this machine's memory", human_bytes(have)))
+    if have:
+        fits = float_bytes <= 0.8 * have
+        rows.append(("fits this engine on this machine", "yes" if fits else
+                     f"no: its tree and a float64 store need {human_bytes(float_bytes)}, over 80% of "
+                     f"{human_bytes(have)} (a compressed store, split_round + trunk_only, or a smaller game)"))
     return rows
 
 
