@@ -1,4 +1,5 @@
-"""Built-in samplers: full passes (CFR) and the Monte-Carlo CFR schemes of Lanctot et al. (2009)."""
+"""Built-in samplers: full passes (CFR), the Monte-Carlo CFR schemes of Lanctot et al. (2009) (the
+generic tree engine), and the public-chance schemes of the poker engine (docs/samplers.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class FullSampler(Sampler):
 
 class ChanceSampler(Sampler):
     """Chance-sampled CFR (Zinkevich et al. 2007; Lanctot et al. 2009): one outcome drawn at each
-    chance node, every action of both players explored below it."""
+    chance node, private deals included, every action of both players explored below it (the
+    generic tree engine; the poker engine runs :class:`PublicChanceSampler` instead)."""
 
     name = "chance"
     description = "one chance outcome per chance node, all actions explored (chance-sampled CFR)"
@@ -25,13 +27,38 @@ class ChanceSampler(Sampler):
 
 
 class ExternalSampler(Sampler):
-    """External-sampling MCCFR (Lanctot et al. 2009): chance and the opponent sampled from their
-    policies, every action of the updating player explored; the opponent's average takes its
-    policy at each node visited (OpenSpiel's simple averaging)."""
+    """External-sampling MCCFR (Lanctot et al. 2009): every chance event (private deals
+    included) and the opponent's actions sampled from their policies, every action of the
+    updating player explored; the opponent's average takes its policy at each node visited
+    (OpenSpiel's simple averaging). The generic tree engine; the poker engine runs
+    :class:`PublicExternalSampler` instead."""
 
     name = "external"
     description = "chance and opponent sampled, updating player's actions explored (ES-MCCFR)"
     scheme = "external"
+
+
+class PublicChanceSampler(Sampler):
+    """Public chance sampling (Johanson et al. 2012): one public chance outcome (a board) drawn
+    per round, the private deals not sampled (every hand of both players is walked, as vectors),
+    every action explored. The poker engine's chance sampling; not the literature's chance
+    sampling, which draws the private cards too."""
+
+    name = "public_chance"
+    description = "one board per round, every private hand and action walked (PCS; poker engine)"
+    scheme = "public_chance"
+
+
+class PublicExternalSampler(Sampler):
+    """Public chance sampling plus the opponent's actions drawn once per information set (per
+    betting node, board and private hand), every private hand of both players and every action
+    of the updating player walked. The poker engine's nearest scheme to external sampling, but
+    a different algorithm: external-sampling MCCFR also draws the private deals (one hand pair
+    per pass) and walks one history of the opponent's, this walks all of its hands."""
+
+    name = "public_external"
+    description = "one board per round, opponent's action drawn per hand, all private hands walked (poker engine)"
+    scheme = "public_external"
 
 
 class OutcomeSampler(Sampler):
@@ -49,5 +76,6 @@ class OutcomeSampler(Sampler):
 
 @hookimpl
 def register_samplers(register):
-    for cls in (FullSampler, ChanceSampler, ExternalSampler, OutcomeSampler):
+    for cls in (FullSampler, ChanceSampler, ExternalSampler, OutcomeSampler, PublicChanceSampler,
+                PublicExternalSampler):
         register(cls)

@@ -1,4 +1,4 @@
-"""Samplers on the poker engine (public chance sampling and external sampling over the public
+"""Samplers on the poker engine (public_chance and public_external sampling over the public
 tree): the full update against a slow history-by-history reference, each sampled update's
 expectation against the full update, sparse passes, reproducibility by seed (runs, a resume,
 zmq workers), blocks of passes in one kernel call, and the refusals."""
@@ -64,8 +64,8 @@ def test_full_update_equals_the_slow_reference(name):
         np.testing.assert_allclose(got_avg[0], flat_of(game, avg, 1 - i), rtol=0, atol=1e-13)
 
 
-CASES = [("chance", "kuhn", 200), ("external", "kuhn", 3000), ("chance", "leduc", 3000),
-         ("external", "leduc", 3000), ("chance", "hulhe", 2000), ("external", "hulhe", 2000)]
+CASES = [("public_chance", "kuhn", 200), ("public_external", "kuhn", 3000), ("public_chance", "leduc", 3000),
+         ("public_external", "leduc", 3000), ("public_chance", "hulhe", 2000), ("public_external", "hulhe", 2000)]
 
 
 def _check_mean(got, want, seeds):
@@ -87,8 +87,8 @@ def _check_mean(got, want, seeds):
     assert np.all(perr <= 5.0 * proj.std(axis=0) / np.sqrt(seeds) + 1e-12 * scale * np.abs(z).sum(axis=0))
 
 
-CASES = [("chance", "kuhn", 200), ("external", "kuhn", 3000), ("chance", "leduc", 3000),
-         ("external", "leduc", 3000), ("chance", "hulhe", 2000), ("external", "hulhe", 2000)]
+CASES = [("public_chance", "kuhn", 200), ("public_external", "kuhn", 3000), ("public_chance", "leduc", 3000),
+         ("public_external", "leduc", 3000), ("public_chance", "hulhe", 2000), ("public_external", "hulhe", 2000)]
 
 
 @pytest.mark.parametrize("sampler, name, seeds", CASES, ids=[f"{s}-{g}" for s, g, _ in CASES])
@@ -103,14 +103,14 @@ def test_expected_sampled_update_is_the_full_update(sampler, name, seeds):
         got = _updates(asm, regrets, i, range(seeds))
         for g, w in zip(got, want):
             _check_mean(g, w[0], seeds)
-            if name != "kuhn" or sampler == "external":  # something to sample: passes differ
+            if name != "kuhn" or sampler == "public_external":  # something to sample: passes differ
                 assert g.std(axis=0).max() > 0
-            if sampler == "chance":  # every board has probability >= 1/56: each value moved often
+            if sampler == "public_chance":  # every board has probability >= 1/56: each value moved often
                 moved = np.abs(g) > 1e-9 * np.abs(w[0]).max()
                 assert np.all((moved.sum(axis=0) >= 30) | (np.abs(w[0]) <= 1e-9 * np.abs(w[0]).max()))
 
 
-@pytest.mark.parametrize("sampler", ["chance", "external"])
+@pytest.mark.parametrize("sampler", ["public_chance", "public_external"])
 def test_a_sampled_pass_touches_one_board_per_round(sampler):
     asm = _asm("hulhe", sampler)
     game = asm.game
@@ -132,7 +132,7 @@ def _curve(res):
     return [(r["iteration"], r["exploitability"], r["nodes_touched"]) for r in res.metrics]
 
 
-def _cfg(sampler="chance", seed=7, game="leduc", iterations=300, transport=None, **solver):
+def _cfg(sampler="public_chance", seed=7, game="leduc", iterations=300, transport=None, **solver):
     cfg = {"preset": "cfr_plus", "game": dict(game) if isinstance(game, dict) else game, "sampler": sampler,
            "solver": {"seed": seed, "iterations": iterations, "eval_every": 100, **solver}}
     if transport:
@@ -140,7 +140,7 @@ def _cfg(sampler="chance", seed=7, game="leduc", iterations=300, transport=None,
     return cfg
 
 
-@pytest.mark.parametrize("sampler", ["chance", "external"])
+@pytest.mark.parametrize("sampler", ["public_chance", "public_external"])
 def test_same_seed_same_numbers_other_seed_other_numbers(sampler):
     a = run_solve(load_config(_cfg(sampler)))
     b = run_solve(load_config(_cfg(sampler)))
@@ -169,14 +169,14 @@ def test_zmq_workers_give_the_local_numbers():
     """Only the sampled subgames go to the workers, which draw their boards from the same stream."""
     zmq = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 1, "heartbeat": 0.2, "timeout": 30.0,
            "connect_timeout": 60.0}
-    for sampler in ("chance", "external"):
+    for sampler in ("public_chance", "public_external"):
         local = run_solve(load_config(_cfg(sampler, game=SPLIT, iterations=60, eval_every=20)))
         remote = run_solve(load_config(_cfg(sampler, game=SPLIT, iterations=60, eval_every=20, transport=zmq)))
         assert _curve(remote) == _curve(local)
         assert all(np.array_equal(x, y) for x, y in zip(remote.strategy, local.strategy))
 
 
-@pytest.mark.parametrize("sampler", ["chance", "external"])
+@pytest.mark.parametrize("sampler", ["public_chance", "public_external"])
 def test_a_split_game_samples_the_boards_of_the_whole_game(sampler):
     """Only the subgames below the dealt boards are mapped (one chunk of the one cut board).
     Draws are keyed by the boards' cards: a trunk and its subgames draw what the whole tree
@@ -228,12 +228,18 @@ def test_games_and_stores_that_need_one_call_per_pass():
 
 @pytest.mark.parametrize("cfg, needle", [
     ({"sampler": "outcome"}, "game 'leduc' does not support sampling scheme 'outcome' (its engine runs: full, "
-                             "chance, external)"),
-    ({"sampler": "external", "preset": "cfr"}, "[sampler] name = 'external' on game 'leduc' needs [solver] update "
-                                               "= \"alternating\""),
-    ({"sampler": "chance", "rule": "dcfr"}, "regret rule 'dcfr' rescales every stored regret"),
-    ({"sampler": "chance", "averaging": "power"}, "averaging 'power' decays the whole average"),
-    ({"sampler": "chance", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
+                             "public_chance, public_external)"),
+    ({"sampler": "public_external", "preset": "cfr"}, "[sampler] name = 'public_external' on game 'leduc' needs "
+                                                      "[solver] update = \"alternating\""),
+    # the literature's schemes draw private cards: the poker engine names what it runs instead
+    ({"sampler": "external"}, "[sampler] name = 'external': game 'leduc' does not run 'external' (external-sampling "
+                              "MCCFR draws the private cards"),
+    ({"sampler": "external"}, "use [sampler] name = \"public_external\" (its engine runs: full, public_chance, "
+                              "public_external"),
+    ({"sampler": "chance"}, "use [sampler] name = \"public_chance\""),
+    ({"sampler": "public_chance", "rule": "dcfr"}, "regret rule 'dcfr' rescales every stored regret"),
+    ({"sampler": "public_chance", "averaging": "power"}, "averaging 'power' decays the whole average"),
+    ({"sampler": "public_chance", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
 ])
 def test_refusals_name_the_setting(cfg, needle):
     with pytest.raises(ConfigError) as err:

@@ -234,7 +234,10 @@ def test_external_sampling_converges_on_leduc():
 
 
 @pytest.mark.parametrize("cfg, needle", [
-    ({"sampler": "externl"}, "unknown sampler 'externl' in [sampler] name; available: chance, external, full, outcome"),
+    ({"sampler": "externl"}, "unknown sampler 'externl' in [sampler] name; available: chance, external, full, outcome, "
+                             "public_chance, public_external"),
+    ({"sampler": "public_external"}, "game 'kuhn_tree' does not support sampling scheme 'public_external' (its engine "
+                                     "runs: full, chance, external, outcome)"),
     ({"sampler": "outcome", "game": "kuhn"}, "game 'kuhn' does not support sampling scheme 'outcome'"),
     ({"sampler": "chance", "game": "skewed_pennies"}, "does not support sampling scheme 'chance'"),
     ({"sampler": "external", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
@@ -259,7 +262,7 @@ def test_sampled_rules_and_averaging_that_work():
 
 def test_samplers_are_plugins():
     reg = get_registry()
-    assert reg.names("sampler") == ["chance", "external", "full", "outcome"]
+    assert reg.names("sampler") == ["chance", "external", "full", "outcome", "public_chance", "public_external"]
     assert reg.by_kind["sampler"]["external"].distribution == "solverkit"
     asm = load_config({"preset": "cfr", "game": "kuhn_tree"})
     assert asm.sampler.name == "full" and "sampler" not in asm.resolved  # the default leaves configs as they were
@@ -312,3 +315,19 @@ def test_games_without_counts_leave_the_column_empty():
     with pytest.raises(ConfigError, match="does not count the nodes"):
         run_solve(load_config({"preset": "cfr_plus", "game": "skewed_pennies",
                                "solver": {"iterations": 5, "eval_every": "100 nodes"}}))
+
+
+def test_every_sampler_says_what_it_samples_and_which_engine_runs_it():
+    """Each built-in sampler's docstring names the algorithm and, where the two engines differ,
+    which engine runs it: the poker engine's schemes never draw private cards and say so."""
+    from solverkit import samplers
+
+    classes = [samplers.FullSampler, samplers.ChanceSampler, samplers.ExternalSampler, samplers.OutcomeSampler,
+               samplers.PublicChanceSampler, samplers.PublicExternalSampler]
+    assert sorted(c.name for c in classes) == get_registry().names("sampler")
+    for cls in classes:
+        assert cls.__doc__ and cls.description and cls.scheme == cls.name
+    assert "Lanctot" in samplers.ExternalSampler.__doc__ and "private deals" in samplers.ExternalSampler.__doc__
+    for cls in (samplers.PublicChanceSampler, samplers.PublicExternalSampler):
+        assert "poker engine" in cls.__doc__ and "private" in cls.__doc__
+    assert "a different algorithm" in samplers.PublicExternalSampler.__doc__

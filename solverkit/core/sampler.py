@@ -3,7 +3,9 @@
 A sampler names a *scheme* that engines implement (``full``: every node, CFR; ``chance``: one
 chance outcome per chance node; ``external``: chance and the opponent sampled, the updating
 player's actions all explored; ``outcome``: one terminal history, the updating player sampling
-with epsilon exploration) and the parameters of that scheme. Draws come from the counter-based
+with epsilon exploration; ``public_chance`` and ``public_external``: the poker engine's, which
+sample the public chance events only and walk every private hand) and the parameters of that
+scheme. Draws come from the counter-based
 stream of :mod:`solverkit.core.rng` keyed by (``[solver] seed``, iteration, player, subgame),
 so a run, its resumption and a distributed run draw the same numbers.
 """
@@ -16,7 +18,7 @@ from ..errors import ConfigError, PluginError
 from .params import Param
 
 #: the schemes engines may implement; a game lists those it supports in ``Game.samplers``
-SCHEMES = ("full", "chance", "external", "outcome")
+SCHEMES = ("full", "chance", "external", "outcome", "public_chance", "public_external")
 
 
 class Sampler:
@@ -55,6 +57,11 @@ class Sampler:
         """ConfigError unless `game`'s engine runs this scheme and `rule` / `averaging` can be
         applied sparsely (see the class docstring)."""
         supported = tuple(getattr(game, "samplers", ("full",)))
+        instead = dict(getattr(game, "sampler_instead", {})).get(self.scheme)
+        if self.scheme not in supported and instead:
+            raise ConfigError(
+                f"[sampler] name = {self.name!r}: game {game.name!r} does not run {self.scheme!r} ({instead[1]}); "
+                f"use [sampler] name = \"{instead[0]}\" (its engine runs: {', '.join(supported)}; docs/samplers.md)")
         if self.scheme not in supported:
             raise ConfigError(
                 f"[sampler] name = {self.name!r}: game {game.name!r} does not support sampling scheme "

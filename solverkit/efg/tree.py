@@ -17,7 +17,6 @@ import numpy as np
 from ..core import passes
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
-from ..core.sampler import SCHEMES
 from . import kernels, sampled
 from .build import FlatTree, enumerate_tree
 
@@ -40,7 +39,7 @@ class TreeGame(Game):
     CHANCE = -1
     unit_name = "utility"
     store_walk_is_exact = True
-    samplers = SCHEMES
+    samplers = ("full", *sampled.MODES)  # the literature's schemes: chance, external, outcome
     params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
                            "about 150 bytes per node)", min=1),

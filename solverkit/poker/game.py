@@ -7,8 +7,8 @@ holding everything below it. A pass then walks the trunk down to the cut (reach 
 hands the subgames to the transport, and walks the trunk again with the subgames'
 counterfactual values (regret updates on the way up). Both paths run the same kernel.
 
-Sampled passes (``[sampler] name = "chance"`` or ``"external"``, docs/samplers.md) deal one
-board per round: the trunk walks one path of boards, only the subgames below its cut board are
+Sampled passes (``[sampler] name = "public_chance"`` or ``"public_external"``, docs/samplers.md)
+deal one board per round: the trunk walks one path of boards, only the subgames below its cut board are
 handed to the transport, and each deals one board per round below it. Draws are keyed by the
 boards' cards (:meth:`PokerGame.board_codes`), so a worker's smaller game draws what the trunk
 would.
@@ -55,7 +55,16 @@ def _kernel():
 
 
 #: kernel modes of the sampling schemes the poker engine runs
-_MODES = {"full": MODE_FULL, "chance": MODE_CHANCE, "external": MODE_EXTERNAL}
+_MODES = {"full": MODE_FULL, "public_chance": MODE_CHANCE, "public_external": MODE_EXTERNAL}
+#: the Monte-Carlo schemes of the literature this engine does not run -> (the scheme it runs
+#: instead, why): it samples public chance only, every private hand stays in the vectors
+SAMPLER_INSTEAD = {
+    "chance": ("public_chance", "chance sampling draws the private cards too; this engine walks every private hand "
+                                "and draws one board per round: public chance sampling, called 'chance' here before"),
+    "external": ("public_external", "external-sampling MCCFR draws the private cards and walks one opponent history; "
+                                    "this engine walks every private hand, draws one board per round and one opponent "
+                                    "action per hand: public_external, called 'external' here before"),
+}
 
 
 def _players(mask: int) -> list[int]:
@@ -173,7 +182,8 @@ class PokerGame(Game):
     """A two-player limit poker game; subclasses provide :meth:`gamedef` (and a strength function)."""
 
     unit_name = "chips"
-    samplers = ("full", "chance", "external")
+    samplers = ("full", "public_chance", "public_external")
+    sampler_instead = SAMPLER_INSTEAD
     export_limit = 200_000
     store_walk_is_exact = True
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
@@ -1002,14 +1012,14 @@ class PokerGame(Game):
                 np.full(n, -1, dtype=np.int64), n * self.pass_nodes(full))
 
     def check_sampler(self, sampler, solver: dict) -> None:
-        """External sampling explores one player's actions and samples the other's: a pass per
+        """public_external explores one player's actions and samples the other's: a pass per
         player, so it needs alternating updates here (both players' regrets from one profile
         would need a copy of one player's regrets: a sweep)."""
-        if sampler.scheme == "external" and solver.get("update") == "simultaneous":
+        if sampler.scheme == "public_external" and solver.get("update") == "simultaneous":
             raise ConfigError(
                 f"[sampler] name = {sampler.name!r} on game {self.name!r} needs [solver] update = \"alternating\" "
                 "(each pass explores one player's actions and samples the other's); use alternating updates "
-                "(preset cfr_plus) or [sampler] name = \"chance\"")
+                "(preset cfr_plus) or [sampler] name = \"public_chance\"")
 
     def kernel_job(self, job: PassJob) -> _Job:
         """The kernel settings of a CFR pass (what cfr_pass hands the trunk and subgames)."""

@@ -11,8 +11,8 @@ Sampled walks (:data:`MODE_CHANCE`, :data:`MODE_EXTERNAL`) deal one board per ro
 with probability q proportional to its suit orbit among its parent's children, and scale the
 reach vectors that enter it by 1 / q: every value, regret update and average contribution below
 it is then the full pass's times 1 / q, so its expectation is the full pass's (public chance
-sampling, Johanson et al. 2012). External sampling also lets the sampling player's every hand
-follow one action drawn from its policy at each of its nodes (its reach becomes 0 or the
+sampling, Johanson et al. 2012: ``[sampler] public_chance``). ``public_external`` also lets the
+sampling player's every hand follow one action drawn from its policy at each of its nodes (its reach becomes 0 or the
 board's weight: an unbiased estimate of reach x policy).
 """
 
@@ -26,7 +26,8 @@ from ..core.rng import mix64, uniform
 
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 #: what a walk samples (docs/samplers.md, poker): nothing; one board per round ("public chance
-#: sampling"); boards and, per (node, board, hand), the sampling player's action (external)
+#: sampling", [sampler] public_chance); boards and, per (node, board, hand), the sampling player's action
+#: ([sampler] public_external: not the literature's external sampling, no private card is drawn)
 MODE_FULL, MODE_CHANCE, MODE_EXTERNAL = 0, 1, 2
 _HAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -204,7 +205,7 @@ def _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach):
 
 @njit(cache=True, nogil=True, inline="always")
 def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live, key, hk):
-    """At player q's node n in an external-sampled walk where q samples: each hand h takes one
+    """At player q's node n in a public_external walk where q samples: each hand h takes one
     action drawn from its policy (regret matching of src) by uniform(key, hk + h); that child
     gets the hand's reach, the others 0. The average takes weight x reach x policy, as the full
     walk does (its expectation under q's own sampling is the full contribution)."""
@@ -246,7 +247,7 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride,
 
     With `prune`, live[n] = 0 marks a node whose masked reach vectors are all zero (set by its
     parent); its children inherit that and nothing below it is computed. Without, all live.
-    samp_player >= 0 (external sampling): that player's hands each follow one sampled action
+    samp_player >= 0 (public_external sampling): that player's hands each follow one sampled action
     (_reach_sample; draws keyed by `key` and the board's `code`)."""
     H = reach.shape[2]
     for n in range(lo, hi):
@@ -549,7 +550,7 @@ def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     mode MODE_CHANCE / MODE_EXTERNAL: one board per round (the path sample_path draws from
     b0 with stream `key` and board codes `bcode`; the first level's draw is among all of b0's
     children, and a chunk that does not hold it walks nothing below b0), reach into a board
-    scaled by its 1 / q; external: samp_player's hands also sample their actions.
+    scaled by its 1 / q; public_external: samp_player's hands also sample their actions.
     """
     H = hands.shape[0]
     card = np.zeros(2 * deck, dtype=np.float64)
