@@ -8,6 +8,10 @@ Simultaneous-move games go through ``pyspiel.convert_to_turn_based``.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+
 from solverkit.core.params import Param
 from solverkit.efg import TreeGame
 from solverkit.errors import ConfigError
@@ -26,11 +30,20 @@ def import_pyspiel():
 def load_openspiel(spec: str):
     """The pyspiel game for `spec`, turn-based, after checking that the engine can solve it."""
     pyspiel = import_pyspiel()
+    name = spec.split("(", 1)[0].strip()
+    names = list(pyspiel.registered_names())
+    if name not in names:  # before load_game, whose message lists every game
+        import difflib
+
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        hint = f"close matches: {', '.join(close)}" if close else f"{len(names)} games: pyspiel.registered_names()"
+        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: no game {name!r}; {hint}")
     try:
-        game = pyspiel.load_game(spec)
+        with _quiet_stderr():  # OpenSpiel's C++ also prints its message there
+            game = pyspiel.load_game(spec)
     except Exception as exc:  # pyspiel raises its own SpielError (or RuntimeError) here
-        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: {exc}; valid names: "
-                          "pyspiel.registered_names()") from None
+        text = " ".join(str(exc).split())
+        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: {text[:300]}") from None
     t = game.get_type()
     if game.num_players() != 2:
         raise ConfigError(f"[game] game = {spec!r} has {game.num_players()} players; the engine solves "
@@ -47,6 +60,21 @@ def load_openspiel(spec: str):
     if t.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         game = pyspiel.convert_to_turn_based(game)
     return game
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 sent to /dev/null for the block: the error then reaches the user once, as
+    solverkit's one line, not also as OpenSpiel's own print."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class OpenSpielGame(TreeGame):

@@ -45,9 +45,21 @@ class TreeGame(Game):
                            "about 150 bytes per node)", min=1),
     }
 
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that declares its own ``params`` still takes the engine's (``max_nodes``):
+        they are added in front of its own unless it declares them itself."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("params")
+        if own is not None:
+            engine = {k: p for k, p in TreeGame.params.items() if k not in own}
+            cls.params = {**engine, **own}
+
     def __init__(self, **params):
         super().__init__(**params)
-        self.tree: FlatTree = enumerate_tree(self, int(params.get("max_nodes") or self.params["max_nodes"].default))
+        max_nodes = params.get("max_nodes")
+        if max_nodes is None:  # built directly, not from a config table
+            max_nodes = self.params["max_nodes"].default
+        self.tree: FlatTree = enumerate_tree(self, int(max_nodes))
         self._local = threading.local()
 
     # --- the description (to implement) --------------------------------------------------------
