@@ -247,6 +247,9 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
         if "game" not in gtable:
             raise ConfigError(f"{where} has no 'game' table (e.g. game = {{ name = \"skewed_pennies\" }})")
         game = gtable["game"]
+        if not isinstance(game, (str, dict)):
+            raise ConfigError(f"{where} game = {game!r:.60} is invalid: expected a game name or a table "
+                              "(e.g. game = \"kuhn\" or game = { name = \"skewed_pennies\" })")
         game = {"name": game} if isinstance(game, str) else dict(game)
         gseeds = _int_list(gtable["seeds"], f"{where} seeds") if "seeds" in gtable else seeds
         graw_targets = _raw_targets(gtable, where) or study_targets
@@ -275,7 +278,10 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             if "game" in atable:
                 raise ConfigError(f"{awhere} must not name a game; games come from [games.*]")
             asolver = atable.get("solver", {})
-            if isinstance(asolver, dict) and "seed" in asolver:
+            if not isinstance(asolver, dict):  # would be replaced by the study's [solver] values, unseen
+                raise ConfigError(f"{awhere} solver = {asolver!r:.60} is invalid: expected a table of [solver] "
+                                  "values (e.g. solver = { update = \"simultaneous\" })")
+            if "seed" in asolver:
                 raise ConfigError(f"{awhere} solver.seed: seeds come from [study] seeds and [games.*] seeds")
             made = []
             for seed in gseeds:
