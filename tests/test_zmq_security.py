@@ -272,6 +272,58 @@ def test_a_peer_that_breaks_off_before_it_is_ready_is_dropped_and_the_run_goes_o
         ctx.destroy(0)
 
 
+def test_a_peer_silent_after_its_hello_is_dropped_and_a_real_worker_takes_its_share():
+    """Loopback without keys: a peer that says hello, takes its setup and then says nothing
+    holds the only share for no longer than [transport] timeout; the worker that comes next
+    (sending heartbeats while it builds the game) takes it and the run goes on."""
+    asm = load_config(config(one_worker(timeout=3.0)))
+    ctx = zmq.Context()
+    try:
+        with _started(asm) as wait:
+            rogue = _dealer(ctx, asm.transport.endpoint)
+            rogue.setsockopt(zmq.RCVTIMEO, 10000)
+            rogue.send(pack_header(HELLO))
+            assert unpack_header(rogue.recv_multipart()[0], "test")["type"] == "setup"
+            t0 = time.monotonic()
+            dropped = unpack_header(rogue.recv_multipart()[0], "test")  # silent from here on
+            assert 3.0 <= time.monotonic() - t0 < 6.0
+            assert "dropped before it was ready: silent for 3." in dropped["message"]
+            assert "[transport] timeout 3 s; a worker sends heartbeats while it sets up" in dropped["message"]
+            thread, box = _worker_thread(asm)
+            solver = wait()
+            assert [w.host for w in solver.transport._workers.values()] != ["rogue"]
+            assert len(solver.transport._dropped) == 1 and "rogue:666: silent for" in solver.transport._dropped[0]
+            solver.step()
+            assert np.isfinite(solver.evaluate(exact=True)["exploitability"])
+    finally:
+        ctx.destroy(0)
+
+
+def test_a_worker_beats_while_it_sets_up():
+    """A worker's setup that outlasts the trunk's timeout (a big game, kernels to compile) is not
+    silence: it sends heartbeats from its socket's thread while the setup runs on another."""
+    from solverkit_transports import worker as worker_module
+
+    asm = load_config(config(one_worker(timeout=1.0, heartbeat=0.1)))
+    slow = worker_module.Worker._build
+
+    def slow_build(self, *args):
+        time.sleep(2.5)  # 2.5 x the timeout
+        return slow(self, *args)
+
+    ctx = zmq.Context()
+    try:
+        with _started(asm) as wait:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(worker_module.Worker, "_build", slow_build)
+                thread, box = _worker_thread(asm)
+                solver = wait()
+            assert not solver.transport._dropped
+            solver.step()
+    finally:
+        ctx.destroy(0)
+
+
 def test_the_connect_timeout_names_the_peers_it_dropped():
     asm = load_config(config(one_worker(connect_timeout=2.0)))
     ctx = zmq.Context()

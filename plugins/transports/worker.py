@@ -273,9 +273,6 @@ class Worker:
 
     def _setup(self, header):
         """Build the assembly and store from the trunk's config; READY, or ERROR and exit."""
-        from solverkit.core.config import resolve
-        from solverkit.core.solver import make_store, warm_up_kernels
-
         where, rid = "setup", request_id(header)
         try:
             check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "run",
@@ -291,43 +288,71 @@ class Worker:
             config = field(header, "config", where, "map")
             if "game" in config:  # game files arrive as content; no path the trunk names is opened
                 config = dict(config, game=unpack_files(config["game"], self._files_dir()))
-            self.assembly = resolve(config, source="the trunk's setup")
-            self.game = self.assembly.game
-            keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
-            addresses = field(header, "addresses", where, "list")
-            names = field(header, "segments", where, "list")
-            if not len(keys) == len(addresses) == len(names):
-                raise ProtocolError(f"{where}: {len(keys)} keys, {len(addresses)} addresses and {len(names)} "
-                                    "segments: expected as many of each")
-            # the trunk's keys and segment names -> this (possibly smaller) game's subgames
-            self.local = {}
-            self.alias = {}
-            for k, addr, name in zip(keys, addresses, names):
-                if not isinstance(addr, list) or not isinstance(name, str):
-                    raise ProtocolError(f"{where}: subgame address {addr!r:.60} / segment {name!r:.60} is invalid")
-                try:
-                    local = self.game.subgame_key_at(addr)
-                except KeyError as exc:
-                    raise ProtocolError(f"{where}: subgame key {k!r}: {exc.args[0]}") from None
-                self.local[k] = local
-                self.alias[name] = self.game.subgame_segment(local)
-            self.owned = {k: self.alias[name] for k, name in zip(keys, names)}
-            self.segments = set(self.alias)
-            self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
-            self.store = make_store(self.assembly, self.store_dir, run_id or None)
-            # frames name the trunk's segments, so the trunk checks what it fetches and puts
-            self.store.frame_keys = {local: name for name, local in self.alias.items()}
-            self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
-            self.shape = tuple(self.game.subgame_shape())
-            warm_up_kernels()
-            self.game.warmup()
+            self._beating(lambda: self._build(header, where, config, run_id))
         except SolverkitError as exc:
             self._send(error_header(rid, f"cannot set up: {exc}"))
             raise _Stop(EXIT_REFUSED, f"cannot set up: {exc}") from None
         self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="solverkit-worker")
         self._send({"type": "ready", "id": rid, **self._stats()})
-        self.log(f"worker {self.name}: ready with {len(keys)} subgames of {self.game.name!r}, "
+        self.log(f"worker {self.name}: ready with {len(self.owned)} subgames of {self.game.name!r}, "
                  f"{self.threads} threads")
+
+    def _beating(self, work):
+        """Run `work()` on a helper thread while this thread (the socket's) sends heartbeats: a
+        long setup (building the game, compiling kernels) is not a silent peer to the trunk,
+        which drops one that says nothing for its timeout before it is ready."""
+        box = {}
+
+        def run():
+            try:
+                box["value"] = work()
+            except BaseException as exc:  # noqa: BLE001 - re-raised on this thread
+                box["error"] = exc
+
+        helper = threading.Thread(target=run, name="solverkit-worker-setup", daemon=True)
+        helper.start()
+        while helper.is_alive():
+            helper.join(self.heartbeat)
+            self._beat()
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
+    def _build(self, header, where, config, run_id):
+        """The assembly, store and subgame maps of a SETUP (on the helper thread of _beating)."""
+        from solverkit.core.config import resolve
+        from solverkit.core.solver import make_store, warm_up_kernels
+
+        self.assembly = resolve(config, source="the trunk's setup")
+        self.game = self.assembly.game
+        keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
+        addresses = field(header, "addresses", where, "list")
+        names = field(header, "segments", where, "list")
+        if not len(keys) == len(addresses) == len(names):
+            raise ProtocolError(f"{where}: {len(keys)} keys, {len(addresses)} addresses and {len(names)} "
+                                "segments: expected as many of each")
+        # the trunk's keys and segment names -> this (possibly smaller) game's subgames
+        self.local = {}
+        self.alias = {}
+        for k, addr, name in zip(keys, addresses, names):
+            if not isinstance(addr, list) or not isinstance(name, str):
+                raise ProtocolError(f"{where}: subgame address {addr!r:.60} / segment {name!r:.60} is invalid")
+            try:
+                local = self.game.subgame_key_at(addr)
+            except KeyError as exc:
+                raise ProtocolError(f"{where}: subgame key {k!r}: {exc.args[0]}") from None
+            self.local[k] = local
+            self.alias[name] = self.game.subgame_segment(local)
+        self.owned = {k: self.alias[name] for k, name in zip(keys, names)}
+        self.segments = set(self.alias)
+        self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
+        self.store = make_store(self.assembly, self.store_dir, run_id or None)
+        # frames name the trunk's segments, so the trunk checks what it fetches and puts
+        self.store.frame_keys = {local: name for name, local in self.alias.items()}
+        self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
+        self.shape = tuple(self.game.subgame_shape())
+        warm_up_kernels()
+        self.game.warmup()
 
     def _watch_handshakes(self, monitor):
         """Say (once) why the CURVE handshake with the trunk fails: a key the trunk does not list,

@@ -238,6 +238,8 @@ class ZmqTransport(Transport):
                     f"{self.endpoint}; start workers with `{self._worker_command()}` or raise [transport] "
                     f"connect_timeout{dropped}")
             self._check_spawned()
+            for ident, why in self._silent(setups):
+                self._drop(ident, why, setups, free)
             event = self._link.get(min(left, 0.2))
             if event is None:
                 continue
@@ -277,6 +279,18 @@ class ZmqTransport(Transport):
                 self._segment_owner[self.game.subgame_segment(k)] = w
         _say(f"{want} worker(s) ready on {self.endpoint}: " +
              ", ".join(f"{w.name} ({len(w.keys)} subgames)" for w in self._workers.values()))
+
+    def _silent(self, setups) -> list[tuple[bytes, str]]:
+        """The peers in `setups` (sent SETUP, not READY yet) silent for more than `timeout` s,
+        with the reason: a worker sends heartbeats while it sets up, so a silent one is dead,
+        stuck or a stranger holding a share that a real worker is waiting for."""
+        now, out = time.monotonic(), []
+        for ident in list(setups):
+            silent = now - self._link.seen.get(ident, now)
+            if silent > self.timeout:
+                out.append((ident, f"silent for {silent:.1f} s after its hello ([transport] timeout "
+                                   f"{self.timeout:g} s; a worker sends heartbeats while it sets up)"))
+        return out
 
     def _drop(self, ident, reason: str, setups: dict, free: list) -> None:
         """Let go of a peer that said hello but broke off before it was ready (a malformed or
@@ -476,6 +490,9 @@ class ZmqTransport(Transport):
                 if w.proc is not None and w.proc.poll() is not None:
                     raise TransportError(f"restarted zmq worker {w.name} exited with status {w.proc.returncode} before "
                                          f"it was ready (its messages are above); {_RESUME}")
+            for ident, why in self._silent(setups):
+                self._refuse(ident, f"dropped before it was ready: {why}")
+                vacant.append(self._unset(ident, setups, why))
             event = self._link.get(min(left, 0.2))
             if event is None:
                 continue
