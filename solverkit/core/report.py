@@ -42,12 +42,41 @@ def table(headers, rows) -> str:
     return f"<table>{head}<tbody>{body}</tbody></table>"
 
 
+def _result(run: Path) -> dict:
+    """RUN/result.json as a dict ({} when there is none), or a SolverkitError naming the file and
+    what is wrong: not UTF-8 JSON, not an object, or a number field that holds something else."""
+    path = run / "result.json"
+    if not path.is_file():
+        return {}
+    try:
+        result = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise SolverkitError(f"{path} is damaged: not JSON text ({why}); solve again or remove it") from None
+    if not isinstance(result, dict):
+        raise SolverkitError(f"{path} is damaged: a JSON {type(result).__name__}, expected an object of run results")
+    for key, value in result.items():
+        if (key in NUMBER_FIELDS or key.startswith("exploitability")) and value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise SolverkitError(f"{path} is damaged: {key} = {value!r:.60}, expected a number")
+    return result
+
+
+#: result.json fields the report formats as numbers
+NUMBER_FIELDS = ("iterations", "seconds", "stored_bytes", "compression_ratio", "peak_rss_mb", "startup_seconds",
+                 "saturated_values", "worker_peak_rss_mb")
+
+
 def _metrics(run: Path) -> list[dict]:
     path = run / "metrics.csv"
     if not path.is_file():
         return []
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise SolverkitError(f"{path} is damaged: {' '.join(str(exc).split())[:120]}; expected the CSV text a solve "
+                             "writes") from None
     out = []
     for row in rows:
         parsed = {}
@@ -201,7 +230,7 @@ def build_report(run_dir) -> str:
         raise SolverkitError(f"{run} is not a solve output directory: {run / 'config.toml'} not found")
     assembly = load_config(run / "config.toml")
     game = assembly.game
-    result = json.loads((run / "result.json").read_text()) if (run / "result.json").is_file() else {}
+    result = _result(run)
     rows = _metrics(run)
     targets = run_targets(game, assembly.solver)
     parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
