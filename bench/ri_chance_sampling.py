@@ -2,7 +2,7 @@
 
 The same run (one process, one after the other, the same machine load) solves the game three
 ways, each CFR+ (rm_plus + linear averaging, alternating updates): full passes (configs/
-rhode_island.toml: cut after round 1, 2 subgame threads); ``[sampler] name = "chance"``
+rhode_island.toml: cut after round 1, 2 subgame threads); ``[sampler] name = "public_chance"``
 (public chance sampling: one flop and one turn per pass, every hand of both players) on the
 same cut; and chance sampling on the uncut game, whose blocks of passes run in one kernel call.
 It records exploitability against solve time (evaluations excluded) and wall time (included),
@@ -30,8 +30,10 @@ MARKS = (1000.0, 300.0, 100.0, 30.0, 20.0, 15.0, 10.0, 5.0, 1.0)
 
 RUNS = {
     "full CFR+ (split_round 1)": {"game": {"split_round": 1}, "solver": {}},
-    "chance CFR+ (split_round 1)": {"game": {"split_round": 1}, "sampler": "chance", "solver": {"eval_every": "10s"}},
-    "chance CFR+ (uncut, blocks)": {"game": {"split_round": 0}, "sampler": "chance", "solver": {"eval_every": "5s"}},
+    "chance CFR+ (split_round 1)": {"game": {"split_round": 1}, "sampler": "public_chance",
+                                    "solver": {"eval_every": "10s"}},
+    "chance CFR+ (uncut, blocks)": {"game": {"split_round": 0}, "sampler": "public_chance",
+                                    "solver": {"eval_every": "5s"}},
 }
 
 
