@@ -347,6 +347,16 @@ def test_dealer_and_agent_ports_are_checked(leduc):
         Dealer(leduc, 2, ports=(0, 65536))
     with pytest.raises(MatchError, match="the dealer cannot listen on no-such-host.invalid:0"):
         Dealer(leduc, 2, host="no-such-host.invalid")
+    for bad, message in ((3, r"hands = 3 is invalid: expected an integer >= 1 \(an even number"), ("8", "hands = .8.")):
+        with pytest.raises(SolverkitError, match=message):
+            Dealer(leduc, bad)
+    with pytest.raises(SolverkitError, match="seed = -1 is invalid: expected an integer >= 0"):
+        Dealer(leduc, 2, seed=-1)
+    for bad in (0, -1.0, float("nan"), float("inf"), "x"):  # sockets: non-blocking, ValueError, OverflowError
+        with pytest.raises(SolverkitError, match="timeout = .* is invalid: expected seconds > 0"):
+            play_agent(player, "127.0.0.1", 5, timeout=bad)
+        with pytest.raises(SolverkitError, match="action_timeout = .* is invalid: expected seconds > 0"):
+            Dealer(leduc, 2, action_timeout=bad)
     res = CliRunner().invoke(cli, ["dealer", "leduc", "--ports", "1,99999"])
     assert res.exit_code == 2 and "--ports '1,99999': port '99999' is invalid" in res.output
     res = CliRunner().invoke(cli, ["dealer", "leduc", "--ports", "1"])

@@ -27,10 +27,29 @@ _CODE = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}
 CONNECT_TIMEOUT, ACTION_TIMEOUT = 60.0, 30.0
 #: the longest line read from a peer, "\r\n" included: a limit-game state is under 200 bytes
 MAX_LINE = 16384
+#: the longest wait accepted, seconds (a year: sockets refuse timeouts beyond their clock's range)
+MAX_WAIT = 365 * 86400.0
 
 
 class MatchError(SolverkitError):
     """A match that cannot go on: a seat that broke the protocol, went silent or left."""
+
+
+def check_timeout(value, what: str) -> float:
+    """`value` seconds as a float in (0, MAX_WAIT]: sockets refuse 0 (non-blocking), negative,
+    NaN and huge timeouts, with a traceback."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_WAIT:
+        raise SolverkitError(f"{what} = {value!r:.40} is invalid: expected seconds > 0 and <= {MAX_WAIT:g}")
+    return seconds
+
+
+def _is_int(value) -> bool:
+    """An integer, not a bool (True would deal one hand)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 class LineReader:
@@ -214,8 +233,13 @@ class Dealer:
                  action_timeout: float = ACTION_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT,
                  ports=(0, 0)):
         """`ports`: one per seat, 1..65535, or 0 for a free port picked by the system."""
-        if hands < 1 or (duplicate and hands % 2):
-            raise SolverkitError(f"hands = {hands} is invalid: expected >= 1 (an even number in a duplicate match)")
+        if not _is_int(hands) or hands < 1 or (duplicate and hands % 2):
+            raise SolverkitError(f"hands = {hands!r:.40} is invalid: expected an integer >= 1 (an even number in a "
+                                 "duplicate match)")
+        if not _is_int(seed) or seed < 0:
+            raise SolverkitError(f"seed = {seed!r:.40} is invalid: expected an integer >= 0")
+        action_timeout = check_timeout(action_timeout, "action_timeout")
+        connect_timeout = check_timeout(connect_timeout, "connect_timeout")
         ports = list(ports)
         if len(ports) != 2:
             raise SolverkitError(f"ports = {ports!r:.60} is invalid: expected one port per seat (2)")
@@ -303,6 +327,7 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
     MAX_LINE bytes, raises MatchError."""
     rng = np.random.default_rng(seed)
     port = check_port(port, f"the dealer's address {host}:{port}")
+    timeout = check_timeout(timeout, "timeout")
     try:
         conn = socket.create_connection((host, port), timeout=timeout)
     except (OSError, UnicodeError) as exc:  # an unknown host, a refused port, a host name too long
