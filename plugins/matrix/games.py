@@ -23,6 +23,7 @@ from numba import njit
 from solverkit.core.arith import avg_step, rm_total, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob
 from solverkit.core.layout import Layout
+from solverkit.core.memory import too_large
 from solverkit.core.params import Param, number_from_text
 from solverkit.core.passes import policy_source
 from solverkit.errors import ConfigError
@@ -361,6 +362,7 @@ class RandomMatrix(MatrixGame):
             raise ConfigError(
                 f"game 'random_matrix': rows x cols = {c['rows'] * c['cols']:,} payoffs exceeds {MAX_ENTRIES:,} (3.2 GB)"
             )
+        _check_memory(c["rows"] * c["cols"], f"game 'random_matrix' (rows = {c['rows']:,}, cols = {c['cols']:,})")
         return np.random.default_rng(c["seed"]).standard_normal((c["rows"], c["cols"]))
 
 
@@ -418,6 +420,21 @@ def _check_entries(shape, where: str) -> None:
     if entries > MAX_ENTRIES:
         raise ConfigError(f"{where}: the matrix has shape {tuple(int(n) for n in shape)}, {entries:,} payoffs; at most "
                           f"{MAX_ENTRIES:,} (3.2 GB as float64) are accepted")
+    _check_memory(entries, where)
+
+
+#: bytes per payoff while a matrix is made and checked: the float64 matrix, a float64 temporary
+#: (``abs``) and a boolean mask
+ENTRY_BYTES = 17
+
+
+def _check_memory(entries: int, where: str) -> None:
+    """A ConfigError, before anything is allocated, when `entries` payoffs cannot be made and
+    checked in this machine's memory."""
+    problem = too_large(entries * ENTRY_BYTES)
+    if problem:
+        raise ConfigError(f"{where}: {entries:,} payoffs (about {ENTRY_BYTES} bytes each while the matrix is made "
+                          f"and checked) {problem}; use a smaller matrix")
 
 
 def _one_line(exc) -> str:

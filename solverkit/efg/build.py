@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.layout import Layout
+from ..core.memory import MEMORY_SHARE, affordable, current_rss, human_bytes, physical_memory
 from ..errors import ConfigError
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
@@ -50,6 +51,59 @@ def _where(history) -> str:
     return "root" if not history else "history " + " ".join(str(a) for a in history)
 
 
+#: bytes a node takes while the tree is enumerated (Python lists and the queue's states) and
+#: as flat arrays: the memory cap of enumerate_tree
+NODE_BYTES = 300
+
+
+#: nodes between two looks at the process's memory while a tree is enumerated
+RSS_EVERY = 1 << 15
+#: random descents that estimate a tree's size before it is enumerated, and how far above the node
+#: limit their estimate must be to refuse the game at once
+PROBES, PROBE_MARGIN = 64, 4.0
+
+
+def estimate_nodes(game, probes: int = PROBES, seed: int = 0) -> float | None:
+    """Knuth's (1975) estimate of a tree's node count from random descents: 1 + b1 + b1*b2 + ...
+    (b: the branching of each node passed), the median over `probes` descents (the mean's heavy
+    tail overstates); None when a descent fails (the walk's own checks then name the problem)."""
+    import random
+
+    rng = random.Random(seed)
+    totals = []
+    try:
+        for _ in range(probes):
+            state, total, width = game.initial_state(), 1.0, 1.0
+            while not game.is_terminal(state) and total < 1e300:
+                if game.player(state) == game.CHANCE:
+                    moves = [a for a, _ in game.chance_outcomes(state)]
+                else:
+                    moves = list(game.legal_actions(state))
+                if not moves:
+                    break
+                width *= len(moves)
+                total += width
+                state = game.child(state, moves[rng.randrange(len(moves))])
+            totals.append(total)
+    except Exception:  # a broken game: enumerate_tree names what is wrong
+        return None
+    totals.sort()
+    return totals[len(totals) // 2]
+
+
+def _refuse_by_estimate(game, name: str, limit: int, max_nodes: int) -> None:
+    """Refuse, before the walk starts, a tree whose estimated size is far beyond the node limit
+    (Go, chess: astronomically many nodes), instead of filling memory up to the limit first."""
+    guess = estimate_nodes(game)
+    if guess is None or guess <= PROBE_MARGIN * limit:
+        return
+    which = (f"the tree size limit, [game] max_nodes" if limit == max_nodes else
+             f"as many as {MEMORY_SHARE:.0%} of this machine's {human_bytes(physical_memory())} of memory holds at "
+             f"about {NODE_BYTES} bytes a node")
+    raise ConfigError(f"game {name!r} has about {guess:.3g} nodes (estimated from {PROBES} random descents of its "
+                      f"tree), more than {limit:,} ({which}); solve a smaller game")
+
+
 def enumerate_tree(game, max_nodes: int) -> FlatTree:
     """Walk `game` (a :class:`~solverkit.efg.tree.TreeGame`) breadth first into a FlatTree;
     ConfigError names the first information set or history that breaks a rule."""
@@ -61,8 +115,13 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
     iset_prev = ([], [])
     iset_where = ([], [])
     reps = []
+    fit = affordable(NODE_BYTES)  # this machine's memory caps the walk too: it fails fast, never swaps
+    limit = max_nodes if fit is None else min(max_nodes, fit)
+    _refuse_by_estimate(game, name, limit, max_nodes)
     queue = deque([(game.initial_state(), (), (-1, -1), (0, 0))])
     count = 1
+    budget = MEMORY_SHARE * physical_memory()
+    next_check = RSS_EVERY
     while queue:
         state, history, prev, lvl = queue.popleft()
         n = len(kinds)
@@ -131,6 +190,18 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
         else:
             raise ConfigError(f"game {name!r}: player({_where(history)}) returned {who!r}; expected 0, 1 or "
                               f"TreeGame.CHANCE ({game.CHANCE!r})")
+        if count >= next_check:  # states may be heavier than NODE_BYTES (OpenSpiel's): watch the process too
+            next_check += RSS_EVERY
+            if budget and current_rss() > budget:
+                raise ConfigError(
+                    f"game {name!r}: enumerating its tree filled {human_bytes(current_rss())} of this machine's "
+                    f"{human_bytes(physical_memory())} of memory after {count:,} nodes (at most {MEMORY_SHARE:.0%}); "
+                    "solve a smaller game")
+        if count > limit and limit < max_nodes:
+            raise ConfigError(
+                f"game {name!r} has more than {limit:,} nodes: at about {NODE_BYTES} bytes a node while its tree "
+                f"is enumerated, more than {MEMORY_SHARE:.0%} of this machine's {human_bytes(physical_memory())} of "
+                f"memory ([game] max_nodes = {max_nodes:,} allows more); solve a smaller game")
         if count > max_nodes:
             raise ConfigError(
                 f"game {name!r} has more than {max_nodes:,} nodes (the tree size limit, [game] max_nodes); "

@@ -162,7 +162,7 @@ class BettingCounts:
 def betting_counts(gd: GameDef) -> BettingCounts:
     """The betting tree's sizes by counting states, never nodes: in a round a node's future
     depends only on who acts, the raises so far, whether anyone has acted and whether the actor
-    faces a bet, so each such state is expanded once with its multiplicity (exact integers,
+    faces a bet (after a raise; or the blinds), so each such state is expanded once with its multiplicity (exact integers,
     the same numbers as :func:`~solverkit.poker.betting.build_betting_tree` gives, in time
     and memory independent of the tree's size: a game with 255 raises a round is counted at once)."""
     R = gd.num_rounds
@@ -187,8 +187,9 @@ def betting_counts(gd: GameDef) -> BettingCounts:
                 if r + 1 < R:
                     nodes += count
                     entering += count
-            else:
-                nxt = (raises, 1, 1 - player, False)
+            else:  # the round's first call: the other player faces a bet only if behind from the blinds
+                behind = not facing and r == 0 and gd.blind[1 - player] < max(gd.blind)
+                nxt = (raises, 1, 1 - player, behind)
                 states[nxt] = states.get(nxt, 0) + count
             if can_raise:
                 nxt = (raises + 1, 1, 1 - player, True)
