@@ -232,9 +232,9 @@ game = { name = "leduc" }
     assert [a.get_xlabel() for a in axes] == ["iterations", "seconds"]  # no nodes_touched recorded
     assert all(a.get_ylabel() == "exploitability (mbb/g)" for a in axes)
     labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
-    assert labels == ["plus (geometric mean of 2 seeds, band min-max)", "plus: current strategy"]
+    assert labels == ["plus (geometric mean of 2 seeds; bands: 95% CI of the mean, min-max)", "plus: current strategy"]
     assert any(t.get_text() == "target 100 mbb/g" for t in axes[0].texts)
-    assert len(axes[0].collections) == 1  # the min-max band
+    assert len(axes[0].collections) == 2  # the min-max band and the confidence band of the mean
     plt.close(fig)
 
 

@@ -22,7 +22,7 @@ from ..errors import ConfigError, SolverkitError, choices
 from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
-from .study_stats import MEANS, combine, first_reach, mean, points
+from .study_stats import MEANS, combine, first_reach, mean, plain, points
 from .units import EXPLOITABILITY, units_of
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit",
@@ -627,7 +627,8 @@ def _ignore_sigint():
 
 
 def _fmt(value) -> str:
-    return "" if value is None else f"{value:.6g}"
+    """A CSV cell: "" for none, else the number written plainly (no 1.01703e+07 for an integer)."""
+    return plain(value)
 
 
 def _result_rows(study, results):

@@ -1,11 +1,21 @@
-"""A study's plots: one PNG per game, exploitability against iterations, seconds and (for
-samplers) nodes touched, each assembly's geometric mean over all seeds with a min-max band,
-the current strategy dashed where it was measured, the targets labelled."""
+"""A study's plots: per game, exploitability against iterations, seconds and (for samplers)
+nodes touched, each assembly's mean over all seeds with a 95% confidence band of the mean and
+a lighter min-max band, the current strategy dashed where it was measured, the targets
+labelled, the y axis in the game's unit. Each figure is written as PNG and SVG, and the plotted
+numbers as ``<game>_curves.csv``, so that a figure can be redrawn or checked without the runs."""
 
 from __future__ import annotations
 
-from .study_stats import FLOOR, combine
+import csv
+import os
+from pathlib import Path
+
+from .study_stats import FLOOR, bands, plain
 from .units import CURRENT, EXPLOITABILITY
+
+#: the files a study writes per game: plots and the numbers they show
+FIGURE_FORMATS = ("png", "svg")
+CURVE_COLUMNS = ("assembly", "strategy", "x_axis", "x", "mean", "ci_low", "ci_high", "min", "max", "seeds", "unit")
 
 
 def _current_column(column: str) -> str:
@@ -13,50 +23,95 @@ def _current_column(column: str) -> str:
     return CURRENT + column[len(EXPLOITABILITY):]
 
 
-def _draw(ax, curves, color, label, how, dashed=False):
-    """The mean of `curves` (geometric or arithmetic) and, for several, their min-max band."""
-    combined = combine(curves, how)
+def _draw(ax, combined, color, label, dashed=False):
+    """The mean of a curve's seeds and, for several seeds, the 95% confidence band of the mean
+    (darker) inside the min-max band (lighter)."""
     if not combined:
         return False
-    xs = [p[0] for p in combined]
-    ax.plot(xs, [max(p[1], FLOOR) for p in combined], color=color, lw=1.2 if dashed else 1.6,
+    xs = [b.x for b in combined]
+    ax.plot(xs, [max(b.mean, FLOOR) for b in combined], color=color, lw=1.2 if dashed else 1.6,
             ls="--" if dashed else "-", label=label)
-    if len(curves) > 1 and not dashed:
-        ax.fill_between(xs, [max(p[2], FLOOR) for p in combined], [max(p[3], FLOOR) for p in combined],
-                        color=color, alpha=0.18, lw=0)
+    if combined[0].seeds > 1 and not dashed:
+        ax.fill_between(xs, [max(b.min, FLOOR) for b in combined], [max(b.max, FLOOR) for b in combined],
+                        color=color, alpha=0.12, lw=0)
+        ax.fill_between(xs, [max(b.ci_low, FLOOR) for b in combined], [max(b.ci_high, FLOOR) for b in combined],
+                        color=color, alpha=0.30, lw=0)
     return True
 
 
 def plot_study(study, results, out) -> list:
-    """Write OUT/<game>.png for every game of the study; returns the paths."""
+    """Write OUT/<game>.png, OUT/<game>.svg and OUT/<game>_curves.csv for every game of the
+    study; returns the paths."""
     import matplotlib.pyplot as plt
 
     paths = []
     for gname in dict.fromkeys(r.game for r in study.runs):
-        fig = game_figure(study, results, gname)
-        path = out / f"{gname}.png"
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        curves = game_curves(study, results, gname)
+        fig = game_figure(study, results, gname, curves)
+        for fmt in FIGURE_FORMATS:
+            path = Path(out) / f"{gname}.{fmt}"
+            fig.savefig(path, dpi=120, bbox_inches="tight")
+            paths.append(path)
         plt.close(fig)
-        paths.append(path)
+        paths.append(write_curves(Path(out) / f"{gname}_curves.csv", curves, study_unit(study, gname)))
     return paths
 
 
-def game_figure(study, results, gname):
+def study_unit(study, gname) -> str:
+    """The unit of a game's y axis (mbb/g for poker, the game's own unit otherwise)."""
+    return next(r for r in study.runs if r.game == gname).axis[1]
+
+
+def game_curves(study, results, gname) -> dict:
+    """{(assembly, "average" | "current", x axis): [Band, ...]} of one game: what its figure
+    draws, per assembly, over all its seeds."""
+    from .study import X_AXES, groups
+
+    out = {}
+    runs_of = {a: rs for (a, g), rs in groups(study).items() if g == gname}
+    for aname, runs in runs_of.items():
+        column = runs[0].axis[0]
+        for x, _ in X_AXES:
+            for strategy, col in (("average", column), ("current", _current_column(column))):
+                combined = bands([results[r.slug].curve(x, col) for r in runs], study.mean)
+                if combined:
+                    out[(aname, strategy, x)] = combined
+    return out
+
+
+def write_curves(path: Path, curves: dict, unit: str) -> Path:
+    """The plotted means and bands as CSV, one row per point (numbers written plainly: whole
+    numbers as integers, others in full precision); replaced atomically."""
+    tmp = Path(str(path) + ".tmp")
+    with open(tmp, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(CURVE_COLUMNS)
+        for (aname, strategy, x), combined in curves.items():
+            for b in combined:
+                w.writerow([aname, strategy, x, plain(b.x), plain(b.mean), plain(b.ci_low), plain(b.ci_high),
+                            plain(b.min), plain(b.max), b.seeds, unit])
+    os.replace(tmp, path)
+    return path
+
+
+def game_figure(study, results, gname, curves=None):
     """The figure of one game: a panel per x axis that the runs measured."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .report import tidy_log_axis
     from .study import X_AXES, groups
 
+    if curves is None:
+        curves = game_curves(study, results, gname)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     assemblies = list(dict.fromkeys(r.assembly for r in study.runs))
     runs_of = {a: rs for (a, g), rs in groups(study).items() if g == gname}
     first = next(iter(runs_of.values()))[0]
     column, unit, factor = first.axis
-    axes = [(x, name) for x, name in X_AXES
-            if any(results[r.slug].curve(x, column) for rs in runs_of.values() for r in rs)]
+    axes = [(x, name) for x, name in X_AXES if any(key[2] == x for key in curves)]
     fig, panels = plt.subplots(1, len(axes), figsize=(5.2 * len(axes), 4.4), squeeze=False)
     for (x, xname), ax in zip(axes, panels[0]):
         for i, aname in enumerate(assemblies):
@@ -65,11 +120,10 @@ def game_figure(study, results, gname):
                 continue
             color = colors[i % len(colors)]
             n = len(runs)
-            label = aname + (f" ({study.mean} mean of {n} seeds, band min-max)" if n > 1 else "")
-            _draw(ax, [results[r.slug].curve(x, column) for r in runs], color, label, study.mean)
-            current = [results[r.slug].curve(x, _current_column(column)) for r in runs]
-            if any(current):
-                _draw(ax, current, color, f"{aname}: current strategy", study.mean, dashed=True)
+            label = aname + (f" ({study.mean} mean of {n} seeds; bands: 95% CI of the mean, min-max)" if n > 1 else "")
+            _draw(ax, curves.get((aname, "average", x)), color, label)
+            if (aname, "current", x) in curves:
+                _draw(ax, curves[(aname, "current", x)], color, f"{aname}: current strategy", dashed=True)
         for target in first.targets:
             if target.column != column and target.unit:
                 continue  # a target in another display unit than the axis
@@ -79,6 +133,7 @@ def game_figure(study, results, gname):
                         xytext=(0, 2), textcoords="offset points", fontsize=7, color="dimgrey")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        tidy_log_axis(ax.xaxis)
         ax.set_xlabel(xname)
         ax.set_ylabel(f"exploitability ({unit})" if unit else "exploitability")
         ax.grid(True, which="major", alpha=0.3)
