@@ -34,7 +34,7 @@ class Hulhe(PokerGame):
         "rounds": Param("int", 4, "betting rounds: 1 preflop only, 2 to the flop, 3 to the turn, 4 the full game",
                         min=1, max=4),
         "max_raises": Param("int_list", [3, 4, 4, 4], "bets and raises per round after the blinds' (the ACPC "
-                            "maxRaises; preflop 3 means 4 bets counting the big blind)", min=0, max=16),
+                            "maxRaises; preflop 3 means 4 bets counting the big blind)", min=0, max=16, min_len=1),
         "flops": Param("str", "", "deal only these flops, e.g. 'AsKd7c,2c2d9h' (real full-deck subgames of a game "
                        "too large to build; each stands for its suit orbit); '': every flop"),
     }
@@ -43,10 +43,10 @@ class Hulhe(PokerGame):
     def prepare_params(params):
         """Resolve split_round = -1 and check max_raises against rounds."""
         params = dict(params)
-        rounds = int(params.get("rounds", 4) or 4)
+        rounds = int(params.get("rounds", 4))
         if params.get("split_round", -1) == -1:
             params["split_round"] = min(2, rounds - 1)
-        caps = params.get("max_raises") or [3, 4, 4, 4]
+        caps = params.get("max_raises", [3, 4, 4, 4])
         if len(caps) < rounds:
             raise ConfigError(
                 f"[game] (hulhe) max_raises = {caps!r} has {len(caps)} values; rounds = {rounds} needs one per round"

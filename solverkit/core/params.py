@@ -112,7 +112,8 @@ class Param:
         hi = None if self.max is None else f"<= {self.max:g}"
         rng = " and ".join(x for x in (lo, hi) if x)
         if self.min_len:
-            what = what.replace("a list", f"a list of at least {self.min_len}", 1)
+            what = what.replace("a list of ", "a non-empty list of " if self.min_len == 1
+                                else f"a list of at least {self.min_len} ", 1)
         return f"{what} {rng}".strip()
 
     def check(self, value: Any, where: str) -> Any:
