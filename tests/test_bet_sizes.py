@@ -177,6 +177,9 @@ def test_raise_only_sizes_need_a_bet_and_sizes_must_be_parsed():
         bet_amounts("52%", pot=100, stacks=(100, 100))
     with pytest.raises(BetSizeError, match="is not one of"):
         bet_amounts([BetSize("half")], pot=100, stacks=(100, 100))
+    for bad in (["52%"], None, 5, [None]):
+        with pytest.raises(BetSizeError, match="expected a list of BetSize"):
+            bet_amounts(bad, pot=100, stacks=(100, 100))
 
 
 # --- properties ----------------------------------------------------------------------------------

@@ -69,6 +69,12 @@ def test_combo_index_is_the_row_of_hand_table_and_names_read_back():
         assert np.flatnonzero(w).tolist() == [i]
     assert combo_index(card("2c"), card("2d")) == 0 and combo_index(card("Ah"), card("As")) == 1325
     assert combo_name(combo_index(card("Kh"), card("As"))) == "AsKh"
+    for bad in ((3, 3), (-1, 5), (51, 52)):
+        with pytest.raises(RangeError, match="not a combo"):
+            combo_index(*bad)
+    for bad in (-1, 1326):
+        with pytest.raises(RangeError, match="not in 0..1325"):
+            combo_name(bad)
 
 
 # --- expansions --------------------------------------------------------------------------------
@@ -227,7 +233,16 @@ def test_non_strings_and_huge_ranges_are_refused():
         with pytest.raises(RangeError, match="expected a string"):
             parse_range(bad)
     with pytest.raises(RangeError, match="longer than"):
-        parse_range("AA," * 100_000)
+        parse_range("AA," * 200_000)
+
+
+def test_the_longest_formatted_range_reads_back():
+    """1326 exact combos with 17-digit subnormal weights (326 characters each, positional)."""
+    a = np.nextafter(2.2250738585072014e-308, 0.0)  # the largest subnormal
+    w = np.where(np.arange(NUM_COMBOS) % 2 == 0, a, np.nextafter(a, 0.0))
+    w[::3] = np.nextafter(np.nextafter(a, 0.0), 0.0)
+    text = format_range(w)
+    assert len(text.split(",")) == NUM_COMBOS and np.array_equal(parse_range(text), w)
 
 
 @pytest.mark.parametrize("weights, fragment", [

@@ -204,6 +204,8 @@ def bet_amounts(sizes, *, pot: int, stacks, committed=(0, 0), bets_this_street: 
     """
     if isinstance(sizes, str):
         raise BetSizeError(f"bet_amounts takes parsed sizes: call parse_bet_sizes({_clip(sizes)}) first")
+    if not isinstance(sizes, (tuple, list)) or not all(isinstance(size, BetSize) for size in sizes):
+        raise BetSizeError(f"sizes {_clip(repr(sizes))}: expected a list of BetSize from parse_bet_sizes")
     pot = _chip_count("pot", pot)
     if pot < 1:
         raise BetSizeError("pot 0: the pot of a postflop spot holds at least 1 chip")

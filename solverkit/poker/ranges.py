@@ -41,8 +41,10 @@ from .cards import RANKS, SUITS, hand_table, parse_card
 NUM_COMBOS = 1326
 #: [1326, 2] card ids of each combo, c1 < c2, in combo-index order
 COMBO_CARDS = hand_table(52, 2)
-#: longest range text accepted (a range of all 1326 exact combos with weights is ~35,000 characters)
-MAX_RANGE_CHARS = 200_000
+COMBO_CARDS.flags.writeable = False
+#: longest range text accepted: format_range's longest output (1326 exact combos, each with a
+#: 17-digit subnormal weight written out in 326 characters) is about 440,000 characters
+MAX_RANGE_CHARS = 500_000
 
 _COMBO_RANKS = COMBO_CARDS // 4
 _HIGH = _COMBO_RANKS.max(axis=1)
@@ -62,6 +64,8 @@ _FORMS = ('a hand class ("AA", "AKs", "AKo", "AK") or an exact combo ("AhKh"), o
 def combo_index(card1: int, card2: int) -> int:
     """Index of the combo of two different cards (0..51), in either order."""
     low, high = sorted((int(card1), int(card2)))
+    if not 0 <= low < high < 52:
+        raise RangeError(f"cards ({card1}, {card2}) are not a combo: expected two different card ids in 0..51")
     return low * (101 - low) // 2 + high - 1
 
 
@@ -72,7 +76,9 @@ def _card_text(card: int) -> str:
 
 def combo_name(index: int) -> str:
     """Name of combo ``index``, the higher card first ("AsKh", "AsAh"): a token the parser reads."""
-    c1, c2 = COMBO_CARDS[index]
+    if not 0 <= int(index) < NUM_COMBOS:
+        raise RangeError(f"combo index {index} is not in 0..{NUM_COMBOS - 1}")
+    c1, c2 = COMBO_CARDS[int(index)]
     return _card_text(int(c2)) + _card_text(int(c1))
 
 
@@ -94,15 +100,18 @@ class _Hand:
 
 @lru_cache(maxsize=None)
 def _combos_of(hand: _Hand) -> np.ndarray:
-    """Combo indices of a hand class or exact combo."""
+    """Combo indices of a hand class or exact combo (cached, so read-only)."""
     if isinstance(hand.form, tuple):
-        return np.array([combo_index(hand.high * 4 + hand.form[0], hand.low * 4 + hand.form[1])])
-    mask = (_HIGH == hand.high) & (_LOW == hand.low)
-    if hand.form == "s":
-        mask &= _SUITED
-    elif hand.form == "o":
-        mask &= ~_SUITED
-    return np.flatnonzero(mask)
+        combos = np.array([combo_index(hand.high * 4 + hand.form[0], hand.low * 4 + hand.form[1])])
+    else:
+        mask = (_HIGH == hand.high) & (_LOW == hand.low)
+        if hand.form == "s":
+            mask &= _SUITED
+        elif hand.form == "o":
+            mask &= ~_SUITED
+        combos = np.flatnonzero(mask)
+    combos.flags.writeable = False
+    return combos
 
 
 class _TokenError(Exception):
@@ -275,8 +284,8 @@ def parse_range(text: str, board=None) -> np.ndarray:
     if not isinstance(text, str):
         raise RangeError(f"range {text!r}: expected a string such as '22+,AKs,KQo:0.5'")
     if len(text) > MAX_RANGE_CHARS:
-        raise RangeError(f"range of {len(text)} characters is longer than {MAX_RANGE_CHARS} (a range of "
-                         f"all 1326 exact combos with weights is about 35,000)")
+        raise RangeError(f"range of {len(text)} characters is longer than {MAX_RANGE_CHARS}; a range "
+                         f"lists at most {NUM_COMBOS} combos")
     blocked = board_mask(board)
     weights = np.zeros(NUM_COMBOS)
     if not text.strip():
