@@ -84,6 +84,11 @@ class _Group(click.Group):
                 raise
             click.echo(f"Error: {_single_line(exc)}", err=True)
             ctx.exit(2)
+        except MemoryError as exc:  # an input that asks for more than this machine has
+            what = f" ({_single_line(exc)})" if str(exc) else ""
+            click.echo(f"Error: out of memory{what}: the game, matrix or store asked for is too large for this "
+                       "machine; try a smaller one, or [store] backend = \"disk\"", err=True)
+            ctx.exit(2)
 
 
 @click.group(cls=_Group)

@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from solverkit.core.params import expand_path
 from solverkit.core.registry import get_registry
 from solverkit.errors import ConfigError, PluginError, ProtocolError
 
@@ -36,7 +37,7 @@ def pack_files(game_cls, table: dict) -> dict:
             raise ConfigError(f"[game] {key} = {value!r} names a file that cannot be sent to zmq workers "
                               f"(game {table.get('name')!r} reads it itself); run this game with "
                               "[transport] name = \"local\"")
-        path = Path(value).expanduser()
+        path = expand_path(value, f"[game] {key}")
         try:
             size = path.stat().st_size
             if size > MAX_FILE_BYTES:

@@ -19,6 +19,7 @@ from pathlib import Path
 import zmq.auth
 from zmq.utils import z85
 
+from solverkit.core.params import expand_path
 from solverkit.errors import ConfigError
 
 TRUNK = "trunk"
@@ -112,7 +113,7 @@ def _valid(key: bytes) -> bool:
 
 
 def _directory(directory, who: str) -> Path:
-    path = Path(directory).expanduser()
+    path = expand_path(directory, who)
     if not path.is_dir():
         raise ConfigError(f"{who} = {str(directory)!r}: no such directory; {_HOW}")
     return path

@@ -32,6 +32,7 @@ from zmq.utils.monitor import recv_monitor_message
 from solverkit import __version__
 from solverkit.core.address import check_endpoint
 from solverkit.core.memory import peak_rss_mb
+from solverkit.core.params import expand_path
 from solverkit.core.parts import PartError, check_name, open_part, read_arrays, remove_stale, write_part
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
@@ -78,7 +79,7 @@ class Worker:
         a distributed checkpoint and strategy (the trunk names files in it, never a directory)."""
         check_endpoint(connect, "--connect", bind=False)  # before zmq, which wraps port 70000 to 4464
         self.connect, self.threads, self.store_dir, self.wait = connect, threads, store_dir, wait
-        self.checkpoint_dir = Path(checkpoint_dir).expanduser().resolve() if checkpoint_dir else None
+        self.checkpoint_dir = expand_path(checkpoint_dir, "--checkpoint-dir").resolve() if checkpoint_dir else None
         #: part files this worker wrote, per kind (removed once no manifest names them)
         self.written: dict[str, set[str]] = {"checkpoint": set(), "strategy": set()}
         self.once = once  # exit when the trunk is lost (spawned workers) instead of joining again

@@ -17,7 +17,7 @@ from pathlib import Path
 import tomli_w
 
 from ..errors import ConfigError, PluginError, choices
-from .params import Param, ParamSpec, number_from_text, spec_of
+from .params import Param, ParamSpec, expand_path, number_from_text, spec_of
 from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
 from .store import check_scales
@@ -343,8 +343,9 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                           "backend = \"disk\" (valid: hold = \"encoded\" with the disk backend, or backend = "
                           "\"memory\" with either hold)")
     check_scales(store, instances["averaging"])  # a fixed point too coarse for the averaging: refused here
-    if store["path"] and not Path(store["path"]).is_absolute():
-        store["path"] = str((base_dir / store["path"]).resolve())
+    if store["path"]:  # ~ expands as in every path parameter; relative paths are relative to the config file
+        path = expand_path(store["path"], "[store] path")
+        store["path"] = str(path if path.is_absolute() else (base_dir / path).resolve())
     if "store" in raw:
         resolved["store"] = store
     return Assembly(
