@@ -473,7 +473,7 @@ def finished_run(run_dir: Path, assembly) -> "RunResult | None":
         config = (run_dir / "config.toml").read_text()
         with open(run_dir / "metrics.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError, csv.Error):  # damaged or missing: the run is solved again
         return None
     if not isinstance(summary, dict) or summary.get("interrupted", True) or config != run_config_text(assembly):
         return None
@@ -481,7 +481,7 @@ def finished_run(run_dir: Path, assembly) -> "RunResult | None":
     for row in rows:
         try:
             metrics.append({k: (int(v) if k == "iteration" else float(v)) for k, v in row.items() if v not in ("", None)})
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: a row with more fields than the header
             return None  # a damaged file: the run is solved again
     try:
         return RunResult(metrics, int(summary["iterations"]), float(summary["exploitability"]),
