@@ -7,13 +7,14 @@ import errno
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
 
 from . import __version__
 from .core.params import option_type
-from .errors import SolverkitError
+from .errors import SolverkitError, SolverkitWarning
 
 
 class _OneLineUsageError(click.ClickException):
@@ -71,7 +72,9 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as exc:
@@ -89,6 +92,18 @@ class _Group(click.Group):
             click.echo(f"Error: out of memory{what}: the game, matrix or store asked for is too large for this "
                        "machine; try a smaller one, or [store] backend = \"disk\"", err=True)
             ctx.exit(2)
+
+
+#: how Python shows a warning (the CLI shows its own as one line)
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A SolverkitWarning as one line ``warning: ...`` on stderr (others as Python shows them)."""
+    if issubclass(category, SolverkitWarning):
+        click.echo(f"warning: {_single_line(message)}", err=True)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
 
 
 @click.group(cls=_Group)
@@ -288,7 +303,7 @@ def exploit(run_dir):
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game)
+    strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
     expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
@@ -308,7 +323,7 @@ def export(run_dir, fmt, output):
 
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
-    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game)
+    strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
     if fmt == "openspiel":
         table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)

@@ -5,6 +5,11 @@ class SolverkitError(Exception):
     """Base class of every error solverkit reports to the user (CLI exit status 2)."""
 
 
+class SolverkitWarning(UserWarning):
+    """Something solverkit could not check but went on with (the CLI prints it as one line
+    ``warning: ...`` on stderr)."""
+
+
 class ConfigError(SolverkitError):
     """A config file, a --set override or a plugin parameter is malformed or out of range."""
 

@@ -336,10 +336,12 @@ BAD = {
     "exploit short policy": (lambda t, r: ["exploit", _tampered(r, t, policy0=np.ones(3))], "policy0 has shape (3,)"),
     "exploit meta not object": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array("[1]"))], "meta is list"),
     "exploit wrong format": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array('{"format": "x"}'))], "expected 'solverkit.strategy'"),
-    "exploit other game": (lambda t, r: ["exploit", _other_game(r, t)], "does not match game 'random_matrix'"),
+    "exploit other game": (lambda t, r: ["exploit", _other_game(r, t)], "belongs to another game: game 'skewed_pennies', "
+                           "not game 'random_matrix' of "),
     "exploit bad config": (lambda t, r: ["exploit", _bad_config_in_run(r, t)], "malformed TOML"),
     "export bad format": (lambda t, r: ["export", r, "--format", "xml"], "--format"),
-    "export other game": (lambda t, r: ["export", _other_game(r, t)], "does not match"),
+    "export other game": (lambda t, r: ["export", _other_game(r, t)], "belongs to another game"),
+    "strategy other game": (lambda t, r: ["strategy", _other_game(r, t), "--infoset", "row"], "belongs to another game"),
     "export output dir missing": (lambda t, r: ["export", r, "--output", t / "no" / "s.json"], "No such file or directory"),
 }
 
@@ -404,7 +406,7 @@ def test_doc_strategy_arrays(run_dir):
     with np.load(out / "strategy.npz") as data:
         assert documented == set(data.files)
         meta = json.loads(str(data["meta"]))
-    assert set(meta) == {"format", "version", "kind", "iteration", "game"}
+    assert set(meta) == {"format", "version", "kind", "iteration", "game", "game_id", "game_definition"}
 
 
 def test_doc_python_snippet_runs(run_dir):

@@ -93,8 +93,9 @@ FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "s
                  "segments")
 #: footer fields a checkpoint may lack (written by later versions): nodes_touched, the passes'
 #: visited nodes so far (null for a game that does not count them); parts, the part files of a
-#: distributed checkpoint (their segments are not in this file)
-OPTIONAL_FIELDS = ("nodes_touched", "parts")
+#: distributed checkpoint (their segments are not in this file); game_id and game_definition, the
+#: game's identity (:mod:`.identity`; checkpoints of older versions lack it)
+OPTIONAL_FIELDS = ("nodes_touched", "parts", "game_id", "game_definition")
 #: every field of a part's record in the ``parts`` footer field
 PART_FIELDS = ("owner", "worker", "dir", "file", "bytes", "crc32", "segments")
 #: the smallest payload a segment array can have (a value frame's fixed header)
@@ -299,19 +300,30 @@ def _as_stored(value):
     return msgpack.unpackb(msgpack.packb(value), strict_map_key=False)
 
 
-def check_game(path, footer: dict, game_table: dict) -> None:
+def check_game(path, footer: dict, game_table: dict, game=None) -> None:
+    """Raise a CheckpointError unless checkpoint `path` was written for this [game] table and,
+    given `game`, for this game's identity (a game file edited since has another)."""
     if footer["game"] != _as_stored(game_table):
         raise CheckpointError(f"{path} is a checkpoint of game {footer['game']!r}, not of {game_table!r}; "
                               "restore the [game] table, or start a new run (without --resume)")
+    if game is not None:
+        from .identity import check_identity
+
+        try:
+            check_identity(path, footer, game, "the run's config")
+        except CheckpointError:
+            raise
+        except SolverkitError as exc:
+            raise CheckpointError(f"{exc} (start a new run, without --resume)") from None
 
 
-def read_checkpoint(path, store, game_table: dict, columns=None) -> dict:
+def read_checkpoint(path, store, game_table: dict, columns=None, game=None) -> dict:
     """Load checkpoint `path` into `store` (after checking it is the same game and layout, and
     that its metrics rows have exactly `columns` where given) and return its state. Nothing in
     the store changes unless every segment decodes."""
     path = Path(path)
     footer = read_footer(path)
-    check_game(path, footer, game_table)
+    check_game(path, footer, game_table, game)
     if columns is not None:
         for i, row in enumerate(footer["metrics"]):
             if set(row) != set(columns):

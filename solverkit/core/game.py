@@ -161,6 +161,22 @@ class Game:
     def __init__(self, **params):
         self.config = params
 
+    def definition(self) -> dict:
+        """This game's full definition as JSON data: its name and every parameter, a file
+        parameter by its content's sha256 (an edited file is another game). Its hash is the
+        game's identity (:mod:`.identity`), stored with every strategy, result and checkpoint
+        and checked when they are read; a game whose rules come from elsewhere adds them."""
+        from .identity import file_digest
+
+        files = self.local_files(self.config)
+        out = {"name": self.name}
+        for key, value in self.config.items():
+            try:
+                out[key] = {"sha256": file_digest(value)} if key in files else value
+            except OSError:  # the file went away after the game was built: its name only
+                out[key] = {"file": str(value)}
+        return out
+
     def units(self) -> tuple[Unit, ...]:
         """Display units of this game's values (each adds metrics columns, result fields and a
         ``[solver] target_<key>``); default none: only the native values."""

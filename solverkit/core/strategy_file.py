@@ -4,7 +4,8 @@ Arrays: ``policy0``, ``policy1`` (float64, probabilities, actions innermost), an
 player ``block_start{p}``, ``block_count{p}``, ``block_actions{p}`` (int64, see
 :class:`solverkit.core.layout.Layout`). ``meta`` is a JSON string with ``format``
 (``"solverkit.strategy"``), ``version`` (1), ``kind`` (``"average"`` or ``"current"``),
-``iteration`` and ``game`` (the resolved [game] table).
+``iteration``, ``game`` (the resolved [game] table), ``game_id`` and ``game_definition`` (the
+game's identity, :mod:`.identity`: checked whenever the file is read for a game).
 """
 
 from __future__ import annotations
@@ -26,15 +27,18 @@ VERSION = 1
 STRATEGY_MANIFEST = "strategy.skm"
 
 
-def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict) -> None:
-    """Write the strategy file atomically (temporary file, fsync, rename).
+def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict,
+                  identity: dict | None = None) -> None:
+    """Write the strategy file atomically (temporary file, fsync, rename); `identity`: the
+    game's identity fields (:func:`.identity.identity_fields`), recorded in meta.
 
     `strategy` is a list of the two players' policies, or a function ``fill(player, out,
     release)`` that writes one player's policy into `out`: a memory-mapped temporary file
     next to `path`, whose pages `release()` hands back to the OS, so that a large game's
     policy never has to fit in memory."""
     path = Path(path)
-    meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table}
+    meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table,
+            **(identity or {})}
     with atomic_file(path) as fh:
         # the layout np.savez writes (a zip of .npy members), one member at a time
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
@@ -85,14 +89,15 @@ ARRAYS = ("meta", *(f"{name}{p}" for p in (0, 1) for name in ("policy", "block_s
 KINDS = ("average", "current")
 
 
-def load_strategy(path, game=None):
+def load_strategy(path, game=None, where: str = ""):
     """Read and check a strategy file: returns (strategy list, layouts list, meta dict).
 
     Every array must be present with its dtype and shape, the layouts consistent, and every
     information set's probabilities finite, in [0, 1] and summing to 1 (within PROB_TOLERANCE);
-    with `game`, the layouts must be the game's and errors name an information set by key.
-    Anything else is a SolverkitError naming the file, the array, the information set and the
-    value."""
+    with `game` (built from `where`, e.g. a run's config.toml), the file must have been written
+    for that game (its recorded identity; a file without one: a warning), the layouts must be
+    the game's, and errors name an information set by key. Anything else is a SolverkitError
+    naming the file, the array, the information set and the value."""
     path = Path(path)
     if not path.is_file():
         raise SolverkitError(f"strategy file not found: {path}")
@@ -130,6 +135,10 @@ def load_strategy(path, game=None):
     it = meta.get("iteration")
     if not isinstance(it, int) or isinstance(it, bool) or it < 0:
         raise SolverkitError(f"{path}: meta iteration = {it!r:.60}; expected an integer >= 0")
+    if game is not None:
+        from .identity import check_identity
+
+        check_identity(path, meta, game, where or "the game it is checked against")
     strategy, layouts = [], []
     for p in (0, 1):
         for name in ("block_start", "block_count", "block_actions"):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import SolverkitError
 from .checkpoint import PARTS_DIR, part_path
+from .identity import check_identity
 from .parts import PartError, open_part, read_arrays
 from .strategy_file import FORMAT, STRATEGY_MANIFEST, VERSION
 
@@ -36,19 +37,19 @@ def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> Inf
     solve in `run_dir`: only the part (or the slice of strategy.npz) holding it is read.
     `game`: the run's game, when already built (else from RUN_DIR/config.toml)."""
     run_dir = Path(run_dir)
+    config = run_dir / "config.toml"
     if game is None:
         from .config import load_config
 
-        config = run_dir / "config.toml"
         if not config.is_file():
             raise SolverkitError(f"{run_dir} is not a solve output directory: {config} not found")
         game = load_config(config).game
     place = game.infoset_place(key, player)
     manifest = run_dir / STRATEGY_MANIFEST
     if manifest.is_file():
-        values, kind, iteration, source = _from_parts(run_dir, manifest, place)
+        values, kind, iteration, source = _from_parts(run_dir, manifest, place, game, config)
     else:
-        values, kind, iteration, source = _from_npz(run_dir / "strategy.npz", place)
+        values, kind, iteration, source = _from_npz(run_dir / "strategy.npz", place, game, config)
     _check_values(source, place, values)
     probs = {label: float(x) for label, x in zip(place.labels, values)}
     return InfosetPolicy(key, place.player, probs, kind, iteration, source, place.stored_key)
@@ -67,9 +68,11 @@ def _check_values(source, place, values) -> None:
                              "summing to 1 (a damaged file: solve again)")
 
 
-def _from_parts(run_dir: Path, manifest: Path, place):
-    """The information set's values from the part of a distributed strategy holding its segment."""
+def _from_parts(run_dir: Path, manifest: Path, place, game, config: Path):
+    """The information set's values from the part of a distributed strategy holding its segment
+    (the manifest must have been written for `game`, the game of `config`)."""
     top = open_part(manifest, kind="strategy", owner="the trunk")
+    check_identity(manifest, top, game, str(config))
     name = f"policy{place.player}"
     if place.segment in top["_offsets"]:
         footer = top
@@ -95,8 +98,9 @@ def _from_parts(run_dir: Path, manifest: Path, place):
     return arr[place.segment_offset:end], top.get("strategy", "average"), int(top.get("iteration", 0)), footer["_path"]
 
 
-def _from_npz(path: Path, place):
-    """The information set's values from its slice of strategy.npz, read in place."""
+def _from_npz(path: Path, place, game, config: Path):
+    """The information set's values from its slice of strategy.npz, read in place (the file
+    must have been written for `game`, the game of `config`)."""
     if not path.is_file():
         raise SolverkitError(f"no strategy in {path.parent}: neither {STRATEGY_MANIFEST} nor strategy.npz (did the "
                              "solve finish?)")
@@ -104,22 +108,25 @@ def _from_npz(path: Path, place):
     try:
         with zipfile.ZipFile(path) as zf:
             meta = json.loads(np.lib.format.read_array(zf.open("meta.npy"), allow_pickle=False).item())
+            if not isinstance(meta, dict):
+                raise SolverkitError(f"cannot read strategy file {path}: meta is {type(meta).__name__}, not an object")
             if meta.get("format") != FORMAT or meta.get("version") != VERSION:
                 raise SolverkitError(f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
                                      f"expected {FORMAT!r} version {VERSION}")
+            check_identity(path, meta, game, str(config))
             with zf.open(name) as fh:
                 version = np.lib.format.read_magic(fh)
                 read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                                else np.lib.format.read_array_header_2_0)
                 shape, fortran, dtype = read_header(fh)
-                end = place.offset + len(place.labels)
-                if dtype != np.dtype("<f8") or len(shape) != 1 or shape[0] < end:
-                    raise SolverkitError(f"{path}: {name} is {dtype} of shape {shape}; information set {place.key!r} "
-                                         f"needs float64 values up to {end} (a strategy of another game?)")
+                size = game.layout(place.player).size
+                if dtype != np.dtype("<f8") or len(shape) != 1 or shape[0] != size:
+                    raise SolverkitError(f"{path}: {name} is {dtype} of shape {shape}; game {game.name!r} of {config} "
+                                         f"lays out {size} float64 values (a strategy of another game?)")
                 fh.seek(fh.tell() + 8 * place.offset)
                 raw = fh.read(8 * len(place.labels))
     except SolverkitError:
         raise
-    except (KeyError, OSError, ValueError, zipfile.BadZipFile) as exc:
+    except (KeyError, OSError, TypeError, ValueError, zipfile.BadZipFile) as exc:
         raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
     return np.frombuffer(raw, dtype="<f8"), meta.get("kind", "average"), int(meta.get("iteration", 0)), path

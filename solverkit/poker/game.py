@@ -1208,6 +1208,12 @@ class PokerGame(Game):
 
     # --- presentation ------------------------------------------------------------------------
 
+    def definition(self) -> dict:
+        """The name and parameters, and the rules the game definition gives (every GameDef
+        field: blinds, first player, hole cards ...), whichever file or name they came from."""
+        rules = {f.name: getattr(self.gd, f.name) for f in fields(self.gd) if f.name != "source"}
+        return {**super().definition(), "rules": rules}
+
     def units(self) -> tuple[Unit, ...]:
         """mbb/g: 1000 milli-big-blinds per big blind (the game definition's big blind); the
         metrics column exploitability_mbb and the target [solver] target_mbb."""

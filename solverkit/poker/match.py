@@ -3,6 +3,7 @@ deal weighed) and a sampled duplicate match through the ACPC-protocol dealer, in
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -21,17 +22,29 @@ class MatchReport:
     hands: int = 0
     seconds: float = 0.0
     illegal: tuple[int, int] = (0, 0)
+    #: the samples the interval is over (a duplicate match: its deal pairs)
+    samples: int = 0
 
     def lines(self) -> list[str]:
         out = [f"A = {self.a}", f"B = {self.b}"]
         if self.exact_mbb is not None:
             out.append(f"A's expected winnings (exact, both seats): {self.exact_mbb:+.3f} mbb/g")
         if self.sampled_mbb is not None:
-            out.append(f"A's winnings over {self.hands:,} hands (duplicate): {self.sampled_mbb:+.2f} "
-                       f"+/- {self.half_width_mbb:.2f} mbb/g (95% interval), {self.seconds:.1f} s")
+            out.append(self._sampled_line())
         if any(self.illegal):
             out.append(f"illegal actions read as calls: A {self.illegal[0]}, B {self.illegal[1]}")
         return out
+
+
+    def _sampled_line(self) -> str:
+        """The sampled result with its 95% interval, or, from fewer than 2 samples (no variance
+        to estimate), the mean alone and why there is no interval."""
+        head = f"A's winnings over {self.hands:,} hands (duplicate): {self.sampled_mbb:+.2f} mbb/g"
+        if self.half_width_mbb is None or not math.isfinite(self.half_width_mbb) or self.samples < 2:
+            return (f"{head}, no 95% interval: {self.samples} deal pair(s), an interval needs at least 2 (--hands 4 "
+                    f"or more), {self.seconds:.1f} s")
+        return f"{head} +/- {self.half_width_mbb:.2f} mbb/g (95% interval over {self.samples:,} deal pairs), " \
+               f"{self.seconds:.1f} s"
 
 
 def mbb(game) -> float:
@@ -82,5 +95,6 @@ def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> 
         result = sampled_match(game, a, b, hands, seed)
         mean, half, n = result.per_game(0, unit)
         report.sampled_mbb, report.half_width_mbb, report.hands = mean, half, n
+        report.samples = n // 2  # the dealer's duplicate match: its interval is over deal pairs
         report.seconds, report.illegal = result.seconds, tuple(result.illegal)
     return report

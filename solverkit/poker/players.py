@@ -94,7 +94,7 @@ def load_player(spec: str, game=None) -> Player:
     """A player from a solve's output directory (its strategy.npz, checked against its game) or
     a baseline name (which needs `game`)."""
     from ..core.config import load_config
-    from ..core.strategy_file import load_strategy
+    from ..core.strategy_file import check_layout, load_strategy
 
     if spec in BASELINES:
         if game is None:
@@ -107,15 +107,22 @@ def load_player(spec: str, game=None) -> Player:
     own = load_config(run / "config.toml").game
     if not hasattr(own, "tree"):
         raise SolverkitError(f"{spec}: game {own.name!r} is not a limit poker game of the poker engine")
-    if game is not None and _game_key(game) != _game_key(own):
-        raise SolverkitError(f"{spec} solved {_game_key(own)}, not {_game_key(game)}: both players must play "
-                             "the same game")
-    strategy, _, meta = load_strategy(run / "strategy.npz", own)
+    if game is not None:
+        _check_same_rules(spec, own, game)
+    strategy, layouts, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
+    if game is not None and game is not own:
+        check_layout(run / "strategy.npz", layouts, game)  # same rules, another layout: isomorphism
     return Player(game or own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
 
 
-def _game_key(game) -> str:
-    """What makes two poker games the same game: the rules, not the engine settings."""
-    gd = game.gd
-    return (f"{game.name} (blinds {list(gd.blind)}, raises {list(gd.raise_size)}, caps {list(gd.max_raises)}, "
-            f"{gd.num_ranks} ranks x {gd.num_suits} suits, board {list(gd.num_board_cards)})")
+def _check_same_rules(spec: str, own, game) -> None:
+    """Raise unless the game a run solved (`own`) has the rules of the match's `game`: every
+    field of the game definition (blinds, first player, hole cards, ...), not only its sizes."""
+    from ..core.identity import differences, game_definition
+
+    theirs, mine = game_definition(own).get("rules"), game_definition(game).get("rules")
+    if theirs != mine:
+        diff = "; ".join(d.replace(" in the file,", f" in {spec},").replace(" in the game", " in the match's game")
+                         for d in differences(theirs or {}, mine or {}))
+        raise SolverkitError(f"{spec} solved game {own.name!r} ({own.gd.source}), another game than {game.name!r} "
+                             f"({game.gd.source}) of the match: {diff}; both players must play the same game")

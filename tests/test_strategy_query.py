@@ -1,0 +1,168 @@
+"""`solverkit strategy --infoset KEY`, solverkit.read_policy and Solution.policy: a poker key in
+any suits and card order answers with the set the solver stored (checked against a solve
+without suit isomorphism), an impossible key (a card twice) and a key the game cannot have are
+refused naming the bad part with a valid key of the game, and a damaged slice is never printed."""
+
+import json
+import random
+import re
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import solverkit
+from solverkit.cli import cli
+from solverkit.errors import SolverkitError
+
+
+def _solve(out, game, iterations, preset="cfr_plus"):
+    return solverkit.solve({"game": game}, iterations=iterations, preset=preset, out=out)
+
+
+@pytest.fixture(scope="module")
+def leduc(tmp_path_factory):
+    """Leduc solved with suit isomorphism (the stored keys are canonical) and without."""
+    base = tmp_path_factory.mktemp("query")
+    iso = _solve(base / "iso", {"name": "leduc", "isomorphism": True}, 30)
+    raw = _solve(base / "raw", {"name": "leduc", "isomorphism": False}, 30)
+    return base, iso, raw
+
+
+def _possible(key) -> bool:
+    """Whether a key's cards are all different (the layout keeps slots for impossible ones)."""
+    hand, board, _ = key.split("|")
+    cards = [c[i:i + 2] for c in (hand, board) for i in range(0, len(c), 2)]
+    return len(set(cards)) == len(cards)
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_any_suits_answer_with_the_set_the_solver_stored(leduc):
+    base, iso, raw = leduc
+    asked = 0
+    for p in (0, 1):
+        for key in raw.game.infoset_keys(p):  # every real set, most of them not canonical
+            if not _possible(key):
+                continue
+            want = solverkit.read_policy(base / "raw", key)
+            assert solverkit.read_policy(base / "iso", key) == want  # the same arithmetic: bit-identical
+            assert iso.policy(key) == want
+            asked += 1
+    assert asked == 936
+
+
+def test_the_stored_key_is_shown(leduc):
+    base, _, _ = leduc
+    res = invoke("strategy", base / "iso", "--infoset", "Ks|Qs|cc/", "--infoset", "Kh|Qh|cc/", "--json")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.output.splitlines()]
+    assert [r["stored_as"] for r in rows] == ["Kh|Qh|cc/", "Kh|Qh|cc/"] and rows[0]["policy"] == rows[1]["policy"]
+    text = invoke("strategy", base / "iso", "--infoset", "Ks|Qs|cc/").output
+    assert text.startswith("Ks|Qs|cc/  (player 0, stored as Kh|Qh|cc/, average strategy after iteration 30)\n")
+
+
+@pytest.mark.parametrize("key, card, where", [
+    ("Qh|Qh|cc/", "Qh", "both in the hand and in the board"),
+    ("Ks|Ks|cc/r", "Ks", "both in the hand and in the board"),
+])
+def test_an_impossible_key_is_refused(leduc, key, card, where):
+    base, iso, _ = leduc
+    message = f"information set {key!r} is impossible: card {card} is {where}; no deal gives a card twice"
+    for ask in (lambda: solverkit.read_policy(base / "iso", key), lambda: iso.policy(key)):
+        with pytest.raises(SolverkitError) as err:
+            ask()
+        assert message in str(err.value)
+    res = invoke("strategy", base / "iso", "--infoset", key)
+    assert res.exit_code == 2 and res.stderr.strip() == f"Error: {message}"
+
+
+BAD_KEYS = [
+    ("Kh|Qh", r"key 'Kh\|Qh' of game 'leduc' is invalid: expected '<hand>\|<board>\|<betting>', like '(.+?)'"),
+    ("Kx|Qh|cc/", r"hand 'Kx': bad card 'Kx': not a card of the game's deck of 6 cards: ranks QKA, suits hs .*; "
+                  r"like '(.+?)'"),
+    ("KhQs|Qh|cc/", r"hand 'KhQs' is 4 letters; expected 1 card\(s\) of two letters \(rank, suit\), like '(.+?)'"),
+    ("Kh||cc/r", r"board '' is 0 letters; expected 1 card\(s\) of two letters \(rank, suit\) \(betting 'cc/r' is in "
+                 r"round 1\), like '(.+?)'"),
+    ("Kh|Qh|", r"board 'Qh' is 2 letters; expected 0 card\(s\) .*\(betting '' is in round 0\), like '(.+?)'"),
+    ("Kh|Qh|cc/x", r"betting 'cc/x' is not a point of game 'leduc' where a player acts; close matches: '(.+?)'"),
+    ("Kh|Qh|zzzz", r"betting 'zzzz' is not a point of game 'leduc' where a player acts; betting sequences look "
+                   r"like '(.*?)'"),
+    (7, r"information set key 7 of game 'leduc' is invalid: expected '<hand>\|<board>\|<betting>', like '(.+?)'"),
+]
+
+
+@pytest.mark.parametrize("key, pattern", BAD_KEYS, ids=[str(k) for k, _ in BAD_KEYS])
+def test_a_key_the_game_cannot_have_is_named_with_a_valid_one(leduc, key, pattern):
+    base, iso, _ = leduc
+    with pytest.raises(SolverkitError) as err:  # the API checks a key's type itself: the game is asked here
+        solverkit.read_policy(base / "iso", key) if isinstance(key, str) else iso.game.infoset_place(key)
+    found = re.search(pattern, str(err.value))
+    assert found, str(err.value)
+    shown = found.group(1)
+    if "|" in shown:  # the example key is real: it answers
+        assert sum(solverkit.read_policy(base / "iso", shown).values()) == pytest.approx(1.0)
+    if isinstance(key, str):
+        res = invoke("strategy", base / "iso", "--infoset", key)
+        assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1 and "Traceback" not in res.output
+
+
+def test_a_damaged_slice_is_refused_not_printed(leduc, tmp_path):
+    base, _, _ = leduc
+    out = tmp_path / "damaged"
+    shutil.copytree(base / "iso", out)
+    with np.load(out / "strategy.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    place = solverkit.load_game("leduc").infoset_place("Kh||")
+    arrays["policy0"][place.offset] = np.nan
+    with open(out / "strategy.npz", "wb") as fh:
+        np.savez(fh, **arrays)  # stored, not compressed: read in place
+    with pytest.raises(SolverkitError, match=r"information set 'Kh\|\|' has probabilities \[nan, .*\]; expected 2 "
+                                             r"finite numbers >= 0 summing to 1 \(a damaged file"):
+        solverkit.read_policy(out, "Kh||")
+    res = invoke("strategy", out, "--infoset", "Kh||")
+    assert res.exit_code == 2 and "nan" not in res.stdout
+
+
+def test_suits_and_card_order_map_to_the_canonical_board_of_a_flop_game(tmp_path):
+    """Three suits, a three-card flop: every real key (in any card order) answers as the solve
+    without isomorphism does (plain CFR: the same numbers up to rounding), stored under a key
+    that is the asked one with its suits renamed."""
+    game = {"name": "hulhe", "ranks": 3, "suits": 3, "rounds": 2}
+    iso = _solve(tmp_path / "iso", {**game, "isomorphism": True}, 3, preset="cfr")
+    raw = _solve(tmp_path / "raw", {**game, "isomorphism": False}, 3, preset="cfr")
+    stored = set(iso.game.infoset_keys(1))
+    rng = random.Random(5)
+    keys = [k for k in rng.sample(raw.game.infoset_keys(1), 600) if _possible(k)]
+    assert len(keys) > 150
+    for key in keys:
+        hand, board, betting = key.split("|")
+        shuffled = "".join(rng.sample([board[i:i + 2] for i in range(0, len(board), 2)], len(board) // 2))
+        ask = f"{hand[2:]}{hand[:2]}|{shuffled}|{betting}"  # cards in another order
+        got = iso.game.infoset_place(ask)
+        assert got.stored_key in stored
+        assert _suit_renaming(key, got.stored_key), (key, got.stored_key)
+        want = raw.policy(key)
+        assert iso.policy(ask) == pytest.approx(want, abs=1e-12)
+        assert solverkit.read_policy(tmp_path / "iso", ask) == iso.policy(ask)
+
+
+def _suit_renaming(key, stored) -> bool:
+    """Whether `stored` is `key` with its suits renamed one to one (card order aside)."""
+    def cards(k):
+        hand, board, betting = k.split("|")
+        split = lambda s: [s[i:i + 2] for i in range(0, len(s), 2)]  # noqa: E731
+        return split(hand), split(board), betting
+
+    (h1, b1, x1), (h2, b2, x2) = cards(key), cards(stored)
+    if x1 != x2:
+        return False
+    for perm in __import__("itertools").permutations("dhs"):
+        rename = dict(zip("dhs", perm))
+        move = lambda cs: sorted(c[0] + rename[c[1]] for c in cs)  # noqa: E731
+        if move(h1) == sorted(h2) and move(b1) == sorted(b2):
+            return True
+    return False
