@@ -271,3 +271,18 @@ def test_geometric_bets_put_the_stack_in_over_the_streets(pot, stack, streets):
         assert pot * (1 + 2 * low) ** streets <= target * (1 + 1e-9)
     assert pot * (1 + 2 * high) ** streets >= target * (1 - 1e-9)
     assert amount <= stack and (streets > 1 or amount == stack)
+
+
+SIZE_ALPHABET = st.sampled_from(list("0123456789.%xXcCrReEaA, -+") + ["５", "\x00", "é", "inf", "nan"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(), st.lists(SIZE_ALPHABET, max_size=20).map("".join)), st.booleans(), spots())
+def test_any_text_gives_amounts_or_a_one_line_bet_size_error(text, raises, spot):
+    try:
+        sizes = parse_bet_sizes(text, raises=raises)
+        result = bet_amounts(sizes, **spot)
+    except BetSizeError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert result == sorted(set(result)) and all(type(a) is int and a >= 1 for a in result)

@@ -378,3 +378,18 @@ def test_parsed_ranges_format_and_read_back_to_the_same_weights(tokens):
     if tokens:
         last, weight = tokens[-1]
         assert (w[parse_range(last) > 0] == (1.0 if weight is None else float(weight))).all()
+
+
+RANGE_ALPHABET = st.sampled_from(list("AKQJT98765432akqjtcdhsoxX+-:,. 0.5\t\n") + ["ＡＡ", "٠", "\x00", "é"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(), st.lists(RANGE_ALPHABET, max_size=30).map("".join)), st.sampled_from([None, "QsJh2h", "Qs"]))
+def test_any_text_gives_weights_or_a_one_line_range_error(text, board):
+    try:
+        w = parse_range(text, board=board)
+    except RangeError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert w.shape == (NUM_COMBOS,) and ((w >= 0) & (w <= 1)).all()
+    assert np.array_equal(parse_range(format_range(w)), w)
