@@ -44,7 +44,8 @@ def test_rounding_in_place_is_the_encode_decode_round_trip(predictor, seed, scal
     got = x.copy()
     held.round_in_place(got, grid, "regret")
     np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
-    assert held.saturated == coded.saturated
+    assert held.saturated == coded.saturated and held.saturated_by == coded.saturated_by
+    assert held.clip_peak == pytest.approx(coded.clip_peak, rel=1e-12)  # what a clip warning suggests from
     again = got.copy()  # rounding what is already rounded changes nothing
     held.round_in_place(again, grid, "regret")
     np.testing.assert_array_equal(again, got)
@@ -99,10 +100,11 @@ def test_a_run_resumes_across_hold_settings_exactly(tmp_path):
     held = {**cfg, "store": {**cfg["store"], "hold": "decoded"}}
     run_solve(load_config(held), iterations=20, out=part, resume=True, checkpoint_every="5")
     back = run_solve(load_config(cfg), out=part, resume=True)
-    # the stops at 10 and 20 add evaluations there; every other row is the uninterrupted run's
+    # the stops at 10 and 20 evaluated there, off the schedule; a resumed run drops those rows,
+    # so every row is the uninterrupted run's
     got = {r["iteration"]: r["exploitability"] for r in back.metrics}
     want = {r["iteration"]: r["exploitability"] for r in full.metrics}
-    assert set(want) <= set(got) and set(got) - set(want) == {10, 20}
+    assert set(got) == set(want)
     assert {i: got[i] for i in want} == want
     assert back.stored_bytes == full.stored_bytes
     for p in (0, 1):

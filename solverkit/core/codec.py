@@ -359,17 +359,21 @@ def _decode_west(res, offset, hands, actions, rnd, order, orders, scales, x):
 def _round_in_place(x, offset, hands, actions, rnd, scales):
     """x = decode(encode(x)) without the predictor or the compressor: each value rounded to its
     block's fixed point and saturated as _encode_west does, then multiplied by 1 / scale as
-    _decode_west does (the same operations, so the same doubles). Returns the number saturated."""
+    _decode_west does (the same operations, so the same doubles). Returns the number saturated
+    and the largest |value| in stored units among them (0.0: none)."""
     sat = 0
+    peak = 0.0
     for b in range(offset.shape[0]):
         s = scales[rnd[b]]
         inv = 1.0 / s
         o = offset[b]
         for i in range(o, o + hands[b] * actions[b]):
             q, over = _quantize(x[i], s)
-            sat += over
+            if over:
+                sat += 1
+                peak = max(peak, abs(x[i]) * s)
             x[i] = np.int32(q) * inv
-    return sat
+    return sat, peak
 
 
 def check_grid(grid: Grid, size: int, where: str) -> None:
@@ -411,6 +415,15 @@ def _run_bytes(run: str | None) -> bytes:
 
 
 # --- resolution probe ------------------------------------------------------------------------
+
+
+def _largest_units(x: np.ndarray, grid: Grid, scales: np.ndarray) -> float:
+    """The largest |value| of `x` in stored units, each value times its block's factor (called
+    only when an encode clipped: one vectorised pass)."""
+    by_offset = np.argsort(grid.offset, kind="stable")
+    factor = np.repeat(scales[grid.round[by_offset]], (grid.hands * grid.actions)[by_offset])
+    return float(np.max(np.abs(x) * factor))
+
 
 #: log2 of the stored magnitude of a nonzero value: bin i holds [2**(LOST_BINS[0] + i), twice
 #: that); the first bin also holds everything smaller, the last everything larger
@@ -510,7 +523,8 @@ class ValueCodec:
                 q = np.empty(x.shape[0], dtype=np.int32)
                 clipped = _encode_fixed(x, grid.offset, grid.hands, grid.actions, grid.north, grid.round, grid.order,
                                         grid.orders, grid.visit_order, scales, self._mode, q, res)
-            self._count_clipped(clipped, x, scales, family)
+            if clipped:  # the largest value in stored units (the largest is among those clipped)
+                self._count_clipped(clipped, _largest_units(x, grid, scales), scales, family)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
         meta = self._description(family, kind, key, name, run)
@@ -530,9 +544,8 @@ class ValueCodec:
             return
         if self._probes > 0:
             self._probe(x, scales, family)
-        peak = self._peak_units(x, scales)  # before rounding: what the factor had to fit
-        self._count_clipped(_round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales), peak,
-                            scales, family)
+        clipped, peak = _round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales)
+        self._count_clipped(clipped, peak, scales, family)  # the peak the kernel saw before it clipped
 
     @staticmethod
     def _peak_units(x, scales) -> float:
@@ -540,15 +553,14 @@ class ValueCodec:
         big = max(float(np.max(x)), -float(np.min(x))) if x.shape[0] else 0.0  # max |x| without a copy
         return big * float(np.max(scales))
 
-    def _count_clipped(self, clipped: int, x, scales, family: str) -> None:
-        """Add an encode's clipped values to the counts; where it clipped, remember how large
-        the family's values were in stored units (`x`: the array, or that peak already taken)."""
+    def _count_clipped(self, clipped: int, peak: float, scales, family: str) -> None:
+        """Add an encode's clipped values to the counts and remember the largest value in stored
+        units the family's factor had to fit (`peak`)."""
         if not clipped:
             return
         self.saturated += clipped
         self.saturated_by[family] = self.saturated_by.get(family, 0) + int(clipped)
-        peak = x if isinstance(x, float) else self._peak_units(x, scales)
-        self.clip_peak[family] = max(self.clip_peak.get(family, 0.0), peak)
+        self.clip_peak[family] = max(self.clip_peak.get(family, 0.0), float(peak))
 
     def _probe(self, x, scales, family: str) -> None:
         """Record, for the first arrays encoded, the largest value of each family in stored
