@@ -352,7 +352,7 @@ def weight_vectors(draw):
     return w
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(weight_vectors(), st.sampled_from([None, "QsJh2h", "AcAd", "2c3d4h5s6c"]))
 def test_format_range_round_trips_exactly(w, board):
     assert np.array_equal(parse_range(format_range(w)), w)

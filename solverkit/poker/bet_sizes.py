@@ -13,9 +13,17 @@ comma allowed, the empty string meaning no sizes:
 * ``"e"`` / ``"2e"`` / ``"3e150%"``: the geometric size, the pot fraction that, bet on each of
   ``n`` streets and called, puts the effective stack in: ``((2 * behind / pot + 1) ** (1 / n) - 1)
   / 2`` of the pot, at most ``150%`` when given; ``n`` (1 to 100) defaults to the streets left
-  (flop 3, turn 2, river 1); a raise uses ``max(n - bets, 1)`` where ``bets`` counts the bets and
-  raises this street before it, and adds the size to the bet it calls;
+  (flop 3, turn 2, river 1); a raise subtracts the raises made before it this street,
+  ``max(n - bets_this_street + 1, 1)`` (facing the first bet: ``n``), and adds the size to the
+  bet it calls;
 * ``"a"``: all-in.
+
+Letters are read before numbers, as postflop-solver reads them: ``"1e3%"`` is the geometric size
+over 1 street capped at 3% of the pot, not 1000%. "pot" is the pot after the mover calls and
+"behind" the effective stack after that call (the smaller of what each player has left).
+postflop-solver's tree options that add or force an all-in or merge close sizes (its
+add_allin_threshold, force_allin_threshold, merging_threshold) belong to the tree builder and are
+not applied here.
 
 Amounts are raise-to totals for the street (the chips the mover has put in this street after
 the action, as postflop-solver's ``Bet(amount)`` / ``Raise(amount)``). Rounding: the product
