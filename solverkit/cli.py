@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .core.params import option_type
+from .core.params import number_from_text, option_type
 from .errors import SolverkitError, SolverkitWarning
 
 
@@ -220,8 +220,9 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         raise SolverkitError(f"--game {game_name} needs --preset NAME (the variant to run); available: "
                              f"{choices(get_registry().presets)} (or --set rule.name=... --set averaging.name=...)")
     # the options are [solver] overrides, checked with the config on one path before anything runs
-    options = [f"solver.{key}={text}" for key, text in (("iterations", iterations), ("target", target))
-               if text is not None]
+    # plain decimals only (TOML would also take 1_000); anything else goes on as a string, which the check names
+    options = [f"solver.{key}={text if number_from_text(text) is not None else json.dumps(text)}"
+               for key, text in (("iterations", iterations), ("target", target)) if text is not None]
     if checkpoint_every is not None:
         options.append(f"solver.checkpoint_every={json.dumps(checkpoint_every)}")  # always a string
     if preset is not None:

@@ -1,0 +1,246 @@
+"""Classes of bad input from the issue 26 audit (items 14, 15, 16), each with its siblings: every
+case is one line ``Error: ...`` naming the bad value (exit status 2, no traceback, nothing on
+stdout), or, in the API, a SolverkitError; values that mean something are read as they say.
+
+- text read as numbers: ASCII decimals only (no ``1_000``, full-width digits, ``inf``) in matrix
+  CSV files, command-line options and ``--set``; ``00`` is the number 0;
+- parsers fed too deep a nesting (TOML) or a huge header (.npy);
+- paths with ``~user`` of no user; damaged run files read by ``report``;
+- study tables of the wrong type; lists that must not be empty; OpenSpiel names;
+- a TreeGame subclass with its own ``params``; misspelt SOLVERKIT_LOAD_PLUGINS names.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tomli_w
+from click.testing import CliRunner
+
+import solverkit
+from solverkit.cli import cli
+from solverkit.core.config import parse_every, parse_value
+from solverkit.core.params import Param, expand_path, number_from_text
+from solverkit.efg import TreeGame
+from solverkit.errors import ConfigError
+
+NO_USER = "~nosuchuser_sk26"
+
+
+def refused(args, names=()) -> str:
+    """The CLI refuses `args` with one line naming each of `names`; returns the line."""
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 2, (args, result.exit_code, result.output, result.exception)
+    assert result.stdout == "", result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for name in names:
+        assert str(name) in lines[0], (name, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def kuhn_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("classes") / "run"
+    result = CliRunner().invoke(cli, ["solve", "--game", "kuhn", "--preset", "cfr", "--iterations", "5", "--out",
+                                      str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+# --- numbers from text ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, number", [("00", 0), ("007", 7), ("-3", -3), ("1.5", 1.5), (".5", 0.5), ("5.", 5.0),
+                                          ("2e3", 2000.0), (" 4 ", 4)])
+def test_plain_decimals_are_the_numbers_they_spell(text, number):
+    assert number_from_text(text) == number and type(number_from_text(text)) is type(number)
+    assert parse_value(text) == number
+
+
+@pytest.mark.parametrize("text", ["1_000", "１２", "٣", "1e3_0", "0x10", "nan", "inf", "-Infinity", "1,5", "", "+"])
+def test_other_spellings_are_not_numbers(text):
+    assert number_from_text(text) is None
+
+
+@pytest.mark.parametrize("cell", ["1_000", "１", "٣", "nan", "inf", "Infinity", "0x1"])
+def test_csv_matrix_cells_must_be_plain_decimals(tmp_path, cell):
+    path = tmp_path / "m.csv"
+    path.write_text(f"{cell},2\n3,4\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        solverkit.load_game("matrix_file", path=str(path))
+    assert str(path) in str(err.value) and "line 1, field 1" in str(err.value)
+
+
+def test_csv_matrix_with_plain_numbers_reads_them(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("1, -2.5\n.5,3e0\n")
+    assert solverkit.load_game("matrix_file", path=str(path)).matrix.tolist() == [[1.0, -2.5], [0.5, 3.0]]
+
+
+def test_a_npy_header_too_large_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.npy"
+    with open(path, "wb") as fh:  # a sparse 10 GB int8 array: the header alone says it is too large
+        np.lib.format.write_array_header_1_0(fh, {"descr": "|i1", "fortran_order": False, "shape": (100_000, 100_000)})
+        fh.truncate(fh.tell() + 100_000 * 100_000)
+    try:
+        with pytest.raises(ConfigError, match="10,000,000,000 payoffs; at most 400,000,000"):
+            solverkit.load_game("matrix_file", path=str(path))
+    finally:
+        path.unlink()
+
+
+@pytest.mark.parametrize("flag, text, shown", [("--iterations", "00", "= 0 is invalid"), ("--iterations", "1_000", "1_000"),
+                                               ("--iterations", "１０", "１０"), ("--target", "inf", "inf"),
+                                               ("--target", "nan", "nan")])
+def test_solve_options_take_plain_numbers_only(kuhn_run, flag, text, shown):
+    refused(["solve", kuhn_run / "config.toml", "--out", kuhn_run, flag, text], names=[flag, shown])
+
+
+def test_checkpoint_every_zeros_mean_never():
+    assert parse_every("00") is None and parse_every("0") is None
+    assert parse_every("010") == ("iterations", 10)
+
+
+@pytest.mark.parametrize("args", [
+    ["dealer", "kuhn", "--timeout", "inf"], ["dealer", "kuhn", "--timeout", "nan"],
+    ["dealer", "kuhn", "--seed", str(2**70)], ["dealer", "kuhn", "--hands", "１０"],
+    ["play", "/nonexistent", "--connect", "localhost:1", "--timeout", "1e999"],
+    ["worker", "--connect", "tcp://localhost:1", "--wait", "inf"],
+    ["study", "x.toml", "--out", "o", "--jobs", str(2**64)],
+    ["strategy", "/nonexistent", "--infoset", "x", "--player", "2"],
+])
+def test_numeric_options_of_every_command_are_finite_and_bounded(args):
+    flag = next(a for a in args if a.startswith("--") and a not in ("--connect", "--out", "--infoset"))
+    refused(args, names=[flag, "is invalid"])
+
+
+# --- parsers and files -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("nest", ["[" * 5000 + "]" * 5000, "{a=" * 3000 + "1" + "}" * 3000])
+def test_toml_nested_too_deeply_is_malformed(tmp_path, nest):
+    cfg = tmp_path / "deep.toml"
+    cfg.write_text(f'preset = "cfr"\ngame = "kuhn"\nx = {nest}\n')
+    refused(["solve", cfg, "--out", tmp_path / "out", "--quiet"], names=[cfg, "nested too deeply"])
+    refused(["study", cfg, "--out", tmp_path / "out"], names=[cfg, "nested too deeply"])
+    assert parse_value(nest) == nest  # a --set value too deep for TOML stays the text, which the check refuses
+
+
+@pytest.mark.parametrize("content, names", [
+    (b'{"a": ', ["result.json", "not JSON"]), (b"[1, 2]", ["result.json", "list"]),
+    (b'{"seconds": "abc"}', ["result.json", "seconds = 'abc'"]), (b"\xff\xfe", ["result.json", "not JSON"]),
+    (b"[" * 100_000, ["result.json", "nested too deeply"]),
+])
+def test_report_on_a_damaged_result_json_names_it(kuhn_run, content, names):
+    path = kuhn_run / "result.json"
+    good = path.read_bytes()
+    try:
+        path.write_bytes(content)
+        refused(["report", kuhn_run, "-o", kuhn_run.parent / "r.html"], names=names)
+    finally:
+        path.write_bytes(good)
+
+
+def test_report_on_metrics_that_are_not_utf8_names_them(kuhn_run):
+    path = kuhn_run / "metrics.csv"
+    good = path.read_bytes()
+    try:
+        path.write_bytes(good + b"\xff\xfe,1\n")
+        refused(["report", kuhn_run, "-o", kuhn_run.parent / "r.html"], names=["metrics.csv", "0xff"])
+    finally:
+        path.write_bytes(good)
+
+
+@pytest.mark.parametrize("table", [{"game": {"name": "matrix_file", "path": f"{NO_USER}/m.npy"}},
+                                   {"game": "kuhn", "store": {"backend": "disk", "path": f"{NO_USER}/store"}}])
+def test_a_path_of_an_unknown_user_is_named(tmp_path, table):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(tomli_w.dumps({"preset": "cfr", **table}))
+    refused(["solve", cfg, "--out", tmp_path / "out", "--quiet"], names=[NO_USER, "full path"])
+    assert not (tmp_path / NO_USER).exists()
+
+
+def test_expand_path_refuses_nul_and_unknown_users(tmp_path):
+    with pytest.raises(ConfigError, match="NUL"):
+        expand_path("a\x00b", "where")
+    with pytest.raises(ConfigError, match=NO_USER):
+        expand_path(f"{NO_USER}/x", "where")
+    assert expand_path("~/x", "where").is_absolute()
+
+
+# --- tables and values of the wrong type -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("games, assembly, names", [
+    ({"g": {"game": 5}}, {"preset": "cfr"}, ["[games.g] game = 5"]),
+    ({"g": {"game": [1, 2]}}, {"preset": "cfr"}, ["[games.g] game = [1, 2]"]),
+    ({"g": {"game": "skewed_pennies"}}, {"preset": "cfr", "solver": 5}, ["[assemblies.a] solver = 5"]),
+])
+def test_study_tables_of_the_wrong_type_are_refused(tmp_path, games, assembly, names):
+    path = tmp_path / "s.toml"
+    path.write_text(tomli_w.dumps({"assemblies": {"a": assembly}, "games": games}))
+    refused(["study", path, "--out", tmp_path / "out", "--quiet"], names=names)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_list_is_refused_not_taken_for_the_default():
+    refused(["info", "hulhe", "--set", "max_raises=[]"], names=["max_raises = []", "non-empty list"])
+    with pytest.raises(ConfigError, match="non-empty"):
+        Param("int_list", [1], min_len=1).check([], "x")
+
+
+def test_a_misspelt_openspiel_game_is_one_short_line():
+    pytest.importorskip("pyspiel")
+    line = refused(["info", "openspiel", "--set", "game=kuhn_pokr"], names=["kuhn_pokr", "close matches: kuhn_poker"])
+    assert len(line) < 300
+
+
+# --- a TreeGame with its own params (item 16) -------------------------------------------------------
+
+
+class StakeCoin(TreeGame):
+    """Matching pennies for a stake, declaring its own params (and not TreeGame's)."""
+
+    name = "stake_coin_test"
+    params = {"stake": Param("float", 1.0, "what the winner takes", min=0.0, min_exclusive=True)}
+
+    def initial_state(self):
+        return ()
+
+    def is_terminal(self, state):
+        return len(state) == 2
+
+    def returns(self, state):
+        return self.config["stake"] * (1.0 if state[0] == state[1] else -1.0)
+
+    def player(self, state):
+        return len(state)
+
+    def legal_actions(self, state):
+        return ["h", "t"]
+
+    def child(self, state, action):
+        return state + (action,)
+
+    def infoset_key(self, state, player):
+        return f"p{player}"
+
+
+def test_a_tree_game_declaring_its_own_params_keeps_max_nodes(fresh_registry):
+    from solverkit.core.hookspecs import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def register_games(self, register):
+            register(StakeCoin)
+
+    fresh_registry.add(Plugin())
+    assert list(StakeCoin.params) == ["max_nodes", "stake"]
+    sol = solverkit.solve({"preset": "cfr_plus", "game": {"name": "stake_coin_test", "stake": 2.0}}, iterations=50)
+    assert sol.exploitability < 0.1 and sol.game.tree.num_nodes == 7
+    with pytest.raises(ConfigError, match="more than 3 nodes"):
+        solverkit.load_game("stake_coin_test", max_nodes=3)
+    assert StakeCoin(stake=1.0).tree.num_nodes == 7  # built directly, without max_nodes
