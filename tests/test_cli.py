@@ -103,7 +103,7 @@ def test_export_json(run_dir, tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert [list(t) for t in doc["players"]] == [["row"], ["column"]]
-    assert doc["actions"] == [["heads", "tails"], ["heads", "tails"]]
+    assert doc["actions"] == [{"row": ["heads", "tails"]}, {"column": ["heads", "tails"]}]
     assert doc["game"] == "skewed_pennies"
     with np.load(out / "strategy.npz") as data:
         assert doc["players"][0]["row"] == data["policy0"].tolist()

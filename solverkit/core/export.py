@@ -6,19 +6,32 @@ from ..errors import SolverkitError
 
 
 def export_json(game, strategy) -> dict:
-    """``{"game": name, "players": [{infoset_key: [probabilities]}, ...],
-    "actions": [names or null, ...]}``, one entry per player in ``players`` and ``actions``."""
+    """``{"game": name, "players": [{infoset_key: [probabilities]}, ...], "actions":
+    [{infoset_key: [action labels]}, ...]}``, one table per player: every information set's
+    probabilities and the labels of its actions in the same order (tree games give each
+    information set its own actions, so labels are per key, never a shared list or null)."""
     total = sum(game.layout(p).num_infosets for p in (0, 1))
     if total > game.export_limit:
         raise SolverkitError(
             f"game {game.name!r} has {total:,} information sets; JSON export is limited to "
             f"{game.export_limit:,} (use the strategy.npz file directly)"
         )
-    players = []
+    players, actions = [], []
     for p in (0, 1):
         keys = game.infoset_keys(p)
-        table = {}
-        for key, (start, n) in zip(keys, game.layout(p).infoset_slices()):
-            table[key] = [float(v) for v in strategy[p][start : start + n]]
-        players.append(table)
-    return {"game": game.name, "players": players, "actions": [game.action_names(p) for p in (0, 1)]}
+        labels = game.infoset_actions(p)
+        probs, names = {}, {}
+        for key, (start, n), acts in zip(keys, game.layout(p).infoset_slices(), labels):
+            if len(acts) != n:
+                raise SolverkitError(f"game {game.name!r}: information set {key!r} has {n} actions but "
+                                     f"{len(acts)} labels {list(acts)!r}; a game plugin's infoset_actions is wrong")
+            probs[key] = [float(v) for v in strategy[p][start : start + n]]
+            names[key] = [str(a) for a in acts]
+        if len(probs) != len(keys):
+            seen = set()
+            twice = next(k for k in keys if k in seen or seen.add(k))
+            raise SolverkitError(f"game {game.name!r}: player {p} names two information sets {twice!r}; JSON "
+                                 "maps keys to probabilities and would lose one (use the strategy.npz file)")
+        players.append(probs)
+        actions.append(names)
+    return {"game": game.name, "players": players, "actions": actions}
