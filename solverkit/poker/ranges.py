@@ -250,10 +250,11 @@ def parse_board(board) -> tuple[int, ...]:
     elif isinstance(board, (list, tuple, np.ndarray)):
         names = list(board)
     else:
-        raise RangeError(f"board {board!r}: expected cards as a string like 'QsJh2h' or a list of cards")
+        raise RangeError(f"board {_short(repr(board))}: expected cards as a string like 'QsJh2h' or a list "
+                         f"of cards")
+    if len(names) > 5:
+        raise RangeError(f"board {_short(str(board))} has {len(names)} cards; a board has at most 5")
     cards = [_board_card(board, item) for item in names]
-    if len(cards) > 5:
-        raise RangeError(f"board {_short(str(board))} has {len(cards)} cards; a board has at most 5")
     if len(set(cards)) != len(cards):
         dup = next(c for c in cards if cards.count(c) > 1)
         raise RangeError(f"board {_short(str(board))} holds {_card_text(dup)} twice")
@@ -282,7 +283,7 @@ def parse_range(text: str, board=None) -> np.ndarray:
     """[1326] float64 weight of each combo (index order: module docstring) of a range such as
     "22+,A5s-A2s,KQo:0.5"; a later token overrides an earlier one; combos meeting the board get 0."""
     if not isinstance(text, str):
-        raise RangeError(f"range {text!r}: expected a string such as '22+,AKs,KQo:0.5'")
+        raise RangeError(f"range {_short(repr(text))}: expected a string such as '22+,AKs,KQo:0.5'")
     if len(text) > MAX_RANGE_CHARS:
         raise RangeError(f"range of {len(text)} characters is longer than {MAX_RANGE_CHARS}; a range "
                          f"lists at most {NUM_COMBOS} combos")
