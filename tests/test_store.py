@@ -14,7 +14,7 @@ from solverkit.core.codec import CorruptSegment, Grid, ValueCodec
 from solverkit.core.config import load_config
 from solverkit.core.diskstore import DiskBackend, DiskStoreError
 from solverkit.core.params import spec_of
-from solverkit.core.solver import run_solve
+from solverkit.core.solver import Solver, run_solve
 from solverkit.core.store import SegmentSpec, Store
 from solverkit.errors import ConfigError
 from solverkit_compressors.blosc2 import Blosc2Compressor
@@ -490,3 +490,20 @@ def test_the_solve_line_repeats_the_clipping_beside_the_size():
     assert "WARNING: 1,234 fixed-point values clipped" in store_line(res)
     assert "WARNING" not in store_line(Result(iterations=1, exploitability=0.1, br=(0.1, 0.1), seconds=1.0,
                                               reached_target=False, stored_bytes=10**6, compression_ratio=2.0))
+
+
+def test_averages_that_will_outgrow_the_int32_range_are_foretold_at_the_start():
+    """The cumulative weight of quadratic averaging x 16 passes 2^31 at iteration 738: Kuhn's
+    first decisions clip exactly there. Said at the first iteration, before any value clipped."""
+    from solverkit.averaging import LinearAveraging, QuadraticAveraging
+    from solverkit.core.store import clip_forecast
+
+    line = clip_forecast(QuadraticAveraging(), [16.0], 2000)
+    assert "passes 2^31 at iteration 738" in line and "set avg_scale = 0.5 " in line
+    assert clip_forecast(QuadraticAveraging(), [16.0], 700) is None  # the run ends before
+    assert clip_forecast(LinearAveraging(), [16.0], 2000) is None  # CFR+ at 16: t^2/2 x 16 stays far below
+    assert clip_forecast(QuadraticAveraging(), [], 2000) is None  # float64 averages
+    solver = Solver(load_config({"preset": "dcfr", "game": "kuhn", "store": {"avg_scale": 16}}))
+    solver.planned_iterations = 2000
+    solver.step(1)
+    assert solver.store_warnings == [line] and solver.values.saturated_values() == 0

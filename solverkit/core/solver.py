@@ -19,7 +19,8 @@ from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
-from .store import SegmentSpec, Store, family, new_run_id, precision_warnings, saturation_warning
+from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings,
+                    saturation_warning)
 from .parts import remove_stale, write_part
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
 from .identity import ID_FIELD, game_identity, identity_fields
@@ -307,6 +308,10 @@ class Solver:
             if self.iteration == 3:
                 for line in precision_warnings(self.store.codec, self._scale_keys(), self.assembly.store):
                     self._warn(line)
+        if self.iteration == 1 and self.planned_iterations:  # averages that will outgrow the int32 range
+            forecast = clip_forecast(a.averaging, self.assembly.store.get("avg_scale"), self.planned_iterations)
+            if forecast:
+                self._warn(forecast)
         self.solve_seconds += time.perf_counter() - t0
 
     def _scale_keys(self) -> dict[str, str]:

@@ -360,6 +360,32 @@ def saturation_warning(codec, count: int, iteration: int, settings: dict[str, st
             f"values are wrong and so are the results; set {fix}, or [] (float64) for that array")
 
 
+def clip_forecast(averaging, factors, iterations: int, limit: int = 1_000_000) -> str | None:
+    """The warning, before a run starts, that its fixed-point averages will clip: the scheme's
+    cumulative weight W(t) (what the averages of an information set reached every iteration,
+    such as the first decision, add up to) times the largest of `factors` passes the int32 range
+    at an iteration t <= `iterations` (looked for up to `limit`); None when it does not."""
+    if not factors or not averaging.keeps_average or not averaging.inline:
+        return None
+    factor, total = float(max(factors)), 0.0
+    for t in range(1, min(int(iterations), limit) + 1):
+        decay, weight = averaging.coefficients(t)
+        total = total * decay + weight
+        if total * factor >= INT32_RANGE:
+            break
+    else:
+        return None
+    end = float(total)
+    for s in range(t + 1, min(int(iterations), limit) + 1):  # the weight the whole run reaches
+        decay, weight = averaging.coefficients(s)
+        end = end * decay + weight
+    fit = 2.0 ** np.floor(np.log2(INT32_RANGE / end))
+    return (f"[store] avg_scale = {_factor_text(factor)} with averaging {averaging.name!r} will clip: its cumulative "
+            f"weight x avg_scale passes 2^31 at iteration {t:,}, so the averages of information sets reached every "
+            f"iteration (the first decision's) clip from about there, before the run's {int(iterations):,} "
+            f"iterations; set avg_scale = {_factor_text(fit)} or [] (float64), or use fewer iterations")
+
+
 #: the largest magnitude an int32 holds
 INT32_RANGE = float(2**31 - 1)
 #: the smallest avg_scale an averaging that decays the whole average every iteration (power)
