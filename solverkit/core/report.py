@@ -261,7 +261,7 @@ def build_report(run_dir) -> str:
     elif size > STRATEGY_LIMIT:
         parts.append(f"<p>{size:,} policy values: too many for this page (query them with the Python API)</p>")
     else:
-        strategy, _, meta = load_strategy(run / "strategy.npz", game)
+        strategy, _, meta = load_strategy(run / "strategy.npz", game, str(run / "config.toml"))
         parts.append(f"<p>{html.escape(meta['kind'])} strategy after {meta['iteration']} iterations</p>")
         for title, content in game.report_strategy(strategy):
             parts.append(f"<h3>{html.escape(title)}</h3>")
