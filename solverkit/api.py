@@ -130,8 +130,28 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
         from .core.params import expand_path
 
         out = expand_path(out, "solve(..., out)")
-    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress)
+    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress,
+                       notice=_notice)
     return Solution(result, assembly.game)
+
+
+#: whether this process has said that the kernels are compiling (the API says it once)
+_compiling_said = False
+
+
+def _notice(line: str) -> None:
+    """A solve's notice on stderr: the kernels compiling (a first solve can sit ~20 s before its
+    first iteration), once per process, and anything else the solver has to say."""
+    import sys
+
+    from .core.solver import COMPILE_NOTICE
+
+    global _compiling_said
+    if line == COMPILE_NOTICE:
+        if _compiling_said:
+            return
+        _compiling_said = True
+    print(line, file=sys.stderr, flush=True)
 
 
 def read_policy(run_dir, key: str, player: int | None = None) -> dict[str, float]:

@@ -24,7 +24,8 @@ from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, preci
 from .parts import remove_stale, write_part
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
 from .identity import ID_FIELD, game_identity, identity_fields
-from .units import CURRENT, reached as unit_target_reached, unit_columns, unit_values, units_of
+from .units import CURRENT, EXPLOITABILITY as EXPLOITABILITY_COLUMN, reached as unit_target_reached, unit_columns, \
+    unit_values, units_of
 
 METRIC_COLUMNS = ("iteration", "seconds", "exploitability", "br_0", "br_1")
 #: work done (nodes the passes visited, cumulative; empty for games that do not count), then store
@@ -128,6 +129,29 @@ class slow_notice:
             self._timer.cancel()
             self._timer.join()  # a notice already under way is finished before the block's output
         return False
+
+
+class CompileClock:
+    """Seconds numba spends in its compiler lock (compiling a kernel, or loading one from its
+    cache) while this clock is open: the solver takes them out of solve time, so that a kernel
+    compiled at its first call never counts as solving (studies compare these seconds)."""
+
+    def __init__(self):
+        from numba.core import event
+
+        self._event = event
+        self._listener = event.TimingListener()
+        event.register("numba:compiler_lock", self._listener)
+
+    @property
+    def seconds(self) -> float:
+        return self._listener.duration if self._listener.done else 0.0
+
+    def close(self) -> None:
+        try:
+            self._event.unregister("numba:compiler_lock", self._listener)
+        except ValueError:  # closed before
+            pass
 
 
 def make_store(assembly, store_dir=None, run_id=None) -> Store:
@@ -242,6 +266,9 @@ class Solver:
             raise
         self.iteration = 0
         self.solve_seconds = 0.0
+        #: seconds of kernel compilation (or cache loading) during the passes, left out of solve_seconds
+        self.compile_seconds = 0.0
+        self._clock = CompileClock()
         #: nodes the passes visited so far (None while the game reports no count)
         self.nodes_touched = None
         self._confirmed = None  # (iteration, exact row) of the last confirm()
@@ -283,18 +310,24 @@ class Solver:
             self._step_one()  # the first iterations one by one: they check the fixed-point resolution
             count -= 1
         if count > 0:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), self._clock.seconds
             a = self.assembly
             first = self.first_update
             groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
             block = PassBlock(self.iteration + 1, count, groups, a.rule, a.averaging, a.sampler)
             self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
-            self.solve_seconds += time.perf_counter() - t0
+            self._add_time(t0, c0)
+
+    def _add_time(self, t0: float, c0: float) -> None:
+        """Solve time since perf_counter `t0`, less the compilation since clock reading `c0`."""
+        compiled = self._clock.seconds - c0
+        self.compile_seconds += compiled
+        self.solve_seconds += max(0.0, time.perf_counter() - t0 - compiled)
         self._check_clipping()
 
     def _step_one(self) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), self._clock.seconds
         self.iteration += 1
         a = self.assembly
         first = self.first_update
@@ -312,7 +345,7 @@ class Solver:
             forecast = clip_forecast(a.averaging, self.assembly.store.get("avg_scale"), self.planned_iterations)
             if forecast:
                 self._warn(forecast)
-        self.solve_seconds += time.perf_counter() - t0
+        self._add_time(t0, c0)
 
     def _scale_keys(self) -> dict[str, str]:
         """Array family -> the ``[store]`` key naming its fixed-point factor."""
@@ -499,6 +532,8 @@ class Solver:
         return []
 
     def close(self):
+        if getattr(self, "_clock", None) is not None:
+            self._clock.close()
         self.transport.close()
         self.store.close()
 
@@ -569,7 +604,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         raise
     writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
     targets_text = target_text(assembly.game, target, unit_targets)
-    bar = _progress(iterations, solver.iteration, capped=bool(targets_text)) if progress else None
+    goals = [(EXPLOITABILITY_COLUMN, target)] if target > 0 else []
+    goals += [(u.column, unit_targets[u.target_key]) for u in units if unit_targets.get(u.target_key, 0) > 0]
+    bar = _Progress(iterations, solver.iteration, goals, metrics) if progress else None
     reached = False
     reached_row = None
     interrupted = False
@@ -623,14 +660,12 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 if on_metrics:
                     on_metrics(row)
                 if bar is not None:
-                    bar.set_postfix_str(progress_postfix(assembly.game, row, targets_text), refresh=False)
+                    bar.measured(row, progress_postfix(assembly.game, row, targets_text))
                 reached = target_met(row)
                 if reached:
                     reached_row = row
             if bar is not None:
-                if reached:  # the bar ends here, full: the cap was never the goal
-                    bar.total = solver.iteration
-                bar.update(count)
+                bar.advance(solver.iteration, reached=reached)
             if ckpt_every is not None and not (reached or interrupted or t == iterations):
                 kind, n = ckpt_every
                 if (t - last_ckpt[0] >= n) if kind == "iterations" else (time.perf_counter() - last_ckpt[1] >= n):
@@ -693,6 +728,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "saturated_values": solver.values.saturated_values(),
                 "store_warnings": list(solver.store_warnings),
                 "startup_seconds": startup,
+                "compile_seconds": solver.compile_seconds,
                 **solver.transport.report(),
             }
             if recoveries:
@@ -719,9 +755,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         if writer:
             writer.restart(metrics)
         if bar is not None:
-            bar.n = solver.iteration
-            bar.total = iterations if done_at is None else bar.total
-            bar.refresh()
+            bar.rewind(solver.iteration, metrics)
         record.update(resumed_from=solver.iteration, seconds=time.perf_counter() - t0)
         (notice or _say)(f"resuming from iteration {solver.iteration} "
                          f"({'its checkpoint' if have_ckpt else 'the start: no checkpoint yet'})")
@@ -966,14 +1000,91 @@ def _toml(table):
     return tomli_w.dumps(table)
 
 
-def _progress(total, initial=0, capped=False):
-    """The iteration bar; with a target (`capped`) the total is only a cap, so no time left is
-    estimated from it."""
-    from tqdm import tqdm
+def target_fraction(first: dict, row: dict, goals) -> float:
+    """How far `row` has come toward the nearest of `goals` ((metrics column, target) pairs) from
+    the first evaluation `first`, on a log scale (exploitability falls by factors): 0 at the
+    first row's value, 1 at the target; the largest over the goals."""
+    best = 0.0
+    for column, goal in goals:
+        start, now = first.get(column), row.get(column)
+        if now is None or start is None:
+            continue
+        if now <= goal:
+            return 1.0
+        if start > goal and now > 0:
+            best = max(best, min(1.0, max(0.0, math.log(start / now) / math.log(start / goal))))
+    return best
 
-    fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]" if capped else None
-    return tqdm(total=total, initial=initial, unit="it", dynamic_ncols=True, mininterval=0.5,
-                desc="iterations (cap)" if capped else None, bar_format=fmt)
+
+class _Progress:
+    """The run's progress bar on stderr. Without a target it counts iterations toward
+    ``[solver] iterations``. With one the cap is not the goal: the bar fills toward the target
+    (:func:`target_fraction`, after each evaluation) and ends full when it is met, with the
+    iteration, the cap and the rate beside it; no time left is estimated."""
+
+    STEPS = 1000  # resolution of the bar toward a target
+
+    def __init__(self, cap: int, iteration: int, goals, metrics):
+        from tqdm import tqdm
+
+        self.cap, self.goals, self.iteration = cap, list(goals), iteration
+        self.first = None
+        self.text = ""
+        self.t0 = time.perf_counter()
+        self.start_iteration = iteration
+        if not self.goals:
+            self.bar = tqdm(total=cap, initial=iteration, unit="it", dynamic_ncols=True, mininterval=0.5)
+            return
+        self.bar = tqdm(total=self.STEPS, initial=0, dynamic_ncols=True, mininterval=0.5, desc="toward target",
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
+        self.rewind(iteration, metrics)
+
+    def measured(self, row: dict, text: str) -> None:
+        """A metrics row was written: its exploitability (`text`) beside the bar, and with a target
+        the bar's fill."""
+        if not self.goals:
+            self.bar.set_postfix_str(text, refresh=False)
+            return
+        self.first = self.first or row
+        self.text = text
+        self.bar.n = int(self.STEPS * target_fraction(self.first, row, self.goals))
+        self._label()
+
+    def advance(self, iteration: int, reached: bool = False) -> None:
+        """The run is at `iteration`; `reached`: the target is met and the bar ends full here."""
+        if not self.goals:
+            if reached:  # the bar ends here, full
+                self.bar.total = iteration
+            self.bar.update(iteration - self.bar.n)
+            return
+        self.iteration = iteration
+        if reached:
+            self.bar.n = self.STEPS
+        self._label()
+
+    def rewind(self, iteration: int, metrics) -> None:
+        """The run went back to `iteration` (a checkpoint) whose metrics rows are `metrics`."""
+        self.iteration = iteration
+        if not self.goals:
+            self.bar.n = iteration
+            self.bar.total = max(self.bar.total, self.cap)
+            self.bar.refresh()
+            return
+        self.first = metrics[0] if metrics else None
+        self.bar.n = int(self.STEPS * target_fraction(self.first, metrics[-1], self.goals)) if metrics else 0
+        self.text = ""
+        self._label()
+
+    def _label(self):
+        spent = time.perf_counter() - self.t0
+        done = self.iteration - self.start_iteration
+        rate = f", {done / spent:.3g} it/s" if spent > 0 and done > 0 else ""
+        self.bar.set_postfix_str(f"iteration {self.iteration}/{self.cap} (cap){rate}"
+                                 + (f", {self.text}" if self.text else ""), refresh=False)
+        self.bar.update(0)  # redrawn at tqdm's pace
+
+    def close(self):
+        self.bar.close()
 
 
 class _MetricsWriter:
