@@ -10,10 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from solverkit.cli import cli
 from solverkit.core.study import load_study, run_study
 from solverkit.errors import ConfigError
+
+from .conftest import fuzz_examples
 
 TINY = """
 [study]
@@ -129,3 +133,37 @@ def test_resume_and_force_together_and_an_empty_out_are_refused(tmp_path):
     assert r.exit_code == 2 and "--force" in r.stderr, r.output
     with pytest.raises(ConfigError, match="is empty"):
         run_study(load_study(path), "", progress=False)
+
+
+def test_runs_of_an_assembly_with_a_store_path_get_folders_of_their_own(tmp_path):
+    text = TINY.format(iterations=5, every="").replace('preset = "cfr_plus"\n', 'preset = "cfr_plus"\n'
+                                                       'store = { backend = "disk", path = "stores" }\n')
+    text = text.replace('{ name = "skewed_pennies" }', '{ name = "random_matrix", rows = 3, cols = 3 }\nseeds = [0, 1]')
+    spec = load_study(study(tmp_path, text=text))
+    paths = [run.raw["store"]["path"] for run in spec.runs]
+    assert paths == [str((tmp_path / "stores" / run.slug).resolve()) for run in spec.runs] and len(set(paths)) == 2
+    out = tmp_path / "out"
+    run_study(spec, out, progress=False, jobs=2)
+    assert (out / "results.csv").is_file()
+
+
+NAME = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=0, max_size=12)
+
+
+@settings(max_examples=fuzz_examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(NAME, min_size=1, max_size=3, unique=True))
+def test_any_assembly_names_give_a_one_line_refusal_or_directories_inside_runs(tmp_path, names):
+    import tomli_w
+
+    raw = {"study": {"iterations": 2}, "assemblies": {n: {"preset": "cfr"} for n in names},
+           "games": {"g": {"game": {"name": "skewed_pennies"}}}}
+    path = tmp_path / "fuzz.toml"
+    path.write_text(tomli_w.dumps(raw))
+    try:
+        spec = load_study(path)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    runs = (tmp_path / "out" / "runs").resolve()
+    dirs = {(runs / run.slug).resolve() for run in spec.runs}
+    assert all(d.parent == runs for d in dirs) and len({str(d).lower() for d in dirs}) == len(spec.runs)

@@ -71,7 +71,12 @@ class Run:
 
     @property
     def slug(self) -> str:
-        return f"{self.assembly}__{self.game}__seed{self.seed}"
+        return slug_of(self.assembly, self.game, self.seed)
+
+
+def slug_of(assembly: str, game: str, seed: int) -> str:
+    """The name of a run's directory in OUT/runs (and of its store folder under a [store] path)."""
+    return f"{assembly}__{game}__seed{seed}"
 
 
 @dataclass
@@ -286,7 +291,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             made = []
             for seed in gseeds:
                 cfg = {k: (dict(v) if isinstance(v, dict) else v) for k, v in atable.items()}
-                _absolutize_store(cfg, base)
+                _absolutize_store(cfg, base, slug_of(aname, gname, seed))
                 g = dict(game)
                 if seeded_game:
                     g["seed"] = seed
@@ -355,12 +360,13 @@ def _absolutize(game_table: dict, cls, base: Path) -> None:
             game_table[key] = str((base / value).resolve())
 
 
-def _absolutize_store(cfg: dict, base: Path) -> None:
-    """An assembly's relative ``[store] path``, relative to the study file's folder."""
+def _absolutize_store(cfg: dict, base: Path, slug: str) -> None:
+    """An assembly's ``[store] path`` (relative to the study file's folder) made the run's own
+    folder in it, PATH/SLUG: runs of one assembly never share (or lock each other out of) a store."""
     store = cfg.get("store")
     if isinstance(store, dict) and isinstance(store.get("path"), str) and store["path"]:
-        if not os.path.isabs(os.path.expanduser(store["path"])):
-            cfg["store"] = dict(store, path=str((base / store["path"]).resolve()))
+        path = os.path.expanduser(store["path"])
+        cfg["store"] = dict(store, path=str((base / path).resolve() / slug))
 
 
 #: how a run of a study starts (:func:`plan_runs`): solved in an empty directory, read back (it
