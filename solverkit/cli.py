@@ -436,8 +436,25 @@ def report(run_dir, output):
     store and memory (plots inline; open it in any browser, no server)."""
     from .core.report import write_report
 
+    if output is not None:
+        _check_page_output(output)
     path = write_report(run_dir, output)
     click.echo(f"wrote {path}")
+
+
+def _check_page_output(output: str) -> None:
+    """Refuse a report --output that is empty text or an existing file that is not an HTML page
+    (a run's metrics.csv, say): writing the page there would destroy it."""
+    if not output.strip():
+        raise SolverkitError("--output '' is empty: give the HTML file to write (or leave --output out for "
+                             "RUN_DIR/report.html)")
+    path = Path(output)
+    if path.is_file() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip().lower()
+        if not head.startswith((b"<!doctype html", b"<html")):
+            raise SolverkitError(f"--output {output} exists and is not an HTML page: writing the report there would "
+                                 "replace it; give another file name")
 
 
 def _toml_value(value) -> str:

@@ -188,3 +188,15 @@ def test_ctrl_c_without_checkpoints_saves_one_and_says_how_to_resume(tmp_path):
 def test_run_files_name_what_a_run_writes(earlier):
     """RUN_FILES (what marks a run directory) covers every file a run with a checkpoint writes."""
     assert {p.name for p in earlier.iterdir()} <= set(RUN_FILES)
+
+
+def test_report_never_writes_over_a_file_that_is_not_a_page(earlier):
+    before = digest(earlier)
+    for target in (earlier / "metrics.csv", earlier / "config.toml"):
+        r = invoke("report", earlier, "--output", target)
+        assert r.exit_code == 2 and "is not an HTML page" in r.stderr and len(r.stderr.splitlines()) == 1, r.output
+    r = invoke("report", earlier, "--output", "")
+    assert r.exit_code == 2 and "--output '' is empty" in r.stderr, r.output
+    assert digest(earlier) == before
+    r = invoke("report", earlier, "--output", earlier / "report.html")  # a page (an earlier report) is replaced
+    assert r.exit_code == 0, r.output
