@@ -64,7 +64,7 @@ def test_a_family_without_a_factor_is_left_as_it_is():
     ({"regret_scale": 0.75, "avg_scale": [8, 16]}, {"name": "blosc2", "codec": "zstd", "level": 1}, "cfr_plus"),
     ({"regret_scale": [3, 0.5], "avg_scale": 16, "predictor": "gradient"}, {"name": "huffman"}, "cfr_plus"),
     ({"regret_scale": 16}, {"name": "zlib"}, "dcfr"),  # averages as float64, compressed
-    ({"regret_scale": 16, "state_scale": 4, "avg_scale": 4096}, {"name": "huffman"}, "pcfr_plus"),  # rule state
+    ({"regret_scale": 256, "state_scale": 4, "avg_scale": 4096}, {"name": "huffman"}, "pcfr_plus"),  # rule state
 ])
 def test_a_solve_held_decoded_is_bit_identical_to_one_held_encoded(store, compressor, preset):
     base = {**LEDUC, "preset": preset, "compressor": compressor}

@@ -428,6 +428,8 @@ def _largest_units(x: np.ndarray, grid: Grid, scales: np.ndarray) -> float:
 #: log2 of the stored magnitude of a nonzero value: bin i holds [2**(LOST_BINS[0] + i), twice
 #: that); the first bin also holds everything smaller, the last everything larger
 LOST_BINS = (-64, 40)
+#: values under 2^-NOISE_BITS of a family's largest are floating-point noise to the probe
+NOISE_BITS = 30
 #: the share of a family's nonzero values that may round to 0 before a run is warned
 LOST_SHARE_OK = 0.05
 #: the share the factor a warning suggests rounds to 0 (CFR+ on leduc_tree, 300 iterations: 1.67x
@@ -576,23 +578,37 @@ class ValueCodec:
             with self._probe_lock:
                 self.magnitudes[family] = self.magnitudes.get(family, 0) + hist
 
-    def lost_share(self, family: str) -> float:
-        """Share of the nonzero values of `family` probed so far that round to 0 (under half a
-        stored unit): updates the fixed point throws away; 0.0 when none were probed."""
+    def _significant(self, family: str) -> np.ndarray | None:
+        """The family's magnitude histogram without the values under 2^-NOISE_BITS of its
+        largest (floating-point noise such as a v_a - v of 1e-17, not values a solver needs)."""
         hist = self.magnitudes.get(family)
         if hist is None or not hist.sum():
+            return None
+        floor = int(np.floor(np.log2(self.resolution[family][1]))) - NOISE_BITS - LOST_BINS[0]
+        hist = hist.copy()
+        hist[:max(0, min(floor, hist.size))] = 0
+        return hist if hist.sum() else None
+
+    def lost_share(self, family: str) -> float:
+        """Share of the nonzero values of `family` probed so far that round to 0 (under half a
+        stored unit; noise aside): updates the fixed point throws away; 0.0 when none were probed."""
+        hist = self._significant(family)
+        if hist is None:
             return 0.0
         return float(hist[:-LOST_BINS[0] - 1].sum() / hist.sum())
 
     def factor_gain(self, family: str, share: float = LOST_SHARE_SUGGESTED) -> float:
         """The smallest power of two that, multiplying the family's factors, leaves at most
-        `share` of its probed nonzero values rounding to 0: what to suggest when too many do."""
-        hist = self.magnitudes.get(family)
-        if hist is None or not hist.sum():
+        `share` of its probed nonzero values rounding to 0: what to suggest when too many do.
+        Capped where the largest value seen so far would pass 2^21 units (room to grow 1,000x)."""
+        hist = self._significant(family)
+        if hist is None:
             return 1.0
         cum = np.cumsum(hist) / hist.sum()
         below = int(np.searchsorted(cum, share, side="right"))  # the bin that holds the `share` quantile
-        return 2.0 ** max(0, -1 - (LOST_BINS[0] + below))  # lifts that bin to half a unit
+        gain = 2.0 ** max(0, -1 - (LOST_BINS[0] + below))  # lifts that bin to half a unit
+        room = 2.0 ** np.floor(np.log2(2.0**21 / self.resolution[family][1]))
+        return float(max(1.0, min(gain, room)))
 
     def check_resolution(self, settings: dict) -> None:
         """Refuse fixed-point factors so small that every value seen so far rounds to 0 (the

@@ -342,7 +342,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         raise ConfigError("[store] hold = \"decoded\" keeps every value in memory; it cannot be combined with "
                           "backend = \"disk\" (valid: hold = \"encoded\" with the disk backend, or backend = "
                           "\"memory\" with either hold)")
-    check_scales(store, instances["averaging"])  # a fixed point too coarse for the averaging: refused here
+    check_scales(store, instances["averaging"], instances["rule"])  # a fixed point too coarse for them: refused
     if store["path"]:  # ~ expands as in every path parameter; relative paths are relative to the config file
         path = expand_path(store["path"], "[store] path")
         store["path"] = str(path if path.is_absolute() else (base_dir / path).resolve())

@@ -19,7 +19,7 @@ from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
 from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
-from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings,
+from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings, rescale_warning,
                     saturation_warning)
 from .parts import remove_stale, write_part
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
@@ -341,10 +341,10 @@ class Solver:
             if self.iteration == 3:
                 for line in precision_warnings(self.store.codec, self._scale_keys(), self.assembly.store):
                     self._warn(line)
-        if self.iteration == 1 and self.planned_iterations:  # averages that will outgrow the int32 range
-            forecast = clip_forecast(a.averaging, self.assembly.store.get("avg_scale"), self.planned_iterations)
-            if forecast:
-                self._warn(forecast)
+        if self.iteration == 1:  # averages that will outgrow the int32 range, regrets rounded at every rescale
+            forecast = clip_forecast(a.averaging, self.assembly.store.get("avg_scale"), self.planned_iterations or 0)
+            for line in filter(None, (forecast, rescale_warning(a.rule, self.assembly.store))):
+                self._warn(line)
         self._add_time(t0, c0)
 
     def _scale_keys(self) -> dict[str, str]:
