@@ -230,7 +230,7 @@ def _key_in(out, segment):
     game = load_config(out / "config.toml").game
     for p in (0, 1):
         for key in game.infoset_keys(p):
-            if game.infoset_place(key).segment == segment:
+            if not _impossible(key) and game.infoset_place(key).segment == segment:
                 return key
     raise AssertionError(segment)
 
