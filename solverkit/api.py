@@ -3,7 +3,7 @@ information-set key, and measure the exploitability of any policy a user builds.
 
     >>> import solverkit
     >>> sol = solverkit.solve({"game": "kuhn_tree", "preset": "cfr_plus"}, iterations=200)
-    >>> sol.policy("K||c")          # {action: probability}
+    >>> sol.policy("Ks||c")         # {action: probability}
 """
 
 from __future__ import annotations
