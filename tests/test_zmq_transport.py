@@ -427,6 +427,8 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
                                                    "segments": [], "run": new_run_id(), "heartbeat": 0.1,
                                                    "timeout": 5.0})])
         header = unpack_header(router.recv_multipart()[1], "test")
+        while header["type"] == "heartbeat":  # sent while it sets up
+            header = unpack_header(router.recv_multipart()[1], "test")
         assert header["type"] == "error" and header["id"] == 1
         assert header["message"].startswith("cannot set up: unknown game 'nosuch' in [game] name; available:")
         assert proc.wait(10) == 2

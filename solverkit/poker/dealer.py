@@ -335,7 +335,7 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
     conn.settimeout(timeout)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     reader = LineReader(conn, f"the dealer at {host}:{port}", timeout)
-    hands, actions, last = set(), 0, None
+    hands, hand, actions, last = 0, None, 0, None  # a count, not a set: a long match stays small
     try:
         conn.sendall(VERSION.encode() + b"\r\n")
         while True:
@@ -345,7 +345,8 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
             if not line or line[0] in "#;":
                 continue
             state = parse_matchstate(line, player.game.gd)
-            hands.add(state.hand)
+            if state.hand != hand:
+                hands, hand = hands + 1, state.hand
             if player.to_act(state):
                 conn.sendall(f"{line}:{player.act(state, rng)}\r\n".encode())
                 actions += 1
@@ -355,5 +356,5 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
     finally:
         conn.close()
     if log:
-        log(f"played {len(hands)} hands ({actions} actions)")
-    return {"hands": len(hands), "actions": actions}
+        log(f"played {hands} hands ({actions} actions)")
+    return {"hands": hands, "actions": actions}
