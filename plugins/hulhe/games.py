@@ -20,7 +20,8 @@ class Hulhe(PokerGame):
     counting the blind preflop; 2 hole cards, board 3/1/1, ACPC (best five of seven) ranking.
 
     ``ranks``, ``suits``, ``rounds`` and ``max_raises`` pick smaller members of the family (the
-    lowest ranks are kept: ``ranks = 5`` plays 2-6). The full game does not fit on one machine;
+    top of the deck is kept, as the ACPC dealer deals it: ``ranks = 5, suits = 2`` plays T-A of
+    hearts and spades). The full game does not fit on one machine;
     asking for it gives the memory it needs (``solverkit info hulhe``)."""
 
     name = "hulhe"
@@ -29,8 +30,8 @@ class Hulhe(PokerGame):
         **PokerGame.params,
         "split_round": Param("int", -1, "cut into trunk + subgames at the start of this round; -1: after the flop "
                              "(round 2), or at the last round in shorter games; 0: no cut", min=-1, max=3),
-        "ranks": Param("int", 13, "ranks in the deck (the lowest ones are kept)", min=2, max=13),
-        "suits": Param("int", 4, "suits in the deck", min=1, max=4),
+        "ranks": Param("int", 13, "ranks in the deck (the highest ones, as the ACPC dealer deals them: 5 is T-A)", min=2, max=13),
+        "suits": Param("int", 4, "suits in the deck (the last of c, d, h, s: 2 is h and s)", min=1, max=4),
         "rounds": Param("int", 4, "betting rounds: 1 preflop only, 2 to the flop, 3 to the turn, 4 the full game",
                         min=1, max=4),
         "max_raises": Param("int_list", [3, 4, 4, 4], "bets and raises per round after the blinds' (the ACPC "
