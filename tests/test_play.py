@@ -45,7 +45,8 @@ def _top_of_deck(cards, gd):
     the ACPC dealer deals the top of the deck (Leduc: Qh..As): the same card ids, renamed."""
     ranks, suits = "23456789TJQKA", "cdhs"
     dr, ds = len(ranks) - gd.num_ranks, len(suits) - gd.num_suits
-    return re.sub("([2-9TJQKA])([cdhs])", lambda m: ranks[ranks.index(m[1]) + dr] + suits[suits.index(m[2]) + ds], cards)
+    return re.sub("([2-9TJQKA])([cdhs])", lambda m: ranks[ranks.index(m[1]) + dr] + suits[suits.index(m[2]) + ds],
+                  cards)
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -207,7 +208,8 @@ def test_cards_are_named_as_the_acpc_dealer_deals_them(name, params, some):
     assert [parse_card(n, gd.num_suits, gd.num_ranks) for n in names] == list(range(gd.deck_size))
     outside = sorted({r + s for r in "23456789TJQKA" for s in "cdhs"} - set(names))
     for bad in outside[:5]:
-        with pytest.raises(ValueError, match=f"bad card '{bad}': not a card of the game's deck of {gd.deck_size} cards"):
+        with pytest.raises(ValueError, match=f"bad card '{bad}': not a card of the game's deck of {gd.deck_size} "
+                                             "cards"):
             parse_card(bad, gd.num_suits, gd.num_ranks)
     with pytest.raises(ValueError, match=f"card id {gd.deck_size} is not in the game's deck"):
         card_name(gd.deck_size, gd.num_suits, gd.num_ranks)

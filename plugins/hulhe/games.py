@@ -30,7 +30,8 @@ class Hulhe(PokerGame):
         **PokerGame.params,
         "split_round": Param("int", -1, "cut into trunk + subgames at the start of this round; -1: after the flop "
                              "(round 2), or at the last round in shorter games; 0: no cut", min=-1, max=3),
-        "ranks": Param("int", 13, "ranks in the deck (the highest ones, as the ACPC dealer deals them: 5 is T-A)", min=2, max=13),
+        "ranks": Param("int", 13, "ranks in the deck (the highest ones, as the ACPC dealer deals them: 5 is T-A)",
+                       min=2, max=13),
         "suits": Param("int", 4, "suits in the deck (the last of c, d, h, s: 2 is h and s)", min=1, max=4),
         "rounds": Param("int", 4, "betting rounds: 1 preflop only, 2 to the flop, 3 to the turn, 4 the full game",
                         min=1, max=4),
