@@ -179,12 +179,14 @@ def _check_query(key, player) -> None:
 
 
 def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
-    """Player `player`'s flat policy as information-set key -> {action label: probability}."""
+    """Player `player`'s flat policy as information-set key -> {action label: probability}
+    (slots no deal reaches, :meth:`Game.impossible_infosets`, left out)."""
     table = {}
     lay = game.layout(player)
-    for key, labels, (start, n) in zip(game.infoset_keys(player), game.infoset_actions(player),
-                                       lay.infoset_slices()):
-        table[key] = {label: float(strategy[player][start + i]) for i, label in enumerate(labels)}
+    for key, labels, (start, n), skip in zip(game.infoset_keys(player), game.infoset_actions(player),
+                                             lay.infoset_slices(), game.impossible_infosets(player)):
+        if not skip:
+            table[key] = {label: float(strategy[player][start + i]) for i, label in enumerate(labels)}
     return table
 
 
@@ -192,7 +194,8 @@ def flat_policy(game, policy) -> list[np.ndarray]:
     """Per-player flat arrays (the game's layout) from a user policy: two flat arrays, or a dict
     information-set key -> {action label: probability} (OpenSpiel games: the label is the action
     id, given as an int or a string) or a sequence of probabilities in the game's action order.
-    Every information set must be given; ConfigErrors name the key and the bad value."""
+    Every information set must be given (not slots no deal reaches, :meth:`Game.impossible_infosets`);
+    ConfigErrors name the key and the bad value."""
     if isinstance(policy, (list, tuple)) and len(policy) == 2 and not isinstance(policy[0], (dict, str)):
         out = []
         for p in (0, 1):
@@ -214,9 +217,13 @@ def flat_policy(game, policy) -> list[np.ndarray]:
         lay = game.layout(p)
         x = np.zeros(lay.size)
         missing = []
-        for key, labels, (start, n) in zip(game.infoset_keys(p), game.infoset_actions(p), lay.infoset_slices()):
+        for key, labels, (start, n), impossible in zip(game.infoset_keys(p), game.infoset_actions(p),
+                                                       lay.infoset_slices(), game.impossible_infosets(p)):
             if key not in policy:
-                missing.append(key)
+                if impossible:  # no deal reaches it: any policy there is the same, uniform
+                    x[start : start + n] = 1.0 / n
+                else:
+                    missing.append(key)
                 continue
             used.add(key)
             x[start : start + n] = _probs_of(game, key, labels, policy[key])

@@ -166,3 +166,26 @@ def _suit_renaming(key, stored) -> bool:
         if move(h1) == sorted(h2) and move(b1) == sorted(b2):
             return True
     return False
+
+
+def test_exports_and_policy_tables_leave_out_impossible_sets(leduc):
+    base, iso, _ = leduc
+    game = iso.game
+    exported = json.loads(invoke("export", base / "iso").stdout)
+    for p in (0, 1):
+        keys = game.infoset_keys(p)
+        impossible = game.impossible_infosets(p)
+        assert impossible.any() and [k for k, bad in zip(keys, impossible) if bad] == [k for k in keys
+                                                                                        if not _possible(k)]
+        possible = [k for k, bad in zip(keys, impossible) if not bad]
+        assert list(exported["players"][p]) == possible and list(exported["actions"][p]) == possible
+        assert list(iso.policy_tables[p]) == possible
+    # a policy without the impossible sets is complete; one with them (an older export) too
+    assert solverkit.exploitability(game, iso.policy_table) == pytest.approx(iso.exploitability, abs=1e-12)
+    full = {k: v for p in (0, 1) for k, v in zip(game.infoset_keys(p), _rows(iso.strategy[p], game, p))}
+    assert solverkit.exploitability(game, full) == pytest.approx(iso.exploitability, abs=1e-12)
+
+
+def _rows(policy, game, player):
+    """Player `player`'s flat policy as one list of probabilities per information set."""
+    return [list(policy[start:start + n]) for start, n in game.layout(player).infoset_slices()]

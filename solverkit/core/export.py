@@ -9,7 +9,8 @@ def export_json(game, strategy) -> dict:
     """``{"game": name, "players": [{infoset_key: [probabilities]}, ...], "actions":
     [{infoset_key: [action labels]}, ...]}``, one table per player: every information set's
     probabilities and the labels of its actions in the same order (tree games give each
-    information set its own actions, so labels are per key, never a shared list or null)."""
+    information set its own actions, so labels are per key, never a shared list or null).
+    Slots no deal reaches (:meth:`Game.impossible_infosets`) are left out."""
     total = sum(game.layout(p).num_infosets for p in (0, 1))
     if total > game.export_limit:
         raise SolverkitError(
@@ -21,13 +22,16 @@ def export_json(game, strategy) -> dict:
         keys = game.infoset_keys(p)
         labels = game.infoset_actions(p)
         probs, names = {}, {}
-        for key, (start, n), acts in zip(keys, game.layout(p).infoset_slices(), labels):
+        impossible = game.impossible_infosets(p)
+        for key, (start, n), acts, skip in zip(keys, game.layout(p).infoset_slices(), labels, impossible):
+            if skip:  # no deal reaches it: its stored values are no policy
+                continue
             if len(acts) != n:
                 raise SolverkitError(f"game {game.name!r}: information set {key!r} has {n} actions but "
                                      f"{len(acts)} labels {list(acts)!r}; a game plugin's infoset_actions is wrong")
             probs[key] = [float(v) for v in strategy[p][start : start + n]]
             names[key] = [str(a) for a in acts]
-        if len(probs) != len(keys):
+        if len(probs) != len(keys) - int(impossible.sum()):
             seen = set()
             twice = next(k for k in keys if k in seen or seen.add(k))
             raise SolverkitError(f"game {game.name!r}: player {p} names two information sets {twice!r}; JSON "

@@ -402,6 +402,12 @@ class Game:
             out.append((f"player {p}: information sets{more}", table(("information set", "policy"), rows)))
         return out
 
+    def impossible_infosets(self, player: int) -> np.ndarray:
+        """One bool per information set of `player` (layout order): True where the layout keeps
+        a slot that no deal reaches (poker: a hand sharing a card with the board). Exports and
+        policy tables leave them out; a user's policy need not give them. Default: none."""
+        return np.zeros(self.layout(player).num_infosets, dtype=bool)
+
     def infoset_keys(self, player: int) -> list[str]:
         """Human-readable key of each information set of `player`, in layout order."""
         return [f"p{player}/i{i}" for i in range(self.layout(player).num_infosets)]

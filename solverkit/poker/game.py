@@ -1240,6 +1240,14 @@ class PokerGame(Game):
             keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
         return keys
 
+    def impossible_infosets(self, player):
+        """True for each (node, board, hand) slot of `player` whose hand shares a card with the
+        board (the layout keeps a slot per hand on every board), in layout order."""
+        t = self.tree
+        nodes, k = self.full.units[player]
+        boards = t.boards.round_start[t.bet.round[nodes]] + k
+        return ~t.valid[boards].astype(bool).ravel()
+
     def infoset_actions(self, player):
         """Action labels ('f', 'c', 'r') of each information set of `player`, in layout order."""
         out = []
