@@ -149,3 +149,9 @@ def test_extra_per_round_values_are_ignored_as_the_acpc_server_does():
     fewer rounds keeps working); solverkit builds the same game."""
     one = parse_gamedef(LEDUC.replace("numRounds = 2", "numRounds = 1"))
     assert (one.raise_size, one.first_player, one.max_raises, one.num_board_cards) == ((2,), (0,), (2,), (0,))
+
+
+def test_a_missing_first_player_is_player_1_in_every_round_as_in_acpc():
+    """firstPlayer is the one per-round field the ACPC server defaults (to 1 in every round)."""
+    text = LEDUC.replace("firstPlayer = 1 1\n", "")
+    assert parse_gamedef(text) == parse_gamedef(LEDUC)
