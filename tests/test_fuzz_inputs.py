@@ -513,3 +513,189 @@ def test_bad_study_values_are_refused_naming_the_key(run_dir, data, key, table):
     out = run_dir.parent / "study_out"
     refused(["study", path, "--out", out, "--quiet"], run_dir, names=[key])
     assert not out.exists()
+
+
+# --- the Python API: a result or a SolverkitError, never anything else -------------------------------
+#
+# Random configs that mix good and bad values (tiny games, a few iterations): solverkit.solve
+# either returns a finite result whose resolved config holds the values given, or raises a
+# SolverkitError; a bare TypeError, KeyError, ValueError, RecursionError ... fails the test.
+
+from solverkit.errors import SolverkitError  # noqa: E402
+
+#: games small enough to solve in a moment whatever their parameters are set to (no files)
+API_GAMES = ("skewed_pennies", "random_matrix", "kuhn", "kuhn_tree", "leduc_tree")
+#: kinds fuzzed besides the game (transports start processes and are left out; stores stay in memory)
+API_KINDS = ("rule", "averaging", "compressor", "sampler")
+ANY_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), HUGE_INT, st.floats(), TEXT,
+                       st.complex_numbers(max_magnitude=10), st.sampled_from(["", "a\x00b", "1_000", "１", "00", "inf"]))
+ANY_VALUE = st.recursive(ANY_SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                             st.dictionaries(IDENT, inner, max_size=2)), max_leaves=5)
+
+
+def good_value(p):
+    """A strategy of values the Param `p` accepts, kept small (a few threads, rows, nodes)."""
+    if p.choices:
+        return st.sampled_from(p.choices)
+    lo = p.min if p.min is not None else -3
+    if p.type == "int":
+        return st.integers(math.ceil(lo), math.ceil(lo) + 3).filter(lambda v: p.max is None or v <= p.max)
+    if p.type == "float":
+        hi = p.max if p.max is not None else lo + 10.0
+        return st.floats(lo, min(hi, lo + 10.0), exclude_min=p.min_exclusive)
+    if p.type == "float_list":
+        return st.lists(st.floats(max(lo, 1e-3), max(lo, 1e-3) + 1e6), min_size=max(1, p.min_len), max_size=3)
+    if p.type == "int_list":
+        return st.lists(st.integers(math.ceil(lo), math.ceil(lo) + 3), min_size=max(1, p.min_len), max_size=4)
+    if p.type == "bool":
+        return st.booleans()
+    return st.just(p.default)
+
+
+_REG = Registry()
+API_PARAMS = {("game", n): spec_of(_REG.get("game", n)).params for n in API_GAMES}
+API_PARAMS.update({(k, n): spec_of(_REG.get(k, n)).params for k in API_KINDS for n in _REG.names(k)})
+API_PARAMS[("solver", None)] = {k: p for k, p in SOLVER_PARAMS.params.items() if k != "checkpoint_every"}
+API_PARAMS[("store", None)] = {k: p for k, p in STORE_PARAMS.params.items() if k not in ("path", "backend")}
+
+
+@st.composite
+def api_config(draw):
+    """(config dict, [(section, key, value given)]): a tiny game and maybe other plugins, with a
+    few parameters set to good or arbitrary values."""
+    cfg = {"preset": draw(st.sampled_from(sorted(_REG.presets)))}
+    picks = [("game", draw(st.sampled_from(API_GAMES)))]
+    picks += [(k, draw(st.sampled_from(_REG.names(k)))) for k in draw(st.sets(st.sampled_from(API_KINDS), max_size=2))]
+    picks += [(s, None) for s in draw(st.sets(st.sampled_from(["solver", "store"]), max_size=2))]
+    given = []
+    for section, name in picks:
+        table = {} if name is None else {"name": name}
+        params = API_PARAMS[(section, name)]
+        for key in draw(st.sets(st.sampled_from(sorted(params)), max_size=2)) if params else ():
+            value = draw(st.one_of(good_value(params[key]), ANY_VALUE) if draw(st.booleans()) else good_value(params[key]))
+            table[key] = value
+            given.append((section, key, value))
+        cfg[section] = table
+    cfg.setdefault("solver", {}).setdefault("iterations", draw(st.integers(1, 3)))
+    if draw(st.integers(0, 9)) == 0:  # now and then a section or value of the wrong shape altogether
+        cfg[draw(st.sampled_from(["game", "rule", "solver", "store", "sampler"]))] = draw(ANY_VALUE)
+        given = []
+    return cfg, given
+
+
+def _same(given, resolved) -> bool:
+    """Whether a resolved config value is the value given (int for float, a number for a list of one)."""
+    if isinstance(resolved, list) and not isinstance(given, list):
+        given = [given]
+    if isinstance(given, list) and isinstance(resolved, list):
+        return len(given) == len(resolved) and all(_same(g, r) for g, r in zip(given, resolved))
+    return type(given) is not bool and given == resolved or given is resolved
+
+
+@FUZZ
+@given(case=api_config())
+def test_api_configs_give_a_result_or_a_solverkit_error(case):
+    import solverkit
+
+    cfg, given = case
+    try:
+        sol = solverkit.solve(cfg)
+    except SolverkitError as exc:
+        assert str(exc) and "\n" not in str(exc).strip(), str(exc)
+        return
+    assert math.isfinite(sol.exploitability) and sol.exploitability >= -1e-9, sol.exploitability
+    assembly = solverkit.core.config.load_config(cfg)  # what the solve resolved: the values given, not others
+    for section, key, value in given:
+        table = {"solver": assembly.solver, "store": assembly.store}.get(section) or assembly.resolved.get(section, {})
+        if section == "sampler":
+            table = assembly.sampler.config
+        assert _same(value, table.get(key)), (section, key, value, table.get(key))
+
+
+# --- game files through the API: a result or a SolverkitError ----------------------------------------
+
+KUHN = (Path(__file__).parent.parent / "solverkit" / "poker" / "gamedefs" / "kuhn.game").read_text()
+
+
+@st.composite
+def any_gamedef(draw):
+    """kuhn.game with a few lines changed to small numbers, other tokens or bytes: some valid games,
+    most not."""
+    lines = KUHN.splitlines()
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        key = lines[i].split("=")[0].strip()
+        kind = draw(st.sampled_from(["number", "numbers", "token", "drop", "dup"]))
+        if kind == "number" and "=" in lines[i]:
+            lines[i] = f"{key} = {draw(st.integers(-1, 4))}"
+        elif kind == "numbers" and "=" in lines[i]:
+            lines[i] = f"{key} = " + " ".join(str(draw(st.integers(0, 3))) for _ in range(draw(st.integers(0, 3))))
+        elif kind == "token":
+            lines[i] = f"{key} = {draw(st.sampled_from(['1_0', '１', 'x', '1.5', '', '99999999999999999999', 'nan']))}"
+        elif kind == "drop":
+            del lines[i]
+        else:
+            lines.insert(i, lines[i])
+    return ("\n".join(lines) + "\n").encode()
+
+
+@FUZZ
+@given(data=any_gamedef())
+def test_game_files_give_a_result_or_a_solverkit_error(tmp_path_factory, data):
+    import solverkit
+
+    path = tmp_path_factory.mktemp("gd") / "fuzz.game"
+    path.write_bytes(data)
+    try:
+        sol = solverkit.solve({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": str(path)}}, iterations=2)
+    except SolverkitError as exc:
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
+    assert math.isfinite(sol.exploitability) and sol.exploitability >= -1e-9
+
+
+@st.composite
+def any_matrix_file(draw):
+    """(name, bytes, the matrix the bytes spell or None): CSV text of numbers in the spellings a
+    reader must take (signs, exponents, spaces, blank lines) or must not, and .npy arrays of any
+    small dtype and shape."""
+    rows, cols = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    values = draw(st.lists(st.lists(st.integers(-50, 50), min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    if draw(st.booleans()):
+        dtype = draw(st.sampled_from(["<i4", ">f8", "<f2", "u1", "?", "c16", "U2", "<i8"]))
+        arr = np.array(values).astype(dtype)
+        buf = __import__("io").BytesIO()
+        np.save(buf, arr)
+        expected = np.array(values, dtype=np.float64) if arr.dtype.kind in "iuf" else None
+        if arr.dtype.kind == "u":
+            expected = arr.astype(np.float64)
+        return "m.npy", buf.getvalue(), expected
+    spell = {v: draw(st.sampled_from([str(v), f"{v}.0", f" {v} ", f"{v}e0", f"+{v}" if v >= 0 else str(v)]))
+             for row in values for v in row}
+    text = "\n".join(",".join(spell[v] for v in row) for row in values) + "\n"
+    expected = np.array(values, dtype=np.float64)
+    if draw(st.booleans()):  # one cell in a spelling that is not a plain decimal
+        bad = draw(st.sampled_from(["1_0", "１", "٣", "0x1", "nan", "inf", "1e", "--1", ""]))
+        cells = [row.split(",") for row in text.splitlines()]
+        cells[draw(st.integers(0, rows - 1))][draw(st.integers(0, cols - 1))] = bad
+        text = "\n".join(",".join(r) for r in cells) + "\n"
+        expected = None
+    return "m.csv", text.encode(), expected
+
+
+@FUZZ
+@given(case=any_matrix_file())
+def test_matrix_files_give_their_matrix_or_a_solverkit_error(tmp_path_factory, case):
+    import solverkit
+
+    name, data, expected = case
+    path = tmp_path_factory.mktemp("mf") / name
+    path.write_bytes(data)
+    try:
+        game = solverkit.load_game("matrix_file", path=str(path))
+    except SolverkitError as exc:
+        assert str(path) in str(exc) and "\n" not in str(exc).strip(), str(exc)
+        assert expected is None or not np.isfinite(expected).all(), f"refused a good matrix: {exc}"
+        return
+    assert expected is not None, f"accepted {data!r}"
+    np.testing.assert_array_equal(game.matrix, expected)

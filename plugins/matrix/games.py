@@ -446,8 +446,8 @@ MAX_CSV_BYTES = 64 << 20
 
 
 def read_csv_matrix(path: Path, where: str) -> np.ndarray:
-    """A CSV file of numbers (one row per line, comma-separated; blank and ``#`` lines skipped) as
-    float64, or a ConfigError naming the line and the field that is not a number."""
+    """A CSV file of numbers (one row per line, comma-separated; ``#`` lines and blank lines after
+    the last row skipped) as float64, or a ConfigError naming the line and the field that is not a number."""
     size = path.stat().st_size
     if size > MAX_CSV_BYTES:
         raise ConfigError(f"{where}: the file has {size:,} bytes, more than the {MAX_CSV_BYTES:,} a .csv matrix may "
@@ -459,11 +459,18 @@ def read_csv_matrix(path: Path, where: str) -> np.ndarray:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConfigError(f"{where}: cannot read the matrix: line {line}: byte {data[exc.start]:#04x} is not "
                           "UTF-8 text; expected comma-separated numbers") from None
-    rows, width = [], None
+    rows, width, blank = [], None, None
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line:
+            blank = blank or lineno  # only after the last row: elsewhere it may be a missing value
             continue
+        if line.startswith("#"):
+            continue
+        if blank:  # in a one-column matrix a blank line is an empty cell: never guess which
+            raise ConfigError(f"{where}: cannot read the matrix: line {blank} is blank {'between' if rows else 'before'} "
+                              "rows; a matrix has no empty rows (in a one-column matrix: a missing value), remove "
+                              "the line or fill it in")
         cells = line.split(",")
         if width is not None and len(cells) != width:
             raise ConfigError(f"{where}: cannot read the matrix: line {lineno} has {len(cells)} fields, "
