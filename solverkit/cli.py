@@ -270,6 +270,10 @@ def store_line(result) -> str:
     if clipped:  # said again at the end, beside the size: the warning may have scrolled away
         return (store_line_sized(result, mb) + f"  WARNING: {clipped:,} fixed-point values clipped (the results are "
                 "wrong; result.json store_warnings names the fix)").lstrip()
+    warned = len(getattr(result, "store_warnings", None) or ())
+    if warned:
+        return (store_line_sized(result, mb) + f"  WARNING: the fixed point is too coarse or too narrow for this run "
+                f"({warned} warning{'s' if warned > 1 else ''} above; result.json store_warnings)").lstrip()
     return store_line_sized(result, mb)
 
 

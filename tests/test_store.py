@@ -501,6 +501,22 @@ def test_the_solve_line_repeats_the_clipping_beside_the_size():
     assert "WARNING: 1,234 fixed-point values clipped" in store_line(res)
     assert "WARNING" not in store_line(Result(iterations=1, exploitability=0.1, br=(0.1, 0.1), seconds=1.0,
                                               reached_target=False, stored_bytes=10**6, compression_ratio=2.0))
+    coarse = Result(iterations=1, exploitability=0.1, br=(0.1, 0.1), seconds=1.0, reached_target=False,
+                    stored_bytes=10**6, compression_ratio=2.0, store_warnings=["[store] regret_scale = 16 is too coarse"])
+    assert "WARNING: the fixed point is too coarse or too narrow for this run (1 warning above" in store_line(coarse)
+
+
+def test_the_command_line_solve_shows_the_warning_and_repeats_it_at_the_end(tmp_path):
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('preset = "cfr_plus"\ngame = "leduc_tree"\n[store]\nregret_scale = 16\n')
+    res = CliRunner().invoke(cli, ["solve", str(cfg), "--iterations", "4", "--out", str(tmp_path / "o"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "warning: [store] regret_scale = 16 is too coarse" in res.output
+    assert "WARNING: the fixed point is too coarse or too narrow for this run" in res.output
 
 
 def test_averages_that_will_outgrow_the_int32_range_are_foretold_at_the_start():
