@@ -189,3 +189,13 @@ def test_exports_and_policy_tables_leave_out_impossible_sets(leduc):
 def _rows(policy, game, player):
     """Player `player`'s flat policy as one list of probabilities per information set."""
     return [list(policy[start:start + n]) for start, n in game.layout(player).infoset_slices()]
+
+
+@pytest.mark.parametrize("key", [["Ks||c"], 5, None, b"Ks||c"])
+def test_a_key_that_is_no_string_is_refused_by_every_game(leduc, key):
+    _, iso, _ = leduc
+    kuhn = solverkit.solve({"game": "kuhn_tree"}, iterations=5, preset="cfr_plus")
+    for sol, like in ((kuhn, "Qs||"), (iso, "Qh||")):
+        with pytest.raises(SolverkitError, match=rf"information set key .* of game '{sol.game.name}' is invalid: "
+                                                 rf"expected .*like '{re.escape(like)}'"):
+            sol.game.infoset_place(key)  # (the API checks a key's type before asking the game)

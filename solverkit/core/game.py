@@ -358,6 +358,9 @@ class Game:
         whichever has it) is stored: its offset in the flat policy and in its segment's policy
         (:meth:`segment_policy`), and its action labels. A SolverkitError names an unknown key
         with close matches. Default: a lookup in the keys of both players (small games)."""
+        if not isinstance(key, str):
+            raise SolverkitError(f"information set key {key!r:.60} of game {self.name!r} is invalid: expected a "
+                                 f"string, like {self.infoset_keys(0)[0]!r}")
         index = self.__dict__.get("_infoset_index")
         if index is None:
             index = {}
