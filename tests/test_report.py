@@ -152,3 +152,9 @@ def test_hand_rows_merge_suit_images_only_when_they_play_alike():
     strategy[0][off: off + 2] = (0.9, 0.1)
     (_, first), _ = game.report_strategy(strategy)
     assert re.findall(r"<td>([^<0-9]*)</td>", first) == ["Qh", "Qs", "Kh Ks", "Ah As"]
+
+
+def test_seconds_are_written_plainly():
+    from solverkit.core.report import plain_seconds
+
+    assert [plain_seconds(v) for v in (1047.31, 0.00473, 12.345, None, float("nan"))] == ["1,047", "0.00473", "12.3", "?", "?"]

@@ -210,6 +210,13 @@ def stop_text(result: dict, targets, solver: dict) -> str:
     return f"ran {done} of {cap} iterations (no target)"
 
 
+def plain_seconds(value) -> str:
+    """Seconds as a reader wants them: 1,047 or 0.00473, never 1.05e+03; "?" when unknown."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "?"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def _fmt_bytes(n) -> str:
     n = float(n)
     for unit in ("B", "KB", "MB", "GB", "TB"):
@@ -237,7 +244,7 @@ def build_report(run_dir) -> str:
     summary = [("game", game.name), ("preset", preset_text(assembly)),
                ("target", ", ".join(text for _, text in targets) if targets else "none"),
                ("iterations", result.get("iterations", "?")),
-               ("strategy", result.get("strategy", "?")), ("solve seconds", f"{result.get('seconds', float('nan')):.3g}")]
+               ("strategy", result.get("strategy", "?")), ("solve seconds", plain_seconds(result.get("seconds")))]
     if "exploitability" in result:
         native = getattr(game, "unit_name", "")
         summary.append(("exploitability", f"{result['exploitability']:.6g} {native}".strip()))
