@@ -155,3 +155,13 @@ def test_a_missing_first_player_is_player_1_in_every_round_as_in_acpc():
     """firstPlayer is the one per-round field the ACPC server defaults (to 1 in every round)."""
     text = LEDUC.replace("firstPlayer = 1 1\n", "")
     assert parse_gamedef(text) == parse_gamedef(LEDUC)
+
+
+def test_too_many_boards_is_a_solverkit_error_naming_the_game():
+    """The board enumeration's cap raises ConfigError (the API's error class), not MemoryError."""
+    from solverkit.poker.cards import hand_table
+    from solverkit.poker.tree import enumerate_boards
+
+    gd = parse_gamedef(LEDUC, "leduc.game")
+    with pytest.raises(ConfigError, match=re.escape("leduc.game: more than 2 boards in round 1 (numBoardCards = [0, 1]")):
+        enumerate_boards(gd, hand_table(gd.deck_size, 1), max_boards=2)

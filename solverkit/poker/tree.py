@@ -14,6 +14,7 @@ from math import comb
 
 import numpy as np
 
+from ..errors import ConfigError
 from .betting import DECISION, BettingTree, build_betting_tree
 from .cards import hand_table
 from .evaluator import acpc_strengths
@@ -105,7 +106,9 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
                     maps.append(hand_map(perm, inverse=True))
                 nxt.append((sets + (key,), i, maps))
             if len(nxt) > max_boards:
-                raise MemoryError(f"more than {max_boards:,} boards in round {r}")
+                raise ConfigError(f"{gd.source}: more than {max_boards:,} boards in round {r} (numBoardCards = "
+                                  f"{list(gd.num_board_cards)}, a {gd.deck_size}-card deck); solve a smaller game "
+                                  "(fewer ranks, suits or board cards)")
         rounds.append(nxt)
     rounds += [[] for _ in range(gd.num_rounds - dealt)]
     starts = np.zeros(gd.num_rounds + 1, dtype=np.int64)
