@@ -429,8 +429,8 @@ def check_scales(store: dict, averaging, rule=None) -> None:
     if rule is not None and getattr(rule, "predictive", False) and regret and min(regret) < MIN_PREDICTIVE_REGRET_SCALE:
         raise ConfigError(
             f"[store] regret_scale = {_factor_text(min(regret))} is too coarse for regret rule {rule.name!r}: a "
-            f"predictive rule plays regret + prediction, both rounded to 1/{_factor_text(min(regret))} chip, and ends "
-            f"far from the float store (Leduc, 300 iterations: 1.5x the float store's exploitability at 16, 1.07x at "
+            f"predictive rule plays regret + prediction, both rounded to multiples of 1/{_factor_text(min(regret))}, "
+            f"and ends far from the float store (Leduc, 300 iterations: 1.5x the float store's exploitability at 16, 1.07x at "
             f"64; Kuhn: 3,000x at 16); set regret_scale >= {MIN_PREDICTIVE_REGRET_SCALE:.0f} (Leduc: within 1%), "
             "regret_scale = [] (float64), or a rule without prediction (rm_plus, dcfr)")
     scales = store.get("avg_scale") or []
