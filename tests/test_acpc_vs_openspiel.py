@@ -201,3 +201,37 @@ def test_showdowns_equal_openspiel_on_random_deals(suits, ranks, hole, board):
         strength = np.zeros(2, dtype=np.int64)
         acpc_strengths(hands, np.array(cards[2 * hole :], dtype=np.int64), suits, strength)
         assert np.sign(state.returns()[0]) == np.sign(strength[0] - strength[1]), cards
+
+
+def uniform_strategy(game):
+    """Every action of every information set equally likely (suit-symmetric: fits either layout)."""
+    out = []
+    for p in (0, 1):
+        lay = game.layout(p)
+        out.append(np.concatenate([np.full(int(c) * int(a), 1.0 / int(a))
+                                   for c, a in zip(lay.block_count, lay.block_actions)]))
+    return out
+
+
+MULTI_ROUND = [g for g in GRID if len(g[1].split()) > 1]
+
+
+@pytest.mark.parametrize("fields", MULTI_ROUND, ids=["|".join(str(f) for f in g) for g in MULTI_ROUND])
+def test_uniform_values_with_suit_isomorphism_equal_openspiel(tmp_path, fields):
+    """The default build (boards merged up to suit permutations) gives OpenSpiel's values too."""
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import best_response, expected_game_score
+
+    text = gamedef_text(*fields)
+    path = tmp_path / "g.game"
+    path.write_text(text)
+    game = load_config({"game": {"name": "acpc", "gamedef": str(path)}, "preset": "cfr_plus"}).game
+    assert game.tree_isomorphic
+    strategy = uniform_strategy(game)
+    ours = (*game.expected_values(strategy), *game.best_response(strategy))
+    os_game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text)
+    pol = os_policy.UniformRandomPolicy(os_game)
+    root = os_game.new_initial_state()
+    ev = expected_game_score.policy_value(root, [pol, pol])
+    br = [best_response.BestResponsePolicy(os_game, p, pol).value(root) for p in (0, 1)]
+    assert ours == pytest.approx((ev[0], ev[1], br[0], br[1]), abs=1e-9), text
