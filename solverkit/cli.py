@@ -242,7 +242,7 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         raise
     if out is None:
         stem = Path(config).stem if config is not None else "-".join(filter(None, (game_name, preset)))
-        out = Path("runs") / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+        out = _fresh_dir(Path("runs") / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     notice = None if quiet else (lambda line: click.echo(line, err=True))
     result = run_solve(assembly, out=out, progress=not quiet, resume=resume_dir is not None, notice=notice,
                        force=force)
@@ -260,6 +260,16 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         click.echo(f"interrupted after iteration {result.iterations}; outputs and a checkpoint saved in {out}; "
                    f"go on with: solverkit solve --resume {out}", err=True)
         sys.exit(130)
+
+
+def _fresh_dir(path: Path) -> Path:
+    """`path`, or `path`-2, -3 ... when it exists: two runs started in the same second with the
+    default output directory each get their own."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
 
 
 def store_line(result) -> str:

@@ -200,3 +200,15 @@ def test_report_never_writes_over_a_file_that_is_not_a_page(earlier):
     assert digest(earlier) == before
     r = invoke("report", earlier, "--output", earlier / "report.html")  # a page (an earlier report) is replaced
     assert r.exit_code == 0, r.output
+
+
+def test_default_output_directories_of_runs_in_the_same_second_differ(tmp_path, monkeypatch, cfg):
+    import solverkit.cli as cli_module
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli_module.time, "strftime", lambda fmt: "20260101-000000")
+    for _ in range(2):
+        r = invoke("solve", cfg, "--quiet")
+        assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["pennies-20260101-000000",
+                                                                     "pennies-20260101-000000-2"]
