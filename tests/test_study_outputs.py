@@ -60,6 +60,7 @@ def test_numbers_are_written_plainly():
     assert plain(10170300.0) == "10170300" and plain(10170300) == "10170300"
     assert plain(0.1) == "0.1" and plain(2.5e-7) == "2.5e-07" and plain(None) == ""
     assert float(plain(1 / 3)) == 1 / 3  # full precision
+    assert plain(1 / 3, 6) == "0.333333" and plain(12345678.9, 6) == "12345679" and plain(3.0, 6) == "3"
     with pytest.raises(TypeError):
         plain(True)
 

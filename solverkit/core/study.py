@@ -634,7 +634,7 @@ def _ignore_sigint():
 
 def _fmt(value) -> str:
     """A CSV cell: "" for none, else the number written plainly (no 1.01703e+07 for an integer)."""
-    return plain(value)
+    return plain(value, 6)
 
 
 def _result_rows(study, results):
@@ -648,7 +648,7 @@ def _result_rows(study, results):
                 "unit": target.label, "iterations_to_target": _fmt(hits["iteration"]),
                 "seconds_to_target": _fmt(hits["seconds"]), "nodes_to_target": _fmt(hits["nodes_touched"]),
                 "iterations_run": res.iterations, "final_exploitability": repr(res.last(target.column)),
-                "seconds": f"{res.seconds:.6g}", "run_dir": f"runs/{run.slug}",
+                "seconds": _fmt(res.seconds), "run_dir": f"runs/{run.slug}",
             })
     return rows
 

@@ -148,9 +148,10 @@ def bands(curves: list[list[tuple[float, float]]], how: str = "geometric") -> li
     return out
 
 
-def plain(value) -> str:
+def plain(value, digits: int | None = None) -> str:
     """A number as a CSV cell, written plainly: a whole number as an integer (10170300, not
-    1.01703e+07), any other float in full precision (repr), None as ""."""
+    1.01703e+07), any other float in full precision (repr) or to `digits` significant digits
+    (never in e+ notation: 12345678.9 to 6 digits is 12345679), None as ""."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -160,4 +161,5 @@ def plain(value) -> str:
     value = float(value)
     if value.is_integer() and abs(value) < 2 ** 53:
         return str(int(value))
-    return repr(value)
+    text = repr(value) if digits is None else f"{value:.{digits}g}"
+    return f"{value:.0f}" if "e+" in text and math.isfinite(value) else text
