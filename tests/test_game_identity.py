@@ -169,3 +169,12 @@ def test_a_match_of_one_deal_pair_reports_no_interval():
     assert two.samples == 2 and "(95% interval over 2 deal pairs)" in two.lines()[-1]
     shown = MatchReport("a", "b", None, sampled_mbb=5.0, half_width_mbb=float("inf"), hands=2, samples=1).lines()
     assert "inf" not in shown[-1]
+
+
+def test_report_refuses_a_result_of_another_game(runs, tmp_path):
+    run = _copy(runs["leduc"], tmp_path / "run")
+    shutil.copy(runs["bets"] / "result.json", run / "result.json")
+    (run / "strategy.npz").unlink()  # the result alone tells the games apart
+    _one_error(invoke("report", run), f"{run / 'result.json'} belongs to another game: game_id ",
+               f"not game 'acpc' of {run / 'config.toml'} (game_id ")
+    assert invoke("report", runs["leduc"]).exit_code == 0

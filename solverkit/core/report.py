@@ -226,6 +226,18 @@ def _fmt_bytes(n) -> str:
     return f"{n:.1f} TB"
 
 
+def _check_result_game(run: Path, result: dict, game) -> None:
+    """Raise unless RUN/result.json was written for the game of RUN/config.toml (its game_id;
+    a result of an older solverkit has none and is shown as it is)."""
+    from .identity import ID_FIELD, game_identity
+
+    theirs = result.get(ID_FIELD)
+    if theirs is not None and theirs != game_identity(game):
+        raise SolverkitError(f"{run / 'result.json'} belongs to another game: game_id {str(theirs)[:12]!r}..., not "
+                             f"game {game.name!r} of {run / 'config.toml'} (game_id {game_identity(game)[:12]!r}...); "
+                             "use the files of one run together, or solve this game again")
+
+
 def build_report(run_dir) -> str:
     """The HTML page of the solve in `run_dir` (its config.toml, metrics.csv, result.json and
     strategy.npz; the strategy section is left out, saying why, when the file is missing)."""
@@ -238,6 +250,7 @@ def build_report(run_dir) -> str:
     assembly = load_config(run / "config.toml")
     game = assembly.game
     result = _result(run)
+    _check_result_game(run, result, game)
     rows = _metrics(run)
     targets = run_targets(game, assembly.solver)
     parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
