@@ -165,3 +165,10 @@ def test_too_many_boards_is_a_solverkit_error_naming_the_game():
     gd = parse_gamedef(LEDUC, "leduc.game")
     with pytest.raises(ConfigError, match=re.escape("leduc.game: more than 2 boards in round 1 (numBoardCards = [0, 1]")):
         enumerate_boards(gd, hand_table(gd.deck_size, 1), max_boards=2)
+
+
+def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "big.game"
+    path.write_bytes(LEDUC.encode() + b"#" * (2 << 20))
+    with pytest.raises(ConfigError, match="bytes is too large for an ACPC game definition"):
+        load_gamedef(str(path))

@@ -228,6 +228,8 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
 
 
 BUNDLED_DIR = "gamedefs"
+#: game files are a few hundred bytes; a larger one is another file, read no further
+MAX_FILE_BYTES = 1 << 20
 
 
 def bundled_names() -> list[str]:
@@ -244,6 +246,10 @@ def load_gamedef(name_or_path: str) -> GameDef:
         if not path.is_file():
             raise ConfigError(f"game definition file not found: {name_or_path}")
         try:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise ConfigError(f"{name_or_path}: {size:,} bytes is too large for an ACPC game definition "
+                                  f"(a few hundred bytes; at most {MAX_FILE_BYTES:,} are read)")
             data = path.read_bytes()
         except OSError as exc:
             raise ConfigError(f"cannot read game definition file {name_or_path}: {exc.strerror}") from None
