@@ -336,6 +336,8 @@ def export(run_dir, fmt, output):
     from .core.export import export_json
     from .core.strategy_file import load_strategy
 
+    if output:
+        _check_not_a_run_file(output)
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
@@ -456,12 +458,24 @@ def report(run_dir, output):
     click.echo(f"wrote {path}")
 
 
+def _check_not_a_run_file(output: str) -> None:
+    """Refuse an --output that would overwrite one of a run's own files (its metrics.csv,
+    config.toml, strategy, checkpoint ...) in a run directory."""
+    from .core.solver import RUN_FILES
+
+    path = Path(output)
+    if path.name in RUN_FILES and path.name != "report.html" and (path.parent / "config.toml").is_file():
+        raise SolverkitError(f"--output {output} is the run's own {path.name} in {path.parent}: writing there would "
+                             "destroy it; give another file name")
+
+
 def _check_page_output(output: str) -> None:
     """Refuse a report --output that is empty text or an existing file that is not an HTML page
     (a run's metrics.csv, say): writing the page there would destroy it."""
     if not output.strip():
         raise SolverkitError("--output '' is empty: give the HTML file to write (or leave --output out for "
                              "RUN_DIR/report.html)")
+    _check_not_a_run_file(output)
     path = Path(output)
     if path.is_file() and path.stat().st_size:
         with open(path, "rb") as fh:

@@ -194,7 +194,12 @@ def test_report_never_writes_over_a_file_that_is_not_a_page(earlier):
     before = digest(earlier)
     for target in (earlier / "metrics.csv", earlier / "config.toml"):
         r = invoke("report", earlier, "--output", target)
-        assert r.exit_code == 2 and "is not an HTML page" in r.stderr and len(r.stderr.splitlines()) == 1, r.output
+        assert r.exit_code == 2 and f"is the run's own {target.name}" in r.stderr, r.output
+        assert len(r.stderr.splitlines()) == 1, r.stderr
+    notes = earlier.parent / "notes.txt"
+    notes.write_text("my notes")
+    r = invoke("report", earlier, "--output", notes)
+    assert r.exit_code == 2 and "is not an HTML page" in r.stderr and notes.read_text() == "my notes", r.output
     r = invoke("report", earlier, "--output", "")
     assert r.exit_code == 2 and "--output '' is empty" in r.stderr, r.output
     assert digest(earlier) == before
@@ -212,3 +217,13 @@ def test_default_output_directories_of_runs_in_the_same_second_differ(tmp_path, 
         assert r.exit_code == 0, r.output
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["pennies-20260101-000000",
                                                                      "pennies-20260101-000000-2"]
+
+
+def test_export_never_writes_over_a_runs_own_file(earlier, tmp_path):
+    before = digest(earlier)
+    for name in ("metrics.csv", "result.json", "config.toml", "strategy.npz"):
+        r = invoke("export", earlier, "--output", earlier / name)
+        assert r.exit_code == 2 and f"is the run's own {name}" in r.stderr and len(r.stderr.splitlines()) == 1, r.output
+    assert digest(earlier) == before
+    r = invoke("export", earlier, "--output", tmp_path / "policy.json")
+    assert r.exit_code == 0 and (tmp_path / "policy.json").is_file(), r.output
