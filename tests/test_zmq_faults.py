@@ -327,3 +327,64 @@ def test_a_worker_exits_when_no_trunk_sets_it_up_within_wait():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert f"no setup from a trunk at {endpoint} within 0.5 s; exiting" in proc.stderr
+
+
+def test_a_silent_replacement_is_dropped_and_the_next_worker_replaces_the_lost_one(tmp_path, reference):
+    """No keys, loopback: while a lost worker is replaced, a peer that says hello, takes the lost
+    worker's setup and then says nothing holds its share for [transport] timeout only; a real
+    worker started after it replaces the lost one and the run ends as an uninterrupted one."""
+    import threading
+
+    import zmq
+
+    from solverkit import __version__
+
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"
+    first = _hand_worker(endpoint)
+    procs, rogue = [first], {}
+    hello = {"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": "rogue", "pid": 666, "threads": 1}
+
+    def silent_peer():
+        """Say hello until a setup comes, then nothing; note the trunk's last word."""
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(endpoint)
+        try:
+            while "setup" not in rogue:
+                sock.send(pack_header(hello))
+                if sock.poll(500):
+                    header = unpack_header(sock.recv_multipart()[0], "test")
+                    if header["type"] == "setup":
+                        rogue["setup"] = time.monotonic()
+                        procs.append(_hand_worker(endpoint))  # the real replacement, after the rogue
+            while sock.poll(20000):
+                header = unpack_header(sock.recv_multipart()[0], "test")
+                if header["type"] == "error":
+                    rogue["dropped"] = (time.monotonic() - rogue["setup"], header["message"])
+                    return
+        finally:
+            sock.close(0)
+            ctx.term()
+
+    try:
+        asm = load_config(config({**ZMQ2, "workers": 1, "spawn": 0, "bind": endpoint, "timeout": 3.0,
+                                  "replace_timeout": 20.0},
+                                 iterations=ITERATIONS))
+
+        def on_metrics(row):
+            if row["iteration"] == 5 and not rogue:
+                rogue["thread"] = threading.Thread(target=silent_peer, daemon=True)
+                rogue["thread"].start()
+                first.kill()
+
+        out = tmp_path / "out"
+        run_solve(asm, out=out, checkpoint_every="4", on_metrics=on_metrics)
+        assert_same_outputs(out, reference / "float64")
+        rogue["thread"].join(10)
+        waited, message = rogue["dropped"]
+        assert 3.0 <= waited < 10 and "dropped before it was ready: silent for 3." in message
+        (lost,) = json.loads((out / "result.json").read_text())["recoveries"]
+        assert f":{first.pid} " in lost["lost"]
+    finally:
+        _stop(*procs)
