@@ -244,3 +244,17 @@ def test_a_tree_game_declaring_its_own_params_keeps_max_nodes(fresh_registry):
     with pytest.raises(ConfigError, match="more than 3 nodes"):
         solverkit.load_game("stake_coin_test", max_nodes=3)
     assert StakeCoin(stake=1.0).tree.num_nodes == 7  # built directly, without max_nodes
+
+
+@pytest.mark.parametrize("name, names", [("a\x00b", ["NUL"]), ("a\x07b", ["control character"]), (5, ["[study] name = 5"])])
+def test_a_study_name_is_printable_text(tmp_path, name, names):
+    path = tmp_path / "s.toml"
+    path.write_text(tomli_w.dumps({"study": {"name": name}, "assemblies": {"a": {"preset": "cfr"}},
+                                   "games": {"g": {"game": "skewed_pennies"}}}))
+    refused(["study", path, "--out", tmp_path / "out", "--quiet"], names=["[study] name", *names])
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_nul_character_in_a_string_parameter_is_named():
+    with pytest.raises(ConfigError, match="contains a NUL character"):
+        Param("str", "").check("a\x00b", "[game] (openspiel) game")

@@ -146,7 +146,10 @@ class Param:
             if value is None:
                 raise bad
         elif self.type in ("str", "path"):
-            if not isinstance(value, str) or (self.type == "path" and not value) or "\x00" in value:
+            if isinstance(value, str) and "\x00" in value:
+                raise ConfigError(f"{where} = {_show(value)} is invalid: it contains a NUL character; expected "
+                                  f"{self.describe()}")
+            if not isinstance(value, str) or (self.type == "path" and not value):
                 raise bad
         elif self.type == "float_list":
             if not isinstance(value, (list, tuple)):

@@ -320,7 +320,21 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                          f"game has no seed or fixes it, the assembly does not sample): each runs once, not once "
                          f"per seed {gseeds}")
     _check_slugs(runs)
-    return Study(study.get("name", Path(path).stem), runs, str(path), notes, how)
+    return Study(_study_name(study.get("name", Path(path).stem)), runs, str(path), notes, how)
+
+
+def _study_name(value) -> str:
+    """``[study] name``, the title of the plots: a string of printable characters (a NUL or other
+    control character would be written into the SVG and PNG files and break them)."""
+    name = _NAME.check(value, "[study] name")
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None or len(name) > 200:
+        why = f"contains the control character {bad!r}" if bad is not None else "is longer than 200 characters"
+        raise ConfigError(f"[study] name = {name!r:.60} is invalid: it {why}; expected a plot title of printable text")
+    return name
+
+
+_NAME = Param("str", None)
 
 
 def _solver_keys(atable) -> list[str]:
