@@ -178,3 +178,20 @@ def test_report_refuses_a_result_of_another_game(runs, tmp_path):
     _one_error(invoke("report", run), f"{run / 'result.json'} belongs to another game: game_id ",
                f"not game 'acpc' of {run / 'config.toml'} (game_id ")
     assert invoke("report", runs["leduc"]).exit_code == 0
+
+
+def test_a_study_resumed_after_its_game_file_changed_is_refused(tmp_path):
+    from solverkit.core.study import load_study, run_study
+    from solverkit.errors import ConfigError
+
+    gamedef = _gamedef(tmp_path / "mine.game")
+    study = tmp_path / "s.toml"
+    study.write_text('[study]\nname = "s"\niterations = 6\neval_every = 0\n\n[assemblies.a]\npreset = "cfr_plus"\n\n'
+                     f'[games.g]\ngame = {{ name = "acpc", gamedef = "{gamedef}" }}\n')
+    out = tmp_path / "out"
+    run_study(load_study(study), out, progress=False)
+    run_study(load_study(study), out, progress=False, resume=True)  # the same game: kept
+    _gamedef(gamedef, SAME_SHAPES["bets"][:2])
+    with pytest.raises(ConfigError, match=r"study run a__g__seed0 in .* was solved for another game than this study's "
+                                          r"game 'acpc' \(result.json game_id '\w{12}'\.\.\., the game's '\w{12}'"):
+        run_study(load_study(study), out, progress=False, resume=True)

@@ -440,14 +440,15 @@ def _resume_mode(run: Run, run_dir: Path) -> str:
     from .solver import run_config
 
     assembly = load_config(run.raw)
+    fix = "restore the study's settings, give another --out, or add --force to solve it again"
+    _check_result_game(run, run_dir, assembly.game, fix)
     if finished_run(run_dir, assembly) is not None:
         return DONE
     resolved = run_config(assembly)
-    fix = "restore the study's settings, give another --out, or add --force to solve it again"
     if (run_dir / FILENAME).is_file():
         try:
             footer = read_footer(run_dir / FILENAME)
-            check_game(run_dir / FILENAME, footer, assembly.resolved["game"])
+            check_game(run_dir / FILENAME, footer, assembly.resolved["game"], assembly.game)
             check_resume(run_dir / FILENAME, footer, resolved, run_dir / "config.toml")
         except CheckpointError as exc:
             raise ConfigError(f"study run {run.slug}: {exc}; or give another --out, or --force") from None
@@ -460,6 +461,24 @@ def _resume_mode(run: Run, run_dir: Path) -> str:
         raise ConfigError(f"study run {run.slug} in {run_dir.parent} ran with other settings ({change}) and has no "
                           f"checkpoint to go on from: {fix}")
     return REPLACE  # the same settings, stopped before any checkpoint: nothing to keep
+
+
+def _check_result_game(run: Run, run_dir: Path, game, fix: str) -> None:
+    """ConfigError when a run's result.json records another game than the study's (a game file
+    edited since): its results are not this game's, and are neither kept nor silently replaced."""
+    import json
+
+    from .identity import ID_FIELD, game_identity
+
+    try:
+        summary = json.loads((run_dir / "result.json").read_text())
+    except (OSError, ValueError, RecursionError):  # missing or damaged: finished_run decides
+        return
+    theirs = summary.get(ID_FIELD) if isinstance(summary, dict) else None
+    if theirs is not None and theirs != game_identity(game):
+        raise ConfigError(f"study run {run.slug} in {run_dir.parent} was solved for another game than this study's "
+                          f"game {game.name!r} (result.json game_id {str(theirs)[:12]!r}..., the game's "
+                          f"{game_identity(game)[:12]!r}...: its game file changed?): {fix}")
 
 
 def _first_change(config_file: Path, resolved: dict) -> str:
