@@ -163,7 +163,8 @@ def test_too_many_boards_is_a_solverkit_error_naming_the_game():
     from solverkit.poker.tree import enumerate_boards
 
     gd = parse_gamedef(LEDUC, "leduc.game")
-    with pytest.raises(ConfigError, match=re.escape("leduc.game: more than 2 boards in round 1 (numBoardCards = [0, 1]")):
+    expected = "leduc.game: more than 2 boards in round 1 (numBoardCards = [0, 1]"
+    with pytest.raises(ConfigError, match=re.escape(expected)):
         enumerate_boards(gd, hand_table(gd.deck_size, 1), max_boards=2)
 
 

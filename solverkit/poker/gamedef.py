@@ -3,6 +3,8 @@
 Keys are case-insensitive, ``#`` starts a comment, and per-round fields take one value per
 round. Only the fields used by two-player limit games are accepted; no-limit files are
 rejected with a clear "not supported" error and malformed files name the line and field.
+An accepted file builds the game the ACPC server builds from it (tests/test_acpc_vs_openspiel.py);
+what solverkit cannot build that way (board cards before the first round, stacks) is refused.
 """
 
 from __future__ import annotations
@@ -241,7 +243,9 @@ def bundled_names() -> list[str]:
 def load_gamedef(name_or_path: str) -> GameDef:
     """A bundled game by name (``leduc``; a bundled name is never taken for a file of that
     name) or a game file by path."""
-    path = Path(name_or_path)
+    from ..core.params import expand_path
+
+    path = expand_path(name_or_path, "[game] gamedef")  # ~ and ~user as in every path parameter
     if name_or_path not in bundled_names() and (path.suffix == ".game" or path.exists() or "/" in name_or_path):
         if not path.is_file():
             raise ConfigError(f"game definition file not found: {name_or_path}")
