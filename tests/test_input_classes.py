@@ -13,6 +13,7 @@ stdout), or, in the API, a SolverkitError; values that mean something are read a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -258,3 +259,11 @@ def test_a_study_name_is_printable_text(tmp_path, name, names):
 def test_a_nul_character_in_a_string_parameter_is_named():
     with pytest.raises(ConfigError, match="contains a NUL character"):
         Param("str", "").check("a\x00b", "[game] (openspiel) game")
+
+
+def test_a_game_file_path_expands_home_and_names_an_unknown_user(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "mine.game").write_bytes((Path(solverkit.__file__).parent / "poker" / "gamedefs" / "kuhn.game").read_bytes())
+    assert solverkit.load_game("acpc", gamedef="~/mine.game").gd.num_rounds == 1
+    with pytest.raises(ConfigError, match=f"gamedef = '{NO_USER}/x.game': cannot expand"):
+        solverkit.load_game("acpc", gamedef=f"{NO_USER}/x.game")

@@ -363,7 +363,11 @@ class RandomMatrix(MatrixGame):
                 f"game 'random_matrix': rows x cols = {c['rows'] * c['cols']:,} payoffs exceeds {MAX_ENTRIES:,} (3.2 GB)"
             )
         _check_memory(c["rows"] * c["cols"], f"game 'random_matrix' (rows = {c['rows']:,}, cols = {c['cols']:,})")
-        return np.random.default_rng(c["seed"]).standard_normal((c["rows"], c["cols"]))
+        try:
+            return np.random.default_rng(c["seed"]).standard_normal((c["rows"], c["cols"]))
+        except MemoryError:
+            raise ConfigError(f"game 'random_matrix': not enough memory for rows x cols = {c['rows']:,} x "
+                              f"{c['cols']:,} payoffs ({c['rows'] * c['cols'] * 8 / 1e9:.3g} GB); use a smaller game") from None
 
 
 class MatrixFile(MatrixGame):
