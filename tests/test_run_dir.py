@@ -227,3 +227,23 @@ def test_export_never_writes_over_a_runs_own_file(earlier, tmp_path):
     assert digest(earlier) == before
     r = invoke("export", earlier, "--output", tmp_path / "policy.json")
     assert r.exit_code == 0 and (tmp_path / "policy.json").is_file(), r.output
+
+
+def test_a_run_refused_at_its_first_evaluation_leaves_nothing(tmp_path, cfg):
+    """skewed_pennies counts no nodes: eval_every by nodes is refused at the first evaluation,
+    after the run has started; the directory it made goes again."""
+    out = tmp_path / "new"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--set", 'solver.eval_every="100 nodes"')
+    assert r.exit_code == 2 and "does not count the nodes" in r.stderr, r.output
+    assert not out.exists()
+
+
+def test_force_puts_the_earlier_run_back_when_the_new_one_is_refused_late(earlier, cfg):
+    before = digest(earlier)
+    r = invoke("solve", cfg, "--out", earlier, "--quiet", "--force", "--set", 'solver.eval_every="100 nodes"')
+    assert r.exit_code == 2 and "does not count the nodes" in r.stderr, r.output
+    assert digest(earlier) == before
+    assert sorted(p.name for p in earlier.iterdir()) == sorted(before)  # no .replaced-run left
+    r = invoke("solve", cfg, "--out", earlier, "--quiet", "--force")
+    assert r.exit_code == 0, r.output
+    assert not (earlier / ".replaced-run").exists() and not (earlier / "report.html").exists()

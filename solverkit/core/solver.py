@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -592,15 +594,25 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
     columns = metric_columns(assembly.game, eval_current)
+    made_out = out is not None and not out.exists()
+    aside = None  # OUT/.replaced-run: the outputs of the run that --force replaces, until this one commits
+    #: whether this run's outputs stand (a metrics row or a checkpoint written, or a resumed run):
+    #: a run that fails before it leaves `out` as it found it
+    committed = resume or out is None
     try:
         if resume:
             metrics = drop_cap_row(solver.load_checkpoint(ckpt_path), schedule, solver.iteration)
         if out is not None:  # once the store (its directory locked) is up and the checkpoint loaded
             out.mkdir(parents=True, exist_ok=True)
-            clear_out_dir(out, replace=force and not resume)
+            if force and not resume:
+                aside = set_aside(out)
+            else:
+                clear_out_dir(out, replace=False)
             (out / "config.toml").write_text(_toml(resolved))
     except BaseException:
         solver.close()
+        if not committed:
+            undo_start(out, aside, made_out)
         raise
     writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
     targets_text = target_text(assembly.game, target, unit_targets)
@@ -628,6 +640,16 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         solver.save_checkpoint(ckpt_path, metrics)
         last_ckpt = (solver.iteration, time.perf_counter())
         have_ckpt = True
+        commit()
+
+    def commit():
+        """This run has written a metrics row or a checkpoint: its outputs stand, and the run it
+        replaces (--force), set aside until now, goes."""
+        nonlocal committed, aside
+        committed = True
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+            aside = None
 
     def advance():
         """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
@@ -657,6 +679,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 metrics.append(row)
                 if writer:
                     writer.write(row)
+                    commit()
                 if on_metrics:
                     on_metrics(row)
                 if bar is not None:
@@ -684,6 +707,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             metrics.append(row)
             if writer:
                 writer.write(row)
+                commit()
         else:
             # the reported result is always recomputed from the strategy itself
             row = solver.confirm(row)
@@ -763,6 +787,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     recoveries: list[dict] = []
     attempt, high = 0, -1
     lost = None
+    finished = False
     try:
         while True:
             try:
@@ -773,6 +798,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 break
             except WorkerLost as exc:  # (also while recovering: another worker lost meanwhile)
                 lost = exc
+        finished = True
     finally:
         stop.restore()
         if bar is not None:
@@ -780,6 +806,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         if writer:
             writer.close()
         solver.close()
+        if not finished and not committed:  # refused or stopped before its first row: nothing of it stays
+            undo_start(out, aside, made_out)
     return Result(
         iterations=solver.iteration,
         exploitability=row["exploitability"],
@@ -827,11 +855,47 @@ def check_out_dir(out, resume: bool = False, force: bool = False) -> None:
                           "or add --force to replace it")
 
 
+#: where --force keeps the outputs of the run it replaces until the new run has written its first
+#: metrics row or checkpoint (they come back if it fails before)
+REPLACED_DIR = ".replaced-run"
+
+
+def set_aside(out: Path) -> Path | None:
+    """Move the run files in `out` into OUT/.replaced-run (a leftover one, of a run replaced
+    before a crash, is dropped: it was being replaced); None when there are none."""
+    present = [name for name in RUN_FILES if (out / name).exists() or (out / name).is_symlink()]
+    if not present:
+        return None
+    aside = out / REPLACED_DIR
+    if aside.exists():
+        shutil.rmtree(aside)
+    aside.mkdir()
+    for name in present:
+        os.replace(out / name, aside / name)
+    return aside
+
+
+def undo_start(out: Path | None, aside: Path | None, made: bool) -> None:
+    """Leave `out` as a run that failed before its first metrics row or checkpoint found it: its
+    own files removed, the files of the run it replaced put back, the directory removed if this
+    run made it and nothing else is in it. Errors here never hide the run's own error."""
+    if out is None:
+        return
+    try:
+        clear_out_dir(out, replace=True)
+        if aside is not None:
+            for path in aside.iterdir():
+                os.replace(path, out / path.name)
+            aside.rmdir()
+        if made and not any(out.iterdir()):
+            out.rmdir()
+    except OSError:
+        pass
+
+
 def clear_out_dir(out: Path, replace: bool) -> None:
     """Remove what would misdescribe the run about to write `out`: derived files (report.html)
     always, and with `replace` every output of the run that was there (its checkpoint too)."""
-    import shutil
-
     for name in RUN_FILES if replace else DERIVED_FILES:
         path = out / name
         if path.is_dir() and not path.is_symlink():
