@@ -34,7 +34,7 @@ def add_commands(cli: click.Group) -> None:
         assembly = load_config(run_config(run_dir))
         if not hasattr(assembly.game, "tree"):
             raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
-        strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game)
+        strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
         path = Path(output) if output else run_dir / "preflop.png"
         plot_preflop(assembly.game, strategy, path,
                      title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
