@@ -189,7 +189,7 @@ SOLVE_USAGE = ("solverkit solve CONFIG.toml, solverkit solve --game NAME --prese
               help="Continue the run in this directory from its checkpoint (its config.toml is the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no compile notice.")
 @click.option("--force", is_flag=True, help="Replace the run that --out holds (its outputs and checkpoint are "
-              "deleted once the new run is up); without it such an --out is refused.")
+              "deleted once the new run has written its first metrics row); without it such an --out is refused.")
 def solve(config, game_name, preset, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet, force):
     """Solve the assembly described by CONFIG (a TOML file) or by --game NAME --preset NAME, or
     resume a run with --resume DIR."""

@@ -556,7 +556,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     rows after that point are written (and passed to `on_metrics`) again, with the same values.
 
     An `out` that holds another run's files is refused (ConfigError) unless `resume` goes on
-    with it or `force` replaces it (its outputs and checkpoint are deleted once the solver is up).
+    with it or `force` replaces it (its outputs and checkpoint are set aside, and deleted once this
+    run has written a metrics row or a checkpoint; a run that fails before puts them back).
     A stop request (SIGINT/SIGTERM) with an `out` always ends with a checkpoint there."""
     cfg = assembly.solver
     # arguments are checked as the [solver] values they replace (the CLI passes them as --set)
