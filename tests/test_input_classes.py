@@ -12,7 +12,6 @@ stdout), or, in the API, a SolverkitError; values that mean something are read a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
