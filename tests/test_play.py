@@ -9,6 +9,8 @@ import threading
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from solverkit.api import load_game
 from solverkit.cli import cli
@@ -17,6 +19,8 @@ from solverkit.poker.betting import DECISION, FOLD, SHOWDOWN
 from solverkit.poker.dealer import Deal, MatchError, Rules, play_agent
 from solverkit.poker.match import exact_value, mbb, run_match
 from solverkit.poker.players import Player, baseline_strategy
+
+from .conftest import fuzz_examples
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -237,8 +241,9 @@ def test_dealer_lines_and_strategy_keys_use_the_acpc_names(leduc):
         play_agent(player, "127.0.0.1", port, timeout=5)
 
 
-def _raw_dealer(chunks):
-    """A TCP server that reads the version line, then sends each (bytes, pause before) chunk."""
+def _raw_dealer(chunks, linger=2.0):
+    """A TCP server that reads the version line, sends each (bytes, pause before) chunk, then
+    reads the agent's answers for up to `linger` seconds before it hangs up."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
@@ -250,7 +255,7 @@ def _raw_dealer(chunks):
             for data, pause in chunks:
                 threading.Event().wait(pause)
                 conn.sendall(data)
-            conn.settimeout(2.0)
+            conn.settimeout(linger)
             while conn.recv(4096):  # take the agent's answers before hanging up
                 pass
         except OSError:
@@ -363,3 +368,53 @@ def test_dealer_and_agent_ports_are_checked(leduc):
     assert res.exit_code == 2 and "--ports '1,99999': port '99999' is invalid" in res.output
     res = CliRunner().invoke(cli, ["dealer", "leduc", "--ports", "1"])
     assert res.exit_code == 2 and "expected two ports P1,P2" in res.output
+
+
+# --- fuzzing: random match-state lines and random dealer bytes -----------------------------------
+
+EXAMPLES = fuzz_examples(60)
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES < 100,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+CARD = st.sampled_from(sorted({r + s for r in "23456789TJQKA" for s in "cdhs"}))
+PART = st.one_of(st.text("0123456789", max_size=3), st.text("fcr/", max_size=8), st.text(max_size=4),
+                 st.lists(CARD, max_size=3).map("".join))
+
+
+@FUZZ
+@given(pos=PART, hand=PART, betting=st.one_of(st.text("fcr/", max_size=9), PART), holes=st.lists(PART, max_size=3),
+       boards=st.lists(PART, max_size=3), extra=st.lists(PART, max_size=2))
+def test_any_match_state_parses_and_plays_or_is_refused_naming_it(leduc, pos, hand, betting, holes, boards, extra):
+    """A line built from protocol-like pieces is a state that round-trips and that a player
+    answers with probabilities summing to 1, or a ProtocolMismatch: nothing else escapes."""
+    line = ":".join(["MATCHSTATE", pos, hand, betting, "|".join(holes) + "".join("/" + b for b in boards), *extra])
+    try:
+        state = parse_matchstate(line, leduc.gd)
+    except ProtocolMismatch as exc:
+        assert "\n" not in str(exc)
+        return
+    assert parse_matchstate(state.line(leduc.gd), leduc.gd) == state
+    player = Player(leduc, baseline_strategy(leduc, "random"), "random")
+    try:
+        if player.to_act(state):
+            probs, labels = player.probabilities(state)
+            assert len(probs) == len(labels) and abs(float(probs.sum()) - 1.0) < 1e-12
+    except ProtocolMismatch as exc:
+        assert "\n" not in str(exc)
+
+
+@FUZZ
+@given(chunks=st.lists(st.one_of(st.binary(max_size=40), st.sampled_from([
+    b"MATCHSTATE:0:0::Ks|\r\n", b"MATCHSTATE:1:3:r:|Ah\r\n", b"# hi\r\n", b"\r\n", b"\n", b"MATCHSTATE:0:0:c",
+    b"MATCHSTATE:0:0::2c|\r\n", b"\xff\xfe\r\n"])), max_size=6))
+def test_a_dealer_sending_anything_ends_the_match_or_a_solverkit_error(leduc, chunks):
+    """Whatever bytes a dealer sends, the agent ends cleanly or raises a one-line SolverkitError
+    (never another exception, never a hang past its timeout)."""
+    from solverkit.errors import SolverkitError
+
+    player = Player(leduc, baseline_strategy(leduc, "call"), "call")
+    try:
+        stats = play_agent(player, "127.0.0.1", _raw_dealer([(c, 0.0) for c in chunks], linger=0.05), timeout=2)
+    except SolverkitError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert stats["hands"] <= len(chunks) and stats["actions"] <= stats["hands"] * 4
