@@ -235,3 +235,32 @@ def test_uniform_values_with_suit_isomorphism_equal_openspiel(tmp_path, fields):
     ev = expected_game_score.policy_value(root, [pol, pol])
     br = [best_response.BestResponsePolicy(os_game, p, pol).value(root) for p in (0, 1)]
     assert ours == pytest.approx((ev[0], ev[1], br[0], br[1]), abs=1e-9), text
+
+
+def random_fields(rng):
+    """A random small game: blinds 0..3 (not both 0: OpenSpiel refuses that), either player
+    first in each round, 0..2 raises of 1..4 chips, 1 or 2 rounds, board cards in round 2 only."""
+    rounds = int(rng.integers(1, 3))
+    blind = [int(x) for x in rng.integers(0, 4, size=2)]
+    if blind == [0, 0]:
+        blind[int(rng.integers(2))] = int(rng.integers(1, 4))
+    suits, ranks = int(rng.integers(1, 3)), int(rng.integers(3, 5))
+    hole = 2 if suits * ranks >= 8 and rng.random() < 0.3 else 1
+    board = "0" if rounds == 1 else f"0 {int(rng.integers(0, 3)) if hole == 1 else int(rng.integers(0, 2))}"
+
+    def per_round(lo, hi):
+        return " ".join(str(int(x)) for x in rng.integers(lo, hi + 1, size=rounds))
+
+    return (f"{blind[0]} {blind[1]}", per_round(1, 4), per_round(1, 2), per_round(0, 2), suits, ranks, hole, board)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_small_games_equal_openspiel(tmp_path, seed):
+    """Games nobody listed: random fields, the same fixed policy, OpenSpiel's values."""
+    fields = random_fields(np.random.default_rng(1000 + seed))
+    text = gamedef_text(*fields)
+    game = solverkit_game(tmp_path, text)
+    strategy = solverkit_strategy(game)
+    ours = (*game.expected_values(strategy), *game.best_response(strategy))
+    os_game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text)
+    assert ours == pytest.approx(openspiel_values(os_game, fields[4]), abs=1e-9), text
