@@ -100,7 +100,16 @@ class Worker:
             self._watcher.start()
         # a fixed routing id: a connection that drops and comes back is the same worker
         self.sock.setsockopt(zmq.ROUTING_ID, f"{self.name}:{uuid.uuid4().hex[:8]}".encode())
-        self.sock.connect(connect)
+        try:
+            self.sock.connect(connect)
+        except zmq.ZMQError as exc:  # an address zmq cannot parse (checked ones aside)
+            if self._watcher is not None:
+                self.sock.disable_monitor()
+                self._watcher.join(2.0)
+            self.sock.close(0)
+            self.ctx.term()
+            raise SolverkitError(f"--connect {connect!r}: cannot connect there ({exc}); expected the trunk's "
+                                 "tcp://HOST:PORT or ipc://PATH") from None
         self.assembly = self.game = self.store = self.pool = None
         self.files_dir = None  # game files from the setup (see gamefiles.py)
         self.owned: dict = {}  # key -> segment name
