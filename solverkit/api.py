@@ -30,9 +30,11 @@ def _override_strings(overrides: dict) -> list[str]:
     """Keyword overrides as ``--set`` strings: ``preset="cfr"`` or ``solver={"update": ...}``."""
     import tomli_w
 
+    from .core.params import plain_value
+
     def text(where, v):
         try:
-            return tomli_w.dumps({"v": v})[4:].strip()
+            return tomli_w.dumps({"v": plain_value(v)})[4:].strip()
         except (TypeError, ValueError):  # None, sets, objects: nothing a config can hold
             raise ConfigError(f"solve(..., {where}={_short(v)}) is invalid: expected a TOML value (a string, "
                               "number, boolean, or a list or table of them)") from None

@@ -87,3 +87,11 @@ def test_openspiel_action_ids_are_accepted_as_int_or_str():
     expected = solverkit.exploitability(game, uniform)
     assert solverkit.exploitability(game, by_id) == expected
     assert solverkit.exploitability(game, by_text) == expected
+
+
+def test_numpy_numbers_are_taken_as_the_numbers_they_hold():
+    sol = solverkit.solve({**CFR, "solver": {"iterations": np.int64(3), "eval_current": np.bool_(True)},
+                           "store": {"regret_scale": np.array([1e6])}})
+    assert sol.iterations == 3
+    assert solverkit.solve(CFR, solver={"iterations": np.int32(4)}).iterations == 4
+    assert solverkit.load_game("random_matrix", rows=np.int32(3), cols=np.uint8(2)).matrix.shape == (3, 2)

@@ -50,6 +50,18 @@ def number_from_text(text: str) -> int | float | None:
     return None
 
 
+def plain_value(value):
+    """`value` with numpy scalars and arrays turned into the Python values they hold (a notebook
+    passes np.int64(5) or np.array([1e6]) where a config holds 5 or [1000000.0]); else itself."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [plain_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_value(v) for k, v in value.items()}
+    return value
+
+
 def _show(value, limit: int = 60) -> str:
     """repr of a bad value, shortened so that an error stays one readable line."""
     text = repr(value)
@@ -122,6 +134,7 @@ class Param:
         This is the one place every plugin parameter, [solver] and [store] value, --set override
         and command-line option is checked: numbers must be finite (no NaN or infinity), integers
         must fit int64, strings must not contain NUL characters."""
+        value = plain_value(value)
         bad = ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()}")
         items = value if isinstance(value, (list, tuple)) else [value]
         if self.type in ("int", "int_list") and any(isinstance(v, int) and not _is_int(v) for v in items):
