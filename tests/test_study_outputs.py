@@ -72,7 +72,12 @@ def test_study_writes_png_svg_and_the_plotted_numbers(tmp_path):
     run_study(load_study(path), out, progress=False)
     assert (out / "random.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = ET.parse(out / "random.svg").getroot()
-    assert svg.tag.endswith("svg")
+    texts = ["".join(t.itertext()) for t in svg.iter() if t.tag.endswith("}text")]
+    assert "exploitability (payoff)" in texts and "target 0.01 payoff" in texts
+    legend = next(t for t in svg.iter() if t.tag.endswith("}text") and "".join(t.itertext()).startswith("plus ("))
+    assert "".join(legend.itertext()) == "plus (geometric mean of 3 seeds; bands: 95% CI of the mean, min-max)"
+    height = float(svg.get("viewBox").split()[3])
+    assert 0 < float(legend.get("y")) < height  # the legend, below the panels, is inside the saved picture
     rows = _rows(out / "random_curves.csv")
     assert tuple(rows[0]) == CURVE_COLUMNS
     assert {r["x_axis"] for r in rows} == {"iteration", "seconds"}

@@ -113,11 +113,19 @@ def run_targets(game, solver: dict) -> list[tuple[float, str]]:
 
 
 def tidy_log_axis(axis) -> None:
-    """Label only the decades of a log axis (matplotlib also labels minor ticks on short
-    ranges, and their labels run into each other)."""
-    from matplotlib.ticker import NullFormatter
+    """Readable labels on a log axis: where it shows two or more powers of ten only those are
+    labelled (matplotlib also labels minor ticks on short ranges, and their labels run into
+    each other); on a shorter range the 2s and 5s between them as well, written briefly."""
+    from matplotlib.ticker import FuncFormatter
 
-    axis.set_minor_formatter(NullFormatter())
+    def minor(value, _pos):
+        lo, hi = sorted(axis.get_view_interval())
+        if lo <= 0 or value <= 0 or math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) >= 1:
+            return ""
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if min(abs(mantissa - 2), abs(mantissa - 5)) < 1e-6 else ""
+
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 #: x axes of a run's convergence plot: (metrics column, axis label with its unit)

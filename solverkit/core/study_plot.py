@@ -48,9 +48,12 @@ def plot_study(study, results, out) -> list:
     for gname in dict.fromkeys(r.game for r in study.runs):
         curves = game_curves(study, results, gname)
         fig = game_figure(study, results, gname, curves)
+        # the legend is left out of the layout (so the panels keep their width) but not out of the file
+        extra = fig.get_default_bbox_extra_artists() + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
         for fmt in FIGURE_FORMATS:
             path = Path(out) / f"{gname}.{fmt}"
-            fig.savefig(path, dpi=120, bbox_inches="tight")
+            with plt.rc_context({"svg.fonttype": "none"}):  # SVG text stays text: searchable, editable
+                fig.savefig(path, dpi=120, bbox_inches="tight", bbox_extra_artists=extra)
             paths.append(path)
         plt.close(fig)
         paths.append(write_curves(Path(out) / f"{gname}_curves.csv", curves, study_unit(study, gname)))
@@ -139,8 +142,9 @@ def game_figure(study, results, gname, curves=None):
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = panels[0][0].get_legend_handles_labels()
     # one legend for all panels, below them, so that it never hides a curve
-    panels[0][0].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16),
-                        ncol=min(3, max(1, len(labels))), frameon=False)
+    legend = panels[0][0].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16),
+                                 ncol=min(3, max(1, len(labels))), frameon=False)
+    legend.set_in_layout(False)  # the panels keep their width (plot_study saves the legend with them)
     fig.suptitle(f"{study.name}: {gname}")
     fig.tight_layout()
     return fig
