@@ -418,3 +418,41 @@ def test_a_dealer_sending_anything_ends_the_match_or_a_solverkit_error(leduc, ch
         assert "\n" not in str(exc)
         return
     assert stats["hands"] <= len(chunks) and stats["actions"] <= stats["hands"] * 4
+
+
+@settings(max_examples=min(EXAMPLES, 25), deadline=None, derandomize=EXAMPLES < 100,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(sent=st.lists(st.one_of(st.binary(max_size=30), st.sampled_from([
+    b"VERSION:2.0.0\r\n", b"VERSION:2.0.0\n", b"MATCHSTATE:0:0::Ks|:c\r\n", b"MATCHSTATE:1:0::|Ks:r\r\n", b"\r\n"])),
+    max_size=5))
+def test_a_seat_sending_anything_plays_on_or_ends_the_match_with_a_match_error(leduc, sent):
+    """Whatever seat 0 sends (seat 1 is a real agent), the dealer finishes its hands or raises a
+    one-line MatchError naming seat 0, within its timeout."""
+    from solverkit.poker.dealer import Dealer
+
+    dealer = Dealer(leduc, 2, action_timeout=0.5, connect_timeout=5)
+    agent = Player(leduc, baseline_strategy(leduc, "call"), "call")
+
+    def seat0():
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", dealer.ports[0])) as s:
+            for data in sent:
+                s.sendall(data)
+            s.settimeout(1.0)
+            while s.recv(4096):
+                pass
+
+    def seat1():
+        with contextlib.suppress(Exception):
+            play_agent(agent, "127.0.0.1", dealer.ports[1], timeout=5)
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (seat0, seat1)]
+    for t in threads:
+        t.start()
+    try:
+        result = dealer.run()
+    except MatchError as exc:
+        assert "\n" not in str(exc) and "seat 0" in str(exc)
+    else:  # only a seat that answered every state of its hands can finish the match
+        assert len(result.seat_chips) == 2
+    for t in threads:
+        t.join(5)
