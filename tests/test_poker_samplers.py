@@ -245,3 +245,23 @@ def test_refusals_name_the_setting(cfg, needle):
     with pytest.raises(ConfigError) as err:
         load_config({"preset": "cfr_plus", "game": "leduc", **cfg})
     assert needle in str(err.value)
+
+
+def test_nodes_touched_counts_the_public_decision_nodes_a_pass_covers():
+    """docs/samplers.md: a full pass counts every board's decision nodes, a sampled pass the
+    dealt board's per round (pruned subtrees included), the same for both public schemes; the
+    tree engine counts every history it enters (a full pass: the whole tree)."""
+    per_round = None
+    counts = {}
+    for sampler in ("full", "public_chance", "public_external"):
+        solver = Solver(load_config({"preset": "cfr_plus", "game": "leduc", "sampler": sampler}))
+        solver.step(1)
+        counts[sampler] = solver.nodes_touched
+        bet = solver.game.tree.bet
+        per_round = [int(np.count_nonzero((bet.kind == 0) & (bet.round == r))) for r in range(2)]
+        boards = np.diff(solver.game.round_start)
+    assert counts["full"] == 2 * int(np.dot(per_round, boards))  # two alternating passes: 2 x (6 + 30 x 3)
+    assert counts["public_chance"] == counts["public_external"] == 2 * sum(per_round)
+    tree = Solver(load_config({"preset": "cfr_plus", "game": "leduc_tree"}))
+    tree.step(1)
+    assert tree.nodes_touched == 2 * tree.game.tree.num_nodes
