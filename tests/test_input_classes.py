@@ -266,3 +266,15 @@ def test_a_game_file_path_expands_home_and_names_an_unknown_user(tmp_path, monke
     assert solverkit.load_game("acpc", gamedef="~/mine.game").gd.num_rounds == 1
     with pytest.raises(ConfigError, match=f"gamedef = '{NO_USER}/x.game': cannot expand"):
         solverkit.load_game("acpc", gamedef=f"{NO_USER}/x.game")
+
+
+@pytest.mark.parametrize("line, names", [("MATCHSTATE:²:0::Ks|", ["position '²'"]), ("MATCHSTATE:0:١::Ks|", ["hand number '١'"])])
+def test_acpc_messages_take_ascii_digits_only(line, names):
+    from solverkit.errors import SolverkitError
+    from solverkit.poker.acpc_protocol import parse_matchstate
+    from solverkit.poker.gamedef import load_gamedef
+
+    with pytest.raises(SolverkitError) as err:
+        parse_matchstate(line, load_gamedef("kuhn"))
+    for name in names:
+        assert name in str(err.value)
