@@ -1,0 +1,197 @@
+"""ACPC game definitions with ``nolimit`` betting (``stack`` per player, no ``raiseSize``), for the
+no-limit action trees of issue 25 (solverkit.poker.action_tree).
+
+Same file format and messages as solverkit.poker.gamedef (whose helpers this module reuses):
+keys are case-insensitive, ``#`` starts a comment, per-round fields take one value per round.
+``stack`` gives each player's chips for the whole hand (one value: both players), as the ACPC
+server reads it; ``maxRaises`` is optional (missing: no cap, as ACPC's 255-a-round default).
+Not wired into the ``acpc`` game yet: the kernels solve limit trees only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, choices
+from .gamedef import CANONICAL, INT_MAX, MISSING_HINT, SCALAR, _INT, _shown, decode_gamedef
+
+#: fields a no-limit file may hold (raiseSize belongs to limit games)
+NOLIMIT_FIELDS = tuple(k for k in CANONICAL if k != "raisesize")
+
+
+@dataclass(frozen=True)
+class NoLimitGameDef:
+    """A two-player no-limit game: ``blind`` and ``stack`` per player, other lists per round;
+    ``max_raises`` None means no cap (ACPC's default)."""
+
+    num_rounds: int
+    blind: tuple[int, int]
+    stack: tuple[int, int]
+    first_player: tuple[int, ...]  # 0-based
+    max_raises: tuple[int, ...] | None
+    num_suits: int
+    num_ranks: int
+    num_hole_cards: int
+    num_board_cards: tuple[int, ...]
+    source: str = "<string>"
+
+    @property
+    def deck_size(self) -> int:
+        return self.num_suits * self.num_ranks
+
+    @property
+    def big_blind(self) -> int:
+        """The largest blind: the smallest bet and raise increment of no-limit ACPC games."""
+        return max(self.blind)
+
+    def validate(self):
+        """Raise ConfigError when the definition describes no playable two-player no-limit game."""
+        where = self.source
+        if not 1 <= self.num_rounds <= 8:
+            raise ConfigError(f"{where}: numRounds = {self.num_rounds}: expected 1..8")
+        lists = [("firstPlayer", self.first_player), ("numBoardCards", self.num_board_cards)]
+        if self.max_raises is not None:
+            lists.append(("maxRaises", self.max_raises))
+        for name, values in lists:
+            if len(values) != self.num_rounds:
+                raise ConfigError(f"{where}: field {name} has {len(values)} values, expected {self.num_rounds} "
+                                  "(one per round)")
+        if len(self.blind) != 2 or len(self.stack) != 2:
+            raise ConfigError(f"{where}: blind = {list(self.blind)}, stack = {list(self.stack)}: expected 2 values "
+                              "each (one per player)")
+        if any(f not in (0, 1) for f in self.first_player):
+            raise ConfigError(f"{where}: firstPlayer = {[f + 1 for f in self.first_player]}: expected 1 or 2 per round")
+        if self.num_hole_cards not in (1, 2):
+            raise ConfigError(f"{where}: numHoleCards = {self.num_hole_cards} is not supported; valid: 1, 2")
+        if not 1 <= self.num_suits <= 4 or not 1 <= self.num_ranks <= 13:
+            raise ConfigError(f"{where}: numSuits = {self.num_suits}, numRanks = {self.num_ranks}: expected 1..4 "
+                              "suits and 1..13 ranks")
+        cards = 2 * self.num_hole_cards + sum(self.num_board_cards)
+        if cards > self.deck_size:
+            raise ConfigError(f"{where}: the deal needs {cards} cards but the deck has {self.deck_size}")
+        if any(b < 0 for b in self.blind) or max(self.blind) < 1:
+            raise ConfigError(f"{where}: blind = {list(self.blind)}: expected blinds >= 0, at least one positive "
+                              "(no-limit bets are at least the big blind)")
+        if any(s <= max(self.blind) for s in self.stack):
+            raise ConfigError(f"{where}: stack = {list(self.stack)}: each player's stack must exceed the largest "
+                              f"blind ({max(self.blind)})")
+        if self.max_raises is not None and any(not 0 <= m <= 255 for m in self.max_raises):
+            raise ConfigError(f"{where}: maxRaises = {list(self.max_raises)}: expected 0..255 per round")
+        if any(b < 0 for b in self.num_board_cards) or self.num_board_cards[0]:
+            raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: expected >= 0 per round and "
+                              "0 for the first round")
+        return self
+
+
+def _read_fields(text: str, source: str) -> dict[str, tuple[int, list[int]]]:
+    """The ``field = integers`` lines of a nolimit GAMEDEF block, by lower-case key, with their
+    line numbers; ConfigError names the line of anything malformed."""
+    fields: dict[str, tuple[int, list[int]]] = {}
+    betting = None
+    inside = ended = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        low = line.lower()
+        if low == "gamedef":
+            inside = True
+            continue
+        if low == "end gamedef":
+            ended = True
+            break
+        if not inside:
+            raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {_shown(line)}")
+        if low in ("limit", "nolimit"):
+            if betting is not None:
+                raise ConfigError(f"{source}:{lineno}: betting type {_shown(line)} repeats line {betting[1]}; "
+                                  "expected one line 'nolimit'")
+            betting = (low, lineno)
+            continue
+        key, eq, value = line.partition("=")
+        key = key.strip().lower()
+        if not eq:
+            raise ConfigError(f"{source}:{lineno}: expected 'field = values' or nolimit, got {_shown(line)}")
+        if key not in NOLIMIT_FIELDS:
+            hint = " (raiseSize applies to limit games)" if key == "raisesize" else ""
+            raise ConfigError(f"{source}:{lineno}: unknown field {_shown(key)}{hint}; valid: "
+                              f"{choices(CANONICAL[k] for k in NOLIMIT_FIELDS)}")
+        name, words = CANONICAL[key], value.split()
+        bad = [w for w in words if not _INT.fullmatch(w) or abs(int(w)) > INT_MAX]
+        if bad or not words:
+            raise ConfigError(f"{source}:{lineno}: field {name} = {_shown(value.strip())}: expected integers in "
+                              f"0..{INT_MAX}" + (f" ({_shown(bad[0])} is not one)" if bad else ""))
+        if key in SCALAR and len(words) != 1:
+            raise ConfigError(f"{source}:{lineno}: field {name} = {_shown(value.strip())}: expected one integer")
+        if key in fields:
+            raise ConfigError(f"{source}:{lineno}: field {name} repeats line {fields[key][0]}; expected each "
+                              "field once")
+        fields[key] = (lineno, [int(w) for w in words])
+    if not inside:
+        raise ConfigError(f"{source}: no GAMEDEF block found")
+    if not ended:
+        raise ConfigError(f"{source}: missing END GAMEDEF")
+    if betting is None or betting[0] != "nolimit":
+        where = f"{source}:{betting[1]}" if betting else source
+        raise ConfigError(f"{where}: betting type {betting[0] if betting else 'missing'}: expected a line 'nolimit' "
+                          "(limit files: solverkit.poker.gamedef)")
+    return fields
+
+
+def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef:
+    """Parse the text of an ACPC no-limit game definition (ConfigError names line and field)."""
+    fields = _read_fields(text, source)
+
+    def get(key, default=None):
+        if key in fields:
+            return fields[key][1]
+        if default is None:
+            hint = "; expected each player's chips for the hand" if key == "stack" else MISSING_HINT.get(key, "")
+            raise ConfigError(f"{source}: missing field {CANONICAL[key]}{hint}")
+        return default
+
+    def sized(key, count, what, default=None, single_ok=False):
+        vals = get(key, default)
+        if single_ok and len(vals) == 1:
+            vals = vals * count
+        if len(vals) != count:
+            line = fields[key][0] if key in fields else "?"
+            raise ConfigError(f"{source}:{line}: field {CANONICAL[key]} has {len(vals)} values, expected {count} "
+                              f"({what})")
+        return tuple(vals)
+
+    players = get("numplayers")[0]
+    if players != 2:
+        raise ConfigError(f"{source}: numPlayers = {players}: only 2-player games are supported; valid: 2")
+    rounds = get("numrounds")[0]
+    if not 1 <= rounds <= 8:
+        raise ConfigError(f"{source}: numRounds = {rounds}: expected 1..8")
+    first = sized("firstplayer", rounds, "one per round", [1] * rounds)
+    if any(f not in (1, 2) for f in first):
+        raise ConfigError(f"{source}: firstPlayer = {list(first)}: expected 1 or 2 per round")
+    caps = sized("maxraises", rounds, "one per round") if "maxraises" in fields else None
+    return NoLimitGameDef(
+        num_rounds=rounds,
+        blind=sized("blind", 2, "one per player"),
+        stack=sized("stack", 2, "one per player, or one for both", single_ok=True),
+        first_player=tuple(f - 1 for f in first),
+        max_raises=caps,
+        num_suits=get("numsuits")[0],
+        num_ranks=get("numranks")[0],
+        num_hole_cards=get("numholecards")[0],
+        num_board_cards=sized("numboardcards", rounds, "one per round"),
+        source=source,
+    ).validate()
+
+
+def load_nolimit_gamedef(path: str) -> NoLimitGameDef:
+    """A no-limit game file by path (ConfigError when missing, unreadable or malformed)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"game definition file not found: {path}")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read game definition file {path}: {exc.strerror}") from None
+    return parse_nolimit_gamedef(decode_gamedef(data, str(p)), str(p))
