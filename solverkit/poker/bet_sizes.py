@@ -203,7 +203,7 @@ def bet_amounts(sizes, *, pot: int, stacks, committed=(0, 0), bets_this_street: 
     """Raise-to chip amounts this street of ``sizes`` (from :func:`parse_bet_sizes`, or a string)
     for the player to act, sorted and without repeats.
 
-    ``pot``: chips in the pot from earlier streets; ``stacks``: (mover, opponent) chips behind
+    ``pot``: chips in the pot from earlier streets (0 allowed facing a bet, e.g. blinds); ``stacks``: (mover, opponent) chips behind
     now; ``committed``: (mover, opponent) chips put in this street, the opponent's being the bet
     or raise to call (equal: no bet yet, the sizes are bets); ``bets_this_street``: bets and
     raises so far this street (0 when no bet, at least 1 when facing one); ``remaining_streets``:
@@ -215,9 +215,9 @@ def bet_amounts(sizes, *, pot: int, stacks, committed=(0, 0), bets_this_street: 
     if not isinstance(sizes, (tuple, list)) or not all(isinstance(size, BetSize) for size in sizes):
         raise BetSizeError(f"sizes {_clip(repr(sizes))}: expected a list of BetSize from parse_bet_sizes")
     pot = _chip_count("pot", pot)
-    if pot < 1:
-        raise BetSizeError("pot 0: the pot of a postflop spot holds at least 1 chip")
     (stack, opp_stack), (mine, theirs) = _pair("stacks", stacks), _pair("committed", committed)
+    if pot + 2 * theirs < 1:  # pot 0 is fine facing a bet: the first round's blinds are this street's bets
+        raise BetSizeError("pot 0: the pot of a postflop spot holds at least 1 chip")
     bets = _chip_count("bets_this_street", bets_this_street)
     streets = _chip_count("remaining_streets", remaining_streets)
     min_bet = _chip_count("min_bet", min_bet)

@@ -151,10 +151,13 @@ def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef
             raise ConfigError(f"{source}: missing field {CANONICAL[key]}{hint}")
         return default
 
-    def sized(key, count, what, default=None, single_ok=False):
+    def sized(key, count, what, default=None, single_ok=False, extra_ok=False):
+        """The field's values, ``count`` of them (per-round fields may give more, as ACPC reads them)."""
         vals = get(key, default)
         if single_ok and len(vals) == 1:
             vals = vals * count
+        if extra_ok:
+            vals = vals[:count] if len(vals) >= count else vals
         if len(vals) != count:
             line = fields[key][0] if key in fields else "?"
             raise ConfigError(f"{source}:{line}: field {CANONICAL[key]} has {len(vals)} values, expected {count} "
@@ -167,10 +170,10 @@ def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef
     rounds = get("numrounds")[0]
     if not 1 <= rounds <= 8:
         raise ConfigError(f"{source}: numRounds = {rounds}: expected 1..8")
-    first = sized("firstplayer", rounds, "one per round", [1] * rounds)
+    first = sized("firstplayer", rounds, "one per round", [1] * rounds, extra_ok=True)
     if any(f not in (1, 2) for f in first):
         raise ConfigError(f"{source}: firstPlayer = {list(first)}: expected 1 or 2 per round")
-    caps = sized("maxraises", rounds, "one per round") if "maxraises" in fields else None
+    caps = sized("maxraises", rounds, "one per round", extra_ok=True) if "maxraises" in fields else None
     return NoLimitGameDef(
         num_rounds=rounds,
         blind=sized("blind", 2, "one per player"),
@@ -180,7 +183,7 @@ def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef
         num_suits=get("numsuits")[0],
         num_ranks=get("numranks")[0],
         num_hole_cards=get("numholecards")[0],
-        num_board_cards=sized("numboardcards", rounds, "one per round"),
+        num_board_cards=sized("numboardcards", rounds, "one per round", extra_ok=True),
         source=source,
     ).validate()
 
