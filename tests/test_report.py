@@ -158,3 +158,14 @@ def test_seconds_are_written_plainly():
     from solverkit.core.report import plain_seconds
 
     assert [plain_seconds(v) for v in (1047.31, 0.00473, 12.345, None, float("nan"))] == ["1,047", "0.00473", "12.3", "?", "?"]
+
+
+def test_report_of_a_run_without_result_json_says_it_did_not_finish(tmp_path):
+    run = tmp_path / "cut"
+    assert CliRunner().invoke(cli, ["solve", "--game", "kuhn_tree", "--preset", "cfr_plus", "--iterations", "4",
+                                    "--target", "0.5", "--out", str(run), "--quiet"]).exit_code == 0
+    (run / "result.json").unlink()
+    assert CliRunner().invoke(cli, ["report", str(run)]).exit_code == 0
+    got = _summary((run / "report.html").read_text())
+    assert got["stopped"] == "no result.json: the run did not finish" and got["target"] == "0.5 chips"
+    assert got["iterations"] == "?" and got["solve seconds"] == "?"
