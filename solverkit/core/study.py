@@ -495,7 +495,8 @@ def _first_change(config_file: Path, resolved: dict) -> str:
                 flat.setdefault((table, key), {})[side] = value
     for (table, key), values in sorted(flat.items()):
         if values.get("there") != values.get("here"):
-            return f"[{table}] {key} {values.get('there', '(not set)')!r} there, {values.get('here', '(not set)')!r} here"
+            there, here = values.get("there", "(not set)"), values.get("here", "(not set)")
+            return f"[{table}] {key} {there!r} there, {here!r} here"
     return ""
 
 

@@ -162,9 +162,10 @@ class BettingCounts:
 def betting_counts(gd: GameDef) -> BettingCounts:
     """The betting tree's sizes by counting states, never nodes: in a round a node's future
     depends only on who acts, the raises so far, whether anyone has acted and whether the actor
-    faces a bet (after a raise; or the blinds), so each such state is expanded once with its multiplicity (exact integers,
-    the same numbers as :func:`~solverkit.poker.betting.build_betting_tree` gives, in time
-    and memory independent of the tree's size: a game with 255 raises a round is counted at once)."""
+    faces a bet (after a raise; or the blinds), so each such state is expanded once with its
+    multiplicity (exact integers, the same numbers as
+    :func:`~solverkit.poker.betting.build_betting_tree` gives, in time and memory independent of
+    the tree's size: a game with 255 raises a round is counted at once)."""
     R = gd.num_rounds
     dn, dv, seq = [0] * R, [0] * R, [0] * R
     entering, nodes = 1, 1  # the root
