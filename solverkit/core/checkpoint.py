@@ -300,9 +300,11 @@ def _as_stored(value):
     return msgpack.unpackb(msgpack.packb(value), strict_map_key=False)
 
 
-def check_game(path, footer: dict, game_table: dict, game=None) -> None:
+def check_game(path, footer: dict, game_table: dict, game=None) -> bool:
     """Raise a CheckpointError unless checkpoint `path` was written for this [game] table and,
-    given `game`, for this game's identity (a game file edited since has another)."""
+    given `game`, for this game's identity (a game file edited since has another); returns
+    whether the identity was checked (an older checkpoint records none: read_checkpoint warns
+    once it is loaded)."""
     if footer["game"] != _as_stored(game_table):
         raise CheckpointError(f"{path} is a checkpoint of game {footer['game']!r}, not of {game_table!r}; "
                               "restore the [game] table, or start a new run (without --resume)")
@@ -310,11 +312,12 @@ def check_game(path, footer: dict, game_table: dict, game=None) -> None:
         from .identity import check_identity
 
         try:
-            check_identity(path, footer, game, "the run's config")
+            return check_identity(path, footer, game, "the run's config", warn=False)
         except CheckpointError:
             raise
         except SolverkitError as exc:
             raise CheckpointError(f"{exc} (start a new run, without --resume)") from None
+    return False
 
 
 def read_checkpoint(path, store, game_table: dict, columns=None, game=None) -> dict:
@@ -323,7 +326,7 @@ def read_checkpoint(path, store, game_table: dict, columns=None, game=None) -> d
     the store changes unless every segment decodes."""
     path = Path(path)
     footer = read_footer(path)
-    check_game(path, footer, game_table, game)
+    identified = check_game(path, footer, game_table, game)
     if columns is not None:
         for i, row in enumerate(footer["metrics"]):
             if set(row) != set(columns):
@@ -363,6 +366,10 @@ def read_checkpoint(path, store, game_table: dict, columns=None, game=None) -> d
     store.adopt_run(footer["run"])  # the run goes on: what it writes from now on carries its id
     for key, blobs in loaded:
         store.restore(key, blobs)
+    if game is not None and not identified:
+        from .identity import warn_unchecked
+
+        warn_unchecked(path, game)
     return {k: v for k, v in footer.items() if k not in ("segments", "format", "version", "_payload_bytes")}
 
 

@@ -45,15 +45,16 @@ def identity_fields(game) -> dict:
     return {ID_FIELD: game_identity(game), DEFINITION_FIELD: game_definition(game)}
 
 
-def check_identity(source, record: dict, game, where: str) -> bool:
+def check_identity(source, record: dict, game, where: str, warn: bool = True) -> bool:
     """Raise a SolverkitError naming both games unless `record` (a file's meta or footer) was
     written for `game` (`where`: how `game` was obtained, e.g. its config file). A record of
-    an older solverkit without an identity passes with a warning (the caller's layout checks
-    are all that is left); returns whether the identity was checked."""
+    an older solverkit without an identity passes, with a warning unless `warn` is False (the
+    caller then warns once the file is read: an error after it stays a single line); returns
+    whether the identity was checked."""
     stored = record.get(ID_FIELD)
     if stored is None:
-        warnings.warn(f"{source} records no game identity (written by an older solverkit): checked against game "
-                      f"{game.name!r} by its array shapes only", SolverkitWarning, stacklevel=2)
+        if warn:
+            warn_unchecked(source, game)
         return False
     if stored == game_identity(game):
         return True
@@ -67,6 +68,12 @@ def check_identity(source, record: dict, game, where: str) -> bool:
     raise SolverkitError(f"{source} belongs to another game: game {theirs.get('name')!r}, not game "
                          f"{game.name!r} of {where} ({shown or 'their definitions hash differently'}); use the "
                          "files of one run together, or solve this game again")
+
+
+def warn_unchecked(source, game) -> None:
+    """The warning for a file without a recorded identity: read as before, by its shapes only."""
+    warnings.warn(f"{source} records no game identity (written by an older solverkit): checked against game "
+                  f"{game.name!r} by its array shapes only", SolverkitWarning, stacklevel=3)
 
 
 def differences(theirs: dict, mine: dict, prefix: str = "") -> list[str]:

@@ -135,10 +135,11 @@ def load_strategy(path, game=None, where: str = ""):
     it = meta.get("iteration")
     if not isinstance(it, int) or isinstance(it, bool) or it < 0:
         raise SolverkitError(f"{path}: meta iteration = {it!r:.60}; expected an integer >= 0")
+    identified = game is None
     if game is not None:
         from .identity import check_identity
 
-        check_identity(path, meta, game, where or "the game it is checked against")
+        identified = check_identity(path, meta, game, where or "the game it is checked against", warn=False)
     strategy, layouts = [], []
     for p in (0, 1):
         for name in ("block_start", "block_count", "block_actions"):
@@ -172,6 +173,10 @@ def load_strategy(path, game=None, where: str = ""):
         check_layout(path, layouts, game)
     for p in (0, 1):
         _check_probabilities(path, p, strategy[p], layouts[p], game)
+    if not identified:  # an older file, read whole: said now, so that an error above stays one line
+        from .identity import warn_unchecked
+
+        warn_unchecked(path, game)
     return strategy, layouts, meta
 
 

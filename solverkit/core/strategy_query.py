@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import SolverkitError
 from .checkpoint import PARTS_DIR, part_path
-from .identity import check_identity
+from .identity import check_identity, warn_unchecked
 from .parts import PartError, open_part, read_arrays
 from .strategy_file import FORMAT, STRATEGY_MANIFEST, VERSION
 
@@ -47,10 +47,12 @@ def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> Inf
     place = game.infoset_place(key, player)
     manifest = run_dir / STRATEGY_MANIFEST
     if manifest.is_file():
-        values, kind, iteration, source = _from_parts(run_dir, manifest, place, game, config)
+        values, kind, iteration, source, identified = _from_parts(run_dir, manifest, place, game, config)
     else:
-        values, kind, iteration, source = _from_npz(run_dir / "strategy.npz", place, game, config)
+        values, kind, iteration, source, identified = _from_npz(run_dir / "strategy.npz", place, game, config)
     _check_values(source, place, values)
+    if not identified:  # an older file: said once it is read, so that an error stays one line
+        warn_unchecked(manifest if manifest.is_file() else run_dir / "strategy.npz", game)
     probs = {label: float(x) for label, x in zip(place.labels, values)}
     return InfosetPolicy(key, place.player, probs, kind, iteration, source, place.stored_key)
 
@@ -72,7 +74,7 @@ def _from_parts(run_dir: Path, manifest: Path, place, game, config: Path):
     """The information set's values from the part of a distributed strategy holding its segment
     (the manifest must have been written for `game`, the game of `config`)."""
     top = open_part(manifest, kind="strategy", owner="the trunk")
-    check_identity(manifest, top, game, str(config))
+    identified = check_identity(manifest, top, game, str(config), warn=False)
     name = f"policy{place.player}"
     if place.segment in top["_offsets"]:
         footer = top
@@ -95,7 +97,8 @@ def _from_parts(run_dir: Path, manifest: Path, place, game, config: Path):
     if end > arr.size:
         raise PartError(f"{footer['_path']}: segment {place.segment!r} {name} has {arr.size} values, information set "
                         f"{place.key!r} needs values up to {end} (a part of another game?)")
-    return arr[place.segment_offset:end], top.get("strategy", "average"), int(top.get("iteration", 0)), footer["_path"]
+    return (arr[place.segment_offset:end], top.get("strategy", "average"), int(top.get("iteration", 0)),
+            footer["_path"], identified)
 
 
 def _from_npz(path: Path, place, game, config: Path):
@@ -113,7 +116,7 @@ def _from_npz(path: Path, place, game, config: Path):
             if meta.get("format") != FORMAT or meta.get("version") != VERSION:
                 raise SolverkitError(f"{path}: format {meta.get('format')!r} version {meta.get('version')!r}; "
                                      f"expected {FORMAT!r} version {VERSION}")
-            check_identity(path, meta, game, str(config))
+            identified = check_identity(path, meta, game, str(config), warn=False)
             with zf.open(name) as fh:
                 version = np.lib.format.read_magic(fh)
                 read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
@@ -129,4 +132,4 @@ def _from_npz(path: Path, place, game, config: Path):
         raise
     except (KeyError, OSError, TypeError, ValueError, zipfile.BadZipFile) as exc:
         raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
-    return np.frombuffer(raw, dtype="<f8"), meta.get("kind", "average"), int(meta.get("iteration", 0)), path
+    return np.frombuffer(raw, dtype="<f8"), meta.get("kind", "average"), int(meta.get("iteration", 0)), path, identified
