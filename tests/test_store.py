@@ -551,3 +551,12 @@ def test_rules_that_rescale_every_regret_are_warned_on_a_coarse_fixed_point():
     for preset, scale in (("cfr_plus", 16), ("dcfr", 4096)):
         asm = load_config({"preset": preset, "game": "kuhn", "store": {"regret_scale": scale}})
         assert rescale_warning(asm.rule, asm.store) is None
+
+
+def test_a_delayed_average_is_probed_when_its_values_appear():
+    """The average of delayed averaging is zero for `delay` iterations: the probe looks at the
+    first updates that hold values, whenever they come, and warns then."""
+    res = run_solve(load_config({"preset": "cfr_plus", "game": "leduc_tree", "averaging": {"name": "delayed",
+                                 "delay": 10}, "store": {"avg_scale": 0.05}}), iterations=14)
+    [line] = res.store_warnings
+    assert line.startswith("[store] avg_scale = 0.05 is too coarse: 100.0% of the nonzero avg values")

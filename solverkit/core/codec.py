@@ -416,6 +416,9 @@ def _run_bytes(run: str | None) -> bytes:
 
 # --- resolution probe ------------------------------------------------------------------------
 
+#: arrays of each family (with nonzero values) the resolution probe looks at
+PROBE_ARRAYS = 256
+
 
 def _largest_units(x: np.ndarray, grid: Grid, scales: np.ndarray) -> float:
     """The largest |value| of `x` in stored units, each value times its block's factor (called
@@ -473,7 +476,9 @@ class ValueCodec:
         #: family -> histogram over LOST_BINS of log2 |value| in stored units of the nonzero values of
         #: the first arrays encoded: how many of them the factor rounds to 0 (or near it)
         self.magnitudes: dict[str, np.ndarray] = {}
-        self._probes = 256
+        #: family -> arrays with nonzero values still to probe (PROBE_ARRAYS each): a family that
+        #: starts late (delayed averaging) is probed when its values appear
+        self._probes: dict[str, int] = {}
         self._probe_lock = threading.Lock()
         self._tls = threading.local()
         self._meta: dict[tuple, bytes] = {}
@@ -515,7 +520,7 @@ class ValueCodec:
             body = self.compressor.compress(memoryview(x).cast("B"), 8)
             kind = KIND_FLOAT64
         else:
-            if self._probes > 0:
+            if self._probes.get(family, PROBE_ARRAYS) > 0:
                 self._probe(x, scales, family)
             res = self._scratch(4 * x.shape[0]).view(np.uint32)
             if self._mode == PREDICTORS["west"]:
@@ -544,7 +549,7 @@ class ValueCodec:
         scales = self.scales.get(family)
         if scales is None:
             return
-        if self._probes > 0:
+        if self._probes.get(family, PROBE_ARRAYS) > 0:
             self._probe(x, scales, family)
         clipped, peak = _round_in_place(x, grid.offset, grid.hands, grid.actions, grid.round, scales)
         self._count_clipped(clipped, peak, scales, family)  # the peak the kernel saw before it clipped
@@ -565,12 +570,12 @@ class ValueCodec:
         self.clip_peak[family] = max(self.clip_peak.get(family, 0.0), float(peak))
 
     def _probe(self, x, scales, family: str) -> None:
-        """Record, for the first arrays encoded, the largest value of each family in stored
-        units and a histogram of the nonzero values' magnitudes in stored units."""
-        with self._probe_lock:
-            self._probes -= 1
+        """Record, for the first PROBE_ARRAYS arrays of each family that hold nonzero values, the
+        largest value in stored units and a histogram of the nonzero values' magnitudes."""
         units = self._peak_units(x, scales)
         if units > 0.0:
+            with self._probe_lock:
+                self._probes[family] = self._probes.get(family, PROBE_ARRAYS) - 1
             big = units / float(np.max(scales))
             seen = self.resolution.get(family)
             self.resolution[family] = (max(seen[0], big), max(seen[1], units)) if seen else (big, units)

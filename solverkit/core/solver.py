@@ -280,6 +280,7 @@ class Solver:
         self.store_warnings: list[str] = []
         #: the run's iteration cap, when known: how much the stored values may still grow
         self.planned_iterations: int | None = None
+        self._precision_said: set[str] = set()  # array families warned of values rounding to 0
 
     @property
     def eval_current(self) -> bool:
@@ -326,7 +327,7 @@ class Solver:
         compiled = self._clock.seconds - c0
         self.compile_seconds += compiled
         self.solve_seconds += max(0.0, time.perf_counter() - t0 - compiled)
-        self._check_clipping()
+        self._check_store()
 
     def _step_one(self) -> None:
         t0, c0 = time.perf_counter(), self._clock.seconds
@@ -340,9 +341,6 @@ class Solver:
         if self.iteration <= 3 and self.store.codec.resolution:
             # a fixed-point factor under which everything rounds to 0 learns nothing: say so now
             self.store.codec.check_resolution(self._scale_keys())
-            if self.iteration == 3:
-                for line in precision_warnings(self.store.codec, self._scale_keys(), self.assembly.store):
-                    self._warn(line)
         if self.iteration == 1:  # averages that will outgrow the int32 range, regrets rounded at every rescale
             forecast = clip_forecast(a.averaging, self.assembly.store.get("avg_scale"), self.planned_iterations or 0)
             for line in filter(None, (forecast, rescale_warning(a.rule, self.assembly.store))):
@@ -359,10 +357,21 @@ class Solver:
             self.store_warnings.append(line)
             (self.notice or _say)(f"warning: {line}")
 
+    def _check_store(self) -> None:
+        """Warn once per array family whose factor rounds too many of its values to 0 (from the
+        third iteration: the first ones' values are the smallest), and once when values clipped."""
+        if not self.store.codec.scales:
+            return
+        if self.iteration >= 3:
+            for line in precision_warnings(self.store.codec, self._scale_keys(), self.assembly.store,
+                                           self._precision_said):
+                self._warn(line)
+        self._check_clipping()
+
     def _check_clipping(self) -> None:
         """Warn, the first time it happens, that fixed-point values were clipped (a silently
         wrong store from then on), with the factor that fits them."""
-        if any(w.startswith(CLIP_WARNING) for w in self.store_warnings) or not self.store.codec.scales:
+        if any(w.startswith(CLIP_WARNING) for w in self.store_warnings):
             return
         count = self.values.saturated_values()
         if count:

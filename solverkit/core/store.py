@@ -317,23 +317,25 @@ def _configured(store: dict, key: str) -> float:
     return float(max(factors))
 
 
-def precision_warnings(codec, settings: dict[str, str], store: dict) -> list[str]:
+def precision_warnings(codec, settings: dict[str, str], store: dict, said: set | None = None) -> list[str]:
     """One line per array family whose fixed-point factor rounds more than LOST_SHARE_OK of its
-    nonzero values (as probed in the first iterations) to 0: those updates are lost, and the
-    results differ from a float store's without an error. `settings` maps a family to its
-    ``[store]`` key, `store` is the ``[store]`` table. Each line names the share and the factor
-    that keeps 99% of them."""
+    nonzero values (as probed in the first arrays that hold any) to 0: those updates are lost,
+    and the results differ from a float store's without an error. `settings` maps a family to
+    its ``[store]`` key, `store` is the ``[store]`` table; families in `said` are skipped and
+    those warned are added to it. Each line names the share and the factor that keeps 99%."""
     from .codec import LOST_SHARE_OK, LOST_SHARE_SUGGESTED
 
+    said = set() if said is None else said
     lines = []
     for fam in sorted(codec.magnitudes):
-        share = codec.lost_share(fam)
+        share = codec.lost_share(fam) if fam not in said else 0.0
         if share > LOST_SHARE_OK:
+            said.add(fam)
             key = settings.get(fam, f"{fam}_scale")
             now = _configured(store, key)
             lines.append(
-                f"[store] {key} = {_factor_text(now)} is too coarse: {share:.1%} of the nonzero {fam} values of the "
-                f"first iterations round to 0 (under half a stored unit), so those updates are lost and the results "
+                f"[store] {key} = {_factor_text(now)} is too coarse: {share:.1%} of the nonzero {fam} values of its "
+                f"first updates round to 0 (under half a stored unit), so those updates are lost and the results "
                 f"will differ from a float64 store's; set {key} = {_factor_text(now * codec.factor_gain(fam))} "
                 f"(rounds at most {LOST_SHARE_SUGGESTED:.0%} of them to 0), or {key} = [] for float64")
     return lines
