@@ -299,6 +299,34 @@ def test_a_peer_silent_after_its_hello_is_dropped_and_a_real_worker_takes_its_sh
         ctx.destroy(0)
 
 
+def test_a_peer_that_keeps_saying_hello_after_its_setup_is_dropped():
+    """A peer that answers its setup with more hellos (a worker stops once its setup arrives)
+    holds the share for [transport] timeout only; a real worker then takes it."""
+    asm = load_config(config(one_worker(timeout=2.0)))
+    ctx = zmq.Context()
+    try:
+        with _started(asm) as wait:
+            rogue = _dealer(ctx, asm.transport.endpoint)
+            rogue.send(pack_header(HELLO))
+            assert unpack_header(rogue.recv_multipart()[0], "test")["type"] == "setup"
+            t0, reply = time.monotonic(), None
+            while reply is None and time.monotonic() - t0 < 10:
+                rogue.send(pack_header(HELLO))
+                if rogue.poll(300):
+                    reply = unpack_header(rogue.recv_multipart()[0], "test")
+            assert reply is not None and 2.0 <= time.monotonic() - t0 < 6.0
+            assert "dropped before it was ready: still saying hello 2." in reply["message"]
+            assert "after its setup was sent ([transport] timeout 2 s)" in reply["message"]
+            rogue.send(pack_header(HELLO))  # and it cannot come back for another share
+            again = unpack_header(rogue.recv_multipart()[0], "test")
+            assert again["type"] == "error" and "this peer was dropped before it was ready" in again["message"]
+            thread, box = _worker_thread(asm)
+            solver = wait()
+            assert [w.host for w in solver.transport._workers.values()] != ["rogue"]
+    finally:
+        ctx.destroy(0)
+
+
 def test_a_worker_beats_while_it_sets_up():
     """A worker's setup that outlasts the trunk's timeout (a big game, kernels to compile) is not
     silence: it sends heartbeats from its socket's thread while the setup runs on another."""

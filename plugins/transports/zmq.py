@@ -65,6 +65,8 @@ class _Worker:
     proc: subprocess.Popen | None = None
     #: its count of clipped values when the run was last rolled back (not the run's any more)
     saturated_base: int = 0
+    #: when the trunk sent it its setup (time.monotonic())
+    setup_at: float = 0.0
 
     @property
     def name(self) -> str:
@@ -143,6 +145,7 @@ class ZmqTransport(Transport):
         #: a worker whose connection dropped is lost when it has not come back within this long
         self._grace = min(self.timeout, max(3 * self.heartbeat, 1.0))
         self._dropped: list[str] = []  # peers let go before they were ready, with the reason
+        self._banned: set[bytes] = set()  # their identities: a hello from one again is refused
 
     # --- start ---------------------------------------------------------------------------------
 
@@ -245,6 +248,9 @@ class ZmqTransport(Transport):
                 continue
             kind, ident, header, frames = event
             if ident in setups and kind != "bad" and header["type"] == "hello":
+                late = self._late_hello(self._workers[ident])
+                if late:
+                    self._drop(ident, late, setups, free)
                 continue  # said again before our setup reached it
             if ident in setups and (kind == "bad" or header["type"] != "ready" or header.get("id") != setups[ident]):
                 # not a worker of the run until it is ready: a peer that breaks off is let go
@@ -253,7 +259,7 @@ class ZmqTransport(Transport):
                 if ident in self._workers:
                     self._fail(ident, header)
             elif header["type"] == "hello":
-                if not free or ident in self._workers:
+                if not free or ident in self._workers or ident in self._banned:
                     self._refuse_hello(ident, header)
                     continue
                 w = self._accept(ident, header, free[0], shares)
@@ -261,6 +267,7 @@ class ZmqTransport(Transport):
                     self._workers[ident] = w
                     free.pop(0)
                     setups[ident] = self._send(w, self._setup_header(resolved, w))
+                    w.setup_at = time.monotonic()
             elif ident in setups:
                 w = self._workers[ident]
                 try:
@@ -292,6 +299,15 @@ class ZmqTransport(Transport):
                                    f"{self.timeout:g} s; a worker sends heartbeats while it sets up)"))
         return out
 
+    def _late_hello(self, w: _Worker) -> str | None:
+        """Why a peer still saying hello `timeout` s after its setup was sent is let go (a
+        worker stops once the setup reaches it, then beats until ready), or None."""
+        late = time.monotonic() - w.setup_at
+        if late <= self.timeout:
+            return None
+        return (f"still saying hello {late:.1f} s after its setup was sent ([transport] timeout {self.timeout:g} s): "
+                "the setup never reached it, or it is not a worker")
+
     def _drop(self, ident, reason: str, setups: dict, free: list) -> None:
         """Let go of a peer that said hello but broke off before it was ready (a malformed or
         out-of-turn message, an error): its share goes back to the next hello, and the run
@@ -301,6 +317,7 @@ class ZmqTransport(Transport):
         free.insert(0, w.index)
         free.sort()
         self._link.forget(ident)
+        self._ban(ident)
         self._refuse(ident, f"dropped before it was ready: {reason}")
         self._dropped = [*self._dropped[-9:], f"{w.name}: {reason}"]  # the last ten, for the timeout's message
         _say(f"dropped {w.name} before it was ready: {reason}; waiting for another worker")
@@ -334,8 +351,19 @@ class ZmqTransport(Transport):
         self._link.admit(ident)
         return w
 
+    def _ban(self, ident) -> None:
+        """Refuse any later hello of a peer dropped before it was ready (a worker that is dropped
+        exits; a stranger looping hello, setup, silence would hold a share for good)."""
+        if len(self._banned) >= 65536:  # a flood of identities: keep memory bounded
+            self._banned.clear()
+        self._banned.add(ident)
+
     def _refuse_hello(self, ident, header):
-        """Answer a HELLO once the run has its workers: a version mismatch, or 'full'."""
+        """Answer a HELLO once the run has its workers: a version mismatch, 'full', or a peer
+        dropped before it was ready."""
+        if ident in self._banned:
+            self._refuse(ident, "this peer was dropped before it was ready; a worker that was dropped exits")
+            return
         try:
             _check_hello(header)
         except ProtocolError as exc:
@@ -506,11 +534,15 @@ class ZmqTransport(Transport):
                 continue
             if header["type"] == "hello":
                 if ident in setups:
+                    late = self._late_hello(setups[ident][1])
+                    if late:
+                        self._refuse(ident, f"dropped before it was ready: {late}")
+                        vacant.append(self._unset(ident, setups, late))
                     continue  # said again before our setup reached it
                 if ident in self._workers:  # it lost this trunk too: its share is vacant, it may take one
                     draining.pop(ident, None)
                     vacant.append(self._vacate(ident))
-                if not vacant:
+                if not vacant or ident in self._banned:
                     self._refuse_hello(ident, header)
                     continue
                 slot = vacant.pop(0)
@@ -519,6 +551,7 @@ class ZmqTransport(Transport):
                     vacant.insert(0, slot)
                     continue
                 setups[ident] = (self._send(w, self._setup_header(self._resolved, w)), w)
+                w.setup_at = time.monotonic()
             elif ident in setups:
                 rid, w = setups[ident]
                 if header["type"] != "ready" or header.get("id") != rid:
@@ -558,6 +591,7 @@ class ZmqTransport(Transport):
         """A replacement that failed to set up: forget it; its share is vacant again."""
         _, w = setups.pop(ident)
         self._link.forget(ident)
+        self._ban(ident)
         _say(f"replacement {w.name} failed to set up: {why}")
         return _Worker(b"", "", 0, 0, w.index, w.keys)
 
