@@ -11,10 +11,14 @@ import shutil
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import solverkit
 from solverkit.cli import cli
 from solverkit.errors import SolverkitError
+
+from .conftest import fuzz_examples
 
 
 def _solve(out, game, iterations, preset="cfr_plus"):
@@ -199,3 +203,41 @@ def test_a_key_that_is_no_string_is_refused_by_every_game(leduc, key):
         with pytest.raises(SolverkitError, match=rf"information set key .* of game '{sol.game.name}' is invalid: "
                                                  rf"expected .*like '{re.escape(like)}'"):
             sol.game.infoset_place(key)  # (the API checks a key's type before asking the game)
+
+
+KEY_TEXT = "QKAhs|/crf2x "
+
+
+@settings(max_examples=fuzz_examples(300), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_key_gives_a_policy_or_one_named_error(leduc, data):
+    """Fuzz: text near real keys (a real key edited) or made of key letters either answers with
+    probabilities of the set stored (a key of the iso game) or is a SolverkitError, never
+    another exception or an invented policy for an impossible key."""
+    _, iso, raw = leduc
+    real = raw.game.infoset_keys(data.draw(st.sampled_from([0, 1])))
+    if data.draw(st.booleans()):
+        key = list(data.draw(st.sampled_from(real)))
+        for _ in range(data.draw(st.integers(0, 3))):
+            at = data.draw(st.integers(0, len(key)))
+            edit = data.draw(st.sampled_from(["drop", "insert", "replace"]))
+            if edit == "insert" or not key:
+                key.insert(at, data.draw(st.sampled_from(KEY_TEXT)))
+            elif edit == "drop":
+                del key[min(at, len(key) - 1)]
+            else:
+                key[min(at, len(key) - 1)] = data.draw(st.sampled_from(KEY_TEXT))
+        key = "".join(key)
+    else:
+        key = data.draw(st.text(KEY_TEXT, max_size=14))
+    player = data.draw(st.sampled_from([None, 0, 1]))
+    try:
+        got = iso.policy(key, player)
+    except SolverkitError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert key.count("|") == 2 and _possible(key)
+    assert sum(got.values()) == pytest.approx(1.0)
+    stored = iso.game.infoset_place(key, player).stored_key
+    assert stored in set(iso.game.infoset_keys(0)) | set(iso.game.infoset_keys(1))
