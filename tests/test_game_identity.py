@@ -194,3 +194,12 @@ def test_a_study_resumed_after_its_game_file_changed_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"study run a__g__seed0 in .* was solved for another game than this study's "
                                           r"game 'acpc' \(result.json game_id '\w{12}'\.\.\., the game's '\w{12}'"):
         run_study(load_study(study), out, progress=False, resume=True)
+
+
+def test_a_matrix_file_is_identified_by_its_payoffs(tmp_path):
+    a, b, c = tmp_path / "a.npy", tmp_path / "b.npy", tmp_path / "c.npy"
+    np.save(a, np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    np.save(b, np.array([[2.0, -1.0], [-1.0, 1.0]]))  # the same shape, another game
+    shutil.copy(a, c)
+    ids = [game_identity(solverkit.load_game("matrix_file", path=str(p))) for p in (a, b, c)]
+    assert ids[0] != ids[1] and ids[0] == ids[2]
