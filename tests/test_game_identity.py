@@ -203,3 +203,26 @@ def test_a_matrix_file_is_identified_by_its_payoffs(tmp_path):
     shutil.copy(a, c)
     ids = [game_identity(solverkit.load_game("matrix_file", path=str(p))) for p in (a, b, c)]
     assert ids[0] != ids[1] and ids[0] == ids[2]
+
+
+def test_an_old_checkpoint_without_an_identity_resumes_with_a_warning(runs, tmp_path):
+    import struct
+    import zlib
+
+    import msgpack
+
+    from solverkit.core.checkpoint import END
+
+    run = _copy(runs["leduc"], tmp_path / "run")
+    path = run / "checkpoint.skc"
+    raw = path.read_bytes()
+    tail = struct.calcsize("<IQ") + len(END)
+    _, flen = struct.unpack("<IQ", raw[-tail:-len(END)])
+    footer = msgpack.unpackb(raw[-tail - flen:-tail], strict_map_key=False)
+    del footer["game_id"], footer["game_definition"]
+    packed = msgpack.packb(footer)
+    path.write_bytes(raw[:-tail - flen] + packed + struct.pack("<IQ", zlib.crc32(packed), len(packed)) + END)
+    res = invoke("solve", "--resume", run, "--iterations", "9", "--quiet")
+    assert res.exit_code == 0, res.output
+    assert f"warning: {path} records no game identity (written by an older solverkit)" in res.stderr
+    assert json.loads((run / "result.json").read_text())["iterations"] == 9
