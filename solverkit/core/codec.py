@@ -418,6 +418,9 @@ def _run_bytes(run: str | None) -> bytes:
 
 #: arrays of each family (with nonzero values) the resolution probe looks at
 PROBE_ARRAYS = 256
+#: values of an array the probe's histogram takes, at most (16 runs spread over it): well under
+#: a millisecond an array, so the probe costs a fraction of a second in all
+PROBE_SAMPLE = 16384
 
 
 def _largest_units(x: np.ndarray, grid: Grid, scales: np.ndarray) -> float:
@@ -440,10 +443,15 @@ LOST_SHARE_OK = 0.05
 LOST_SHARE_SUGGESTED = 0.01
 
 
-def _magnitude_histogram(x: np.ndarray, scales: np.ndarray, step: int) -> np.ndarray:
-    """Histogram (over LOST_BINS) of log2 of every `step`-th nonzero |value| of `x` in stored
-    units (times the smallest factor: the first values, if any, are the ones that round)."""
-    u = np.abs(x[::step]) * float(np.min(scales))
+def _magnitude_histogram(x: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Histogram (over LOST_BINS) of log2 of the nonzero |values| of `x` in stored units (times
+    the smallest factor: the first values, if any, are the ones that round). A large array is
+    sampled in 16 contiguous runs spread over it, PROBE_SAMPLE values in all."""
+    n = x.shape[0]
+    if n > PROBE_SAMPLE:
+        run = PROBE_SAMPLE // 16
+        x = np.concatenate([x[i: i + run] for i in np.linspace(0, n - run, 16).astype(np.int64)])
+    u = np.abs(x) * float(np.min(scales))
     u = u[u > 0.0]
     e = np.clip(np.floor(np.log2(u)).astype(np.int64) - LOST_BINS[0], 0, LOST_BINS[1] - LOST_BINS[0])
     return np.bincount(e, minlength=LOST_BINS[1] - LOST_BINS[0] + 1)
@@ -579,7 +587,7 @@ class ValueCodec:
             big = units / float(np.max(scales))
             seen = self.resolution.get(family)
             self.resolution[family] = (max(seen[0], big), max(seen[1], units)) if seen else (big, units)
-            hist = _magnitude_histogram(x, scales, x.shape[0] // 1_000_000 + 1)
+            hist = _magnitude_histogram(x, scales)
             with self._probe_lock:
                 self.magnitudes[family] = self.magnitudes.get(family, 0) + hist
 
