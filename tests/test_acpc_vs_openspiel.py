@@ -6,7 +6,8 @@ cards, rounds without board cards), a fixed pseudo-random policy keyed by what a
 (hole cards, board cards, betting) is evaluated by solverkit and by OpenSpiel: both players'
 expected values and best-response values must agree to 1e-9. Board cards come in at most one
 round, where universal_poker's information states have perfect recall (docs: REFERENCE).
-A structural test compares every betting sequence's actions and chips committed directly.
+A structural test compares every betting sequence's actions and chips committed directly, on
+the grid and the bundled games (hold'em included); showdowns are compared on random deals.
 """
 
 from __future__ import annotations
@@ -142,40 +143,64 @@ def test_policy_values_equal_openspiel(tmp_path, fields):
     assert ours == pytest.approx(theirs, abs=1e-9), text
 
 
-@pytest.mark.parametrize("fields", GRID[:11], ids=["|".join(str(f) for f in g) for g in GRID[:11]])
-def test_one_round_betting_trees_equal_openspiel(fields):
-    """Every decision of a one-round game: the same actions and chips committed; every terminal:
-    the same payoffs for a deal where player 0 holds the best card (folds pay the folder's chips)."""
+BUNDLED = ["kuhn", "leduc", "rhode", "holdem2r", "holdem.limit.2p.reverse_blinds"]
+
+
+def _bundled_text(name):
+    from importlib import resources
+
+    return resources.files("solverkit.poker").joinpath("gamedefs", name + ".game").read_text()
+
+
+def _our_betting(bet):
+    """{betting string: (action codes, chips committed)} of every decision; terminals: ((), chips
+    committed, the folder or -1 at a showdown)."""
+    out = {}
+    for n in range(bet.num_nodes):
+        spent = tuple(int(x) for x in bet.spent[n])
+        if bet.kind[n] == DECISION:
+            out[bet.history[n]] = (tuple(int(c) for c in bet.actions[n, : int(bet.num_actions[n])]), spent)
+        elif bet.kind[n] in (FOLD, SHOWDOWN):
+            out[bet.history[n]] = ((), spent, int(bet.player[n]) if bet.kind[n] == FOLD else -1)
+    return out
+
+
+def _their_betting(os_game):
+    """The same over OpenSpiel's tree, dealing the first chance outcome everywhere (the betting
+    does not depend on the cards); a fold's payoff is checked against the folder's chips."""
+    out = {}
+
+    def visit(state, actor):
+        while state.is_chance_node():
+            state = state.child(state.chance_outcomes()[0][0])
+        info = state.information_state_string(0)
+        spent = tuple(INT32_MAX - int(m) for m in _field(info, "Money").split())
+        hist = _field(info, "Sequences").replace("|", "/")
+        if state.is_terminal():
+            folder = actor if hist.endswith("f") else -1
+            if folder >= 0:
+                assert state.returns()[0] == (-spent[0] if folder == 0 else spent[1]), hist
+            out[hist] = ((), spent, folder)
+            return
+        out[hist] = (tuple(state.legal_actions()), spent)
+        for a in state.legal_actions():
+            visit(state.child(a), state.current_player())
+
+    visit(os_game.new_initial_state(), -1)
+    return out
+
+
+@pytest.mark.parametrize("text", [gamedef_text(*g) for g in GRID] + [_bundled_text(n) for n in BUNDLED],
+                         ids=["|".join(str(f) for f in g) for g in GRID] + BUNDLED)
+def test_betting_trees_equal_openspiel(text):
+    """Every betting sequence (hold'em's 17,221 nodes included): the same actions and chips
+    committed at every decision and terminal, the same folder at every fold (who pays exactly
+    the chips committed)."""
     from solverkit.poker.betting import build_betting_tree
     from solverkit.poker.gamedef import parse_gamedef
 
-    text = gamedef_text(*fields)
-    bet = build_betting_tree(parse_gamedef(text))
-    os_game = pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text)
-    ours, theirs = {}, {}
-    for n in range(bet.num_nodes):
-        if bet.kind[n] == DECISION:
-            A = int(bet.num_actions[n])
-            ours[bet.history[n]] = (tuple(int(c) for c in bet.actions[n, :A]), tuple(int(x) for x in bet.spent[n]))
-        else:
-            won = int(bet.spent[n, 1]) if bet.kind[n] == SHOWDOWN or bet.player[n] == 1 else -int(bet.spent[n, 0])
-            assert bet.kind[n] in (FOLD, SHOWDOWN)
-            ours[bet.history[n]] = ((), won)
-
-    def visit(state, hist):
-        if state.is_terminal():
-            theirs[hist] = ((), int(state.returns()[0]))
-            return
-        info = state.information_state_string(state.current_player())
-        spent = tuple(INT32_MAX - int(m) for m in _field(info, "Money").split())
-        theirs[hist] = (tuple(state.legal_actions()), spent)
-        for a in state.legal_actions():
-            visit(state.child(a), hist + ACTION_CHARS[a])
-
-    state = os_game.new_initial_state()
-    state.apply_action(fields[4] * fields[5] - 1)  # player 0: the highest card
-    state.apply_action(0)  # player 1: the lowest
-    visit(state, "")
+    ours = _our_betting(build_betting_tree(parse_gamedef(text)))
+    theirs = _their_betting(pyspiel.universal_poker.load_universal_poker_from_acpc_gamedef(text))
     assert ours == theirs
 
 
