@@ -169,3 +169,11 @@ def test_report_of_a_run_without_result_json_says_it_did_not_finish(tmp_path):
     got = _summary((run / "report.html").read_text())
     assert got["stopped"] == "no result.json: the run did not finish" and got["target"] == "0.5 chips"
     assert got["iterations"] == "?" and got["solve seconds"] == "?"
+
+
+def test_report_names_the_game_with_the_parameters_it_was_given(runs):
+    assert CliRunner().invoke(cli, ["report", str(runs["hulhe"])]).exit_code == 0
+    game = _summary((runs["hulhe"] / "report.html").read_text())["game"]
+    assert game == "hulhe (ranks=3, suits=2, rounds=1)"
+    assert CliRunner().invoke(cli, ["report", str(runs["leduc"])]).exit_code == 0
+    assert _summary((runs["leduc"] / "report.html").read_text())["game"] == "leduc"  # all defaults

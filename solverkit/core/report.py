@@ -193,6 +193,18 @@ def matching_presets(assembly) -> list[str]:
     return out
 
 
+def game_text(assembly) -> str:
+    """``openspiel (game='kuhn_poker')``: the game's name and the parameters it was given other
+    than their defaults (the resolved config.toml lists every parameter)."""
+    from .params import spec_of
+
+    table = assembly.resolved.get("game", {})
+    params = spec_of(type(assembly.game)).params
+    given = [f"{k}={v!r}" for k, v in table.items()
+             if k != "name" and (k not in params or params[k].default != v)]
+    return assembly.game.name + (f" ({', '.join(given)})" if given else "")
+
+
 def preset_text(assembly) -> str:
     """``cfr_plus (rule rm_plus, averaging linear, alternating updates)``, or what the run
     combines when no registered preset is exactly it."""
@@ -262,7 +274,7 @@ def build_report(run_dir) -> str:
     rows = _metrics(run)
     targets = run_targets(game, assembly.solver)
     parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
-    summary = [("game", game.name), ("preset", preset_text(assembly)),
+    summary = [("game", game_text(assembly)), ("preset", preset_text(assembly)),
                ("target", ", ".join(text for _, text in targets) if targets else "none"),
                ("iterations", result.get("iterations", "?")),
                ("strategy", result.get("strategy", "?")), ("solve seconds", plain_seconds(result.get("seconds")))]
