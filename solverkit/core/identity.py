@@ -77,7 +77,7 @@ def warn_unchecked(source, game) -> None:
 
 
 def differences(theirs: dict, mine: dict, prefix: str = "") -> list[str]:
-    """'field = A there, B here' for every field where two definitions differ (nested fields
+    """'field = A in the file, B in the game' for every field where two definitions differ (nested fields
     dotted), in field order."""
     out = []
     for key in sorted(set(theirs) | set(mine)):
