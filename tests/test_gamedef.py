@@ -173,3 +173,8 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
     path.write_bytes(LEDUC.encode() + b"#" * (2 << 20))
     with pytest.raises(ConfigError, match="bytes is too large for an ACPC game definition"):
         load_gamedef(str(path))
+
+
+def test_a_name_the_os_refuses_is_a_config_error():
+    with pytest.raises(ConfigError, match=r"\[game\] gamedef = 'aaaa.*File name too long; expected a bundled name"):
+        load_gamedef("a" * 5000 + ".game")

@@ -246,8 +246,13 @@ def load_gamedef(name_or_path: str) -> GameDef:
     from ..core.params import expand_path
 
     path = expand_path(name_or_path, "[game] gamedef")  # ~ and ~user as in every path parameter
-    if name_or_path not in bundled_names() and (path.suffix == ".game" or path.exists() or "/" in name_or_path):
-        if not path.is_file():
+    try:  # a name the OS refuses (too long, say) is a bad value, not a crash
+        exists, is_file = path.exists(), path.is_file()
+    except OSError as exc:
+        raise ConfigError(f"[game] gamedef = {_shown(name_or_path)}: {exc.strerror}; expected a bundled name "
+                          f"({choices(bundled_names())}) or a path to a .game file") from None
+    if name_or_path not in bundled_names() and (path.suffix == ".game" or exists or "/" in name_or_path):
+        if not is_file:
             raise ConfigError(f"game definition file not found: {name_or_path}")
         try:
             size = path.stat().st_size
