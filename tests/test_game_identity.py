@@ -18,7 +18,6 @@ from solverkit.core.checkpoint import read_footer
 from solverkit.core.config import load_config
 from solverkit.core.identity import game_definition, game_identity
 from solverkit.core.strategy_file import check_layout, load_strategy
-from solverkit.errors import SolverkitError
 from solverkit.poker.match import MatchReport, run_match
 from solverkit.poker.players import Player, baseline_strategy
 
