@@ -111,7 +111,11 @@ def load_player(spec: str, game=None) -> Player:
         _check_same_rules(spec, own, game)
     strategy, layouts, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
     if game is not None and game is not own:
-        check_layout(run / "strategy.npz", layouts, game)  # same rules, another layout: isomorphism
+        try:
+            check_layout(run / "strategy.npz", layouts, game)  # the same rules, another layout (isomorphism)
+        except SolverkitError as exc:
+            raise SolverkitError(f"{exc}: {spec} was solved with other engine settings than the match's game "
+                                 f"([game] isomorphism?); both players' strategies need the same layout") from None
     return Player(game or own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
 
 
