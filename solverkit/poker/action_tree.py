@@ -268,7 +268,7 @@ def is_allin(rules: BettingRules, spent) -> bool:
 
 def expand(rules: BettingRules, state: tuple) -> list:
     """The actions of a decision: (kind, amount, token, target, payload) with target _DEC
-    (payload: the child's state), _FOLD (payload: spent) or _END (payload: (spent, donk))."""
+    (payload: the child's state), _FOLD (payload: spent) or _END (payload: (spent, facing, caller): the round ends with this call)."""
     if rules.is_limit:
         return _expand_limit(rules, state)
     if rules.is_fcpa:
@@ -460,102 +460,129 @@ class ActionTree:
         return self.act_child[self.act_start[n]: self.act_end[n]]
 
 
-class _Builder:
-    """Columns of nodes in visit (global preorder) order and their edges."""
+_SHOW, _NEXT, _RUNOUT = 3, 4, 5  # a round-ending call resolved: showdown, next round, run-out
 
-    def __init__(self, num_rounds):
-        self.round, self.kind, self.player, self.s0, self.s1 = [], [], [], [], []
-        self.parent, self.history, self.runout = [], [], []
-        self.edge_start, self.edge_count = [], []
-        self.e_child, self.e_kind, self.e_amount = [], [], []
-        self.per_round = [0] * num_rounds
 
-    def node(self, r, kind, player, spent, parent, history, runout=False):
-        """Add a node without edges; returns its visit index."""
-        self.round.append(r)
-        self.kind.append(kind)
-        self.player.append(player)
-        self.s0.append(spent[0])
-        self.s1.append(spent[1])
-        self.parent.append(parent)
-        self.history.append(history)
-        self.runout.append(runout)
-        self.edge_start.append(len(self.e_child))
-        self.edge_count.append(0)
-        self.per_round[r] += 1
-        return len(self.round) - 1
-
-    def edges(self, node, items):
-        """Give ``node`` its edges (kind, amount); children are filled in when visited."""
-        self.edge_start[node] = len(self.e_child)
-        self.edge_count[node] = len(items)
-        for kind, amount in items:
-            self.e_child.append(-1)
-            self.e_kind.append(kind)
-            self.e_amount.append(amount)
+def _resolved_edges(rules: BettingRules, state: tuple) -> tuple:
+    """expand(state) for the builder: (kinds, amounts, children in reverse action order as
+    (action index, target, payload, token)), round ends resolved to _SHOW / _NEXT / _RUNOUT."""
+    kids = expand(rules, state)
+    r, p = state[0], state[3]
+    out = []
+    for i, (_, _, token, target, payload) in enumerate(kids):
+        if target == _FOLD:
+            out.append((i, _FOLD, (payload, p), token))
+        elif target == _END:
+            spent = payload[0]
+            how = round_end_kind(rules, r, spent)
+            if how == "next":
+                out.append((i, _NEXT, (spent, _next_decision(rules, r, payload)), token))
+            else:
+                out.append((i, _SHOW if how == "showdown" else _RUNOUT, spent, token))
+        else:
+            out.append((i, _DEC, payload, token))
+    out.reverse()
+    return [k[0] for k in kids], [k[1] for k in kids], out
 
 
 def build_action_tree(rules: BettingRules, max_nodes: int | None = None) -> ActionTree:
     """Build the whole tree of ``rules`` (refused with ConfigError before building when
-    count_nodes says it has more than ``max_nodes`` nodes)."""
+    count_nodes says it has more than ``max_nodes`` nodes). One depth-first walk in preorder;
+    the actions of each distinct betting state are computed once."""
     rules.validate()
     if max_nodes is not None:
         refuse_if_too_large(rules, max_nodes)
-    b = _Builder(rules.num_rounds)
-    # work items: (target, payload, round, history, parent visit index, parent edge slot)
+    last = rules.num_rounds - 1
+    cols = _Columns()
+    rnd, kind, player, s0, s1 = cols.round, cols.kind, cols.player, cols.s0, cols.s1
+    parent, history, runout = cols.parent, cols.history, cols.runout
+    e_start, e_count, e_child, e_kind, e_amount = cols.e_start, cols.e_count, cols.e_child, cols.e_kind, cols.e_amount
+    cache: dict[tuple, tuple] = {}
+    # work items: (target, payload, round, history, parent node, parent's edge slot)
     work = [(_DEC, root_state(rules), rules.start_round, "", -1, -1)]
+    pop, push = work.pop, work.append
     while work:
-        target, payload, r, hist, parent, slot = work.pop()
+        target, payload, r, hist, par, slot = pop()
+        n = len(rnd)
+        if slot >= 0:
+            e_child[slot] = n
         if target == _DEC:
-            n = b.node(r, DECISION, payload[3], (payload[1], payload[2]), parent, hist)
-            kids = expand(rules, payload)
-            b.edges(n, [(e[0], e[1]) for e in kids])
-            first = b.edge_start[n]
-            for i in range(len(kids) - 1, -1, -1):
-                kind, _, token, tgt, pay = kids[i]
-                work.append((tgt, pay if tgt != _FOLD else (pay, payload[3]), r, hist + token, n, first + i))
+            cols.add(r, DECISION, payload[3], payload[1], payload[2], par, hist, False)
+            entry = cache.get(payload)
+            if entry is None:
+                entry = cache[payload] = _resolved_edges(rules, payload)
+            kinds, amounts, children = entry
+            first = len(e_child)
+            e_start[n] = first
+            e_count[n] = len(kinds)
+            e_child.extend([-1] * len(kinds))
+            e_kind.extend(kinds)
+            e_amount.extend(amounts)
+            for i, tgt, pay, token in children:
+                push((tgt, pay, r, hist + token, n, first + i))
         elif target == _FOLD:
             spent, folder = payload
-            n = b.node(r, FOLD, folder, spent, parent, hist)
-        else:
-            n = _add_round_end(b, rules, work, payload, r, hist, parent)
-        if slot >= 0:
-            b.e_child[slot] = n
-    return _finish(b, rules)
+            cols.add(r, FOLD, folder, spent[0], spent[1], par, hist, False)
+        elif target == _SHOW:
+            cols.add(r, SHOWDOWN, -1, payload[0], payload[1], par, hist, False)
+        elif target == _NEXT:
+            spent, nxt = payload
+            cols.add(r, ROUND_END, -1, spent[0], spent[1], par, hist, False)
+            cols.deal_edge(n)
+            push((_DEC, nxt, r + 1, hist + "/", n, len(e_child) - 1))
+        else:  # run-out: ROUND_END nodes through the remaining rounds, then a showdown
+            prev = par
+            for rr in range(r, last + 1):
+                m = len(rnd)
+                if rr > r:
+                    e_child[len(e_child) - 1] = m
+                    hist += "/"
+                cols.add(rr, SHOWDOWN if rr == last else ROUND_END, -1, payload[0], payload[1], prev, hist, True)
+                if rr < last:
+                    cols.deal_edge(m)
+                prev = m
+    return _finish(cols, rules)
 
 
-def _add_round_end(b, rules, work, payload, r, hist, parent) -> int:
-    """The node a round's closing call leads to (a showdown, or a ROUND_END whose deal leads to
-    the next round's first decision, or a run-out chain to a showdown in the last round)."""
-    spent, facing_call, caller = payload
-    how = round_end_kind(rules, r, spent)
-    if how == "showdown":
-        return b.node(r, SHOWDOWN, -1, spent, parent, hist)
-    if how == "next":
-        n = b.node(r, ROUND_END, -1, spent, parent, hist)
-        b.edges(n, [(DEAL_K, 0)])
-        donk = facing_call and caller == rules.first_player[r + 1]
-        work.append((_DEC, next_round_state(rules, r, spent, donk), r + 1, hist + "/", n, b.edge_start[n]))
-        return n
-    first = prev = b.node(r, ROUND_END, -1, spent, parent, hist, runout=True)
-    for rr in range(r + 1, rules.num_rounds):
-        hist += "/"
-        last = rr + 1 == rules.num_rounds
-        n = b.node(rr, SHOWDOWN if last else ROUND_END, -1, spent, prev, hist, runout=True)
-        b.edges(prev, [(DEAL_K, 0)])
-        b.e_child[b.edge_start[prev]] = n
-        prev = n
-    return first
+class _Columns:
+    """Node columns in visit (global preorder) order, and their edges."""
+
+    def __init__(self):
+        self.round, self.kind, self.player, self.s0, self.s1 = [], [], [], [], []
+        self.parent, self.history, self.runout = [], [], []
+        self.e_start, self.e_count = [], []
+        self.e_child, self.e_kind, self.e_amount = [], [], []
+
+    def add(self, r, kind, player, a, b, parent, history, runout):
+        """Append a node without edges."""
+        self.round.append(r)
+        self.kind.append(kind)
+        self.player.append(player)
+        self.s0.append(a)
+        self.s1.append(b)
+        self.parent.append(parent)
+        self.history.append(history)
+        self.runout.append(runout)
+        self.e_start.append(len(self.e_child))
+        self.e_count.append(0)
+
+    def deal_edge(self, n):
+        """Give ROUND_END node ``n`` its one edge (the deal); its child is filled in later."""
+        self.e_start[n] = len(self.e_child)
+        self.e_count[n] = 1
+        self.e_child.append(-1)
+        self.e_kind.append(DEAL_K)
+        self.e_amount.append(0)
 
 
-def _finish(b: _Builder, rules: BettingRules) -> ActionTree:
+def _finish(b: _Columns, rules: BettingRules) -> ActionTree:
     """Renumber the visit order by (round, preorder) and lay the edges out as CSR in that order."""
     rnd = np.array(b.round, dtype=np.int64)
     order = np.argsort(rnd, kind="stable")  # new id -> visit index; stable keeps preorder per round
     new_id = np.empty(len(order), dtype=np.int64)
     new_id[order] = np.arange(len(order), dtype=np.int64)
-    count = np.array(b.edge_count, dtype=np.int64)[order]
-    old_start = np.array(b.edge_start, dtype=np.int64)[order]
+    count = np.array(b.e_count, dtype=np.int64)[order]
+    old_start = np.array(b.e_start, dtype=np.int64)[order]
     act_end = np.cumsum(count)
     act_start = act_end - count
     pos = np.arange(int(act_end[-1]) if len(act_end) else 0, dtype=np.int64)
@@ -588,19 +615,20 @@ def count_nodes(rules: BettingRules) -> tuple[int, ...]:
     R = rules.num_rounds
     memo: dict[tuple, tuple] = {}
     root = root_state(rules)
-    work = [(root, False)]
+    work = [(root, None)]
     while work:
-        state, ready = work.pop()
+        state, kids = work.pop()
         if state in memo:
             continue
-        kids = expand(rules, state)
+        ready = kids is not None
         if not ready:
+            kids = expand(rules, state)
             missing = [k[4] for k in kids if k[3] == _DEC and k[4] not in memo]
             missing += [nxt for nxt in (_next_decision(rules, state[0], k[4]) for k in kids if k[3] == _END)
                         if nxt is not None and nxt not in memo]
             if missing:
-                work.append((state, True))
-                work.extend((m, False) for m in missing)
+                work.append((state, kids))
+                work.extend((m, None) for m in missing)
                 continue
         total = [0] * R
         total[state[0]] += 1
