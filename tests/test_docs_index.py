@@ -79,3 +79,15 @@ def test_readme_names_the_python_version_and_the_venv_step():
     head = (ROOT / "README.md").read_text()[:1500]
     assert f"Python {version} or newer" in head
     assert "python3 -m venv .venv && . .venv/bin/activate" in head
+
+
+def test_readme_main_job_figures_are_the_benchmarks():
+    """The main job's iterations, wall seconds and peak memory in the README are those of
+    bench/results/rhode_island.md (its float-store row of true Rhode Island)."""
+    table = (ROOT / "bench" / "results" / "rhode_island.md").read_text()
+    header = next(line for line in table.splitlines() if line.startswith("| game |"))
+    row = next(line for line in table.splitlines() if line.startswith("| rhode_island | float |"))
+    cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"{cells['iterations']} iterations to" in readme
+    assert f"({round(float(cells['wall s']))} s wall, {round(float(cells['peak RSS MB']))} MB peak in" in readme
