@@ -161,11 +161,26 @@ def inline(value) -> str:
     return "{" + ", ".join(f"{k} = {inline(v)}" for k, v in value.items()) + "}"
 
 
+def _good_checkpoint_every(key, value) -> bool:
+    """Whether `value` is a good [solver] checkpoint_every: a string parameter that also takes
+    an integer number of iterations (100 as "100")."""
+    from solverkit.core.config import parse_every
+    from solverkit.errors import ConfigError
+
+    if key != "checkpoint_every" or not isinstance(value, int) or isinstance(value, bool):
+        return False
+    try:
+        parse_every(str(value))
+    except ConfigError:
+        return False
+    return True
+
+
 @st.composite
 def bad_config(draw):
     """(config dict, --set overrides, the key the error must name)."""
     section, plugin, key, p = draw(st.sampled_from(PARAMS))
-    value = draw(bad_value(p))
+    value = draw(bad_value(p).filter(lambda v: not _good_checkpoint_every(key, v)))
     raw = {"preset": "cfr_plus", "game": {"name": "skewed_pennies"}, "solver": {"iterations": 5}}
     if plugin is not None:
         table = {"name": plugin, **{k: v for (s, n, k), v in REQUIRED.items() if (s, n) == (section, plugin)}}

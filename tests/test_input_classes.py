@@ -278,3 +278,13 @@ def test_acpc_messages_take_ascii_digits_only(line, names):
         parse_matchstate(line, load_gamedef("kuhn"))
     for name in names:
         assert name in str(err.value)
+
+
+@pytest.mark.parametrize("value, expect", [(100, "100"), (0, "0"), ("00", "00")])
+def test_checkpoint_every_takes_an_integer_as_its_text(value, expect):
+    from solverkit.core.config import load_config
+
+    assert load_config({"preset": "cfr", "game": "kuhn", "solver": {"checkpoint_every": value}}).solver[
+        "checkpoint_every"] == expect
+    with pytest.raises(ConfigError, match="checkpoint_every = '-5'"):
+        load_config({"preset": "cfr", "game": "kuhn", "solver": {"checkpoint_every": -5}})

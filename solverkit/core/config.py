@@ -314,6 +314,9 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     solver_table = drop_foreign_targets(_table(raw, "solver"), instances["game"])
     if "update" not in solver_table and preset is not None:
         solver_table["update"] = preset.update
+    ckpt = solver_table.get("checkpoint_every")
+    if isinstance(ckpt, int) and not isinstance(ckpt, bool):  # 100 as "100", as [study] and eval_every take it
+        solver_table["checkpoint_every"] = str(ckpt)
     every = solver_table.get("eval_every")
     every = parse_schedule(every) if isinstance(every, str) else None  # numbers: checked as the int parameter
     if every is not None and every[0] != "iterations":
