@@ -560,7 +560,8 @@ class StudyStopped(SolverkitError):
 
 def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: bool = False,
               force: bool = False) -> str:
-    """Run every run of the study; write results.csv, summary.csv and one PNG per game.
+    """Run every run of the study; write results.csv, summary.csv and per game its plot (PNG
+    and SVG) and the plotted numbers (GAME_curves.csv).
 
     `resume` keeps the runs already finished in `out` with the same settings and lets runs that
     were stopped go on from their checkpoints; `force` solves runs found in `out` again (without
