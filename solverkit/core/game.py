@@ -162,8 +162,8 @@ class Game:
         self.config = params
 
     def definition(self) -> dict:
-        """This game's full definition as JSON data: its name and every parameter, a file
-        parameter by its content's sha256 (an edited file is another game). Its hash is the
+        """This game's full definition as JSON data: its name and every parameter not at its
+        default, a file parameter by its content's sha256 (an edited file is another game). Its hash is the
         game's identity (:mod:`.identity`), stored with every strategy, result and checkpoint
         and checked when they are read; a game whose rules come from elsewhere adds them."""
         from .identity import file_digest
@@ -171,6 +171,9 @@ class Game:
         files = self.local_files(self.config)
         out = {"name": self.name}
         for key, value in self.config.items():
+            declared = self.params.get(key)
+            if declared is not None and not declared.required and value == declared.default:
+                continue  # a default is left out: a parameter added later keeps saved runs' identity
             try:
                 out[key] = {"sha256": file_digest(value)} if key in files else value
             except OSError:  # the file went away after the game was built: its name only

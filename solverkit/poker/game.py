@@ -1210,8 +1210,13 @@ class PokerGame(Game):
 
     def definition(self) -> dict:
         """The name and parameters, and the rules the game definition gives (every GameDef
-        field: blinds, first player, hole cards ...), whichever file or name they came from."""
-        rules = {f.name: getattr(self.gd, f.name) for f in fields(self.gd) if f.name != "source"}
+        field: blinds, first player, hole cards ...), whichever file or name they came from. A
+        field with a default is left out while it holds it, so that a field added later (with
+        the default earlier games had) does not change the identity of runs already saved."""
+        from dataclasses import MISSING
+
+        rules = {f.name: getattr(self.gd, f.name) for f in fields(self.gd)
+                 if f.name != "source" and (f.default is MISSING or getattr(self.gd, f.name) != f.default)}
         return {**super().definition(), "rules": rules}
 
     def units(self) -> tuple[Unit, ...]:
