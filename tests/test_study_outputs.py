@@ -121,3 +121,19 @@ game = { name = "skewed_pennies" }
         fig = game_figure(study, results, game)
         assert {ax.get_ylabel() for ax in fig.axes} == {f"exploitability ({unit})"}, game
         plt.close(fig)
+
+
+def test_a_game_whose_runs_recorded_nothing_gets_an_empty_plot_that_says_so(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from solverkit.core.study_plot import plot_study
+
+    path = tmp_path / "s.toml"
+    path.write_text("[study]\n[assemblies.plus]\npreset = \"cfr_plus\"\n[games.kuhn]\ngame = { name = \"kuhn_tree\" }\n")
+    study = load_study(path)
+    results = {r.slug: RunResult([], 0, float("nan"), 0.0) for r in study.runs}
+    fig = game_figure(study, results, "kuhn")
+    assert "no evaluations recorded" in [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    plot_study(study, results, tmp_path)
+    assert _rows(tmp_path / "kuhn_curves.csv") == [] and (tmp_path / "kuhn.svg").is_file()

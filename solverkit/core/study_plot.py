@@ -114,7 +114,7 @@ def game_figure(study, results, gname, curves=None):
     runs_of = {a: rs for (a, g), rs in groups(study).items() if g == gname}
     first = next(iter(runs_of.values()))[0]
     column, unit, factor = first.axis
-    axes = [(x, name) for x, name in X_AXES if any(key[2] == x for key in curves)]
+    axes = [(x, name) for x, name in X_AXES if any(key[2] == x for key in curves)] or [X_AXES[0]]
     fig, panels = plt.subplots(1, len(axes), figsize=(5.2 * len(axes), 4.4), squeeze=False)
     for (x, xname), ax in zip(axes, panels[0]):
         for i, aname in enumerate(assemblies):
@@ -134,6 +134,8 @@ def game_figure(study, results, gname, curves=None):
             ax.axhline(at, color="grey", ls=":", lw=0.8)
             ax.annotate(f"target {target.text()}", xy=(0.01, at), xycoords=("axes fraction", "data"),
                         xytext=(0, 2), textcoords="offset points", fontsize=7, color="dimgrey")
+        if not curves:  # every run stopped before its first evaluation: an empty panel that says so
+            ax.text(0.5, 0.5, "no evaluations recorded", transform=ax.transAxes, ha="center", color="dimgrey")
         ax.set_xscale("log")
         ax.set_yscale("log")
         tidy_log_axis(ax.xaxis)
