@@ -95,3 +95,16 @@ def test_numpy_numbers_are_taken_as_the_numbers_they_hold():
     assert sol.iterations == 3
     assert solverkit.solve(CFR, solver={"iterations": np.int32(4)}).iterations == 4
     assert solverkit.load_game("random_matrix", rows=np.int32(3), cols=np.uint8(2)).matrix.shape == (3, 2)
+
+
+@pytest.mark.parametrize("source, overrides, names", [
+    (5, (), ["got int 5"]), (None, (), ["got NoneType"]), ({"game": "kuhn"}, 5, ["overrides = 5"]),
+    ({"game": "kuhn"}, "solver.iterations=3", ["overrides = 'solver.iterations=3'"]), ({"game": "kuhn"}, [5], ["[5]"]),
+])
+def test_load_config_refuses_sources_and_overrides_of_other_types(source, overrides, names):
+    from solverkit.core.config import load_config
+
+    with pytest.raises(ConfigError) as err:
+        load_config(source, overrides)
+    for name in names:
+        assert name in str(err.value)

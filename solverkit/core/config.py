@@ -181,6 +181,10 @@ def parse_value(text: str):
 def apply_overrides(raw: dict, overrides) -> dict:
     """Apply ``KEY=VALUE`` strings (``section.param=value`` or ``preset=name``) to a raw config."""
     raw = copy.deepcopy(raw)
+    items = overrides or ()
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"overrides = {overrides!r:.60} is invalid: expected a list of KEY=VALUE strings "
+                          "(e.g. [\"solver.iterations=500\"])")
     for item in overrides or ():
         if "=" not in item:
             raise ConfigError(f"--set {item!r} is not KEY=VALUE (e.g. --set solver.iterations=500)")
@@ -230,8 +234,11 @@ def load_config(source, overrides=(), registry: Registry | None = None) -> Assem
         raw = read_toml(source)
         base = Path(source).resolve().parent
         where = str(source)
-    else:
+    elif isinstance(source, dict):
         raw, base, where = dict(source), Path.cwd(), "<dict>"
+    else:
+        raise ConfigError(f"a config is a TOML file path or a dict of its tables, got {type(source).__name__} "
+                          f"{source!r:.60}")
     raw = apply_overrides(raw, overrides)
     return resolve(raw, base_dir=base, registry=registry, source=where)
 
