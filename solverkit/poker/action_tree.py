@@ -42,8 +42,6 @@ from .betting import DECISION, FOLD, ROUND_END, SHOWDOWN, BettingTree
 FOLD_K, CALL_K, RAISE_K, ALLIN_K, DEAL_K = 0, 1, 2, 3, 4
 KIND_NAMES = ("fold", "call", "raise", "allin", "deal")
 LIMIT, FCPA = "limit", "fcpa"
-#: ACPC's MAX_NUM_ACTIONS: a raise needs room for it and a call in the round's 64 actions
-ACPC_MAX_ACTIONS = 64
 SIZE_KEYS = ("bet", "raise", "donk")
 
 
@@ -240,7 +238,7 @@ def spot_rules(pot: int, stack: int, abstraction: SizeAbstraction, start_round: 
 # --- betting states ---------------------------------------------------------------------------
 # A decision state is a tuple (round, spent0, spent1, player, raises, acted, base, donk):
 # raises = bets and raises this round (a big blind counted as the round's opening bet in
-# size-list trees), acted = actions this round (limit and size lists only need 0, 1 or 2),
+# size-list trees), acted = actions this round, capped at 2 (only "is this the first" matters),
 # base = chips each had in before the round, donk = the round's first actor called the last
 # bet of the previous round. Every field the future depends on, and nothing else, so that
 # count_nodes can memoise on it.
@@ -268,7 +266,8 @@ def is_allin(rules: BettingRules, spent) -> bool:
 
 def expand(rules: BettingRules, state: tuple) -> list:
     """The actions of a decision: (kind, amount, token, target, payload) with target _DEC
-    (payload: the child's state), _FOLD (payload: spent) or _END (payload: (spent, facing, caller): the round ends with this call)."""
+    (payload: the child's state), _FOLD (payload: spent) or _END (the call ends the round;
+    payload: (spent, whether it called a bet, the caller))."""
     if rules.is_limit:
         return _expand_limit(rules, state)
     if rules.is_fcpa:
@@ -276,22 +275,22 @@ def expand(rules: BettingRules, state: tuple) -> list:
     return _expand_sizes(rules, state)
 
 
-def _call_edge(state, new, acted_cap):
+def _call_edge(state, new):
     """The call (or check): it ends the round unless it is the round's first action."""
     r, s0, s1, p, raises, acted, base, _ = state
     amount = new[p]
     if acted + 1 >= 2:
         facing = (s0, s1)[p] < (s0, s1)[1 - p]
         return (CALL_K, amount, "c", _END, (tuple(new), facing, p))
-    return (CALL_K, amount, "c", _DEC, (r, new[0], new[1], 1 - p, raises, min(acted + 1, acted_cap), base, False))
+    return (CALL_K, amount, "c", _DEC, (r, new[0], new[1], 1 - p, raises, min(acted + 1, 2), base, False))
 
 
-def _raise_edge(state, kind, amount, token, acted_cap):
+def _raise_edge(state, kind, amount, token):
     """A bet or raise to ``amount`` chips over the hand."""
     r, s0, s1, p, raises, acted, base, _ = state
     new = [s0, s1]
     new[p] = amount
-    return (kind, amount, token, _DEC, (r, new[0], new[1], 1 - p, raises + 1, min(acted + 1, acted_cap), base, False))
+    return (kind, amount, token, _DEC, (r, new[0], new[1], 1 - p, raises + 1, min(acted + 1, 2), base, False))
 
 
 def _expand_limit(rules, state):
@@ -304,9 +303,9 @@ def _expand_limit(rules, state):
         edges.append((FOLD_K, spent[p], "f", _FOLD, spent))
     new = [s0, s1]
     new[p] = top  # never lowers: the first actor may have posted the larger blind
-    edges.append(_call_edge(state, new, 2))
+    edges.append(_call_edge(state, new))
     if raises < rules.max_raises[r]:
-        edges.append(_raise_edge(state, RAISE_K, top + rules.raise_size[r], "r", 2))
+        edges.append(_raise_edge(state, RAISE_K, top + rules.raise_size[r], "r"))
     return edges
 
 
@@ -322,14 +321,16 @@ def _expand_fcpa(rules, state):
         edges.append((FOLD_K, own, "f", _FOLD, spent))
     new = [s0, s1]
     new[p] = min(top, stack[p])
-    edges.append(_call_edge(state, new, ACPC_MAX_ACTIONS))
+    edges.append(_call_edge(state, new))
+    # ACPC also refuses a raise past 62 actions in a round; pot raises at least double the bet,
+    # so 32-bit stacks end every round long before that
     cap = rules.max_raises[r] if rules.max_raises is not None else 255
-    if (raises < cap and acted + 2 <= ACPC_MAX_ACTIONS and spent[1 - p] < stack[1 - p] and top < stack[p]):
+    if raises < cap and spent[1 - p] < stack[1 - p] and top < stack[p]:
         pot_to = s0 + s1 + 2 * top - own
         if pot_to <= stack[p]:
-            edges.append(_raise_edge(state, RAISE_K, pot_to, f"r{pot_to}", ACPC_MAX_ACTIONS))
+            edges.append(_raise_edge(state, RAISE_K, pot_to, f"r{pot_to}"))
         if pot_to != stack[p]:
-            edges.append(_raise_edge(state, ALLIN_K, stack[p], f"r{stack[p]}", ACPC_MAX_ACTIONS))
+            edges.append(_raise_edge(state, ALLIN_K, stack[p], f"r{stack[p]}"))
     return edges
 
 
@@ -346,11 +347,11 @@ def _expand_sizes(rules, state):
         edges.append((FOLD_K, own, "f", _FOLD, spent))
     new = [s0, s1]
     new[p] = top
-    edges.append(_call_edge(state, new, 2))
+    edges.append(_call_edge(state, new))
     if facing and abst.raise_limit is not None and raises - 1 >= abst.raise_limit:
         return edges
     for amount, kind in _size_amounts(rules, state):
-        edges.append(_raise_edge(state, kind, amount, f"r{amount}", 2))
+        edges.append(_raise_edge(state, kind, amount, f"r{amount}"))
     return edges
 
 
