@@ -886,17 +886,12 @@ class _Link:
         self._known.add(identity)
         self.seen[identity] = time.monotonic()
 
-    def forget(self, identity: bytes) -> None:
-        """A peer is a stranger again (dropped before it was ready)."""
-        self._known.discard(identity)
-        self._beat.discard(identity)
-        self.seen.pop(identity, None)
-
     def beat_to(self, identity: bytes) -> None:
         self._beat.add(identity)
 
     def forget(self, identity: bytes) -> None:
-        """A lost worker: no more heartbeats; what it sends is answered "say hello again"."""
+        """A lost worker, or a peer dropped before it was ready: no more heartbeats; what it
+        sends is answered "say hello again"."""
         self._known.discard(identity)
         self._beat.discard(identity)
         self.seen.pop(identity, None)
