@@ -288,3 +288,16 @@ def test_checkpoint_every_takes_an_integer_as_its_text(value, expect):
         "checkpoint_every"] == expect
     with pytest.raises(ConfigError, match="checkpoint_every = '-5'"):
         load_config({"preset": "cfr", "game": "kuhn", "solver": {"checkpoint_every": -5}})
+
+
+@pytest.mark.parametrize("command", [["exploit"], ["export"], ["strategy", "--infoset", "Qs||"]])
+def test_strategy_meta_nested_too_deeply_is_a_damaged_file(kuhn_run, command):
+    path = kuhn_run / "strategy.npz"
+    good = path.read_bytes()
+    try:
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        np.savez(path, **{**arrays, "meta": np.array("[" * 100_000)})
+        refused([command[0], kuhn_run, *command[1:]], names=["strategy.npz"])
+    finally:
+        path.write_bytes(good)

@@ -121,8 +121,9 @@ def load_strategy(path, game=None, where: str = ""):
                              "expected one JSON string")
     try:
         meta = json.loads(str(meta_arr))
-    except ValueError as exc:
-        raise SolverkitError(f"cannot read strategy file {path}: meta is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply for the decoder
+        why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise SolverkitError(f"cannot read strategy file {path}: meta is not JSON: {why}") from None
     if not isinstance(meta, dict):
         raise SolverkitError(f"cannot read strategy file {path}: meta is {type(meta).__name__}, not an object")
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:

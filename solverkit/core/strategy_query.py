@@ -130,6 +130,6 @@ def _from_npz(path: Path, place, game, config: Path):
                 raw = fh.read(8 * len(place.labels))
     except SolverkitError:
         raise
-    except (KeyError, OSError, TypeError, ValueError, zipfile.BadZipFile) as exc:
+    except (KeyError, OSError, TypeError, ValueError, RecursionError, zipfile.BadZipFile) as exc:
         raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
     return np.frombuffer(raw, dtype="<f8"), meta.get("kind", "average"), int(meta.get("iteration", 0)), path, identified
