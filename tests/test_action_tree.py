@@ -386,6 +386,8 @@ def test_too_large_trees_are_refused_before_building():
 @pytest.mark.parametrize("make, error, match", [
     (lambda: spot_rules(101, 100, size_abstraction([{}], 1), 0, 1), ConfigError, "pot = 101: expected an even number"),
     (lambda: spot_rules(100, 0, size_abstraction([{}], 1), 0, 1), ConfigError, "stack = 0"),
+    (lambda: spot_rules(100, 10, size_abstraction([{}], 1), "0", 1), ConfigError, "start_round = '0'"),
+    (lambda: spot_rules(100, 10, size_abstraction([{}], 1), 1, 1), ConfigError, "start round among them"),
     (lambda: size_abstraction([{"bet": "50%", "rase": "a"}], 1), BetSizeError, "key 'rase'"),
     (lambda: size_abstraction([{"bet": "50"}], 1), BetSizeError, "bet size 1 '50'"),
     (lambda: size_abstraction([{}], 1, raise_limit=-1), ConfigError, "raise_limit = -1"),

@@ -222,9 +222,10 @@ def spot_rules(pot: int, stack: int, abstraction: SizeAbstraction, start_round: 
                name: str = "spot") -> BettingRules:
     """A postflop spot: ``pot`` chips (split equally as spent), ``stack`` chips behind each player,
     player 0 (out of position) first in every round, from ``start_round`` of ``num_rounds``."""
-    for what, value, low in (("pot", pot, 2), ("stack", stack, 1)):
-        if isinstance(value, bool) or not hasattr(value, "__index__") or operator.index(value) < low:
-            raise ConfigError(f"{name}: {what} = {value!r}: expected a whole number of chips >= {low}")
+    for what, value, low, high in (("pot", pot, 2, 2**40), ("stack", stack, 1, 2**40),
+                                   ("num_rounds", num_rounds, 1, 8), ("start_round", start_round, 0, 7)):
+        if isinstance(value, bool) or not hasattr(value, "__index__") or not low <= operator.index(value) <= high:
+            raise ConfigError(f"{name}: {what} = {value!r}: expected a whole number from {low} to {high}")
     if pot % 2:
         raise ConfigError(f"{name}: pot = {pot}: expected an even number of chips (the pot is split equally "
                           "between the players' committed chips)")
