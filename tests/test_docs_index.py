@@ -91,3 +91,27 @@ def test_readme_main_job_figures_are_the_benchmarks():
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f"{cells['iterations']} iterations to" in readme
     assert f"({round(float(cells['wall s']))} s wall, {round(float(cells['peak RSS MB']))} MB peak in" in readme
+
+
+def test_play_md_match_example_is_what_its_commands_print(tmp_path):
+    """docs/play.md's `solverkit match` output is the output of its own commands (exact value
+    and duplicate match are deterministic; only the seconds vary)."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    text = (DOCS / "play.md").read_text()
+    solve = next(line for line in text.splitlines() if line.startswith("solverkit solve --game leduc"))
+    block = re.search(r"```\n\$ (solverkit match [^\n]*)\n(.*?)```", text, re.S)
+    args = [a.replace("runs/leduc", str(tmp_path / "leduc")) for a in shlex.split(solve)[1:]]
+    assert CliRunner().invoke(cli, [*args, "--quiet"]).exit_code == 0
+    match = [a.replace("runs/leduc", str(tmp_path / "leduc")) for a in shlex.split(block.group(1))[1:]]
+    res = CliRunner().invoke(cli, match)
+    assert res.exit_code == 0, res.output
+
+    def numbers(out):
+        return [re.sub(r", [0-9.]+ s$", "", line) for line in out.strip().splitlines()[-2:]]
+
+    assert numbers(res.output) == numbers(block.group(2))
