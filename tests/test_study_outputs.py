@@ -137,3 +137,13 @@ def test_a_game_whose_runs_recorded_nothing_gets_an_empty_plot_that_says_so(tmp_
     plt.close(fig)
     plot_study(study, results, tmp_path)
     assert _rows(tmp_path / "kuhn_curves.csv") == [] and (tmp_path / "kuhn.svg").is_file()
+
+
+def test_an_arithmetic_interval_below_zero_is_drawn_down_to_the_smallest_seed():
+    from solverkit.core.study_plot import drawn_low
+
+    (band,) = bands([[(1, 1e-1)], [(1, 1e-4)], [(1, 1e-4)]], "arithmetic")
+    assert band.ci_low < 0 < band.min == 1e-4  # the interval itself, as the CSV writes it
+    assert drawn_low(band) == 1e-4
+    (band,) = bands([[(1, 0.2)], [(1, 0.3)]], "geometric")
+    assert drawn_low(band) == band.ci_low > 0

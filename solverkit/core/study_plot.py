@@ -23,6 +23,13 @@ def _current_column(column: str) -> str:
     return CURRENT + column[len(EXPLOITABILITY):]
 
 
+def drawn_low(band) -> float:
+    """Where a log axis draws the confidence band's lower edge: the interval's own bound, or,
+    when that is not positive (an arithmetic mean's interval can reach below 0), the smallest
+    seed's value, so the axis is not stretched to 1e-300 (the CSV keeps the real bound)."""
+    return band.ci_low if band.ci_low > 0 else max(band.min, FLOOR)
+
+
 def _draw(ax, combined, color, label, dashed=False):
     """The mean of a curve's seeds and, for several seeds, the 95% confidence band of the mean
     (darker) inside the min-max band (lighter)."""
@@ -34,7 +41,7 @@ def _draw(ax, combined, color, label, dashed=False):
     if combined[0].seeds > 1 and not dashed:
         ax.fill_between(xs, [max(b.min, FLOOR) for b in combined], [max(b.max, FLOOR) for b in combined],
                         color=color, alpha=0.12, lw=0)
-        ax.fill_between(xs, [max(b.ci_low, FLOOR) for b in combined], [max(b.ci_high, FLOOR) for b in combined],
+        ax.fill_between(xs, [drawn_low(b) for b in combined], [max(b.ci_high, FLOOR) for b in combined],
                         color=color, alpha=0.30, lw=0)
     return True
 
