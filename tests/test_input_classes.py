@@ -301,3 +301,18 @@ def test_strategy_meta_nested_too_deeply_is_a_damaged_file(kuhn_run, command):
         refused([command[0], kuhn_run, *command[1:]], names=["strategy.npz"])
     finally:
         path.write_bytes(good)
+
+
+def test_a_poker_game_declaring_its_own_params_keeps_the_engine_s():
+    from solverkit.poker.game import PokerGame
+    from solverkit.poker.gamedef import load_gamedef
+
+    class MyKuhn(PokerGame):
+        name = "my_kuhn_test"
+        params = {"note": Param("str", "", "a parameter of its own")}
+
+        def gamedef(self):
+            return load_gamedef("kuhn")
+
+    assert list(MyKuhn.params) == ["split_round", "isomorphism", "chunks", "trunk_only", "note"]
+    assert MyKuhn.params["isomorphism"].default is True  # the engine's default, not a guess in __init__

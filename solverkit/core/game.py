@@ -142,6 +142,9 @@ class Game:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
+    #: the parameters the engine of a family of games reads (TreeGame: max_nodes; PokerGame:
+    #: split_round, isomorphism, ...): a subclass that declares its own ``params`` takes them too
+    engine_params: ClassVar[dict[str, Param]] = {}
     unit_name: ClassVar[str] = ""
     #: largest number of information sets `solverkit export` writes as JSON
     export_limit: ClassVar[int] = 200_000
@@ -157,6 +160,15 @@ class Game:
     store_estimate: int = 0
     #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
     samplers: ClassVar[tuple[str, ...]] = ("full",)
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass that declares its own ``params`` without some of its family's
+        :attr:`engine_params` gets them in front of its own (the engine reads them: without
+        them a config could not set them, and the engine met a KeyError or a guessed default)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("params")
+        if own is not None and cls.engine_params:
+            cls.params = {**{k: p for k, p in cls.engine_params.items() if k not in own}, **own}
 
     def __init__(self, **params):
         self.config = params

@@ -40,19 +40,11 @@ class TreeGame(Game):
     unit_name = "utility"
     store_walk_is_exact = True
     samplers = ("full", *sampled.MODES)  # the literature's schemes: chance, external, outcome
-    params = {
+    engine_params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
                            "about 150 bytes per node)", min=1),
     }
-
-    def __init_subclass__(cls, **kwargs):
-        """A subclass that declares its own ``params`` still takes the engine's (``max_nodes``):
-        they are added in front of its own unless it declares them itself."""
-        super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("params")
-        if own is not None:
-            engine = {k: p for k, p in TreeGame.params.items() if k not in own}
-            cls.params = {**engine, **own}
+    params = dict(engine_params)  # a subclass with params of its own takes these too (Game.__init_subclass__)
 
     def __init__(self, **params):
         super().__init__(**params)

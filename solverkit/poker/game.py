@@ -187,7 +187,7 @@ class PokerGame(Game):
     export_limit = 200_000
     store_walk_is_exact = True
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
-    params = {
+    engine_params = {
         "split_round": Param("int", 0, "cut into trunk + subgames at the start of this round (0: no cut)", min=0, max=7),
         "isomorphism": Param("bool", True, "merge boards that differ only by a permutation of suits"),
         "chunks": Param("int", 1, "split each subgame into this many segments of consecutive boards of the cut "
@@ -195,6 +195,7 @@ class PokerGame(Game):
         "trunk_only": Param("bool", False, "build only the rounds above the cut (the trunk of a zmq run: the "
                             "subgames' boards and values live on the workers; needs split_round >= 1)"),
     }
+    params = dict(engine_params)  # a subclass with params of its own takes these too (Game.__init_subclass__)
 
     def __init__(self, **params):
         params = self.prepare_params(params)
