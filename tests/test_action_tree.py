@@ -425,3 +425,121 @@ def test_nolimit_gamedef_fields(tmp_path):
                                                                                  (3, 2, 1), 3)
     with pytest.raises(ConfigError, match="not found"):
         load_nolimit_gamedef(str(tmp_path / "missing.game"))
+
+
+# --- size lists against a port of postflop-solver's tree builder ------------------------------
+
+
+def postflop_solver_histories(pot, stack, streets, start, add, force):
+    """Decision and terminal betting strings of postflop-solver's ActionTree (src/action_tree.rs at
+    commit 20d0dc3: push_actions and BuildTreeInfo, ported line by line without bet_sizes.py; no
+    merging), for a spot whose ``streets[r]`` give both players' StreetSizes. Chips: ``stk`` is
+    what each has behind, ``amount`` the matched chips beyond the pot's half (node.amount)."""
+    half, out = pot // 2, set()
+
+    def rnd(x):
+        return int(np.floor(x + 0.5))  # f64::round on non-negative values
+
+    def street_end(r, allin, oop_call, stk, amount, hist):
+        if r == 3:
+            out.add(hist)
+        elif allin:
+            out.add(hist + "/" * (3 - r))  # the remaining boards run out to a showdown
+        else:
+            decide(r + 1, 0, "chance", 0, False, oop_call, stk, 0, amount, hist + "/")
+
+    def decide(r, player, prev, num_bets, allin, oop_call, stk, prev_amount, amount, hist):
+        out.add(hist)
+        opp = 1 - player
+        to_call = stk[player] - stk[opp]
+        pot_now = pot + 2 * (amount + to_call)
+        max_amount = stk[opp] + prev_amount
+        min_amount = min(max(prev_amount + to_call, 1), max_amount)
+        spr = stk[opp] / pot_now
+
+        def geometric(n, cap):
+            return rnd(pot_now * min(((2.0 * spr + 1.0) ** (1.0 / n) - 1.0) / 2.0, cap))
+
+        mine, remaining = streets[r][player], 4 - r
+        acts = []
+        if streets[r][0].donk is not None and prev == "chance" and oop_call:
+            acts.append(("check", 0))
+            for size in streets[r][0].donk:
+                acts.append(_ps_bet(size, "bet", pot_now, geometric, remaining, max_amount))
+            if max_amount <= rnd(pot_now * add):
+                acts.append(("allin", max_amount))
+        elif prev in ("none", "check", "chance"):
+            acts.append(("check", 0))
+            for size in mine.bet:
+                acts.append(_ps_bet(size, "bet", pot_now, geometric, remaining, max_amount))
+            if max_amount <= rnd(pot_now * add):
+                acts.append(("allin", max_amount))
+        else:
+            acts += [("fold", 0), ("call", 0)]
+            if not allin:
+                for size in mine.raise_:
+                    if size.kind == "pot":
+                        acts.append(("raise", prev_amount + rnd(pot_now * size.value)))
+                    elif size.kind == "prev":
+                        acts.append(("raise", rnd(prev_amount * size.value)))
+                    elif size.kind == "chips":
+                        if size.raise_cap == 0 or num_bets <= size.raise_cap:
+                            acts.append(("raise", prev_amount + int(size.value)))
+                    elif size.kind == "geometric":
+                        n = max((size.streets or remaining) - num_bets + 1, 1)
+                        acts.append(("raise", prev_amount + geometric(n, size.value)))
+                    else:
+                        acts.append(("allin", max_amount))
+                if max_amount <= prev_amount + rnd(pot_now * add):
+                    acts.append(("allin", max_amount))
+        done = set()
+        for kind, a in acts:
+            if kind in ("bet", "raise"):
+                a = min(max(a, min_amount), max_amount)
+                if max_amount <= a + rnd((pot_now + 2 * (a - prev_amount)) * force):
+                    kind, a = "allin", max_amount
+            done.add((kind, a))
+        for kind, a in done:
+            if kind == "fold":
+                out.add(hist + "f")
+            elif kind == "check" and player == 0:
+                decide(r, 1, "check", num_bets, allin, False, stk, prev_amount, amount, hist + "c")
+            elif kind == "check":
+                street_end(r, allin, False, stk, amount, hist + "c")
+            elif kind == "call":
+                street_end(r, allin, player == 0, (stk[opp], stk[opp]), amount + to_call, hist + "c")
+            else:
+                new = list(stk)
+                new[player] -= a - prev_amount + to_call
+                decide(r, opp, kind, num_bets + 1, kind == "allin", oop_call, tuple(new), a, amount + to_call,
+                       hist + f"r{half + stack - new[player]}")
+
+    decide(start, 0, "none", 0, False, False, (stack, stack), 0, 0, "")
+    return out
+
+
+def _ps_bet(size, kind, pot_now, geometric, remaining, max_amount):
+    """One bet (or donk) size as postflop-solver's push_actions computes it, before clamping."""
+    if size.kind == "pot":
+        return (kind, int(np.floor(pot_now * size.value + 0.5)))
+    if size.kind == "chips":
+        return (kind, int(size.value))
+    if size.kind == "geometric":
+        return (kind, geometric(size.streets or remaining, size.value))
+    return ("allin", max_amount)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pot=st.integers(1, 60), stack=st.integers(1, 300), start=st.integers(1, 3),
+       bets=st.lists(st.sampled_from(SIZE_CHOICES), min_size=3, max_size=3),
+       raises=st.lists(st.sampled_from(RAISE_CHOICES), min_size=3, max_size=3),
+       donk=st.sampled_from([None, "30%", "a", "2e"]), force=st.sampled_from([0.0, 0.15, 0.3]),
+       add=st.sampled_from([0.0, 1.5]))
+def test_size_list_spots_equal_postflop_solvers_tree(pot, stack, start, bets, raises, donk, force, add):
+    sizes = [None] + [{"bet": b, "raise": r, "donk": donk} for b, r in zip(bets, raises)]
+    abst = size_abstraction(sizes, 4, force_allin_threshold=force, add_allin_threshold=add)
+    rules = spot_rules(2 * pot, stack, abst, start_round=start)
+    assume(sum(count_nodes(rules)) <= 30_000)
+    tree = build_action_tree(rules)
+    ours = {h for h, k in zip(tree.history, tree.kind) if k != ROUND_END}
+    assert ours == postflop_solver_histories(2 * pot, stack, abst.streets, start, add, force)
