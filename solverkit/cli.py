@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .core.params import number_from_text, option_type
+from .core.params import UserPath, number_from_text, option_type
 from .errors import SolverkitError, SolverkitWarning
 
 
@@ -176,16 +176,16 @@ SOLVE_USAGE = ("solverkit solve CONFIG.toml, solverkit solve --game NAME --prese
 
 
 @cli.command()
-@click.argument("config", type=click.Path(dir_okay=False), required=False)
+@click.argument("config", type=UserPath(dir_okay=False), required=False)
 @click.option("--game", "game_name", metavar="NAME", help="Solve this game without a CONFIG file (its default parameters; --set game.PARAM=VALUE changes one).")
 @click.option("--preset", metavar="NAME", help="The variant to run, e.g. cfr_plus (see solverkit plugins); with CONFIG, replaces its preset.")
 @click.option("--iterations", metavar="N", help="Iterations to run at most ([solver] iterations).")
 @click.option("--target", metavar="X", help="Stop once exploitability <= X ([solver] target).")
-@click.option("--out", type=click.Path(file_okay=False), help="Output directory (default runs/<config or game>-<time>).")
+@click.option("--out", type=UserPath(file_okay=False), help="Output directory (default runs/<config or game>-<time>).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Override a config value, e.g. rule.alpha=2.")
 @click.option("--checkpoint-every", metavar="N|TIME",
               help="Write OUT/checkpoint.skc every N iterations (100) or every so long (90s, 10m, 1h).")
-@click.option("--resume", "resume_dir", type=click.Path(file_okay=False),
+@click.option("--resume", "resume_dir", type=UserPath(file_okay=False),
               help="Continue the run in this directory from its checkpoint (its config.toml is the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar and no compile notice.")
 @click.option("--force", is_flag=True, help="Replace the run that --out holds (its outputs and checkpoint are "
@@ -308,7 +308,7 @@ def _peak_rss_mb():
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dir", type=UserPath(file_okay=False))
 def exploit(run_dir):
     """Recompute the exploitability of the strategy saved in RUN_DIR."""
     from .core.config import load_config
@@ -326,10 +326,10 @@ def exploit(run_dir):
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dir", type=UserPath(file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["json", "openspiel"]), default="json", show_default=True,
               help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} (kuhn, leduc, openspiel games).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
+@click.option("--output", "-o", type=UserPath(dir_okay=False), help="Write here instead of stdout.")
 def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
     from .core.config import load_config
@@ -353,7 +353,7 @@ def export(run_dir, fmt, output):
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.argument("run_dir", type=UserPath(file_okay=False))
 @click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
               help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. 'Kh|Qh|cr'); "
                    "repeat for more.")
@@ -415,8 +415,8 @@ def info(game, overrides):
 
 
 @cli.command()
-@click.argument("study_file", type=click.Path(dir_okay=False))
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.argument("study_file", type=UserPath(dir_okay=False))
+@click.option("--out", required=True, type=UserPath(file_okay=False), help="Output directory.")
 @click.option("--jobs", type=option_type("int", 1, 1024), default=1, show_default=True, help="Runs in parallel.")
 @click.option("--iterations", type=option_type("int", 1), help="Cap every run at N iterations (a shortened study).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -445,8 +445,8 @@ def study(study_file, out, jobs, iterations, quiet, resume, force):
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="HTML file to write (default RUN_DIR/report.html).")
+@click.argument("run_dir", type=UserPath(file_okay=False))
+@click.option("--output", "-o", type=UserPath(dir_okay=False), help="HTML file to write (default RUN_DIR/report.html).")
 def report(run_dir, output):
     """One self-contained HTML page about the solve in RUN_DIR: assembly, convergence, strategy,
     store and memory (plots inline; open it in any browser, no server)."""

@@ -316,3 +316,13 @@ def test_a_poker_game_declaring_its_own_params_keeps_the_engine_s():
 
     assert list(MyKuhn.params) == ["split_round", "isomorphism", "chunks", "trunk_only", "note"]
     assert MyKuhn.params["isomorphism"].default is True  # the engine's default, not a guess in __init__
+
+
+def test_command_line_paths_expand_home_and_name_an_unknown_user(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    result = CliRunner().invoke(cli, ["solve", "--game", "kuhn", "--preset", "cfr", "--iterations", "2", "--out",
+                                      "~/run", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "run" / "strategy.npz").is_file() and not (tmp_path / "~").exists()
+    refused(["exploit", f"{NO_USER}/run"], names=["RUN_DIR", NO_USER, "full path"])
+    refused(["solve", "--game", "kuhn", "--preset", "cfr", "--out", f"{NO_USER}/x"], names=["--out", NO_USER])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from solverkit.core.params import option_type
+from solverkit.core.params import UserPath, option_type
 from solverkit.errors import SolverkitError
 
 #: longest --timeout accepted, seconds (a year: sockets refuse timeouts beyond their clock's range)
@@ -21,8 +21,8 @@ def add_commands(cli: click.Group) -> None:
     add_play_commands(cli)
 
     @cli.commands["plot"].command("preflop")
-    @click.argument("run_dir", type=click.Path(file_okay=False))
-    @click.option("--output", "-o", type=click.Path(dir_okay=False), help="PNG to write (default RUN_DIR/preflop.png).")
+    @click.argument("run_dir", type=UserPath(file_okay=False))
+    @click.option("--output", "-o", type=UserPath(dir_okay=False), help="PNG to write (default RUN_DIR/preflop.png).")
     def plot_preflop_cmd(run_dir, output):
         """The 13x13 preflop chart of a hold'em strategy (fold red, call blue, raise green)."""
         from solverkit.cli import run_config
@@ -81,7 +81,7 @@ def add_play_commands(cli: click.Group) -> None:
     """``play`` (an ACPC agent), ``match`` (duplicate matches) and ``dealer`` (an ACPC dealer)."""
 
     @cli.command("play")
-    @click.argument("run_dir", type=click.Path(file_okay=False))
+    @click.argument("run_dir", type=UserPath(file_okay=False))
     @click.option("--connect", "address", required=True, metavar="HOST:PORT", help="The dealer's seat to play.")
     @click.option("--seed", type=option_type("int", 0), default=0, show_default=True, help="Seed of the action sampling.")
     @click.option("--timeout", type=option_type("float", 0.1, MAX_TIMEOUT), default=30.0, show_default=True,

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from solverkit.core.params import option_type
+from solverkit.core.params import UserPath, option_type
 from solverkit.errors import SolverkitError
 
 #: default of `solverkit worker --max-message`, MiB (above a pass to a worker of all of HULHE: 2.3 GB)
@@ -25,10 +25,10 @@ def add_commands(cli: click.Group) -> None:
                   help="The trunk's address, e.g. tcp://trunk.example.org:5555 ([transport] bind of the solve).")
     @click.option("--threads", type=option_type("int", 1, 1024), default=None,
                   help="Compute threads for subgames (default: this machine's CPU count).")
-    @click.option("--store-dir", type=click.Path(file_okay=False),
+    @click.option("--store-dir", type=UserPath(file_okay=False),
                   help="Directory of this worker's segment files when the run stores on disk ([store] backend = "
                        "\"disk\"; default: a temporary directory, removed at exit).")
-    @click.option("--checkpoint-dir", type=click.Path(file_okay=False),
+    @click.option("--checkpoint-dir", type=UserPath(file_okay=False),
                   help="Directory where this worker writes (and on restore reads) its parts of the run's "
                        "checkpoints and final strategy when the run says [transport] checkpoint = \"distributed\": "
                        "a directory shared with the trunk (replacements on any host can restore from it) or this "
@@ -39,7 +39,7 @@ def add_commands(cli: click.Group) -> None:
     @click.option("--once", is_flag=True,
                   help="Exit when the trunk is lost instead of waiting for it to come back (--resume) and "
                        "joining again; the workers a trunk spawns run with it.")
-    @click.option("--keys", "keys_dir", type=click.Path(file_okay=False), default=None,
+    @click.option("--keys", "keys_dir", type=UserPath(file_okay=False), default=None,
                   help="Directory with the trunk's public key (trunk.key) and this worker's secret key "
                        "(worker-N.key_secret), from `solverkit keys`: authenticated, encrypted connection "
                        "(the trunk must set [transport] keys).")
@@ -67,7 +67,7 @@ def add_commands(cli: click.Group) -> None:
                             max_message=max_message << 20, checkpoint_dir=checkpoint_dir))
 
     @cli.command()
-    @click.argument("directory", type=click.Path(file_okay=False))
+    @click.argument("directory", type=UserPath(file_okay=False))
     @click.option("--workers", type=option_type("int", 1, 4096), default=1, show_default=True,
                   help="Worker key pairs to make (one per worker host, worker-1 ... worker-N).")
     @click.option("--force", is_flag=True, help="Replace keys already in DIRECTORY.")

@@ -251,3 +251,16 @@ def option_type(type_: str, min: float | None = None, max: float | None = None) 
     """A click type for an option of `type_` ("int" or "float") within [min, max]; integers are
     at most int64 and numbers finite whatever the bounds."""
     return OptionType(Param(type_, None, min=min, max=max))
+
+
+class UserPath(click.Path):
+    """click.Path with ``~`` and ``~user`` expanded as in config paths (a quoted "~/runs" would
+    otherwise make a directory named "~"); a NUL or an unknown user is a one-line usage error."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            try:
+                value = str(expand_path(value, "path"))
+            except ConfigError as exc:
+                self.fail(str(exc).removeprefix("path = "), param, ctx)
+        return super().convert(value, param, ctx)
