@@ -754,7 +754,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "target": target,
                 **{key: value for key, value in unit_targets.items() if value > 0},
                 **{u.column: row[u.column] for u in units if u.column in row},
-                "reached_target": reached,
+                "reached_target": reached if goals else None,  # null: there was no target to reach
                 "strategy": solver.output_kind,
                 ID_FIELD: game_identity(assembly.game),
                 "interrupted": interrupted,
