@@ -132,6 +132,7 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
         from .core.params import expand_path
 
         out = expand_path(out, "solve(..., out)")
+        _check_out_dir(out)
     result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress,
                        notice=_notice)
     return Solution(result, assembly.game)
@@ -154,6 +155,18 @@ def _notice(line: str) -> None:
             return
         _compiling_said = True
     print(line, file=sys.stderr, flush=True)
+
+
+def _check_out_dir(out: Path) -> None:
+    """Make the output directory `out` if it does not exist yet, or a ConfigError naming it and
+    why (a file on its way, no permission, a read-only file system) before anything runs."""
+    if out.exists():
+        return  # a directory, or a file that the solve's own check names
+    try:
+        out.mkdir(parents=True)
+    except OSError as exc:
+        raise ConfigError(f"solve(..., out={str(out)!r}): cannot make the directory: "
+                          f"{exc.strerror or exc}") from None
 
 
 def read_policy(run_dir, key: str, player: int | None = None) -> dict[str, float]:

@@ -108,3 +108,11 @@ def test_load_config_refuses_sources_and_overrides_of_other_types(source, overri
         load_config(source, overrides)
     for name in names:
         assert name in str(err.value)
+
+
+def test_an_output_directory_that_cannot_be_made_is_a_config_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigError, match="cannot make the directory"):
+        solverkit.solve(CFR, iterations=2, out=blocker / "run")
+    assert blocker.read_text() == "x"
