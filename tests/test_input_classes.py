@@ -326,3 +326,11 @@ def test_command_line_paths_expand_home_and_name_an_unknown_user(tmp_path, monke
     assert (tmp_path / "run" / "strategy.npz").is_file() and not (tmp_path / "~").exists()
     refused(["exploit", f"{NO_USER}/run"], names=["RUN_DIR", NO_USER, "full path"])
     refused(["solve", "--game", "kuhn", "--preset", "cfr", "--out", f"{NO_USER}/x"], names=["--out", NO_USER])
+
+
+def test_a_config_file_too_large_to_be_one_is_refused_unread(tmp_path):
+    cfg = tmp_path / "big.toml"
+    with open(cfg, "wb") as fh:
+        fh.write(b'preset = "cfr"\n')
+        fh.truncate(17 << 20)  # sparse: nothing is written
+    refused(["solve", cfg, "--out", tmp_path / "out"], names=[cfg, "17,825,792 bytes"])

@@ -209,12 +209,20 @@ def apply_overrides(raw: dict, overrides) -> dict:
     return raw
 
 
+#: largest config or study file read (they are a few kB; TOML is parsed in memory whole)
+MAX_CONFIG_BYTES = 16 << 20
+
+
 def read_toml(path) -> dict:
     """Parse a TOML file with errors that name the file (and line, from tomllib)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:  # a config is a few kB: this one would be read into memory whole
+            raise ConfigError(f"config file {path} has {size:,} bytes, more than the {MAX_CONFIG_BYTES:,} a config or "
+                              "study file may have; is it the right file?")
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
