@@ -158,6 +158,20 @@ def test_fcpa_trees_equal_openspiel(stack, blind, first, board, caps):
     assert tree.counts() == count_nodes(rules)
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blinds=st.sampled_from([(1, 2), (2, 1), (1, 1), (0, 2), (2, 0), (3, 5)]), stacks=st.tuples(st.integers(0, 150),
+                                                                                                 st.integers(0, 150)),
+       first=st.lists(st.integers(1, 2), min_size=3, max_size=3), rounds=st.integers(1, 3),
+       caps=st.one_of(st.none(), st.lists(st.integers(0, 4), min_size=3, max_size=3)))
+def test_fcpa_random_games_equal_openspiel(blinds, stacks, first, rounds, caps):
+    stacks = tuple(max(blinds) + 1 + s for s in stacks)
+    text = nolimit_text(f"{stacks[0]} {stacks[1]}", f"{blinds[0]} {blinds[1]}", " ".join(map(str, first[:rounds])),
+                        " ".join(["0"] + ["1"] * (rounds - 1)), " ".join(map(str, caps[:rounds])) if caps else None)
+    rules = nolimit_rules(parse_nolimit_gamedef(text))
+    assume(sum(count_nodes(rules)) <= 3000)
+    assert solverkit_fcpa(build_action_tree(rules)) == openspiel_fcpa(text)
+
+
 def test_fcpa_uneven_stacks_offer_pot_raise_and_allin_above_the_short_stack():
     """Player 1 (35 chips, big blind) first with blinds 1 2: pot raise to 5 (3 in the pot + 2 x 2 - 2
     of his own), all-in to 35; after a raise to
