@@ -461,7 +461,7 @@ def report(run_dir, output):
 def _check_not_a_run_file(output: str) -> None:
     """Refuse an --output that would overwrite one of a run's own files (its metrics.csv,
     config.toml, strategy, checkpoint ...) in a run directory."""
-    from .core.solver import RUN_FILES
+    from .core.run_dir import RUN_FILES
 
     path = Path(output)
     if path.name in RUN_FILES and path.name != "report.html" and (path.parent / "config.toml").is_file():

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 from solverkit.cli import cli
 from solverkit.core.config import load_config
-from solverkit.core.solver import RUN_FILES, run_solve
+from solverkit.core.run_dir import RUN_FILES
+from solverkit.core.solver import run_solve
 from solverkit.errors import ConfigError, SolverkitError
 
 PENNIES = 'preset = "cfr_plus"\n\n[game]\nname = "skewed_pennies"\n\n[solver]\niterations = {n}\neval_every = 10\n'

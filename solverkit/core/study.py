@@ -407,7 +407,7 @@ def _run_one(run: Run, out_dir: str, mode: str = NEW):
 
 
 def _holds_run(run_dir: Path) -> bool:
-    from .solver import RUN_FILES
+    from .run_dir import RUN_FILES
 
     return any((run_dir / name).exists() for name in RUN_FILES)
 

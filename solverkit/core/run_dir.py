@@ -1,0 +1,117 @@
+"""A run's output directory (``--out``): what marks one as holding a run, the refusal of one that
+holds another run (unless resumed or replaced with ``--force``), the replaced run set aside until
+the new one has written something and put back when it fails before, the files that go stale
+when a run (re)starts, and the metrics row a resumed run drops."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from pathlib import Path
+
+from ..errors import ConfigError
+from .checkpoint import FILENAME as CHECKPOINT_FILE
+from .checkpoint import PARTS_DIR
+from .schedule import log_schedule
+from .strategy_file import STRATEGY_MANIFEST
+
+#: what a run writes in its output directory; a directory holding any of them holds a run (or a
+#: file of the user's that a run would overwrite)
+RUN_FILES = ("config.toml", "metrics.csv", "result.json", "strategy.npz", STRATEGY_MANIFEST, CHECKPOINT_FILE,
+             PARTS_DIR, "report.html")
+#: files made from a run's outputs afterwards (``solverkit report``): stale once the run (re)starts
+DERIVED_FILES = ("report.html",)
+
+
+def check_out_dir(out, resume: bool = False, force: bool = False) -> None:
+    """Refuse an output directory given as empty text (which would be the working directory), a file,
+    or (without `resume` or `force`) holds another run's files: a new run never overwrites them."""
+    if not str(out).strip():  # Path("") is the working directory
+        raise ConfigError(f"--out {str(out)!r} is empty: give a directory for the run's outputs (e.g. --out runs/mine)")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file, not a directory: give a directory for the run's outputs")
+    if resume or force or not out.is_dir():
+        return
+    held = [name for name in RUN_FILES if (out / name).exists()]
+    if held:
+        resume_hint = f"go on with it with --resume {out}, " if CHECKPOINT_FILE in held else ""
+        raise ConfigError(f"--out {out} already holds a run ({', '.join(held)}): {resume_hint}give another --out, "
+                          "or add --force to replace it")
+
+
+#: where --force keeps the outputs of the run it replaces until the new run has written its first
+#: metrics row or checkpoint (they come back if it fails before)
+REPLACED_DIR = ".replaced-run"
+
+
+def set_aside(out: Path) -> Path | None:
+    """Move the run files in `out` into OUT/.replaced-run (a leftover one, of a run replaced
+    before a crash, is dropped: it was being replaced); None when there are none."""
+    present = [name for name in RUN_FILES if (out / name).exists() or (out / name).is_symlink()]
+    if not present:
+        return None
+    aside = out / REPLACED_DIR
+    if aside.exists():
+        shutil.rmtree(aside)
+    aside.mkdir()
+    for name in present:
+        os.replace(out / name, aside / name)
+    return aside
+
+
+def undo_start(out: Path | None, aside: Path | None, made: bool) -> None:
+    """Leave `out` as a run that failed before its first metrics row or checkpoint found it: its
+    own files removed, the files of the run it replaced put back, the directory removed if this
+    run made it and nothing else is in it. Errors here never hide the run's own error."""
+    if out is None:
+        return
+    try:
+        clear_out_dir(out, replace=True)
+        if aside is not None:
+            for path in aside.iterdir():
+                os.replace(path, out / path.name)
+            aside.rmdir()
+        if made and not any(out.iterdir()):
+            out.rmdir()
+    except OSError:
+        pass
+
+
+def drop_aside(aside: Path | None) -> None:
+    """Delete the replaced run set aside in `aside` (the new run has written its first output)."""
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def clear_out_dir(out: Path, replace: bool) -> None:
+    """Remove what would misdescribe the run about to write `out`: derived files (report.html)
+    always, and with `replace` every output of the run that was there (its checkpoint too)."""
+    for name in RUN_FILES if replace else DERIVED_FILES:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def drop_cap_row(metrics: list[dict], schedule, iteration: int) -> list[dict]:
+    """A resumed run's metrics rows without the last one when only the earlier run's iteration
+    cap made it (off the evaluation schedule): the resumed run measures on its own schedule,
+    as one run straight to the new cap would."""
+    if not metrics or metrics[-1]["iteration"] != iteration:
+        return metrics
+    last = metrics[-1]
+    prev = metrics[-2] if len(metrics) > 1 else None
+    if schedule.kind == "iterations":
+        due = last["iteration"] % schedule.period == 0
+    elif schedule.kind == "log":
+        due = log_schedule(int(last["iteration"]))
+    else:  # a time or node mark is due at the first evaluation past it
+        column = "seconds" if schedule.kind == "seconds" else "nodes_touched"
+        value, before = last.get(column), (prev or {}).get(column) or 0.0
+        if value is None:
+            return metrics
+        due = math.floor(float(value) / schedule.period) > math.floor(float(before) / schedule.period)
+    return metrics if due else metrics[:-1]
