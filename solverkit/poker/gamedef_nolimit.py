@@ -84,6 +84,12 @@ class NoLimitGameDef:
         return self
 
 
+def _is_int32(word: str) -> bool:
+    """An integer the ACPC format's 32 bits hold (checked by length first: Python refuses int() of
+    thousands of digits)."""
+    return bool(_INT.fullmatch(word)) and len(word) <= 12 and abs(int(word)) <= INT_MAX
+
+
 def _read_fields(text: str, source: str) -> dict[str, tuple[int, list[int]]]:
     """The ``field = integers`` lines of a nolimit GAMEDEF block, by lower-case key, with their
     line numbers; ConfigError names the line of anything malformed."""
@@ -118,7 +124,7 @@ def _read_fields(text: str, source: str) -> dict[str, tuple[int, list[int]]]:
             raise ConfigError(f"{source}:{lineno}: unknown field {_shown(key)}{hint}; valid: "
                               f"{choices(CANONICAL[k] for k in NOLIMIT_FIELDS)}")
         name, words = CANONICAL[key], value.split()
-        bad = [w for w in words if not _INT.fullmatch(w) or abs(int(w)) > INT_MAX]
+        bad = [w for w in words if not _is_int32(w)]
         if bad or not words:
             raise ConfigError(f"{source}:{lineno}: field {name} = {_shown(value.strip())}: expected integers in "
                               f"0..{INT_MAX}" + (f" ({_shown(bad[0])} is not one)" if bad else ""))
