@@ -409,6 +409,8 @@ def test_too_large_trees_are_refused_before_building():
     (lambda: size_abstraction([{}], 1, force_allin_threshold=float("nan")), ConfigError, "force_allin_threshold = nan"),
     (lambda: size_abstraction([{}, {}], 1), BetSizeError, "one entry per round"),
     (lambda: spot_rules(100, 100, "fcpa", 0, 1), ConfigError, "a spot needs bet-size lists"),
+    (lambda: nolimit_rules(parse_nolimit_gamedef(nolimit_text("9 9", "1 2", "1", "0")), "limit"), ConfigError,
+     "abstraction 'limit' for a no-limit game: valid: fcpa, or bet-size lists"),
 ])
 def test_bad_rules_are_refused_with_solverkit_errors(make, error, match):
     with pytest.raises(error, match=match) as info:

@@ -210,6 +210,9 @@ def limit_rules(gd) -> BettingRules:
 def nolimit_rules(ngd, abstraction="fcpa") -> BettingRules:
     """The rules of an ACPC no-limit game (gamedef_nolimit.NoLimitGameDef) under ``abstraction``:
     "fcpa", or a SizeAbstraction (its min_bet is raised to the big blind, ACPC's smallest bet)."""
+    if not isinstance(abstraction, SizeAbstraction) and abstraction != FCPA:
+        raise ConfigError(f"{ngd.source}: abstraction {abstraction!r} for a no-limit game: valid: fcpa, or bet-size "
+                          "lists")
     if isinstance(abstraction, SizeAbstraction) and abstraction.min_bet < ngd.big_blind:
         abstraction = SizeAbstraction(abstraction.streets, abstraction.raise_limit, abstraction.allin_commit_threshold,
                                       abstraction.add_allin_threshold, abstraction.force_allin_threshold,
