@@ -9,7 +9,7 @@ so parents precede children and every subtree is one contiguous range per round.
 spent: a bigger all-in keeps its unmatched chips here, and they return at the showdown, so a
 showdown pays min(spent) and a fold the folder's spent), ``parent``, ``history`` (ACPC betting
 string: 'f', 'c', 'r' in limit games and 'r<N>' raise-to totals in no-limit games, rounds
-separated by '/'), ``allin`` (some player has put his whole stack in) and ``runout`` (a board
+separated by '/'; a spot's strings start in its first round), ``allin`` (some player has put his whole stack in) and ``runout`` (a board
 is dealt without betting: the ROUND_END nodes after an all-in and call before the last round,
 which chain through the remaining rounds to a SHOWDOWN in the last round).
 
