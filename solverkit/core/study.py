@@ -702,7 +702,7 @@ def groups(study: Study) -> dict[tuple[str, str], list[Run]]:
 
 def _summarise(study, results):
     """Per (assembly, game, target): how many seeds reached it, their mean iterations and seconds
-    to it (when every seed did), and where the geometric mean over all seeds crosses it."""
+    to it (when every seed did), and where the mean over all seeds (``[study] mean``) crosses it."""
     out = []
     for (aname, gname), runs in groups(study).items():
         for target in runs[0].targets:

@@ -71,14 +71,7 @@ def combine(curves: list[list[tuple[float, float]]], how: str = "geometric") -> 
     Every seed counts at every x: a run that stopped early (it reached its target, or its
     iteration cap) keeps its last value, so the mean never silently drops to the seeds that are
     still running."""
-    out = []
-    for at, vals in aligned(curves):
-        if how == "arithmetic":
-            middle = sum(vals) / len(vals)
-        else:
-            middle = math.exp(sum(math.log(max(v, FLOOR)) for v in vals) / len(vals))
-        out.append((at, middle, min(vals), max(vals)))
-    return out
+    return [(b.x, b.mean, b.min, b.max) for b in bands(curves, how)]
 
 
 def first_reach(curve: list[tuple[float, float]], target: float) -> float | None:
