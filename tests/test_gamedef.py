@@ -178,3 +178,9 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
 def test_a_name_the_os_refuses_is_a_config_error():
     with pytest.raises(ConfigError, match=r"\[game\] gamedef = 'aaaa.*File name too long; expected a bundled name"):
         load_gamedef("a" * 5000 + ".game")
+
+
+def test_a_number_of_thousands_of_digits_is_out_of_range_not_a_traceback():
+    text = "GAMEDEF\nlimit\nnumPlayers = 2\nnumRounds = 1\nblind = 1 " + "9" * 5000 + "\nEND GAMEDEF\n"
+    with pytest.raises(ConfigError, match="out of range"):
+        parse_gamedef(text)

@@ -164,13 +164,14 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
             bad = next(w for w in words if not _INT.fullmatch(w))
             raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: expected integers in 0..{INT_MAX} "
                               f"({_shown(bad)} is not one)")
-        nums = [int(w) for w in words]
+        # more than 10 significant digits is out of range (and int() refuses past 4,300 digits)
+        nums = [int(w) if len(w.lstrip("+-").lstrip("0")) <= 10 else INT_MAX + 1 for w in words]
         if not nums:
             raise ConfigError(f"{source}:{lineno}: field {name} has no value; expected "
                               f"{'one integer' if key in SCALAR else 'integers, one per round'}")
-        big = [n for n in nums if abs(n) > INT_MAX]
+        big = [w for w, n in zip(words, nums) if abs(n) > INT_MAX]
         if big:
-            raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: {_shown(str(big[0]))} is out of range; "
+            raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: {_shown(big[0])} is out of range; "
                               f"expected integers in 0..{INT_MAX} (the ACPC format's 32 bits)")
         if key in SCALAR and len(nums) != 1:
             raise ConfigError(f"{source}:{lineno}: field {name} = {shown}: expected one integer")
