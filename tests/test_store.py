@@ -430,6 +430,19 @@ def test_the_probe_measures_how_many_values_round_to_zero():
     assert codec.factor_gain("regret", share=0.05) == 4.0 and codec.factor_gain("regret", share=0.9) == 1.0
 
 
+def test_a_factor_no_larger_factor_can_fix_is_not_suggested_again():
+    """Values spanning more than the int32 range's room: half round to 0 at 16 per unit, the
+    largest are already near 2^21 units. The warning named the same factor (16) as the fix."""
+    from solverkit.core.store import precision_warnings
+
+    codec = ValueCodec(make(NoCompression), {"regret": np.array([16.0])})
+    x = np.array([0.005] * 50 + [2.0**17] * 50)  # 0.08 units and 2^21 units
+    codec.encode(x, Grid.flat(x.size), "regret")
+    [line] = precision_warnings(codec, {"regret": "regret_scale"}, {"regret_scale": [16.0]})
+    assert "50.0% of the nonzero regret values" in line and "set regret_scale = [] (float64)" in line
+    assert "set regret_scale = 16 " not in line
+
+
 def test_a_decaying_average_on_a_coarse_fixed_point_is_refused():
     """power averaging rounds the whole average again every iteration: at 16 per unit PCFR+ on
     Leduc ended 23x the float store's exploitability without a word."""
@@ -490,6 +503,18 @@ def test_clipping_is_warned_once_with_a_factor_that_fits_the_rest_of_the_run(cap
     assert capsys.readouterr().err.count("values clipped to the int32 range") == 1
     ok = run_solve(load_config({**base, "store": {"regret_scale": 16, "avg_scale": factor}}), iterations=2000)
     assert ok.saturated_values == 0
+
+
+def test_a_clip_at_the_second_iteration_suggests_a_factor_that_fits_the_whole_run():
+    """Linear averaging's weight grows ~t^2: from iteration 2 to 300 about 15,000x. Extrapolated
+    from iterations 2..8 it was taken for 8,000x and the factor suggested (65536) clipped again."""
+    base = {"preset": "cfr_plus", "game": "leduc", "solver": {"eval_every": 300}}
+    res = run_solve(load_config({**base, "store": {"regret_scale": 65536, "avg_scale": 1e9}}), iterations=300)
+    [line] = [w for w in res.store_warnings if "values clipped" in w]
+    assert "by iteration 2 " in line
+    factor = float(line.split("set avg_scale = ")[1].split()[0])
+    ok = run_solve(load_config({**base, "store": {"regret_scale": 65536, "avg_scale": factor}}), iterations=300)
+    assert ok.saturated_values == 0 and ok.store_warnings == []
 
 
 def test_the_solve_line_repeats_the_clipping_beside_the_size():

@@ -332,12 +332,14 @@ def precision_warnings(codec, settings: dict[str, str], store: dict, said: set |
         if share > LOST_SHARE_OK:
             said.add(fam)
             key = settings.get(fam, f"{fam}_scale")
-            now = _configured(store, key)
+            now, gain = _configured(store, key), codec.factor_gain(fam)
+            fix = (f"set {key} = {_factor_text(now * gain)} (rounds at most {LOST_SHARE_SUGGESTED:.0%} of them to 0), "
+                   f"or {key} = [] for float64" if gain > 1.0 else
+                   f"no larger factor leaves room for its largest values: set {key} = [] (float64)")
             lines.append(
                 f"[store] {key} = {_factor_text(now)} is too coarse: {share:.1%} of the nonzero {fam} values of its "
                 f"first updates round to 0 (under half a stored unit), so those updates are lost and the results "
-                f"will differ from a float64 store's; set {key} = {_factor_text(now * codec.factor_gain(fam))} "
-                f"(rounds at most {LOST_SHARE_SUGGESTED:.0%} of them to 0), or {key} = [] for float64")
+                f"will differ from a float64 store's; {fix}")
     return lines
 
 
