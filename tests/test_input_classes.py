@@ -334,3 +334,36 @@ def test_a_config_file_too_large_to_be_one_is_refused_unread(tmp_path):
         fh.write(b'preset = "cfr"\n')
         fh.truncate(17 << 20)  # sparse: nothing is written
     refused(["solve", cfg, "--out", tmp_path / "out"], names=[cfg, "17,825,792 bytes"])
+
+
+DIGITS = "1" * 5000  # int() refuses strings of over 4,300 digits with a ValueError
+
+
+@pytest.mark.parametrize("args, names", [
+    (["solve", "--game", "kuhn", "--preset", "cfr", "--iterations", DIGITS], ["--iterations", "111"]),
+    (["solve", "--game", "kuhn", "--preset", "cfr", "--set", f"solver.iterations={DIGITS}"], ["[solver] iterations"]),
+    (["study", "x.toml", "--out", "o", "--jobs", DIGITS], ["--jobs"]),
+])
+def test_numbers_of_thousands_of_digits_are_refused_in_one_line(tmp_path, args, names):
+    refused([*args, "--out", tmp_path / "out"] if args[0] == "solve" else args, names=names)
+
+
+def test_a_toml_integer_of_thousands_of_digits_is_malformed_toml(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'preset = "cfr"\ngame = "kuhn"\n[solver]\niterations = {DIGITS}\n')
+    refused(["solve", cfg, "--out", tmp_path / "out"], names=["malformed TOML", str(cfg)])
+    csv = tmp_path / "m.csv"
+    csv.write_text(f"{DIGITS},1\n2,3\n")
+    with pytest.raises(ConfigError, match="line 1, field 1"):
+        solverkit.load_game("matrix_file", path=str(csv))
+
+
+def test_acpc_numbers_of_thousands_of_digits_are_protocol_errors():
+    from solverkit.errors import SolverkitError
+    from solverkit.poker.acpc_protocol import parse_matchstate
+    from solverkit.poker.gamedef import load_gamedef
+
+    for line in (f"MATCHSTATE:{DIGITS}:0::Ks|", f"MATCHSTATE:0:{DIGITS}::Ks|"):
+        with pytest.raises(SolverkitError) as err:
+            parse_matchstate(line, load_gamedef("kuhn"))
+        assert len(str(err.value)) < 400

@@ -173,8 +173,8 @@ def parse_value(text: str):
         return number
     try:
         doc = tomllib.loads(f"v = {text}")
-    except (tomllib.TOMLDecodeError, RecursionError):  # nested too deeply for the parser: the raw string
-        return text
+    except (ValueError, RecursionError):  # not TOML (TOMLDecodeError), an integer of over 4,300 digits, or
+        return text                       # nested too deeply for the parser: the raw string
     return doc["v"] if list(doc) == ["v"] else text
 
 
@@ -227,6 +227,8 @@ def read_toml(path) -> dict:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"malformed TOML in {path}: {exc}") from None
+    except ValueError as exc:  # tomllib lets int()'s own refusal through: an integer of over 4,300 digits
+        raise ConfigError(f"malformed TOML in {path}: {' '.join(str(exc).split())[:120]}") from None
     except RecursionError:
         raise ConfigError(f"malformed TOML in {path}: arrays or tables nested too deeply for the parser; "
                           "a config needs at most a few levels") from None

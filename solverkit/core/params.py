@@ -43,11 +43,18 @@ def number_from_text(text: str) -> int | float | None:
     "nan" and "infinity"; a number a user types or a file holds must not be read that loosely.
     A float beyond the float64 range comes back infinite, for the caller's finiteness check."""
     t = text.strip()
+    if len(t) > MAX_NUMBER_TEXT:  # int() refuses past 4,300 digits; no value a user means is this long
+        return None
     if _INT_TEXT.fullmatch(t):
         return int(t)
     if _FLOAT_TEXT.fullmatch(t):
         return float(t)
     return None
+
+
+#: the longest text read as a number (int64 has 19 digits; a float's 17 significant digits and
+#: exponent fit too, with room for leading zeros)
+MAX_NUMBER_TEXT = 400
 
 
 def plain_value(value):

@@ -72,10 +72,10 @@ def parse_matchstate(line: str, gd: GameDef) -> MatchState:
         raise ProtocolMismatch(f"expected 'MATCHSTATE:<position>:<hand>:<betting>:<cards>' (ACPC protocol 2.0.0), "
                                f"got {line[:120]!r}")
     _, pos, hand, betting, cards = parts
-    if not (pos.isascii() and pos.isdigit()) or int(pos) > 1:  # isdigit alone takes '²' and '١'
-        raise ProtocolMismatch(f"position {pos!r} in {line!r}: expected 0 or 1 (two-player games only)")
-    if not (hand.isascii() and hand.isdigit()):
-        raise ProtocolMismatch(f"hand number {hand!r} in {line!r}: expected an integer >= 0")
+    if pos not in ("0", "1"):  # isdigit would take '²' and '١', and int() refuses 4,301 digits
+        raise ProtocolMismatch(f"position {pos[:20]!r} in {line[:120]!r}: expected 0 or 1 (two-player games only)")
+    if not (hand.isascii() and hand.isdigit()) or len(hand) > 18:
+        raise ProtocolMismatch(f"hand number {hand[:20]!r} in {line[:120]!r}: expected an integer >= 0")
     bad = set(betting) - set(ACTIONS + "/")
     if bad:
         raise ProtocolMismatch(f"betting {betting!r} in {line!r}: unknown actions {''.join(sorted(bad))!r}; "
