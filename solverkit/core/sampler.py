@@ -21,6 +21,14 @@ from .params import Param
 SCHEMES = ("full", "chance", "external", "outcome", "public_chance", "public_external")
 
 
+#: which built-in engine runs a sampling scheme, as an error names it (a plugin's scheme: the tree engine's words)
+_ENGINE_OF = {
+    "public_chance": "poker engine (e.g. kuhn, leduc, hulhe, an ACPC game file)",
+    "public_external": "poker engine (e.g. kuhn, leduc, hulhe, an ACPC game file)",
+    "outcome": "generic tree engine (e.g. leduc_tree, kuhn_tree, openspiel)",
+}
+
+
 class Sampler:
     """A sampler: its ``scheme`` (one of :data:`SCHEMES`), parameters and checks.
 
@@ -65,8 +73,8 @@ class Sampler:
         if self.scheme not in supported:
             raise ConfigError(
                 f"[sampler] name = {self.name!r}: game {game.name!r} does not support sampling scheme "
-                f"{self.scheme!r} (its engine runs: {', '.join(supported)}); use a game of the generic tree engine "
-                "(e.g. leduc_tree, kuhn_tree, openspiel) or [sampler] name = \"full\"")
+                f"{self.scheme!r} (its engine runs: {', '.join(supported)}); use a game of the "
+                f"{_ENGINE_OF.get(self.scheme, _ENGINE_OF['outcome'])} or [sampler] name = \"full\"")
         if not self.sampled:
             return
         if not (rule.inline and rule.plain_policy):
