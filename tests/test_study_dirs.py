@@ -127,6 +127,21 @@ def test_resume_extends_a_finished_run_from_its_checkpoint(tmp_path):
         (whole / "results.csv").read_text().split("\n")[1].rsplit(",", 2)[0]
 
 
+def test_resume_refusing_a_checkpoint_names_the_study_file_not_the_runs_config(tmp_path):
+    """The changed value is the study's: the run's config.toml still holds what it ran with."""
+    path = study(tmp_path, iterations=20, every="5")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    before = digest(out)
+    study(tmp_path, text=TINY.format(iterations=20, every="5").replace('"cfr_plus"', '"dcfr"'))
+    with pytest.raises(ConfigError, match=r"study run cfr_plus__pennies__seed0: cannot resume .*\[averaging\] name is "
+                                          r"\"quadratic\" in the study file but the checkpoint was written with "
+                                          r"\"linear\"") as err:
+        run_study(load_study(path), out, progress=False, resume=True)
+    assert "config.toml" not in str(err.value)
+    assert digest(out) == before
+
+
 def test_resume_and_force_together_and_an_empty_out_are_refused(tmp_path):
     path = study(tmp_path)
     r = CliRunner().invoke(cli, ["study", str(path), "--out", str(tmp_path / "o"), "--resume", "--force"])

@@ -18,7 +18,7 @@ from .codec import ValueCodec
 from .config import SOLVER_PARAMS, parse_every
 from .schedule import POINTS_PER_DECADE, EvalSchedule, log_schedule  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
-from .memory import human_bytes, peak_rss_mb, physical_memory, process_age
+from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory, process_age
 from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings, rescale_warning,
                     saturation_warning)
 from .parts import remove_stale, write_part
@@ -197,7 +197,7 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     hold = cfg.get("hold", "encoded")
     if backend is None and (codec.passthrough or hold == "decoded") and est:
         have = physical_memory()
-        if have and est > 0.8 * have:
+        if have and est > MEMORY_SHARE * have:
             if hold == "decoded" and not codec.passthrough:
                 fix = "encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)"
             else:

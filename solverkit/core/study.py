@@ -449,7 +449,7 @@ def _resume_mode(run: Run, run_dir: Path) -> str:
         try:
             footer = read_footer(run_dir / FILENAME)
             check_game(run_dir / FILENAME, footer, assembly.resolved["game"], assembly.game)
-            check_resume(run_dir / FILENAME, footer, resolved, run_dir / "config.toml")
+            check_resume(run_dir / FILENAME, footer, resolved, "the study file")
         except CheckpointError as exc:
             raise ConfigError(f"study run {run.slug}: {exc}; or give another --out, or --force") from None
         if footer["iteration"] > run.iterations:
