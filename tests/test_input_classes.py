@@ -367,3 +367,14 @@ def test_acpc_numbers_of_thousands_of_digits_are_protocol_errors():
         with pytest.raises(SolverkitError) as err:
             parse_matchstate(line, load_gamedef("kuhn"))
         assert len(str(err.value)) < 400
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "/nonexistent", "--connect", f"localhost:{DIGITS}"], ["dealer", "kuhn", "--ports", f"{DIGITS},0"],
+    ["worker", "--connect", f"tcp://localhost:{DIGITS}", "--once"],
+    ["solve", "--game", "kuhn", "--preset", "cfr", "--set", f'solver.eval_every="{DIGITS}"'],
+    ["solve", "--game", "kuhn", "--preset", "cfr", "--checkpoint-every", DIGITS],
+])
+def test_ports_and_schedules_of_thousands_of_digits_are_one_short_line(tmp_path, args):
+    line = refused([*args, "--out", tmp_path / "out"] if args[0] == "solve" else args)
+    assert len(line) < 400

@@ -148,8 +148,8 @@ def add_play_commands(cli: click.Group) -> None:
 
         seat_ports = ports.split(",")
         if len(seat_ports) != 2:
-            raise SolverkitError(f"--ports {ports!r}: expected two ports P1,P2 (0: a free port), e.g. 18791,18792")
-        seat_ports = [check_port(p, f"--ports {ports!r}", allow_zero=True) for p in seat_ports]
+            raise SolverkitError(f"--ports {ports!r:.60}: expected two ports P1,P2 (0: a free port), e.g. 18791,18792")
+        seat_ports = [check_port(p, f"--ports {ports!r:.60}", allow_zero=True) for p in seat_ports]
         game = _player_game([], game_name, sets)
         dealer = Dealer(game, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout,
                         host=host, ports=seat_ports)

@@ -17,7 +17,8 @@ def check_port(port, what: str, allow_zero: bool = False) -> int:
     system picks a free port); ConfigError naming `what` and the value otherwise."""
     text = str(port).strip()
     low = 0 if allow_zero else 1
-    if not (text.isascii() and text.isdigit()) or isinstance(port, bool) or not low <= int(text) <= MAX_PORT:
+    if (not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > 10 or isinstance(port, bool)  # int(): 4,300 digits at most
+            or not low <= int(text) <= MAX_PORT):
         pick = " (0: a free port picked by the system)" if allow_zero else ""
         raise ConfigError(f"{what}: port {str(port)!r:.40} is invalid: expected a number from {low} to "
                           f"{MAX_PORT}{pick}")

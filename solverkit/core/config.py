@@ -78,7 +78,7 @@ def parse_every(text) -> tuple[str, float] | None:
     "Nh" seconds; "" or 0: never. Anything else (NaN, infinity, negative, other units) is a
     ConfigError naming the value."""
     s = str(text).strip().lower()
-    if s == "" or (s.isascii() and s.isdigit() and int(s) == 0):  # "0", "00": never
+    if s == "" or (s.isascii() and s.isdigit() and not s.strip("0")):  # "0", "00": never
         return None
     m = _EVERY.fullmatch(s)
     if m:
@@ -87,7 +87,7 @@ def parse_every(text) -> tuple[str, float] | None:
             value = float(num) * {"s": 1.0, "m": 60.0, "h": 3600.0}[unit]
             if 0 < float(num) <= _EVERY_MAX[unit]:
                 return ("seconds", value)
-        elif num.isdigit() and 0 < int(num) <= _EVERY_MAX[""]:
+        elif num.isdigit() and len(num.lstrip("0")) <= 20 and 0 < int(num) <= _EVERY_MAX[""]:  # int() refuses 4,301 digits
             return ("iterations", int(num))
     raise ConfigError(
         f"checkpoint_every = {text!r:.60} is invalid: expected a number of iterations (a whole number, e.g. 100) "
@@ -123,7 +123,7 @@ def parse_schedule(value) -> tuple[str, float] | None:
         num, unit = float(m["num"]), m["unit"] or ""
         if num == 0:
             return None
-        if not unit and m["num"].isdigit() and int(m["num"]) < 2**62:
+        if not unit and m["num"].isdigit() and len(m["num"].lstrip("0")) <= 20 and int(m["num"]) < 2**62:
             return ("iterations", int(m["num"]))
         if unit in ("s", "m", "h") and num <= 1e9:
             return ("seconds", num * {"s": 1.0, "m": 60.0, "h": 3600.0}[unit])
