@@ -37,25 +37,25 @@ def load_openspiel(spec: str):
 
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         hint = f"close matches: {', '.join(close)}" if close else f"{len(names)} games: pyspiel.registered_names()"
-        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: no game {name!r}; {hint}")
+        raise ConfigError(f"[game] game = {spec!r:.80}: OpenSpiel cannot load it: no game {name!r:.60}; {hint}")
     try:
         with _quiet_stderr():  # OpenSpiel's C++ also prints its message there
             game = pyspiel.load_game(spec)
     except Exception as exc:  # pyspiel raises its own SpielError (or RuntimeError) here
         text = " ".join(str(exc).split())
-        raise ConfigError(f"[game] game = {spec!r}: OpenSpiel cannot load it: {text[:300]}") from None
+        raise ConfigError(f"[game] game = {spec!r:.80}: OpenSpiel cannot load it: {text[:300]}") from None
     t = game.get_type()
     if game.num_players() != 2:
-        raise ConfigError(f"[game] game = {spec!r} has {game.num_players()} players; the engine solves "
+        raise ConfigError(f"[game] game = {spec!r:.80} has {game.num_players()} players; the engine solves "
                           "two-player games")
     if t.utility != pyspiel.GameType.Utility.ZERO_SUM:
-        raise ConfigError(f"[game] game = {spec!r} has utility {t.utility.name}; the engine solves zero-sum "
+        raise ConfigError(f"[game] game = {spec!r:.80} has utility {t.utility.name}; the engine solves zero-sum "
                           "games (ZERO_SUM)")
     if t.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
-        raise ConfigError(f"[game] game = {spec!r} has sampled chance (SAMPLED_STOCHASTIC); the tree needs "
+        raise ConfigError(f"[game] game = {spec!r:.80} has sampled chance (SAMPLED_STOCHASTIC); the tree needs "
                           "explicit chance outcomes")
     if not t.provides_information_state_string:
-        raise ConfigError(f"[game] game = {spec!r} provides no information-state strings; the engine keys "
+        raise ConfigError(f"[game] game = {spec!r:.80} provides no information-state strings; the engine keys "
                           "information sets by them (perfect recall)")
     if t.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         game = pyspiel.convert_to_turn_based(game)
