@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from ..errors import SolverkitError
-from .units import CURRENT, EXPLOITABILITY, units_of
+from .units import CURRENT, EXPLOITABILITY, plot_unit, units_of
 
 #: above this many policy values the strategy section is left out (the page stays small)
 STRATEGY_LIMIT = 50_000_000
@@ -87,15 +87,6 @@ def _metrics(run: Path) -> list[dict]:
                 continue
         out.append(parsed)
     return out
-
-
-def plot_unit(game) -> tuple[str, str, float]:
-    """The y axis of a run's plots: (metrics column, unit label, native -> axis factor): the
-    game's first display unit (mbb/g for poker), else its own unit (chips, payoff, utility)."""
-    units = units_of(game)
-    if units:
-        return units[0].column, units[0].name, float(units[0].factor)
-    return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
 
 
 def run_targets(game, solver: dict) -> list[tuple[float, str]]:

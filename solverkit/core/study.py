@@ -23,7 +23,7 @@ from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
 from .study_stats import MEANS, combine, first_reach, mean, plain, points
-from .units import EXPLOITABILITY, units_of
+from .units import EXPLOITABILITY, plot_unit, units_of
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit",
               "checkpoint_every")
@@ -309,7 +309,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if stop_at_target and not any(k.startswith("target") for k in _solver_keys(atable)):
                     _stop_at(cfg["solver"], targets, where)  # a target of the game's own units: no new check needed
                 runs.append(Run(aname, gname, seed, targets, cfg, int(assembly.solver["iterations"]),
-                                _axis(assembly.game)))
+                                plot_unit(assembly.game)))
                 made.append(runs[-1])
                 if not seeded_game and not _sampler_is_random(assembly):
                     break  # nothing random: more seeds would repeat this run
@@ -352,14 +352,6 @@ def _stop_at(solver: dict, targets: list[Target], where: str) -> None:
                           "unit or set [study] stop_at_target = false")
     smallest = min(targets, key=lambda t: t.value)
     solver["target_" + smallest.unit if smallest.unit else "target"] = smallest.value
-
-
-def _axis(game) -> tuple[str, str, float]:
-    """The plots' y axis: the game's first display unit (mbb/g for poker), else its own unit."""
-    units = units_of(game)
-    if units:
-        return units[0].column, units[0].name, float(units[0].factor)
-    return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
 
 
 def _absolutize(game_table: dict, cls, base: Path) -> None:

@@ -66,6 +66,16 @@ def units_of(game) -> tuple[Unit, ...]:
     return units
 
 
+def plot_unit(game) -> tuple[str, str, float]:
+    """The y axis of a game's plots (a run's report, a study's figures): (metrics column, unit
+    label, native -> axis factor): the game's first display unit (mbb/g for poker), else its
+    own unit (chips, payoff, utility)."""
+    units = units_of(game)
+    if units:
+        return units[0].column, units[0].name, float(units[0].factor)
+    return EXPLOITABILITY, getattr(game, "unit_name", ""), 1.0
+
+
 def unit_columns(game, current: bool = False) -> tuple[str, ...]:
     """Extra metrics columns of `game`'s units, for the output or the `current` strategy."""
     return tuple(u.current_column if current else u.column for u in units_of(game))
