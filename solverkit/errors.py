@@ -28,6 +28,13 @@ class PluginError(SolverkitError):
     """The plugin registry is inconsistent: duplicate names, bad hooks, unknown plugins."""
 
 
+def shown(value, limit: int = 60) -> str:
+    """repr of a bad value, shortened so that an error stays one readable line (a name or key
+    of a megabyte makes a message of a megabyte otherwise)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def choices(names) -> str:
     """Format valid choices the same way everywhere: sorted and comma-separated."""
     names = sorted(str(n) for n in names)

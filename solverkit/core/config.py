@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tomli_w
 
-from ..errors import ConfigError, PluginError, choices
+from ..errors import ConfigError, PluginError, choices, shown
 from .params import Param, ParamSpec, expand_path, number_from_text, spec_of
 from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
@@ -187,7 +187,7 @@ def apply_overrides(raw: dict, overrides) -> dict:
                           "(e.g. [\"solver.iterations=500\"])")
     for item in overrides or ():
         if "=" not in item:
-            raise ConfigError(f"--set {item!r} is not KEY=VALUE (e.g. --set solver.iterations=500)")
+            raise ConfigError(f"--set {shown(item)} is not KEY=VALUE (e.g. --set solver.iterations=500)")
         key, text = item.split("=", 1)
         key = key.strip()
         value = parse_value(text.strip())
@@ -195,15 +195,15 @@ def apply_overrides(raw: dict, overrides) -> dict:
             raw["preset"] = value
             continue
         if "." not in key:
-            raise ConfigError(f"--set key {key!r} is not SECTION.PARAM; sections: {choices(TOP_KEYS)}")
+            raise ConfigError(f"--set key {shown(key)} is not SECTION.PARAM; sections: {choices(TOP_KEYS)}")
         section, param = key.split(".", 1)
         if section not in TOP_KEYS or section == "preset":
-            raise ConfigError(f"--set key {key!r}: unknown section {section!r}; sections: {choices(TOP_KEYS[1:])}")
+            raise ConfigError(f"--set key {shown(key)}: unknown section {shown(section)}; sections: {choices(TOP_KEYS[1:])}")
         table = raw.get(section, {})
         if isinstance(table, str):  # shorthand in the file: game = "skewed_pennies"
             table = {"name": table}
         if not isinstance(table, dict):
-            raise ConfigError(f"--set key {key!r}: [{section}] in the config is {table!r}, not a table")
+            raise ConfigError(f"--set key {shown(key)}: [{section}] in the config is {shown(table)}, not a table")
         table[param] = value
         raw[section] = table
     return raw
@@ -258,7 +258,7 @@ def _table(raw, section):
     if isinstance(value, str):  # shorthand: game = "skewed_pennies"
         value = {"name": value}
     if not isinstance(value, dict):
-        raise ConfigError(f"[{section}] must be a table or a plugin name, got {value!r}")
+        raise ConfigError(f"[{section}] must be a table or a plugin name, got {shown(value)}")
     return dict(value)
 
 
@@ -268,7 +268,7 @@ def _resolve_sampler(raw, registry, instances, seed):
     table = _table(raw, "sampler")
     name = table.get("name", DEFAULT_SAMPLER)
     if not isinstance(name, str):
-        raise ConfigError(f"[sampler] name = {name!r} must be a string; available: {choices(registry.names('sampler'))}")
+        raise ConfigError(f"[sampler] name = {shown(name)} must be a string; available: {choices(registry.names('sampler'))}")
     try:
         cls = registry.get("sampler", name, where="[sampler] name")
     except PluginError as exc:
@@ -288,7 +288,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     base_dir = Path(base_dir or Path.cwd())
     for key in raw:
         if key not in TOP_KEYS:
-            raise ConfigError(f"unknown top-level key {key!r} in {source}; valid: {choices(TOP_KEYS)}")
+            raise ConfigError(f"unknown top-level key {shown(key)} in {source}; valid: {choices(TOP_KEYS)}")
     preset = None
     if "preset" in raw:
         try:
@@ -308,13 +308,13 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                 hint += f" (or set preset, one of {choices(registry.presets)})"
             raise ConfigError(f"missing [{section}] name in {source}{hint}")
         if not isinstance(name, str):
-            raise ConfigError(f"[{section}] name = {name!r} must be a string")
+            raise ConfigError(f"[{section}] name = {shown(name)} must be a string")
         try:
             cls = registry.get(section, name, where=f"[{section}] name")
         except PluginError as exc:
             if ptable and name == ptable["name"]:
                 raise ConfigError(f"preset {preset.name!r} of plugin {preset.plugin!r} names unknown "
-                                  f"{KINDS[section][2]} {name!r}; available: {choices(registry.names(section))}") from None
+                                  f"{KINDS[section][2]} {shown(name)}; available: {choices(registry.names(section))}") from None
             raise ConfigError(str(exc)) from None
         try:
             params = spec_of(cls).resolve(table, f"[{section}] ({name})")

@@ -215,7 +215,7 @@ class ParamSpec:
                 continue
             if key not in self.params:
                 raise ConfigError(
-                    f"unknown parameter {key!r} in {where}; valid: {choices(self.params)}"
+                    f"unknown parameter {_show(key)} in {where}; valid: {choices(self.params)}"
                 )
         for key, p in self.params.items():
             if key in given:

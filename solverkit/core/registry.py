@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pluggy
 
-from ..errors import PluginError, choices
+from ..errors import PluginError, choices, shown
 from . import hookspecs
 from .averaging import Averaging, check_averaging_class
 from .compressor import Compressor
@@ -310,14 +310,14 @@ class Registry:
         if name not in table:
             label = KINDS[kind][2]
             at = f" in {where}" if where else ""
-            raise PluginError(f"unknown {label} {name!r}{at}; available: {choices(table)}{self.load_error_hint()}")
+            raise PluginError(f"unknown {label} {shown(name)}{at}; available: {choices(table)}{self.load_error_hint()}")
         return table[name].cls
 
     def preset(self, name, where: str | None = None) -> Preset:
         """The preset registered as `name`, or a PluginError listing the presets."""
         if not isinstance(name, str) or name not in self.presets:
             at = f" in {where}" if where else ""
-            raise PluginError(f"unknown preset {name!r}{at}; available: {choices(self.presets)}{self.load_error_hint()}")
+            raise PluginError(f"unknown preset {shown(name)}{at}; available: {choices(self.presets)}{self.load_error_hint()}")
         return self.presets[name]
 
     def load_error_hint(self) -> str:
