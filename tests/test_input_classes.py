@@ -378,3 +378,22 @@ def test_acpc_numbers_of_thousands_of_digits_are_protocol_errors():
 def test_ports_and_schedules_of_thousands_of_digits_are_one_short_line(tmp_path, args):
     line = refused([*args, "--out", tmp_path / "out"] if args[0] == "solve" else args)
     assert len(line) < 400
+
+
+LONG = "x" * 100_000
+
+
+@pytest.mark.parametrize("setting", [f'game.name="{LONG}"', f'preset="{LONG}"', f"game.{LONG}=1", f'sampler.name="{LONG}"',
+                                     f"{LONG}=1", f"{LONG}.x=1"])
+def test_a_name_or_key_of_any_length_makes_a_short_error_line(tmp_path, setting):
+    line = refused(["solve", "--game", "kuhn", "--preset", "cfr", "--set", setting, "--out", tmp_path / "out"])
+    assert len(line) < 400, len(line)
+
+
+@pytest.mark.parametrize("text", [f"[assemblies.{LONG}]\npreset = 'cfr'\n[games.g]\ngame = 'kuhn'\n",
+                                  f"[study]\n{LONG} = 1\n[assemblies.a]\npreset = 'cfr'\n[games.g]\ngame = 'kuhn'\n",
+                                  f"{LONG} = 1\n"])
+def test_a_study_name_or_key_of_any_length_makes_a_short_error_line(tmp_path, text):
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    assert len(refused(["study", path, "--out", tmp_path / "out"])) < 400 + len(str(path))

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, SolverkitError, choices
+from ..errors import ConfigError, SolverkitError, choices, shown
 from .config import load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
@@ -98,7 +98,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 def _check_name(name, kind: str) -> None:
     """Refuse an assembly or game name that would not make a plain directory name."""
     if not isinstance(name, str) or not NAME_RE.fullmatch(name) or len(name) > 100:
-        raise ConfigError(f"[{kind}.{name!r}]: {kind[:-1]} names name the runs' directories (OUT/runs/ASSEMBLY__GAME"
+        raise ConfigError(f"[{kind}.{shown(name)}]: {kind[:-1]} names name the runs' directories (OUT/runs/ASSEMBLY__GAME"
                           f"__seedN): use up to 100 letters, digits, '_', '-' or '.', starting with a letter or digit")
 
 
@@ -116,10 +116,10 @@ def _check_slugs(runs) -> None:
 
 def _check_keys(table, valid, where):
     if not isinstance(table, dict):
-        raise ConfigError(f"{where} must be a table, got {table!r}")
+        raise ConfigError(f"{where} must be a table, got {shown(table)}")
     for key in table:
         if key not in valid and not key.startswith(TARGETS_PREFIX):
-            raise ConfigError(f"unknown key {key!r} in {where}; valid: {choices(valid)}, targets_<unit>")
+            raise ConfigError(f"unknown key {shown(key)} in {where}; valid: {choices(valid)}, targets_<unit>")
 
 
 # study values are checked by the same Param checks as every config value (finite, in int64, ...)
@@ -222,7 +222,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     base = Path(path).resolve().parent
     for key in raw:
         if key not in ("study", "assemblies", "games"):
-            raise ConfigError(f"unknown top-level key {key!r} in {path}; valid: assemblies, games, study")
+            raise ConfigError(f"unknown top-level key {shown(key)} in {path}; valid: assemblies, games, study")
     study = raw.get("study", {})
     _check_keys(study, STUDY_KEYS, "[study]")
     iterations = _positive_int(study.get("iterations", 1000), "[study] iterations")
