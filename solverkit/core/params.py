@@ -265,7 +265,7 @@ class UserPath(click.Path):
     otherwise make a directory named "~"); a NUL or an unknown user is a one-line usage error."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str):
+        if isinstance(value, str) and value:  # '' stays '' (Path('') is '.'): the commands refuse it by name
             try:
                 value = str(expand_path(value, "path"))
             except ConfigError as exc:
