@@ -248,3 +248,22 @@ def test_force_puts_the_earlier_run_back_when_the_new_one_is_refused_late(earlie
     r = invoke("solve", cfg, "--out", earlier, "--quiet", "--force")
     assert r.exit_code == 0, r.output
     assert not (earlier / ".replaced-run").exists() and not (earlier / "report.html").exists()
+
+
+def test_a_disk_store_run_refused_at_its_first_evaluation_leaves_nothing(tmp_path, cfg):
+    """The disk store makes OUT/store (and so OUT) before the run starts: both go again."""
+    out = tmp_path / "new"
+    r = invoke("solve", cfg, "--out", out, "--quiet", "--set", 'solver.eval_every="100 nodes"',
+               "--set", 'store.backend="disk"')
+    assert r.exit_code == 2 and "does not count the nodes" in r.stderr, r.output
+    assert not out.exists()
+
+
+def test_a_disk_store_run_that_cannot_start_leaves_nothing(tmp_path, cfg, monkeypatch):
+    """A failure while the solver is built (the transport, the kernels) after the store made its folder."""
+    monkeypatch.setattr("solverkit.core.solver.warm_up_kernels", lambda: (_ for _ in ()).throw(OSError("broken")))
+    out = tmp_path / "new"
+    with pytest.raises(OSError, match="broken"):
+        run_solve(load_config({"preset": "cfr_plus", "game": "skewed_pennies", "store": {"backend": "disk"}}),
+                  iterations=5, out=out)
+    assert not out.exists()

@@ -20,6 +20,8 @@ from .strategy_file import STRATEGY_MANIFEST
 #: file of the user's that a run would overwrite)
 RUN_FILES = ("config.toml", "metrics.csv", "result.json", "strategy.npz", STRATEGY_MANIFEST, CHECKPOINT_FILE,
              PARTS_DIR, "report.html")
+#: the folder of a run's disk store in its output directory (``[store] backend = "disk"`` without a path)
+STORE_DIR = "store"
 #: files made from a run's outputs afterwards (``solverkit report``): stale once the run (re)starts
 DERIVED_FILES = ("report.html",)
 
@@ -61,19 +63,26 @@ def set_aside(out: Path) -> Path | None:
     return aside
 
 
-def undo_start(out: Path | None, aside: Path | None, made: bool) -> None:
+def undo_start(out: Path | None, aside: Path | None, made: bool, made_store: bool = False,
+               outputs: bool = True) -> None:
     """Leave `out` as a run that failed before its first metrics row or checkpoint found it: its
-    own files removed, the files of the run it replaced put back, the directory removed if this
-    run made it and nothing else is in it. Errors here never hide the run's own error."""
+    own files removed (unless `outputs` is false: it failed before writing any, and the run
+    files there are still those of the run --force replaces), the files of the run it replaced
+    put back, the disk store's folder OUT/store removed if this run made it (`made_store`), and
+    the directory removed if this run made it and nothing else is in it. Errors here never hide
+    the run's own error."""
     if out is None:
         return
     try:
-        clear_out_dir(out, replace=True)
+        if outputs:
+            clear_out_dir(out, replace=True)
         if aside is not None:
             for path in aside.iterdir():
                 os.replace(path, out / path.name)
             aside.rmdir()
-        if made and not any(out.iterdir()):
+        if made_store:
+            shutil.rmtree(out / STORE_DIR, ignore_errors=True)
+        if made and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
     except OSError:
         pass

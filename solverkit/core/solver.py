@@ -22,7 +22,7 @@ from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory, pro
 from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings, rescale_warning,
                     saturation_warning)
 from .parts import remove_stale, write_part
-from .run_dir import check_out_dir, clear_out_dir, drop_aside, drop_cap_row, set_aside, undo_start
+from .run_dir import STORE_DIR, check_out_dir, clear_out_dir, drop_aside, drop_cap_row, set_aside, undo_start
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
 from .identity import ID_FIELD, game_identity, identity_fields
 from .units import CURRENT, EXPLOITABILITY as EXPLOITABILITY_COLUMN, reached as unit_target_reached, unit_columns, \
@@ -602,14 +602,19 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         run_id = footer["run"]
     if out is not None:
         out = Path(out)
-    solver = Solver(assembly, store_dir=(out / "store") if out is not None else None, run_id=run_id,
-                    notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
+    made_out = out is not None and not out.exists()
+    made_store = out is not None and not (out / STORE_DIR).exists()  # a disk store's folder, made by the Solver
+    try:
+        solver = Solver(assembly, store_dir=(out / STORE_DIR) if out is not None else None, run_id=run_id,
+                        notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
+    except BaseException:  # nothing written yet but what the store made
+        undo_start(out, None, made_out, made_store, outputs=False)
+        raise
     solver.resolved = resolved
     solver.planned_iterations = iterations
     metrics: list[dict] = []
     eval_current = bool(cfg.get("eval_current")) and assembly.averaging.keeps_average
     columns = metric_columns(assembly.game, eval_current)
-    made_out = out is not None and not out.exists()
     aside = None  # OUT/.replaced-run: the outputs of the run that --force replaces, until this one commits
     #: whether this run's outputs stand (a metrics row or a checkpoint written, or a resumed run):
     #: a run that fails before it leaves `out` as it found it
@@ -627,7 +632,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     except BaseException:
         solver.close()
         if not committed:
-            undo_start(out, aside, made_out)
+            undo_start(out, aside, made_out, made_store)
         raise
     writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
     targets_text = target_text(assembly.game, target, unit_targets)
@@ -821,7 +826,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             writer.close()
         solver.close()
         if not finished and not committed:  # refused or stopped before its first row: nothing of it stays
-            undo_start(out, aside, made_out)
+            undo_start(out, aside, made_out, made_store)
     return Result(
         iterations=solver.iteration,
         exploitability=row["exploitability"],
