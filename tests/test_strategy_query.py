@@ -117,6 +117,17 @@ def test_a_key_the_game_cannot_have_is_named_with_a_valid_one(leduc, key, patter
         assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1 and "Traceback" not in res.output
 
 
+@pytest.mark.parametrize("key", ["K" * 100_000, "K" * 100_000 + "||", "Kh||" + "c" * 100_000,
+                                 "Kh|" + "Q" * 100_000 + "|c/"], ids=["no-bars", "hand", "betting", "board"])
+def test_a_key_of_a_megabyte_is_quoted_shortened(leduc, key):
+    base, iso, _ = leduc
+    with pytest.raises(SolverkitError) as err:
+        iso.game.infoset_place(key)
+    assert len(str(err.value)) < 400, str(err.value)[:400]
+    res = invoke("strategy", base / "iso", "--infoset", key)
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1 and len(res.stderr) < 400
+
+
 def test_a_damaged_slice_is_refused_not_printed(leduc, tmp_path):
     base, _, _ = leduc
     out = tmp_path / "damaged"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import SolverkitError
+from ..errors import SolverkitError, shown
 from .betting import DECISION
 from .cards import card_name, parse_card
 
@@ -40,10 +40,10 @@ def resolve_key(game, key) -> StoredKey:
     is wrong (the part, the card, the conflict) and shows a valid key of the game."""
     parts = key.split("|") if isinstance(key, str) else []
     if len(parts) != 3:
-        raise SolverkitError(f"information set key {key!r:.80} of game {game.name!r} is invalid: expected "
+        raise SolverkitError(f"information set key {shown(key)} of game {game.name!r} is invalid: expected "
                              f"'<hand>|<board>|<betting>', like {example_key(game)!r}")
     hand_text, board_text, history = parts
-    where = f"information set {key!r}"
+    where = f"information set {shown(key)}"  # a key of a megabyte is quoted shortened
     node = _decision_node(game, history, where)
     rnd = int(game.tree.bet.round[node])
     gd = game.gd
@@ -59,13 +59,13 @@ def resolve_key(game, key) -> StoredKey:
     try:
         g, h = game.locate(sets, sorted(hand))
     except KeyError:
-        raise SolverkitError(f"{where}: board {board_text!r} is not one of the boards game {game.name!r} solves "
+        raise SolverkitError(f"{where}: board {shown(board_text)} is not one of the boards game {game.name!r} solves "
                              f"(it restricts its boards, or builds only the rounds above its cut); a valid key "
                              f"looks like {like!r}") from None
     start = game.tree.boards.round_start
     if not start[rnd] <= g < start[rnd + 1]:
-        raise SolverkitError(f"{where}: board {board_text!r} is not a board of round {rnd}, where betting "
-                             f"{history!r} is; a valid key looks like {like!r}")
+        raise SolverkitError(f"{where}: board {shown(board_text)} is not a board of round {rnd}, where betting "
+                             f"{shown(history)} is; a valid key looks like {like!r}")
     stored = f"{_names(game, game.tree.hands[h])}|{_board_name(game, g)}|{history}"
     return StoredKey(int(h), int(g), int(node), stored)
 
@@ -81,10 +81,10 @@ def _decision_node(game, history: str, where: str) -> int:
                                              if bet.kind[n] == DECISION}
     if history in nodes:
         return nodes[history]
-    close = difflib.get_close_matches(history, list(nodes), n=3, cutoff=0.5)
+    close = difflib.get_close_matches(history, list(nodes), n=3, cutoff=0.5) if len(history) <= 1000 else []
     hint = (f"close matches: {', '.join(repr(h) for h in close)}" if close
             else f"betting sequences look like {', '.join(repr(h) for h in list(nodes)[:3])}")
-    raise SolverkitError(f"{where}: betting {history!r} is not a point of game {game.name!r} where a player acts; "
+    raise SolverkitError(f"{where}: betting {shown(history)} is not a point of game {game.name!r} where a player acts; "
                          f"{hint}")
 
 
@@ -92,7 +92,7 @@ def _cards(game, text: str, count: int, what: str, where: str, like: str, why: s
     """`text` read as `count` card names of the game's deck (two letters each, rank then suit)."""
     gd = game.gd
     if len(text) != 2 * count:
-        raise SolverkitError(f"{where}: {what} {text!r} is {len(text)} letters; expected {count} card(s) of two "
+        raise SolverkitError(f"{where}: {what} {shown(text)} is {len(text)} letters; expected {count} card(s) of two "
                              f"letters (rank, suit){why}, like {like!r}")
     cards = []
     for i in range(count):
@@ -100,7 +100,7 @@ def _cards(game, text: str, count: int, what: str, where: str, like: str, why: s
         try:
             cards.append(parse_card(name, gd.num_suits, gd.num_ranks))
         except ValueError as exc:
-            raise SolverkitError(f"{where}: {what} {text!r}: {exc}; like {like!r}") from None
+            raise SolverkitError(f"{where}: {what} {shown(text)}: {exc}; like {like!r}") from None
     return cards
 
 
