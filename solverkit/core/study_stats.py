@@ -29,17 +29,6 @@ def points(rows: list[dict], x: str, y: str) -> list[tuple[float, float]]:
     return out
 
 
-def value_at(curve: list[tuple[float, float]], at: float) -> float | None:
-    """The curve's last value at or before `at` (carried forward after its last point); None
-    before its first point."""
-    value = None
-    for x, y in curve:
-        if x > at:
-            break
-        value = y
-    return value
-
-
 #: how a study averages its seeds' curves ([study] mean)
 MEANS = ("geometric", "arithmetic")
 
