@@ -399,3 +399,56 @@ def test_a_study_name_or_key_of_any_length_makes_a_short_error_line(tmp_path, te
     path = tmp_path / "s.toml"
     path.write_text(text)
     assert len(refused(["study", path, "--out", tmp_path / "out"])) < 400 + len(str(path))
+
+
+def _coin_game(returns=1.0, prob=0.5, actions=("h", "t"), outcomes=None):
+    """A chance coin, then each player picks h or t: a TreeGame whose methods return what is given."""
+
+    class Coin(TreeGame):
+        name = "coin_methods_test"
+
+        def initial_state(self):
+            return ()
+
+        def is_terminal(self, state):
+            return len(state) == 3
+
+        def returns(self, state):
+            return returns
+
+        def player(self, state):
+            return self.CHANCE if not state else len(state) - 1
+
+        def chance_outcomes(self, state):
+            return outcomes if outcomes is not None else [("a", prob), ("b", prob)]
+
+        def legal_actions(self, state):
+            return actions
+
+        def child(self, state, action):
+            return state + (action,)
+
+        def infoset_key(self, state, player):
+            return f"{player}{state[1:player + 1]}"
+
+    return Coin
+
+
+@pytest.mark.parametrize("kwargs, names", [
+    ({"returns": 1 + 1j}, ["returns at history a h h = (1+1j) is not a real number"]),
+    ({"returns": "1"}, ["returns", "'1' is not a real number"]), ({"returns": (1.0, "x")}, ["'x' is not a real number"]),
+    ({"prob": 0.5 + 0j}, ["probability of chance outcome 'a' at root = (0.5+0j)"]),
+    ({"prob": "0.5"}, ["'0.5' is not a real number"]),
+    ({"actions": None}, ["legal_actions at history a returned None"]), ({"actions": "ht"}, ["returned 'ht'"]),
+    ({"outcomes": 5}, ["chance_outcomes at root returned 5"]), ({"outcomes": [("a",)]}, ["('a',) at root is not an"]),
+])
+def test_tree_game_methods_returning_other_types_are_named(kwargs, names):
+    with pytest.raises(ConfigError) as err:
+        _coin_game(**kwargs)(max_nodes=100)
+    for name in names:
+        assert name in str(err.value), str(err.value)
+
+
+def test_tree_game_methods_may_return_numpy_values_and_tuples():
+    game = _coin_game(returns=np.float32(1.0), prob=np.float64(0.5), actions=np.array(["h", "t"]))(max_nodes=100)
+    assert game.tree.num_nodes == 1 + 2 + 4 + 8

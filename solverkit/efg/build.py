@@ -135,7 +135,8 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
         utils.append(0.0)
         who = game.player(state)
         if who == game.CHANCE:
-            outcomes = list(game.chance_outcomes(state))
+            outcomes = _listed(game.chance_outcomes(state), f"game {name!r}: chance_outcomes at {_where(history)}",
+                               "(action, probability) pairs")
             _check_chance(name, outcomes, history)
             kinds.append(CHANCE), players.append(-1), isets.append(-1), reps.append(0)
             firsts.append(count), nchild.append(len(outcomes))
@@ -145,7 +146,7 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
             count += len(outcomes)
         elif who in (0, 1):
             q = int(who)
-            acts = list(game.legal_actions(state))
+            acts = _listed(game.legal_actions(state), f"game {name!r}: legal_actions at {_where(history)}", "actions")
             if not acts:
                 raise ConfigError(f"game {name!r}: player {q} has no legal action at {_where(history)} "
                                   "(a state without actions must be terminal)")
@@ -220,13 +221,34 @@ def _own(game, keys, actions, own):
     return f"action {game.action_label(actions[own[0]][own[1]], None)} at {key!r}"
 
 
+def _listed(items, what: str, of: str) -> list:
+    """`items` (any sequence or iterable a game method returned) as a list, or a ConfigError
+    naming `what`: None, a number, a string or a mapping is not a list of `of`."""
+    if items is None or isinstance(items, (str, bytes, dict)):
+        raise ConfigError(f"{what} returned {items!r:.60}; expected a list of {of}")
+    try:
+        return list(items)
+    except TypeError:
+        raise ConfigError(f"{what} returned {items!r:.60}; expected a list of {of}") from None
+
+
+def _real(value, what: str) -> float:
+    """`value` as a float when it is a real number (int, float, numpy integer or float), else a
+    ConfigError naming `what`: no complex (whose imaginary part float() drops or refuses), no
+    strings ("0.5" would pass float()), no booleans."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError(f"{what} = {value!r:.60} is not a real number; expected an int or a float")
+    return float(value)
+
+
 def _check_returns(name, u, history) -> float:
     """Player 0's utility from `returns` (a number, or both players' pair that must sum to 0)."""
-    if np.ndim(u) == 0:
-        u0 = float(u)
+    what = f"game {name!r}: returns at {_where(history)}"
+    if isinstance(u, (str, bytes)) or np.ndim(u) == 0:
+        u0 = _real(u, what)
         pair = None
     else:
-        pair = [float(x) for x in u]
+        pair = [_real(x, what) for x in u]
         if len(pair) != 2:
             raise ConfigError(f"game {name!r}: returns at {_where(history)} = {u!r}; expected player 0's "
                               "utility or a pair (u0, u1)")
@@ -245,8 +267,12 @@ def _check_chance(name, outcomes, history) -> None:
     if not outcomes:
         raise ConfigError(f"game {name!r}: chance node at {_where(history)} has no outcomes")
     ps = []
-    for action, p in outcomes:
-        p = float(p)
+    for outcome in outcomes:
+        if not isinstance(outcome, (tuple, list)) or len(outcome) != 2:
+            raise ConfigError(f"game {name!r}: chance outcome {outcome!r:.60} at {_where(history)} is not an "
+                              "(action, probability) pair")
+        action, p = outcome
+        p = _real(p, f"game {name!r}: probability of chance outcome {action!r:.40} at {_where(history)}")
         if not math.isfinite(p) or p < 0.0:
             raise ConfigError(f"game {name!r}: chance outcome {action!r} at {_where(history)} has probability "
                               f"{p!r}; probabilities must be finite and >= 0")
