@@ -336,8 +336,8 @@ def export(run_dir, fmt, output):
     from .core.export import export_json
     from .core.strategy_file import load_strategy
 
-    if output:
-        _check_not_a_run_file(output)
+    if output is not None:
+        _check_not_a_run_file(output, "stdout")
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
@@ -346,7 +346,7 @@ def export(run_dir, fmt, output):
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)
     else:
         text = json.dumps(export_json(assembly.game, strategy), indent=1)
-    if output:
+    if output is not None:
         Path(output).write_text(text + "\n")
     else:
         click.echo(text)
@@ -458,11 +458,15 @@ def report(run_dir, output):
     click.echo(f"wrote {path}")
 
 
-def _check_not_a_run_file(output: str) -> None:
-    """Refuse an --output that would overwrite one of a run's own files (its metrics.csv,
-    config.toml, strategy, checkpoint ...) in a run directory."""
+def _check_not_a_run_file(output: str, default: str) -> None:
+    """Refuse an --output that is empty text (`default`: where the output goes without one) or
+    would overwrite one of a run's own files (its metrics.csv, config.toml, strategy,
+    checkpoint ...) in a run directory."""
     from .core.run_dir import RUN_FILES
 
+    if not output.strip():
+        raise SolverkitError(f"--output {output!r} is empty: give the file to write (or leave --output out for "
+                             f"{default})")
     path = Path(output)
     if path.name in RUN_FILES and path.name != "report.html" and (path.parent / "config.toml").is_file():
         raise SolverkitError(f"--output {output} is the run's own {path.name} in {path.parent}: writing there would "
@@ -472,10 +476,7 @@ def _check_not_a_run_file(output: str) -> None:
 def _check_page_output(output: str) -> None:
     """Refuse a report --output that is empty text or an existing file that is not an HTML page
     (a run's metrics.csv, say): writing the page there would destroy it."""
-    if not output.strip():
-        raise SolverkitError("--output '' is empty: give the HTML file to write (or leave --output out for "
-                             "RUN_DIR/report.html)")
-    _check_not_a_run_file(output)
+    _check_not_a_run_file(output, "RUN_DIR/report.html")
     path = Path(output)
     if path.is_file() and path.stat().st_size:
         with open(path, "rb") as fh:

@@ -226,6 +226,9 @@ def test_export_never_writes_over_a_runs_own_file(earlier, tmp_path):
         r = invoke("export", earlier, "--output", earlier / name)
         assert r.exit_code == 2 and f"is the run's own {name}" in r.stderr and len(r.stderr.splitlines()) == 1, r.output
     assert digest(earlier) == before
+    r = invoke("export", earlier, "--output", "")  # not stdout: an --output given empty is a mistake
+    assert r.exit_code == 2 and r.stderr == "Error: --output '' is empty: give the file to write (or leave --output " \
+        "out for stdout)\n" and r.stdout == "", r.output
     r = invoke("export", earlier, "--output", tmp_path / "policy.json")
     assert r.exit_code == 0 and (tmp_path / "policy.json").is_file(), r.output
 
