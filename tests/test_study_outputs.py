@@ -50,6 +50,9 @@ def test_t_quantiles_and_the_interval_match_scipy():
 def test_one_seed_has_no_band_and_stopped_seeds_count():
     (only,) = bands([[(1, 0.5)]])
     assert (only.mean, only.ci_low, only.ci_high, only.seeds) == (0.5, 0.5, 0.5, 1)
+    for how in ("geometric", "arithmetic"):  # the seed's value itself (exp(log(v)) is 260.1220383459358)
+        (only,) = bands([[(10, 260.12203834593566)]], how)
+        assert only.mean == only.ci_low == only.ci_high == only.min == 260.12203834593566
     got = bands([[(1, 1.0), (2, 0.01)], [(1, 1.0), (2, 0.5), (3, 0.1)]])
     assert [b.x for b in got] == [1, 2, 3]
     assert got[2].mean == pytest.approx((0.01 * 0.1) ** 0.5) and (got[2].min, got[2].max) == (0.01, 0.1)

@@ -109,6 +109,8 @@ def mean_interval(values: list[float], how: str = "geometric") -> tuple[float, f
     """(mean, ci_low, ci_high) of `values`: geometric (computed on the logarithms, values
     floored at FLOOR) or arithmetic, with the two-sided 95% Student's t interval of the mean."""
     n = len(values)
+    if n == 1:  # the seed's own value (exp(log(v)) may differ from v in its last bit)
+        return values[0], values[0], values[0]
     data = [math.log(max(v, FLOOR)) for v in values] if how == "geometric" else list(values)
     centre = sum(data) / n
     half = 0.0
