@@ -112,6 +112,9 @@ def test_report_without_a_target_says_so_and_no_target_reached_false(tmp_path):
     custom = _report(tmp_path, "custom", "--game", "kuhn_tree", "--preset", "cfr_plus", "--set", "rule.name=rm",
                      "--iterations", "3")
     assert custom["preset"] == "none: a custom assembly (rule rm, averaging linear, alternating updates)"
+    sampled = _report(tmp_path, "sampled", "--game", "leduc", "--preset", "cfr_plus", "--iterations", "3",
+                      "--set", "sampler.name=public_chance")
+    assert sampled["preset"] == "cfr_plus (rule rm_plus, averaging linear, alternating updates, sampler public_chance)"
 
 
 def test_convergence_plot_has_the_target_line_and_units():

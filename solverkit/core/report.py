@@ -198,9 +198,13 @@ def game_text(assembly) -> str:
 
 def preset_text(assembly) -> str:
     """``cfr_plus (rule rm_plus, averaging linear, alternating updates)``, or what the run
-    combines when no registered preset is exactly it."""
+    combines when no registered preset is exactly it; a sampled run names its sampler too (a
+    preset's passes are full ones)."""
     ran = (f"rule {assembly.resolved['rule']['name']}, averaging {assembly.resolved['averaging']['name']}, "
            f"{assembly.solver.get('update', '?')} updates")
+    sampler = (assembly.resolved.get("sampler") or {}).get("name", "full")
+    if sampler != "full":
+        ran += f", sampler {sampler}"
     names = matching_presets(assembly)
     return f"{' = '.join(names)} ({ran})" if names else f"none: a custom assembly ({ran})"
 
