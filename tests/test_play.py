@@ -370,6 +370,25 @@ def test_dealer_and_agent_ports_are_checked(leduc):
     assert res.exit_code == 2 and "expected two ports P1,P2" in res.output
 
 
+def test_dealer_and_agent_hosts_are_checked(leduc):
+    from solverkit.errors import SolverkitError
+    from solverkit.poker.dealer import Dealer
+
+    for bad in ("", "a b", "a." * 40_000):  # '' bound every interface; a long one made an error line of its length
+        with pytest.raises(SolverkitError, match="host .* is not a host name or address") as err:
+            Dealer(leduc, 2, host=bad)
+        assert len(str(err.value)) < 300
+        res = CliRunner().invoke(cli, ["play", "no-such-run", "--connect", f"{bad}:5"])
+        assert res.exit_code == 2 and len(res.output) < 300 and "Traceback" not in res.output
+    try:
+        dealer = Dealer(leduc, 2, host="[::1]", connect_timeout=0.5)  # as --connect writes an IPv6 address
+    except MatchError as exc:
+        pytest.skip(f"no IPv6 loopback here: {exc}")
+    assert dealer._listen[0].getsockname()[0] == "::1"
+    for s in dealer._listen:
+        s.close()
+
+
 # --- fuzzing: random match-state lines and random dealer bytes -----------------------------------
 
 EXAMPLES = fuzz_examples(60)

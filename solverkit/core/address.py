@@ -8,6 +8,8 @@ from __future__ import annotations
 from ..errors import ConfigError
 
 MAX_PORT = 65535
+#: the longest host name (DNS: 253 characters)
+MAX_HOST = 253
 #: zmq's wildcard ports for a bind: the system picks a free one
 ANY_PORT = ("0", "*", "!")
 
@@ -32,12 +34,23 @@ def split_host_port(address: str, what: str, allow_zero: bool = False) -> tuple[
     if not sep or not host:
         raise ConfigError(f"{what} {str(address)!r:.80} is invalid: expected HOST:PORT, e.g. localhost:18791")
     bracketed = host.startswith("[") and host.endswith("]")
-    if bracketed:
-        host = host[1:-1]
-    if not host or any(c.isspace() or c in "[]/" for c in host) or (":" in host and not bracketed):
+    if ":" in host and not bracketed:
         raise ConfigError(f"{what} {str(address)!r:.80} is invalid: host {host!r:.60} is not a host name or "
                           "address (IPv6 addresses go in brackets: [::1]:5555)")
-    return host, check_port(port, f"{what} {text!r:.80}", allow_zero)
+    return check_host(host, what), check_port(port, f"{what} {text!r:.80}", allow_zero)
+
+
+def check_host(host: str, what: str) -> str:
+    """A host name or address as sockets take it ('[::1]' without its brackets): not empty, no
+    spaces, at most MAX_HOST characters (DNS's limit; a longer one made an error line of its
+    length); ConfigError naming `what` and the value otherwise."""
+    text = str(host)
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    if not text or len(text) > MAX_HOST or any(c.isspace() or c in "[]/" or not c.isprintable() for c in text):
+        raise ConfigError(f"{what}: host {str(host)!r:.60} is not a host name or address (a name or address of 1 "
+                          f"to {MAX_HOST} characters, an IPv6 address in brackets: [::1])")
+    return text
 
 
 def check_endpoint(endpoint: str, what: str, bind: bool) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.address import check_port
+from ..core.address import check_host, check_port
 from ..errors import SolverkitError
 from .acpc_protocol import ACTIONS, VERSION, MatchState, ProtocolMismatch, check_game, parse_matchstate
 from .betting import CALL_A, DECISION, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
@@ -244,6 +244,7 @@ class Dealer:
         if len(ports) != 2:
             raise SolverkitError(f"ports = {ports!r:.60} is invalid: expected one port per seat (2)")
         ports = [check_port(p, f"the dealer's seat {i}", allow_zero=True) for i, p in enumerate(ports)]
+        host = check_host(host, "the dealer's --host")  # '[::1]' binds ::1
         if ports[0] and ports[0] == ports[1]:
             raise SolverkitError(f"ports = {ports}: the two seats need different ports")
         self.rules = Rules(game)
