@@ -128,6 +128,15 @@ def test_a_key_of_a_megabyte_is_quoted_shortened(leduc, key):
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1 and len(res.stderr) < 400
 
 
+def test_a_key_below_the_cut_of_a_trunk_only_game_is_refused():
+    game = solverkit.load_game("hulhe", ranks=4, suits=2, rounds=2, split_round=1, trunk_only=True)
+    assert game.infoset_place("AsKs||c").stored_key == "KsAs||c"  # the trunk's rounds answer
+    with pytest.raises(SolverkitError, match=r"information set 'AsKs\|JhQhKh\|cc/': betting 'cc/' is in round 1, whose "
+                                             r"boards game 'hulhe' does not hold \(it was built with \[game\] "
+                                             r"trunk_only = true"):
+        game.infoset_place("AsKs|JhQhKh|cc/")  # was an IndexError
+
+
 def test_a_damaged_slice_is_refused_not_printed(leduc, tmp_path):
     base, _, _ = leduc
     out = tmp_path / "damaged"

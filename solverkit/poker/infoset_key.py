@@ -47,6 +47,12 @@ def resolve_key(game, key) -> StoredKey:
     node = _decision_node(game, history, where)
     rnd = int(game.tree.bet.round[node])
     gd = game.gd
+    start = game.tree.boards.round_start
+    if not start[rnd] < start[rnd + 1]:  # a trunk-only game holds no board below its cut
+        why = (" (it was built with [game] trunk_only = true: the rounds below its cut live on the workers)"
+               if getattr(game, "trunk_only", False) else "")
+        raise SolverkitError(f"{where}: betting {history!r} is in round {rnd}, whose boards game {game.name!r} does "
+                             f"not hold{why}; a valid key of it looks like {example_key(game)!r}")
     like = example_key(game, node)
     hand = _cards(game, hand_text, gd.num_hole_cards, "hand", where, like)
     board = _cards(game, board_text, sum(gd.num_board_cards[: rnd + 1]), "board", where, like,
@@ -62,7 +68,6 @@ def resolve_key(game, key) -> StoredKey:
         raise SolverkitError(f"{where}: board {shown(board_text)} is not one of the boards game {game.name!r} solves "
                              f"(it restricts its boards, or builds only the rounds above its cut); a valid key "
                              f"looks like {like!r}") from None
-    start = game.tree.boards.round_start
     if not start[rnd] <= g < start[rnd + 1]:
         raise SolverkitError(f"{where}: board {shown(board_text)} is not a board of round {rnd}, where betting "
                              f"{shown(history)} is; a valid key looks like {like!r}")
