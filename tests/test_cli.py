@@ -428,6 +428,13 @@ def test_doc_export_example_has_the_real_keys(run_dir):
     assert json.loads(example)["actions"] == real["actions"]
 
 
+def test_info_refuses_a_cut_below_the_last_round_as_solve_does():
+    """split_round passes its Param range (0..7) but Leduc has 2 rounds: an IndexError traceback before."""
+    res = CliRunner().invoke(cli, ["info", "leduc", "--set", "split_round=5"])
+    assert res.exit_code == 2 and res.stderr == (
+        "Error: [game] split_round = 5: the game has 2 rounds; valid: 0 (no split) to 1\n"), res.output
+
+
 def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
     res = CliRunner().invoke(cli, ["info", "leduc", "--set", "isomorphism=false"])
     assert res.exit_code == 0, res.output

@@ -202,12 +202,7 @@ class PokerGame(Game):
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
         self.tree_isomorphic = bool(params.get("isomorphism", False))
-        s = int(params.get("split_round", 0) or 0)
-        if s >= self.gd.num_rounds:
-            raise ConfigError(
-                f"[game] split_round = {s}: the game has {self.gd.num_rounds} rounds; valid: 0 (no split) "
-                f"to {self.gd.num_rounds - 1}"
-            )
+        s = self._split_round(self.gd, params)
         self.trunk_only = bool(params.get("trunk_only", False))
         self.holds_subgames = not self.trunk_only
         if self.trunk_only and not s:
@@ -269,7 +264,18 @@ class PokerGame(Game):
         probe = cls.__new__(cls)
         Game.__init__(probe, **params)
         gd = probe.gamedef()
-        return report(gd, bool(params.get("isomorphism", True)), int(params.get("split_round", 0) or 0), cls.name)
+        return report(gd, bool(params.get("isomorphism", True)), cls._split_round(gd, params), cls.name)
+
+    @staticmethod
+    def _split_round(gd: GameDef, params: dict) -> int:
+        """``[game] split_round``, or a ConfigError when the game has no such round to cut at."""
+        s = int(params.get("split_round", 0) or 0)
+        if s >= gd.num_rounds:
+            raise ConfigError(
+                f"[game] split_round = {s}: the game has {gd.num_rounds} rounds; valid: 0 (no split) "
+                f"to {gd.num_rounds - 1}"
+            )
+        return s
 
     # --- to override -------------------------------------------------------------------------
 
