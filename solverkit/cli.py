@@ -355,7 +355,7 @@ def export(run_dir, fmt, output):
 @cli.command()
 @click.argument("run_dir", type=UserPath(file_okay=False))
 @click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
-              help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. 'Kh|Qh|cr'); "
+              help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. Leduc's 'Kh|Qh|cc/r'); "
                    "repeat for more.")
 @click.option("--player", type=option_type("int", 0, 1), default=None, help="The player, when both have a set KEY.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")

@@ -444,3 +444,14 @@ def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
     assert set(params) == {"split_round", "isomorphism", "chunks", "trunk_only"}
     assert params["isomorphism"].strip().startswith("* isomorphism  false") and "bool:" in params["isomorphism"]
     assert params["chunks"].split()[:2] == ["chunks", "1"]
+
+
+def test_the_strategy_help_example_key_is_a_real_leduc_key(tmp_path):
+    """`strategy --help` showed 'Kh|Qh|cr', which Leduc refuses (a board with first-round betting)."""
+    text = " ".join(invoke("strategy", "--help").output.split())
+    key = re.search(r"e\.g\. Leduc's '([^']+)'", text).group(1)
+    out = tmp_path / "leduc"
+    assert invoke("solve", "--game", "leduc", "--preset", "cfr_plus", "--iterations", "3", "--out", out,
+                  "--quiet").exit_code == 0
+    res = invoke("strategy", out, "--infoset", key)
+    assert res.exit_code == 0 and res.output.startswith(f"{key}  (player "), res.output
