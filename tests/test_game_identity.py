@@ -155,6 +155,18 @@ def test_a_match_refuses_a_run_of_the_same_rules_in_another_layout(runs, tmp_pat
     _one_error(invoke("match", runs["leduc"], raw), f"{raw / 'strategy.npz'}: player 0's layout", "does not match")
 
 
+def test_a_match_refuses_a_run_of_the_same_rules_and_layout_on_other_boards(tmp_path):
+    """Hold'em restricted to another flop: the same rules and layout sizes, other cards at each
+    board's place (its strategy was read as the other flop's: a silently wrong exact value)."""
+    game = {"name": "hulhe", "ranks": 5, "suits": 2, "rounds": 2, "split_round": 0}
+    for flop in ("TsJsQs", "TsJsKs"):
+        solverkit.solve({"game": {**game, "flops": flop}}, iterations=2, preset="cfr_plus", out=tmp_path / flop)
+    _one_error(invoke("match", tmp_path / "TsJsQs", tmp_path / "TsJsKs"),
+               f"{tmp_path / 'TsJsKs'} solved game 'hulhe' on other boards than the match's game 'hulhe' ([game] "
+               "flops?)", "both players must play the same game")
+    assert invoke("match", tmp_path / "TsJsQs", tmp_path / "TsJsQs").exit_code == 0
+
+
 def test_a_match_of_one_deal_pair_reports_no_interval():
     game = solverkit.load_game("leduc")
     a = Player(game, baseline_strategy(game, "raise"), "raise")

@@ -116,7 +116,19 @@ def load_player(spec: str, game=None) -> Player:
         except SolverkitError as exc:
             raise SolverkitError(f"{exc}: {spec} was solved with other engine settings than the match's game "
                                  f"([game] isomorphism?); both players' strategies need the same layout") from None
+        if not _same_boards(own, game):  # a layout of the same size over other boards: other information sets
+            raise SolverkitError(f"{spec} solved game {own.name!r} on other boards than the match's game "
+                                 f"{game.name!r} ([game] flops?): its information sets are not the match's; both "
+                                 "players must play the same game")
     return Player(game or own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
+
+
+def _same_boards(own, game) -> bool:
+    """Whether two games of the same rules and layout build the same boards (a hold'em game
+    restricted to other flops has the same sizes, with other cards at each board's place)."""
+    a, b = own.tree.boards, game.tree.boards
+    return (a.cards.shape == b.cards.shape and np.array_equal(a.cards, b.cards)
+            and np.array_equal(a.num_cards, b.num_cards))
 
 
 def _check_same_rules(spec: str, own, game) -> None:
