@@ -254,7 +254,11 @@ def test_worker_command_checks_its_address():
     res = CliRunner().invoke(cli, ["worker", "--connect", "tcp://*:5555", "--wait", "1"])  # was a ZMQError traceback
     assert res.exit_code == 2 and "'*' is a wildcard to bind, not a host to connect to" in res.output
     res = CliRunner().invoke(cli, ["worker", "--connect", "tcp://a b:5555", "--wait", "1"])
-    assert res.exit_code == 2 and "--connect 'tcp://a b:5555': cannot connect there (Invalid argument" in res.output
+    assert res.exit_code == 2 and "--connect 'tcp://a b:5555': host 'a b' is not a host name or address" in res.output
+    res = CliRunner().invoke(cli, ["worker", "--connect", "tcp://" + "a" * 5000 + ":5555", "--wait", "1"])
+    assert res.exit_code == 2 and "is not a host name or address" in res.output and len(res.output) < 400
+    res = CliRunner().invoke(cli, ["worker", "--connect", "tcp://a@b:5555", "--wait", "1"])  # what zmq itself refuses
+    assert res.exit_code == 2 and "--connect 'tcp://a@b:5555': cannot connect there (" in res.output
     for port, low in (("70000", 1), ("0", 1), ("-5", 1)):  # zmq would connect to port 4464 for 70000
         res = CliRunner().invoke(cli, ["worker", "--connect", f"tcp://127.0.0.1:{port}", "--wait", "1"])
         assert res.exit_code == 2, res.output

@@ -70,6 +70,8 @@ def check_endpoint(endpoint: str, what: str, bind: bool) -> str:
         raise ConfigError(f"{what} {text!r:.80} is invalid: expected tcp://HOST:PORT (a port after the host)")
     if bind and port in ANY_PORT:
         port = "0"
+    if not (bind and host == "*"):  # '*' binds every interface
+        check_host(host, f"{what} {text!r:.80}")
     if not bind and host == "*":
         raise ConfigError(f"{what} {text!r:.80} is invalid: {host!r} is a wildcard to bind, not a host to connect "
                           "to; give the trunk's host name or address, e.g. tcp://trunk.example.org:5555")
