@@ -2,6 +2,8 @@
 
 import re
 
+from pathlib import Path
+
 import pytest
 
 from solverkit.errors import ConfigError
@@ -83,6 +85,9 @@ def test_unknown_bundled_name_lists_choices():
 def test_missing_file():
     with pytest.raises(ConfigError, match="game definition file not found: /nope/x.game"):
         load_gamedef("/nope/x.game")
+    for not_a_file in (str(Path(__file__).parent), "/dev/null"):  # it exists: 'not found' was wrong
+        with pytest.raises(ConfigError, match=r"\[game\] gamedef = '.*' is not a regular file; expected a path"):
+            load_gamedef(not_a_file)
 
 
 @pytest.mark.parametrize("data, expected", [
