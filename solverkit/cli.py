@@ -193,7 +193,7 @@ SOLVE_USAGE = ("solverkit solve CONFIG.toml, solverkit solve --game NAME --prese
 def solve(config, game_name, preset, iterations, target, out, overrides, checkpoint_every, resume_dir, quiet, force):
     """Solve the assembly described by CONFIG (a TOML file) or by --game NAME --preset NAME, or
     resume a run with --resume DIR."""
-    from .core.config import load_config, resolve, apply_overrides
+    from .core.config import load_config
     from .core.solver import run_solve
     from .core.units import describe
     from .errors import ConfigError
@@ -232,8 +232,7 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
             assembly = load_config(config, [*overrides, *options])
         else:  # a built-in game with its default parameters: the config is these options
             where = f"--game {game_name}" + (f" --preset {preset}" if preset else "")
-            raw = apply_overrides({"game": {"name": game_name}}, [*overrides, *options])
-            assembly = resolve(raw, source=where)
+            assembly = load_config({"game": {"name": game_name}}, [*overrides, *options], where=where)
     except ConfigError as exc:  # name the option when the bad value came from one
         given = {"iterations": iterations, "target": target, "checkpoint_every": checkpoint_every}
         for key, text in given.items():

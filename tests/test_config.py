@@ -438,3 +438,22 @@ def test_doc_lists_builtin_rule_and_averaging_parameters():
             assert f"| {kind} | `{name}` |" in text, name
             for key, p in spec_of(cls).params.items():
                 assert f"`{key}` ({p.default:g}" in text, (name, key)
+
+
+def test_a_gamedef_file_is_relative_to_the_config_and_absolute_in_the_run(tmp_path, monkeypatch, capsys):
+    from solverkit.poker.gamedef import bundled_names  # noqa: F401 - the acpc game's bundled files exist
+    import shutil
+    from importlib import resources
+
+    (tmp_path / "cfg").mkdir()
+    leduc = resources.files("solverkit.poker") / "gamedefs" / "leduc.game"
+    shutil.copy(str(leduc), tmp_path / "cfg" / "my.game")
+    cfg = write(tmp_path / "cfg" / "run.toml", 'preset = "cfr_plus"\n[game]\nname = "acpc"\ngamedef = "my.game"\n')
+    monkeypatch.chdir(tmp_path)
+    asm = load_config(cfg)
+    assert asm.resolved["game"]["gamedef"] == str((tmp_path / "cfg" / "my.game").resolve())
+    assert load_config(cfg, ['game.gamedef="leduc"']).resolved["game"]["gamedef"] == "leduc"  # a bundled name
+    # a config written when files were read from the working directory: read from there, with a warning
+    other = write(tmp_path / "other" / "run.toml", 'preset = "cfr_plus"\n[game]\nname = "acpc"\ngamedef = "cfg/my.game"\n')
+    assert load_config(other).resolved["game"]["gamedef"] == str((tmp_path / "cfg" / "my.game").resolve())
+    assert "not in" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,19 +239,56 @@ def read_toml(path) -> dict:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
 
 
-def load_config(source, overrides=(), registry: Registry | None = None) -> Assembly:
-    """Resolve a TOML path or a raw dict (plus --set overrides) into an Assembly."""
+def load_config(source, overrides=(), registry: Registry | None = None, where: str | None = None) -> Assembly:
+    """Resolve a TOML path or a raw dict (plus --set overrides) into an Assembly; `where` names a
+    dict's origin in errors (default "<dict>")."""
     if isinstance(source, (str, Path)):
         raw = read_toml(source)
         base = Path(source).resolve().parent
         where = str(source)
     elif isinstance(source, dict):
-        raw, base, where = dict(source), Path.cwd(), "<dict>"
+        raw, base, where = dict(source), Path.cwd(), where or "<dict>"
     else:
         raise ConfigError(f"a config is a TOML file path or a dict of its tables, got {type(source).__name__} "
                           f"{source!r:.60}")
     raw = apply_overrides(raw, overrides)
     return resolve(raw, base_dir=base, registry=registry, source=where)
+
+
+def absolutize_game_files(game_table: dict, cls, base: Path, files: dict | None = None) -> dict:
+    """The files a [game] table names (``Game.local_files``: paths, a gamedef file, not a bundled
+    name; or `files`) made absolute relative to the folder `base`, before anything reads them;
+    {key: (given, absolute)} for those changed."""
+    if files is None:
+        try:
+            files = cls.local_files(game_table)
+        except Exception:  # a malformed value: the game's own checks name it
+            return {}
+    changed = {}
+    for key, value in files.items():
+        if isinstance(value, str) and value and not value.startswith("~") and "\0" not in value \
+                and not Path(value).is_absolute():
+            game_table[key] = str((base / value).resolve())
+            changed[key] = (value, game_table[key])
+    return changed
+
+
+def _files_absolute(params: dict, cls, base_dir: Path) -> None:
+    """The files a plugin's parameters name (``local_files``: path parameters, a gamedef file)
+    made absolute against the config file's folder, so the run's config.toml reads them from
+    anywhere. A file missing there but present in the working directory (configs written when
+    game files were read from there) is read from there, with a warning."""
+    files = {k: params[k] for k, p in spec_of(cls).params.items() if p.type == "path" and params.get(k)}
+    if hasattr(cls, "local_files"):  # a game: its file parameters too (a gamedef, not a bundled name)
+        try:
+            files = cls.local_files(params)
+        except Exception:  # noqa: BLE001 - a game's own check of its values names what is wrong
+            pass
+    for key, (given, absolute) in absolutize_game_files(params, None, base_dir, files).items():
+        if not Path(absolute).exists() and Path(given).exists() and base_dir.resolve() != Path.cwd().resolve():
+            params[key] = str(Path(given).resolve())
+            print(f"warning: {key} = {given!r} is not in {base_dir} (the config file's folder, which relative "
+                  f"paths are relative to); read from the working directory instead: {params[key]}", file=sys.stderr)
 
 
 def _table(raw, section):
@@ -323,9 +361,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                 raise ConfigError(f"{exc} (preset {preset.name!r} of plugin {preset.plugin!r} sets "
                                   f"[{section}] {choices(set(ptable) - {'name'})})") from None
             raise
-        for key, p in spec_of(cls).params.items():
-            if p.type == "path" and params.get(key) and not Path(params[key]).is_absolute():
-                params[key] = str((base_dir / params[key]).resolve())
+        _files_absolute(params, cls, base_dir)
         instances[section] = cls(**params)
         resolved[section] = {"name": name, **{k: v for k, v in params.items() if v is not None}}
     solver_table = drop_foreign_targets(_table(raw, "solver"), instances["game"])

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, SolverkitError, choices, shown
-from .config import load_config, read_toml
+from .config import absolutize_game_files, load_config, read_toml
 from .params import Param, spec_of
 from .registry import get_registry
 from .study_stats import MEANS, combine, first_reach, mean, plain, points
@@ -265,7 +265,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
             cls = registry.get("game", game.get("name", ""), where=f"{where} game.name")
         except Exception as exc:
             raise ConfigError(str(exc)) from None
-        _absolutize(game, cls, base)  # files the game reads are relative to the study file
+        absolutize_game_files(game, cls, base)  # files the game reads are relative to the study file
         # a game's seed varies with the study's seeds unless the game table fixes it
         seeded_game = "seed" in spec_of(cls).params and "seed" not in game
         only = gtable.get("assemblies")
@@ -352,18 +352,6 @@ def _stop_at(solver: dict, targets: list[Target], where: str) -> None:
                           "unit or set [study] stop_at_target = false")
     smallest = min(targets, key=lambda t: t.value)
     solver["target_" + smallest.unit if smallest.unit else "target"] = smallest.value
-
-
-def _absolutize(game_table: dict, cls, base: Path) -> None:
-    """Make the files a game table names (``Game.local_files``: paths, a gamedef file, not a
-    bundled name) absolute, relative to the study file's folder `base`, before anything reads them."""
-    try:
-        files = cls.local_files(game_table)
-    except Exception:  # a malformed value: the game's own checks name it
-        return
-    for key, value in files.items():
-        if isinstance(value, str) and value and not os.path.isabs(os.path.expanduser(value)):
-            game_table[key] = str((base / value).resolve())
 
 
 def _absolutize_store(cfg: dict, base: Path, slug: str) -> None:
