@@ -19,7 +19,7 @@ import numpy as np
 from ..core.address import check_host, check_port
 from ..errors import SolverkitError
 from .acpc_protocol import ACTIONS, VERSION, MatchState, ProtocolMismatch, check_game, parse_matchstate
-from .betting import CALL_A, DECISION, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
+from .betting import CALL_A, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
 from .evaluator import acpc_strengths
 
 _CODE = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}

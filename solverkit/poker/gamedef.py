@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 from ..errors import ConfigError, choices
 
@@ -255,8 +254,8 @@ def load_gamedef(name_or_path: str) -> GameDef:
     if name_or_path not in bundled_names() and (path.suffix == ".game" or exists or "/" in name_or_path):
         if not is_file:
             if exists:  # a directory, a device, a pipe: nothing to read a game from
-                raise ConfigError(f"[game] gamedef = {_shown(name_or_path)} is not a regular file; expected a path to a "
-                                  ".game file")
+                raise ConfigError(f"[game] gamedef = {_shown(name_or_path)} is not a regular file; expected a path "
+                                  "to a .game file")
             raise ConfigError(f"game definition file not found: {name_or_path}")
         try:
             size = path.stat().st_size
