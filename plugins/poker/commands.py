@@ -48,6 +48,9 @@ def _player_game(specs, game_name, sets):
     from solverkit.core.config import load_config
     from solverkit.poker.players import BASELINES
 
+    if sets and not game_name:  # it would be ignored: the game is the first run's, as it solved it
+        raise click.BadParameter(f"{sets[0]!r:.60} needs --game NAME (without it the game is the first run "
+                                 "directory's, with the parameters it was solved with)", param_hint="--set")
     if game_name:
         from solverkit.api import load_game
 
