@@ -124,13 +124,16 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
                               "Assembly")
         assembly = config
     elif isinstance(config, (str, Path, dict)):
-        source = Path(config) if isinstance(config, (str, Path)) else config
+        source = config  # a str stays a str: Path("") would be the working directory
         assembly = load_config(source, overrides=_override_strings(overrides))
     else:
         raise ConfigError(f"solve(config={_short(config)}): expected a TOML path, a config dict or an Assembly")
     if out is not None:
         from .core.params import expand_path
 
+        if isinstance(out, str) and not out.strip():  # Path("") is the working directory
+            raise ConfigError(f"solve(..., out={out!r}) is empty: give a directory for the run's outputs "
+                              "(e.g. out='runs/mine'), or leave out=None to write nothing")
         out = expand_path(out, "solve(..., out)")
         _check_out_dir(out)
     result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress,

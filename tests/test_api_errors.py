@@ -116,3 +116,21 @@ def test_an_output_directory_that_cannot_be_made_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot make the directory"):
         solverkit.solve(CFR, iterations=2, out=blocker / "run")
     assert blocker.read_text() == "x"
+
+
+def test_empty_paths_are_refused_not_taken_as_the_working_directory(tmp_path, monkeypatch):
+    """solve(out='') wrote config.toml, metrics.csv, result.json, strategy.npz into the working
+    directory (Path('') is '.'); solve('') read '.' ('config file not found: .'); a directory as
+    the config was 'not found' (issue 26 round 2)."""
+    monkeypatch.chdir(tmp_path)
+    for out in ("", "  "):
+        with pytest.raises(ConfigError, match=r"solve\(\.\.\., out='\s*'\) is empty"):
+            solverkit.solve(CFR, iterations=2, out=out)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ConfigError, match=r"config file '' is empty"):
+        solverkit.solve("", iterations=2)
+    for not_a_file in (str(tmp_path), "/dev/null"):
+        with pytest.raises(ConfigError, match=r"config file .* is not a regular file; expected a TOML file"):
+            solverkit.solve(not_a_file, iterations=2)
+    with pytest.raises(ConfigError, match="NUL"):
+        solverkit.solve("a\x00b.toml", iterations=2)

@@ -252,7 +252,7 @@ def test_whole_numbers_are_accepted_for_integers():
 def test_missing_file(tmp_path):
     path = tmp_path / "nope.toml"
     raises(["config file not found", str(path)], path)
-    raises(["config file not found"], tmp_path)  # a directory is not a config file
+    raises(["config file", str(tmp_path), "is not a regular file"], tmp_path)  # a directory is not a config file
 
 
 def test_malformed_toml_names_file_and_line(tmp_path):

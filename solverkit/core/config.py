@@ -216,8 +216,12 @@ MAX_CONFIG_BYTES = 16 << 20
 
 def read_toml(path) -> dict:
     """Parse a TOML file with errors that name the file (and line, from tomllib)."""
-    path = Path(path)
+    if isinstance(path, str) and not path.strip():  # Path("") is the working directory
+        raise ConfigError(f"config file {path!r} is empty: give the path of a TOML file")
+    path = expand_path(path, "config file")
     if not path.is_file():
+        if path.exists():  # a directory, a device, a pipe: nothing to read a config from
+            raise ConfigError(f"config file {path} is not a regular file; expected a TOML file")
         raise ConfigError(f"config file not found: {path}")
     try:
         size = path.stat().st_size
@@ -244,7 +248,7 @@ def load_config(source, overrides=(), registry: Registry | None = None, where: s
     dict's origin in errors (default "<dict>")."""
     if isinstance(source, (str, Path)):
         raw = read_toml(source)
-        base = Path(source).resolve().parent
+        base = expand_path(source, "config file").resolve().parent  # ~/x.toml's folder, not ./~
         where = str(source)
     elif isinstance(source, dict):
         raw, base, where = dict(source), Path.cwd(), where or "<dict>"
