@@ -182,3 +182,19 @@ def test_any_assembly_names_give_a_one_line_refusal_or_directories_inside_runs(t
     runs = (tmp_path / "out" / "runs").resolve()
     dirs = {(runs / run.slug).resolve() for run in spec.runs}
     assert all(d.parent == runs for d in dirs) and len({str(d).lower() for d in dirs}) == len(spec.runs)
+
+
+@pytest.mark.parametrize("cut", ["rows", "bytes"])
+def test_resume_never_reads_back_a_finished_run_whose_metrics_were_cut_short(tmp_path, cut):
+    # a metrics.csv cut short (rows lost, or a torn last line) beside an intact result.json was
+    # read back as finished: results.csv then gave an earlier row's exploitability as the final one
+    path = study(tmp_path, iterations=20, every="5")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    before = (out / "results.csv").read_text()
+    metrics = out / "runs" / "cfr_plus__pennies__seed0" / "metrics.csv"
+    text = metrics.read_text()
+    metrics.write_text("".join(text.splitlines(True)[:3]) if cut == "rows" else text[:-20])
+    run_study(load_study(path), out, progress=False, resume=True)
+    assert (out / "results.csv").read_text() == before
+    assert metrics.read_text() == text

@@ -499,15 +499,23 @@ def finished_run(run_dir: Path, assembly) -> "RunResult | None":
         return None
     metrics = []
     for row in rows:
-        try:
-            metrics.append({k: (int(v) if k == "iteration" else float(v)) for k, v in row.items() if v not in ("", None)})
-        except (ValueError, TypeError):  # TypeError: a row with more fields than the header
+        if None in row or None in row.values():  # a row with more or fewer fields than the header (torn)
             return None  # a damaged file: the run is solved again
+        try:
+            metrics.append({k: (int(v) if k == "iteration" else float(v)) for k, v in row.items() if v != ""})
+        except (ValueError, TypeError):
+            return None
     try:
-        return RunResult(metrics, int(summary["iterations"]), float(summary["exploitability"]),
-                         float(summary["seconds"]))
+        result = RunResult(metrics, int(summary["iterations"]), float(summary["exploitability"]),
+                           float(summary["seconds"]))
     except (KeyError, TypeError, ValueError):
         return None
+    its = [m.get("iteration") for m in metrics]
+    if not its or None in its or its != sorted(set(its)) or its[-1] != result.iterations:
+        # rows lost (a metrics.csv cut short) or out of order: its curves and last value would be
+        # silently another run's than result.json's, so it is not read back
+        return None
+    return result
 
 
 @dataclass
