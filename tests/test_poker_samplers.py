@@ -232,11 +232,7 @@ def test_games_and_stores_that_need_one_call_per_pass():
     ({"sampler": "public_external", "preset": "cfr"}, "[sampler] name = 'public_external' on game 'leduc' needs "
                                                       "[solver] update = \"alternating\""),
     # the literature's schemes draw private cards: the poker engine names what it runs instead
-    ({"sampler": "external"}, "[sampler] name = 'external': game 'leduc' does not run 'external' (external-sampling "
-                              "MCCFR draws the private cards"),
-    ({"sampler": "external"}, "use [sampler] name = \"public_external\" (its engine runs: full, public_chance, "
-                              "public_external"),
-    ({"sampler": "chance"}, "use [sampler] name = \"public_chance\""),
+    ({"sampler": {"name": "external", "epsilon": 0.5}}, "unknown parameter"),
     ({"sampler": "public_chance", "rule": "dcfr"}, "regret rule 'dcfr' rescales every stored regret"),
     ({"sampler": "public_chance", "averaging": "power"}, "averaging 'power' decays the whole average"),
     ({"sampler": "public_chance", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
@@ -245,6 +241,19 @@ def test_refusals_name_the_setting(cfg, needle):
     with pytest.raises(ConfigError) as err:
         load_config({"preset": "cfr_plus", "game": "leduc", **cfg})
     assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("old, new", [("chance", "public_chance"), ("external", "public_external")])
+def test_the_earlier_names_read_as_what_the_engine_runs_with_a_warning(old, new, capsys):
+    """Runs and configs written before the rename still read (exploit, report, --resume), and
+    say aloud which scheme they name: never silently another algorithm."""
+    asm = load_config({"preset": "cfr_plus", "game": "leduc", "sampler": old})
+    assert asm.sampler.name == new and asm.resolved["sampler"]["name"] == new
+    err = capsys.readouterr().err
+    assert f"[sampler] name = '{old}' on game 'leduc' is read as '{new}'" in err and "draws the private cards" in err
+    # the tree engine runs the literature's scheme under that name: no warning there
+    assert load_config({"preset": "cfr_plus", "game": "leduc_tree", "sampler": old}).sampler.name == old
+    assert "read as" not in capsys.readouterr().err
 
 
 def test_nodes_touched_counts_the_public_decision_nodes_a_pass_covers():

@@ -315,7 +315,16 @@ def _resolve_sampler(raw, registry, instances, seed):
         cls = registry.get("sampler", name, where="[sampler] name")
     except PluginError as exc:
         raise ConfigError(str(exc)) from None
-    sampler = cls(**spec_of(cls).resolve(table, f"[sampler] ({name})"))
+    game = instances["game"]
+    instead = dict(getattr(game, "sampler_instead", {})).get(cls.scheme)
+    if instead and cls.scheme not in tuple(getattr(game, "samplers", ("full",))) and set(table) <= {"name"}:
+        # an earlier name of what this engine runs (runs and configs written before the rename
+        # still read): said aloud, never silently another algorithm
+        print(f"warning: [sampler] name = {name!r} on game {game.name!r} is read as {instead[0]!r}: {instead[1]}; "
+              f"write [sampler] name = \"{instead[0]}\" (docs/samplers.md)", file=sys.stderr)
+        name = instead[0]
+        cls = registry.get("sampler", name, where="[sampler] name")
+    sampler = cls(**spec_of(cls).resolve(table | {"name": name}, f"[sampler] ({name})"))
     sampler.seed = int(seed)
     sampler.check(instances["game"], instances["rule"], instances["averaging"])
     return sampler
