@@ -150,3 +150,15 @@ def test_delayed_rejects_bad_delay(delay):
 
     with pytest.raises(ConfigError, match=r"\[averaging\] \(delayed\) delay = .* is invalid"):
         make("delayed", delay=delay)
+
+
+def test_a_delay_past_the_iteration_cap_is_refused():
+    """delay >= iterations left every iteration out: the output was the uniform strategy, reported
+    as the solve's (Kuhn 0.458 chips) without a word."""
+    import solverkit
+    from solverkit.errors import ConfigError
+
+    config = {"game": "kuhn", "preset": "cfr_plus", "averaging": {"name": "delayed", "delay": 20}}
+    with pytest.raises(ConfigError, match=r"delay = 20\) gives no weight to any of the 20 iterations"):
+        solverkit.solve(config, iterations=20)
+    assert solverkit.solve(config, iterations=21).exploitability < 0.458

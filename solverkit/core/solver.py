@@ -581,6 +581,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     target = spec["target"].check(target if target is not None else cfg["target"], "[solver] target")
     if checkpoint_every is not None:
         checkpoint_every = spec["checkpoint_every"].check(str(checkpoint_every), "[solver] checkpoint_every")
+    check_average_starts(assembly, iterations)
     schedule = EvalSchedule(cfg["eval_every"])
     units = units_of(assembly.game)
     unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in units}
@@ -978,6 +979,29 @@ def run_config_text(assembly) -> str:
 
 def _say(line: str) -> None:
     import sys
+def first_weighted_iteration(averaging, last: int) -> int | None:
+    """The first iteration <= `last` that the averaging gives a weight (None: every one is left
+    out, so the average holds nothing and its strategy would be uniform, not the solve's)."""
+    if not averaging.keeps_average:
+        return 1
+    for t in range(1, last + 1):
+        if averaging.coefficients(t)[1] != 0.0:
+            return t
+    return None
+
+
+def check_average_starts(assembly, iterations: int) -> None:
+    """Refuse a run whose averaging leaves out every iteration up to its cap (delayed averaging
+    with delay >= iterations): its output, the average, would be the uniform strategy."""
+    averaging = assembly.averaging
+    if averaging.keeps_average and averaging.inline and first_weighted_iteration(averaging, iterations) is None:
+        params = ", ".join(f"{k} = {v}" for k, v in averaging.config.items())
+        raise ConfigError(f"[averaging] ({averaging.name}{': ' + params if params else ''}) gives no weight to any of "
+                          f"the {iterations} iterations of [solver] iterations = {iterations}: the average would "
+                          "be empty and the output the uniform strategy; run more iterations than the delay, "
+                          "lower it, or use averaging 'current'")
+
+
 
     print(line, file=sys.stderr, flush=True)
 
