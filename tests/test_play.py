@@ -191,6 +191,22 @@ def test_match_command(tmp_path):
     assert res.exit_code == 2 and "'isomorphism=false' needs --game NAME" in res.output
 
 
+
+def test_poker_commands_refuse_a_tree_engine_run_in_one_line(tmp_path):
+    """match, play and plot preflop on a run of a tree-engine game (kuhn_tree has a .tree too:
+    no boards, no betting tree) were an AttributeError traceback (issue 26 round 2)."""
+    runner = CliRunner()
+    run = tmp_path / "run"
+    res = runner.invoke(cli, ["solve", "--game", "kuhn_tree", "--preset", "cfr", "--iterations", "2", "--quiet",
+                              "--out", str(run)])
+    assert res.exit_code == 0, res.output
+    for args in (["match", str(run), str(run)], ["match", str(run), "call"], ["match", "call", str(run)],
+                 ["match", "raise", "call", "--game", "kuhn_tree"], ["play", str(run), "--connect", "localhost:1"],
+                 ["plot", "preflop", str(run)]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code != 0 and res.exception is None or isinstance(res.exception, SystemExit), (args, res)
+        assert "game 'kuhn_tree' is not a" in res.output and "Traceback" not in res.output, (args, res.output)
+
 def _acpc_dealer_deck(gd):
     """The cards the ACPC dealer's game.c deals: ranks MAX_RANKS - numRanks .. 12 and suits
     MAX_SUITS - numSuits .. 3 of '23456789TJQKA' and 'cdhs' (the top of the deck)."""

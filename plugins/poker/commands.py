@@ -15,6 +15,13 @@ from solverkit.errors import SolverkitError
 MAX_TIMEOUT = 365 * 86400.0
 
 
+def is_poker_game(game) -> bool:
+    """Whether `game` is a game of the poker engine (see solverkit.poker.players.is_poker_game)."""
+    from solverkit.poker.players import is_poker_game as poker
+
+    return poker(game)
+
+
 def add_commands(cli: click.Group) -> None:
     """Add ``preflop`` to the ``plot`` group of the ``solverkit`` command line `cli`, and the
     ``play``, ``match`` and ``dealer`` commands."""
@@ -32,7 +39,7 @@ def add_commands(cli: click.Group) -> None:
 
         run_dir = Path(run_dir)
         assembly = load_config(run_config(run_dir))
-        if not hasattr(assembly.game, "tree"):
+        if not is_poker_game(assembly.game):
             raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
         strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
         path = Path(output) if output else run_dir / "preflop.png"
@@ -63,7 +70,7 @@ def _player_game(specs, game_name, sets):
             raise SolverkitError(f"{runs[0]!r} is neither a solve output directory (no config.toml) nor a baseline "
                                  f"({', '.join(sorted(BASELINES))})")
         game = load_config(run_config(Path(runs[0]))).game
-    if not hasattr(game, "tree"):
+    if not is_poker_game(game):
         raise SolverkitError(f"game {game.name!r} is not a limit poker game of the poker engine")
     return game
 

@@ -90,6 +90,14 @@ class Player:
         return labels[int(rng.choice(len(labels), p=probs / total))]
 
 
+def is_poker_game(game) -> bool:
+    """Whether `game` is a game of the poker engine (a tree-engine game such as kuhn_tree or an
+    OpenSpiel game has a ``tree`` too, of another kind: no boards, no betting tree)."""
+    from .game import PokerGame
+
+    return isinstance(game, PokerGame)
+
+
 def load_player(spec: str, game=None) -> Player:
     """A player from a solve's output directory (its strategy.npz, checked against its game) or
     a baseline name (which needs `game`)."""
@@ -105,7 +113,7 @@ def load_player(spec: str, game=None) -> Player:
         raise SolverkitError(f"{spec!r} is neither a solve output directory (no {run / 'config.toml'}) nor a "
                              f"baseline ({choices(BASELINES)})")
     own = load_config(run / "config.toml").game
-    if not hasattr(own, "tree"):
+    if not is_poker_game(own):
         raise SolverkitError(f"{spec}: game {own.name!r} is not a limit poker game of the poker engine")
     if game is not None:
         _check_same_rules(spec, own, game)
