@@ -346,7 +346,9 @@ def export(run_dir, fmt, output):
     else:
         text = json.dumps(export_json(assembly.game, strategy), indent=1)
     if output is not None:
-        Path(output).write_text(text + "\n")
+        from .core.atomic import write_text
+
+        write_text(output, text + "\n")
     else:
         click.echo(text)
 

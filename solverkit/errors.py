@@ -24,6 +24,11 @@ class BetSizeError(ConfigError):
     names the token and the valid forms (solverkit.poker.bet_sizes)."""
 
 
+class OutputError(SolverkitError):
+    """A file solverkit writes cannot be written (a full disk, a file size limit, a directory in
+    its place, no permission): the message names the file and why; what was there stays whole."""
+
+
 class PluginError(SolverkitError):
     """The plugin registry is inconsistent: duplicate names, bad hooks, unknown plugins."""
 

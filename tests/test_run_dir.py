@@ -270,3 +270,41 @@ def test_a_disk_store_run_that_cannot_start_leaves_nothing(tmp_path, cfg, monkey
         run_solve(load_config({"preset": "cfr_plus", "game": "skewed_pennies", "store": {"backend": "disk"}}),
                   iterations=5, out=out)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ["result.json", "strategy.npz", "metrics.csv"])
+def test_an_output_that_cannot_be_written_is_one_line_naming_the_file(earlier, name):
+    # a directory in the place of an output file was a bare "[Errno 21] Is a directory" (an
+    # OSError from the API); the checkpoint stays, so the run can be resumed once it is moved
+    (earlier / name).unlink()
+    (earlier / name).mkdir()
+    r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"Error: cannot write ") and f"{earlier / name}: a directory is in its place" in line
+    (earlier / name).rmdir()
+    assert invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet").exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["config.toml", "result.json"])
+def test_a_full_disk_never_tears_the_runs_config_or_result(earlier, monkeypatch, name):
+    # config.toml and result.json were rewritten in place: a full disk (or a kill) in the middle
+    # left a torn config.toml, and a run that can no longer be resumed
+    import errno
+    import os
+
+    from solverkit.errors import OutputError
+
+    before = (earlier / name).read_bytes()
+    real = os.replace
+
+    def full(src, dst, *a, **k):
+        if str(dst).endswith(name):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(OutputError, match=f"cannot write .*{name}: the disk is full"):
+        run_solve(load_config(earlier / "config.toml"), out=earlier, resume=True, iterations=30)
+    assert (earlier / name).read_bytes() == before
+    assert not (earlier / f"{name}.tmp").exists()

@@ -10,8 +10,27 @@ from pathlib import Path
 
 
 def reason(exc: OSError) -> str:
-    """A short reason for a failed write: "the disk is full" for ENOSPC, else the OS message."""
-    return "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
+    """A short reason for a failed write: "the disk is full" for ENOSPC, the file size limit for
+    EFBIG, a directory in the file's place for EISDIR, else the OS message."""
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    if exc.errno == errno.EFBIG:
+        return "the file is larger than this process may write (ulimit -f)"
+    if exc.errno == errno.EISDIR:
+        return "a directory is in its place"
+    return exc.strerror or str(exc)
+
+
+def write_text(path, text: str) -> None:
+    """Replace `path` with `text` atomically (NAME.tmp, fsync, rename): a crash or a full disk
+    leaves the old file whole. An OSError becomes an OutputError naming the file and why."""
+    from ..errors import OutputError
+
+    try:
+        with atomic_file(path) as fh:
+            fh.write(text.encode("utf-8"))
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {reason(exc)} (the file there before is unchanged)") from None
 
 
 @contextmanager

@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from ..errors import SolverkitError
+from .atomic import write_text
 from .units import CURRENT, EXPLOITABILITY, plot_unit, units_of
 
 #: above this many policy values the strategy section is left out (the page stays small)
@@ -320,5 +321,5 @@ def build_report(run_dir) -> str:
 def write_report(run_dir, output=None) -> Path:
     """Write the page to `output` (default RUN_DIR/report.html)."""
     path = Path(output) if output else Path(run_dir) / "report.html"
-    path.write_text(build_report(run_dir))
+    write_text(path, build_report(run_dir))
     return path

@@ -6,12 +6,14 @@ import csv
 import json
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, TransportError, WorkerLost
+from ..errors import ConfigError, OutputError, TransportError, WorkerLost
+from .atomic import reason, write_text
 from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import PARTS_DIR, check_game, check_resume, parts_dir, read_checkpoint, read_footer, write_checkpoint
 from .codec import ValueCodec
@@ -629,7 +631,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 aside = set_aside(out)
             else:
                 clear_out_dir(out, replace=False)
-            (out / "config.toml").write_text(_toml(resolved))
+            write_text(out / "config.toml", _toml(resolved))
     except BaseException:
         solver.close()
         if not committed:
@@ -777,7 +779,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             }
             if recoveries:
                 summary["recoveries"] = recoveries
-            (out / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
+            write_text(out / "result.json", json.dumps(summary, indent=2) + "\n")
 
     def roll_back(lost):
         """Have the transport replace the lost worker(s), then go back to the last checkpoint."""
@@ -1103,23 +1105,35 @@ class _MetricsWriter:
     """metrics.csv, flushed after every row so an interrupted run keeps what it measured."""
 
     def __init__(self, path, columns=METRIC_COLUMNS, rows=()):
-        self.fh = open(path, "w", newline="")
-        self.csv = csv.DictWriter(self.fh, fieldnames=columns)
-        self.csv.writeheader()
+        self.path = path
+        with self._named():
+            self.fh = open(path, "w", newline="")
+            self.csv = csv.DictWriter(self.fh, fieldnames=columns)
+            self.csv.writeheader()
         for row in rows:  # a resumed run starts from the checkpoint's rows
             self.write(row)
 
+    @contextmanager
+    def _named(self):
+        """An OSError (a full disk, a directory in the file's place) as an OutputError naming the file."""
+        try:
+            yield
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.path}: {reason(exc)}") from None
+
     def restart(self, rows):
         """Start the file again with `rows` (a run rolled back to a checkpoint)."""
-        self.fh.seek(0)
-        self.fh.truncate()
-        self.csv.writeheader()
+        with self._named():
+            self.fh.seek(0)
+            self.fh.truncate()
+            self.csv.writeheader()
         for row in rows:
             self.write(row)
 
     def write(self, row):
-        self.csv.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
-        self.fh.flush()
+        with self._named():
+            self.csv.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
+            self.fh.flush()
 
     def close(self):
         self.fh.close()

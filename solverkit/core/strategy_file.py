@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SolverkitError
-from .atomic import atomic_file
+from ..errors import OutputError, SolverkitError
+from .atomic import atomic_file, reason
 from .layout import Layout
 
 FORMAT = "solverkit.strategy"
@@ -39,6 +39,14 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
     path = Path(path)
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table,
             **(identity or {})}
+    try:
+        _write(path, strategy, layouts, meta)
+    except OSError as exc:
+        raise OutputError(f"cannot write strategy file {path}: {reason(exc)} (the file there before is "
+                          "unchanged)") from None
+
+
+def _write(path: Path, strategy, layouts, meta: dict) -> None:
     with atomic_file(path) as fh:
         # the layout np.savez writes (a zip of .npy members), one member at a time
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
