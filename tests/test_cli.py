@@ -455,3 +455,15 @@ def test_the_strategy_help_example_key_is_a_real_leduc_key(tmp_path):
                   "--quiet").exit_code == 0
     res = invoke("strategy", out, "--infoset", key)
     assert res.exit_code == 0 and res.output.startswith(f"{key}  (player "), res.output
+
+
+@pytest.mark.parametrize("args", [["keys", ""], ["exploit", ""], ["export", ""], ["strategy", " "], ["report", ""],
+                                  ["plot", "preflop", ""], ["play", "", "--connect", "localhost:1"], ["solve", ""],
+                                  ["study", "", "--out", "x"]])
+def test_an_empty_path_argument_is_refused_not_taken_as_the_working_directory(tmp_path, monkeypatch, args):
+    """`keys ''` wrote trunk.key and worker-1.key_secret into the working directory and
+    `exploit ''` read it as '.' (Path('') is '.') (issue 26 round 2)."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "is empty: give a" in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 1 and list(tmp_path.iterdir()) == []

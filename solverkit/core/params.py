@@ -265,7 +265,11 @@ class UserPath(click.Path):
     otherwise make a directory named "~"); a NUL or an unknown user is a one-line usage error."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str) and value:  # '' stays '' (Path('') is '.'): the commands refuse it by name
+        if isinstance(value, str) and not value.strip() and isinstance(param, click.Argument):
+            # Path('') is '.': `keys ''` wrote keys into the working directory, `exploit ''` read it
+            what = "a directory" if not self.file_okay else "a file" if not self.dir_okay else "a path"
+            self.fail(f"{value!r} is empty: give {what} (an empty path would be the working directory)", param, ctx)
+        if isinstance(value, str) and value:  # an option's '' stays '' (Path('') is '.'): commands refuse it by name
             try:
                 value = str(expand_path(value, "path"))
             except ConfigError as exc:
