@@ -5,6 +5,7 @@ when a run (re)starts, and the metrics row a resumed run drops."""
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
 import shutil
@@ -41,6 +42,42 @@ def check_out_dir(out, resume: bool = False, force: bool = False) -> None:
         resume_hint = f"go on with it with --resume {out}, " if CHECKPOINT_FILE in held else ""
         raise ConfigError(f"--out {out} already holds a run ({', '.join(held)}): {resume_hint}give another --out, "
                           "or add --force to replace it")
+
+
+def hold_out_dir(out: Path, resume: bool = False, force: bool = False) -> int:
+    """Make the output directory `out` and hold it for this run: an exclusive lock on the
+    directory itself (flock; the system drops it when the process ends, so a killed run leaves
+    none behind), then `out` checked again under the lock. Two solves into one --out at once
+    wrote one metrics.csv in turns and one's config.toml beside the other's result.json; the
+    second is refused and touches nothing. Returns the lock for :func:`release_out_dir`."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot make or open the directory: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ConfigError(f"--out {out} is being written by another solve right now: give another --out, or wait "
+                          "for that solve to end") from None
+    except OSError:  # a file system without locks: the check before is all there is
+        pass
+    try:
+        check_out_dir(out, resume, force)  # another solve may have finished its run there meanwhile
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def release_out_dir(lock: int | None) -> None:
+    """Let another solve write the output directory held by :func:`hold_out_dir`."""
+    if lock is not None:
+        try:
+            os.close(lock)
+        except OSError:
+            pass
 
 
 #: where --force keeps the outputs of the run it replaces until the new run has written its first

@@ -24,7 +24,8 @@ from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory, pro
 from .store import (SegmentSpec, Store, clip_forecast, family, new_run_id, precision_warnings, rescale_warning,
                     saturation_warning)
 from .parts import remove_stale, write_part
-from .run_dir import STORE_DIR, check_out_dir, clear_out_dir, drop_aside, drop_cap_row, set_aside, undo_start
+from .run_dir import (STORE_DIR, check_out_dir, clear_out_dir, drop_aside, drop_cap_row, hold_out_dir, release_out_dir,
+                      set_aside, undo_start)
 from .strategy_file import STRATEGY_MANIFEST, save_strategy
 from .identity import ID_FIELD, game_identity, identity_fields
 from .units import CURRENT, EXPLOITABILITY as EXPLOITABILITY_COLUMN, reached as unit_target_reached, unit_columns, \
@@ -607,11 +608,14 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         out = Path(out)
     made_out = out is not None and not out.exists()
     made_store = out is not None and not (out / STORE_DIR).exists()  # a disk store's folder, made by the Solver
+    # `out` made and held (one solve at a time) before anything is made or written in it
+    lock = hold_out_dir(out, resume, force) if out is not None else None
     try:
         solver = Solver(assembly, store_dir=(out / STORE_DIR) if out is not None else None, run_id=run_id,
                         notice=notice, parts_dir=parts_dir(ckpt_path) if out is not None else None)
     except BaseException:  # nothing written yet but what the store made
         undo_start(out, None, made_out, made_store, outputs=False)
+        release_out_dir(lock)
         raise
     solver.resolved = resolved
     solver.planned_iterations = iterations
@@ -636,8 +640,13 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         solver.close()
         if not committed:
             undo_start(out, aside, made_out, made_store)
+        release_out_dir(lock)
         raise
-    writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
+    try:
+        writer = _MetricsWriter(out / "metrics.csv", columns, metrics) if out is not None else None
+    except BaseException:  # e.g. a directory in its place: `out` is free for the run that goes on once it is moved
+        release_out_dir(lock)
+        raise
     targets_text = target_text(assembly.game, target, unit_targets)
     goals = [(EXPLOITABILITY_COLUMN, target)] if target > 0 else []
     goals += [(u.column, unit_targets[u.target_key]) for u in units if unit_targets.get(u.target_key, 0) > 0]
@@ -830,6 +839,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         solver.close()
         if not finished and not committed:  # refused or stopped before its first row: nothing of it stays
             undo_start(out, aside, made_out, made_store)
+        release_out_dir(lock)
     return Result(
         iterations=solver.iteration,
         exploitability=row["exploitability"],
