@@ -106,6 +106,9 @@ def test_export_of_a_game_without_openspiel_counterpart_is_refused(tmp_path):
     assert CliRunner().invoke(cli, ["solve", str(cfg), "--out", str(out)]).exit_code == 0
     r = CliRunner().invoke(cli, ["export", str(out), "--format", "openspiel"])
     assert r.exit_code == 2 and "game 'kuhn_tree' has no OpenSpiel counterpart" in r.output
+    # the choices it names are the ones export takes (it listed hulhe, rhode_island ... which it refuses)
+    assert "supports: kuhn, leduc (and acpc with those game definitions), openspiel" in r.output
+    assert "hulhe" not in r.output and "rhode_island" not in r.output
 
 
 @pytest.mark.parametrize("spec, message", [

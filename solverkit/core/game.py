@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from .codec import Grid
-from ..errors import ProtocolError, SolverkitError, choices
+from ..errors import ProtocolError, SolverkitError
 from .layout import Layout, policy
 from .params import Param
 from .passes import policy_source, state_of
@@ -160,6 +160,9 @@ class Game:
     store_estimate: int = 0
     #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
     samplers: ClassVar[tuple[str, ...]] = ("full",)
+    #: which of this game's configurations :meth:`openspiel_table` exports, as the refusal of
+    #: any other game lists them ("": every one, named by the game's name)
+    openspiel_exports: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs):
         """A subclass that declares its own ``params`` without some of its family's
@@ -433,12 +436,7 @@ class Game:
     def openspiel_table(self, strategy: list[np.ndarray]) -> dict:
         """OpenSpiel information-state string -> {action id: probability} (``solverkit export
         --format openspiel``); only games with an OpenSpiel counterpart implement it."""
-        from .registry import get_registry
-
-        reg = get_registry()
-        able = [n for n in reg.names("game") if reg.get("game", n).openspiel_table is not Game.openspiel_table]
-        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; --format openspiel supports "
-                             f"games: {choices(able)}")
+        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")
 
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:
@@ -460,3 +458,20 @@ class Game:
         names = self.action_names(player)
         return [list(names) if names is not None else [str(a) for a in range(n)]
                 for _, n in self.layout(player).infoset_slices()]
+
+
+def openspiel_exports() -> str:
+    """What ``export --format openspiel`` takes, for its refusals: each registered game that
+    implements :meth:`Game.openspiel_table`, as its ``openspiel_exports`` says (a poker game
+    only with the kuhn or leduc rules, not every game of the family)."""
+    from .registry import get_registry
+
+    reg = get_registry()
+    texts = []
+    for name in reg.names("game"):
+        cls = reg.get("game", name)
+        if cls.openspiel_table is not Game.openspiel_table:
+            text = cls.openspiel_exports or cls.name
+            if text not in texts:
+                texts.append(text)
+    return f"--format openspiel supports: {', '.join(texts)}"

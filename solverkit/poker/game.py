@@ -1231,6 +1231,8 @@ class PokerGame(Game):
         metrics column exploitability_mbb and the target [solver] target_mbb."""
         return (Unit("mbb/g", "mbb", 1000.0 / self.gd.big_blind, "milli-big-blinds per game"),)
 
+    openspiel_exports = "kuhn, leduc (and acpc with those game definitions)"
+
     def openspiel_table(self, strategy) -> dict:
         """OpenSpiel information-state string -> {action id: probability} (Kuhn and Leduc)."""
         from .openspiel import openspiel_table

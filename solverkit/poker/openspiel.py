@@ -27,10 +27,9 @@ def openspiel_name(game) -> str:
                                                            "max_raises", "num_suits", "num_ranks",
                                                            "num_hole_cards", "num_board_cards")):
             return theirs
-    raise SolverkitError(
-        f"game {game.name!r} has no OpenSpiel counterpart; --format openspiel supports: kuhn, leduc "
-        "(and acpc with those game definitions)"
-    )
+    from ..core.game import openspiel_exports
+
+    raise SolverkitError(f"game {game.name!r} with these rules has no OpenSpiel counterpart; {openspiel_exports()}")
 
 
 def _our_code(os_game: str, os_action: int, facing: bool) -> int:
