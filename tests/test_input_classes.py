@@ -12,6 +12,7 @@ stdout), or, in the API, a SolverkitError; values that mean something are read a
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -452,3 +453,22 @@ def test_tree_game_methods_returning_other_types_are_named(kwargs, names):
 def test_tree_game_methods_may_return_numpy_values_and_tuples():
     game = _coin_game(returns=np.float32(1.0), prob=np.float64(0.5), actions=np.array(["h", "t"]))(max_nodes=100)
     assert game.tree.num_nodes == 1 + 2 + 4 + 8
+
+
+@pytest.mark.parametrize("command,member", [(["exploit"], "block_count1"), (["export"], "block_start0"),
+                                            (["report"], "policy1"), (["strategy", "--infoset", "Qs||"], "policy0")])
+def test_a_strategy_member_without_its_npy_header_is_a_damaged_file(kuhn_run, command, member):
+    # np.load hands back the raw bytes of an .npz member whose .npy header is damaged: it was an
+    # AttributeError traceback ('bytes' object has no attribute 'dtype')
+    import zipfile
+
+    path = kuhn_run / "strategy.npz"
+    good = path.read_bytes()
+    try:
+        with zipfile.ZipFile(io.BytesIO(good)) as src, zipfile.ZipFile(path, "w") as dst:
+            for info in src.infolist():
+                data = src.read(info)
+                dst.writestr(info, bytes(16) + data[16:] if info.filename == f"{member}.npy" else data)
+        refused([command[0], kuhn_run, *command[1:]], names=["strategy.npz"])
+    finally:
+        path.write_bytes(good)

@@ -119,6 +119,10 @@ def load_strategy(path, game=None, where: str = ""):
                 raise SolverkitError(f"{path}: missing array(s) {', '.join(missing)}; expected {', '.join(ARRAYS)} "
                                      "(a damaged file: solve again, or resume from the checkpoint)")
             arrays = {n: data[n] for n in ARRAYS}
+            for n, arr in arrays.items():
+                if not isinstance(arr, np.ndarray):  # np.load hands back the raw bytes of a member without an .npy header
+                    raise SolverkitError(f"cannot read strategy file {path}: member {n}.npy has no .npy header (the "
+                                         "file is damaged: solve again, or resume from the checkpoint)")
     except SolverkitError:
         raise
     except Exception as exc:  # zip, npy header, pickle refusals, truncation
