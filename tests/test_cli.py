@@ -302,6 +302,17 @@ def _tampered(run_dir, tmp_path, **changes):
     return out
 
 
+def _strategy_replaced(run_dir, tmp_path, what):
+    """A copy of the run whose strategy.npz is text ("garbage": np.load took it for a pickle and
+    the error advised allow_pickle) or a directory (it was 'not found')."""
+    out = _copy_run(run_dir, tmp_path, strategy=False)
+    if what == "dir":
+        (out / "strategy.npz").mkdir()
+    else:
+        (out / "strategy.npz").write_text(what)
+    return out
+
+
 def _bad_config_in_run(run_dir, tmp_path):
     out = _copy_run(run_dir, tmp_path)
     (out / "config.toml").write_text("[game\n")
@@ -335,6 +346,10 @@ BAD = {
     "exploit no dir": (lambda t, r: ["exploit", t / "nowhere"], "not a solve output directory"),
     "exploit no strategy": (lambda t, r: ["exploit", _copy_run(r, t, strategy=False)], "strategy file not found"),
     "exploit truncated strategy": (lambda t, r: ["exploit", _truncated(r, t)], "cannot read strategy file"),
+    "exploit text strategy": (lambda t, r: ["exploit", _strategy_replaced(r, t, "garbage\n")],
+                              "not an .npz archive (it starts with b'garbag'); a damaged file"),
+    "export strategy is a directory": (lambda t, r: ["export", _strategy_replaced(r, t, "dir")],
+                                       "strategy.npz is not a regular file"),
     "exploit short policy": (lambda t, r: ["exploit", _tampered(r, t, policy0=np.ones(3))], "policy0 has shape (3,)"),
     "exploit meta not object": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array("[1]"))], "meta is list"),
     "exploit wrong format": (lambda t, r: ["exploit", _tampered(r, t, meta=np.array('{"format": "x"}'))], "expected 'solverkit.strategy'"),

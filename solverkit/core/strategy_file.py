@@ -108,7 +108,17 @@ def load_strategy(path, game=None, where: str = ""):
     naming the file, the array, the information set and the value."""
     path = Path(path)
     if not path.is_file():
+        if path.exists():  # a directory, a device: nothing to read a strategy from
+            raise SolverkitError(f"strategy file {path} is not a regular file; expected the .npz archive a solve writes")
         raise SolverkitError(f"strategy file not found: {path}")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(6)
+    except OSError as exc:
+        raise SolverkitError(f"cannot read strategy file {path}: {exc.strerror or exc}") from None
+    if not head.startswith((b"PK", b"\x93NUMPY")):  # np.load takes anything else for a pickle
+        raise SolverkitError(f"cannot read strategy file {path}: not an .npz archive (it starts with {head!r}); "
+                             "a damaged file: solve again, or resume from the checkpoint")
     try:
         with np.load(path, allow_pickle=False) as data:
             if not hasattr(data, "files"):
