@@ -180,3 +180,34 @@ def test_report_names_the_game_with_the_parameters_it_was_given(runs):
     assert game == "hulhe (ranks=3, suits=2, rounds=1)"
     assert CliRunner().invoke(cli, ["report", str(runs["leduc"])]).exit_code == 0
     assert _summary((runs["leduc"] / "report.html").read_text())["game"] == "leduc"  # all defaults
+
+
+@pytest.mark.parametrize("damage, names", [
+    ("rows", "ends at iteration 2 but"),  # rows lost: the curve stopped short of the reported run
+    ("other", "ends at iteration 9 but"),  # another run's metrics.csv (the same game, 9 iterations)
+    ("torn", "its last line is cut short"),
+    ("fields", "row 2 has fewer fields than the header"),
+])
+def test_report_refuses_metrics_that_are_not_the_reported_runs(tmp_path, damage, names):
+    # metrics.csv cut short or swapped in from another run was drawn as the run of result.json
+    def solve(name, n):
+        run = tmp_path / name
+        assert CliRunner().invoke(cli, ["solve", "--game", "kuhn", "--preset", "cfr_plus", "--iterations", str(n),
+                                        "--out", str(run), "--quiet"]).exit_code == 0
+        return run
+
+    run = solve("run", 6)
+    metrics = run / "metrics.csv"
+    lines = metrics.read_text().splitlines(True)
+    if damage == "rows":
+        metrics.write_text("".join(lines[:3]))
+    elif damage == "other":
+        shutil.copy(solve("other", 9) / "metrics.csv", metrics)
+    elif damage == "torn":
+        metrics.write_text("".join(lines)[:-10])
+    else:
+        metrics.write_text("".join(lines[:2]) + lines[2].rsplit(",", 3)[0] + "\r\n" + "".join(lines[3:]))
+    res = CliRunner().invoke(cli, ["report", str(run)])
+    assert res.exit_code == 2 and not (run / "report.html").exists(), res.output
+    (line,) = res.stderr.splitlines()
+    assert line.startswith(f"Error: {metrics}") and names in line, line

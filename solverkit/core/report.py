@@ -78,6 +78,12 @@ def _metrics(run: Path) -> list[dict]:
     except (UnicodeDecodeError, csv.Error) as exc:
         raise SolverkitError(f"{path} is damaged: {' '.join(str(exc).split())[:120]}; expected the CSV text a solve "
                              "writes") from None
+    with open(path, "rb") as fh:
+        torn = fh.seek(0, 2) > 0 and not (fh.seek(-1, 2), fh.read(1))[1] == b"\n"
+    short = next((i for i, row in enumerate(rows) if None in row or None in row.values()), None)
+    if torn or short is not None:
+        where = "its last line is cut short" if torn else f"row {short + 1} has {'more' if None in rows[short] else 'fewer'} fields than the header"
+        raise SolverkitError(f"{path} is damaged: {where}; solve again, or resume the run to rewrite it")
     out = []
     for row in rows:
         parsed = {}
@@ -254,6 +260,23 @@ def _check_result_game(run: Path, result: dict, game) -> None:
                              "use the files of one run together, or solve this game again")
 
 
+def _check_rows_match(run: Path, rows: list[dict], result: dict) -> None:
+    """Raise unless RUN/metrics.csv ends at the iteration RUN/result.json reports, its iterations
+    rising: a metrics.csv cut short, of another run, or of a resumed run stopped before its end
+    (which writes result.json last) would draw a curve that is not the reported run's."""
+    if not result or not rows:
+        return
+    its = [r.get("iteration") for r in rows]
+    last = result.get("iterations")
+    if None in its or any(b <= a for a, b in zip(its, its[1:])):
+        raise SolverkitError(f"{run / 'metrics.csv'} is damaged: its iteration column is not rising row by row; "
+                             "solve again, or resume the run to rewrite it")
+    if last is not None and its[-1] != last:
+        raise SolverkitError(f"{run / 'metrics.csv'} ends at iteration {its[-1]:.0f} but {run / 'result.json'} "
+                             f"reports iteration {last}: the files are of different runs, metrics.csv was cut "
+                             "short, or a resumed run stopped before its end (resume it again to finish it)")
+
+
 def build_report(run_dir) -> str:
     """The HTML page of the solve in `run_dir` (its config.toml, metrics.csv, result.json and
     strategy.npz; the strategy section is left out, saying why, when the file is missing)."""
@@ -268,6 +291,7 @@ def build_report(run_dir) -> str:
     result = _result(run)
     _check_result_game(run, result, game)
     rows = _metrics(run)
+    _check_rows_match(run, rows, result)
     targets = run_targets(game, assembly.solver)
     parts = [f"<h1>{html.escape(run.name)}: {html.escape(game.name)}</h1>"]
     summary = [("game", game_text(assembly)), ("preset", preset_text(assembly)),
