@@ -162,3 +162,16 @@ def test_a_delay_past_the_iteration_cap_is_refused():
     with pytest.raises(ConfigError, match=r"delay = 20\) gives no weight to any of the 20 iterations"):
         solverkit.solve(config, iterations=20)
     assert solverkit.solve(config, iterations=21).exploitability < 0.458
+
+
+def test_a_run_stopped_before_its_delayed_average_began_says_so(capsys):
+    """A time limit (or target) that ends the run before the delay: the output is the uniform
+    strategy, and the run says so instead of reporting it as the solve's."""
+    import solverkit
+
+    config = {"game": "kuhn", "preset": "cfr_plus", "averaging": {"name": "delayed", "delay": 500},
+              "solver": {"time_limit": 1e-9}}
+    sol = solverkit.solve(config, iterations=1000)
+    assert sol.iterations < 500
+    assert "before [averaging] (delayed) gave any iteration a weight: its output is the uniform strategy" \
+        in capsys.readouterr().err

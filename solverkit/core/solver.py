@@ -730,6 +730,10 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 timed_out = True
                 break
         done_at = solver.iteration
+        if first_weighted_iteration(assembly.averaging, done_at) is None and assembly.averaging.inline:
+            (notice or _say)(f"warning: the run stopped at iteration {done_at}, before [averaging] "
+                             f"({assembly.averaging.name}) gave any iteration a weight: its output is the uniform "
+                             "strategy, not the solve's")
         if ckpt_path is not None and (ckpt_every is not None or interrupted) and solver.iteration > last_ckpt[0]:
             checkpoint()  # the state the outputs below describe, so --resume can extend (or finish) the run
         if row is None or row["iteration"] != solver.iteration:
