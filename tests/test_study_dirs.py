@@ -56,6 +56,7 @@ def test_names_that_would_leave_the_runs_folder_are_refused(tmp_path, table):
     with pytest.raises(ConfigError, match=r"names name the runs' directories .*letters, digits") as err:
         load_study(study(tmp_path, text=text))
     assert name.strip('"') in str(err.value)
+    assert f": {'assembly' if kind == 'assemblies' else 'game'} names name the runs'" in str(err.value)  # was 'assemblie'
     assert not (tmp_path / "up").exists()
 
 

@@ -98,7 +98,7 @@ NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 def _check_name(name, kind: str) -> None:
     """Refuse an assembly or game name that would not make a plain directory name."""
     if not isinstance(name, str) or not NAME_RE.fullmatch(name) or len(name) > 100:
-        raise ConfigError(f"[{kind}.{shown(name)}]: {kind[:-1]} names name the runs' directories (OUT/runs/ASSEMBLY__GAME"
+        raise ConfigError(f"[{kind}.{shown(name)}]: {dict(assemblies='assembly', games='game').get(kind, kind)} names name the runs' directories (OUT/runs/ASSEMBLY__GAME"
                           f"__seedN): use up to 100 letters, digits, '_', '-' or '.', starting with a letter or digit")
 
 
