@@ -199,3 +199,13 @@ def test_resume_never_reads_back_a_finished_run_whose_metrics_were_cut_short(tmp
     run_study(load_study(path), out, progress=False, resume=True)
     assert (out / "results.csv").read_text() == before
     assert metrics.read_text() == text
+
+
+@pytest.mark.parametrize("table, expect", [('rule = "rm"', "missing [averaging] name in "),
+                                           ('preset = "cfr"\nfoo = 1', "unknown top-level key 'foo' in ")])
+def test_an_assemblys_config_error_names_the_study_file_assembly_and_game(tmp_path, table, expect):
+    """It said 'in <dict>' (issue 26 round 2): which of the study's assemblies?"""
+    path = study(tmp_path, text=TINY.format(iterations=5, every="") + f"\n[assemblies.bad]\n{table}\n")
+    with pytest.raises(ConfigError) as err:
+        load_study(path)
+    assert f"{expect}{path}: [assemblies.bad] on [games.pennies]" in str(err.value), str(err.value)

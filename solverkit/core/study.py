@@ -304,7 +304,7 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                     solver["iterations"] = min(solver["iterations"], cap)
                 cfg["solver"] = solver
                 # resolve now so that every error shows before anything runs
-                assembly = load_config(cfg, registry=registry)
+                assembly = load_config(cfg, registry=registry, where=f"{path}: {awhere} on [games.{gname}]")
                 targets = _targets_for(graw_targets, assembly.game, where)
                 if stop_at_target and not any(k.startswith("target") for k in _solver_keys(atable)):
                     _stop_at(cfg["solver"], targets, where)  # a target of the game's own units: no new check needed
