@@ -443,6 +443,8 @@ def test_nolimit_gamedef_fields(tmp_path):
                                                                                  (3, 2, 1), 3)
     with pytest.raises(ConfigError, match="not found"):
         load_nolimit_gamedef(str(tmp_path / "missing.game"))
+    with pytest.raises(ConfigError, match="is not a regular file"):  # a directory was 'not found'
+        load_nolimit_gamedef(str(tmp_path))
 
 
 # --- size lists against a port of postflop-solver's tree builder ------------------------------

@@ -128,6 +128,7 @@ def test_matrix_file_single_row_csv_is_2d(tmp_path):
     "name, content, expect",
     [
         ("missing.npy", None, "file not found"),
+        ("folder.npy", "dir", "is not a regular file; expected a .csv or .npy file"),  # was 'file not found'
         ("m.txt", "1,2\n3,4\n", "unsupported extension '.txt'"),
         ("vec.npy", np.array([1.0, 2.0]), "expected a 2-D matrix"),
         ("cube.npy", np.zeros((2, 2, 2)), "expected a 2-D matrix"),
@@ -141,6 +142,8 @@ def test_bad_matrix_files_name_the_path(tmp_path, name, content, expect):
     path = tmp_path / name
     if isinstance(content, np.ndarray):
         np.save(path, content)
+    elif content == "dir":
+        path.mkdir()
     elif content is not None:
         path.write_text(content)
     with pytest.raises(ConfigError) as info:

@@ -384,6 +384,8 @@ class MatrixFile(MatrixGame):
         path = Path(self.config["path"])
         where = self.where()
         if not path.is_file():
+            if path.exists():  # a directory, a device (/dev/zero would be read without end), a pipe
+                raise ConfigError(f"{where} is not a regular file; expected a .csv or .npy file")
             raise ConfigError(f"{where}: file not found")
         suffix = path.suffix.lower()
         if suffix not in (".npy", ".csv"):

@@ -198,6 +198,8 @@ def load_nolimit_gamedef(path: str) -> NoLimitGameDef:
     """A no-limit game file by path (ConfigError when missing, unreadable or malformed)."""
     p = Path(path)
     if not p.is_file():
+        if p.exists():  # a directory, a device, a pipe: nothing to read a game from
+            raise ConfigError(f"game definition file {path} is not a regular file; expected a path to a .game file")
         raise ConfigError(f"game definition file not found: {path}")
     try:
         data = p.read_bytes()
