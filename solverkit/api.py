@@ -115,10 +115,10 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
     """Solve an assembly: `config` is a TOML path, a config dict, or an Assembly; keyword
     `overrides` change it first (``preset="cfr"``, ``solver={"update": "simultaneous"}``,
     ``game={"name": "leduc_tree"}``). Returns a :class:`Solution`."""
-    from .core.config import load_config
+    from .core.config import Assembly, load_config
     from .core.solver import run_solve
 
-    if hasattr(config, "game"):
+    if isinstance(config, Assembly):  # (a Solution has a .game too: it is no assembly)
         if overrides:
             raise ConfigError("solve(assembly, ...): overrides apply to a TOML path or a dict, not to a built "
                               "Assembly")

@@ -22,6 +22,8 @@ def kuhn():
     (lambda: solverkit.solve(5), ["config=5", "TOML path"]),
     (lambda: solverkit.solve(None), ["config=None"]),
     (lambda: solverkit.solve([1, 2]), ["config=[1, 2]"]),
+    # a Solution has a .game, so it was taken for an Assembly: AttributeError 'Result' ... 'solver'
+    (lambda: solverkit.solve(solverkit.solve(CFR, iterations=2)), ["config=Solution(game='kuhn_tree'", "an Assembly"]),
     (lambda: solverkit.solve(CFR, game={"name": None}), ["game.name=None", "TOML value"]),
     (lambda: solverkit.solve(CFR, solver={"iterations": {1, 2}}), ["solver.iterations", "TOML value"]),
     (lambda: solverkit.solve(CFR, iterations=2, out=5), ["out", "5"]),
