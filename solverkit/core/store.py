@@ -323,13 +323,25 @@ def precision_warnings(codec, settings: dict[str, str], store: dict, said: set |
     and the results differ from a float store's without an error. `settings` maps a family to
     its ``[store]`` key, `store` is the ``[store]`` table; families in `said` are skipped and
     those warned are added to it. Each line names the share and the factor that keeps 99%."""
-    from .codec import LOST_SHARE_OK, LOST_SHARE_SUGGESTED
+    from .codec import COARSE_EXP, COARSE_SHARE_OK, COARSE_SUGGESTED_EXP, LOST_SHARE_OK, LOST_SHARE_SUGGESTED
 
     said = set() if said is None else said
     lines = []
     for fam in sorted(codec.magnitudes):
         share = codec.lost_share(fam) if fam not in said else 0.0
-        if share > LOST_SHARE_OK:
+        coarse = codec.coarse_share(fam) if fam not in said else 0.0
+        if share <= LOST_SHARE_OK and coarse > COARSE_SHARE_OK:
+            said.add(fam)
+            key = settings.get(fam, f"{fam}_scale")
+            now, gain = _configured(store, key), codec.factor_gain(fam, 0.5, COARSE_SUGGESTED_EXP)
+            fix = (f"set {key} = {_factor_text(now * gain)} (the median value at {2 ** COARSE_SUGGESTED_EXP} units), "
+                   f"or {key} = [] for float64" if gain > 1.0 else
+                   f"no larger factor leaves room for its largest values: set {key} = [] (float64)")
+            lines.append(
+                f"[store] {key} = {_factor_text(now)} is coarse: {coarse:.0%} of the nonzero {fam} values of its "
+                f"first updates are under {2 ** COARSE_EXP} stored units, kept to 12% or worse, so the results "
+                f"will differ from a float64 store's; {fix}")
+        elif share > LOST_SHARE_OK:
             said.add(fam)
             key = settings.get(fam, f"{fam}_scale")
             now, gain = _configured(store, key), codec.factor_gain(fam)
