@@ -187,6 +187,8 @@ def test_match_command(tmp_path):
     assert res.exit_code != 0 and "name the game with --game" in res.output
     res = runner.invoke(cli, ["match", str(tmp_path), "call"])
     assert res.exit_code != 0 and "neither a solve output directory" in res.output
+    res = runner.invoke(cli, ["match", "raise", "call", "--game", "kuhn", "--no-exact"])  # measured nothing, exit 0
+    assert res.exit_code == 2 and "--no-exact" in res.output and "nothing left to measure" in res.output, res.output
     res = runner.invoke(cli, ["match", str(tmp_path), "call", "--set", "isomorphism=false"])  # was ignored
     assert res.exit_code == 2 and "'isomorphism=false' needs --game NAME" in res.output
 

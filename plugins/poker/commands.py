@@ -129,6 +129,9 @@ def add_play_commands(cli: click.Group) -> None:
 
         if hands % 2:
             raise click.BadParameter(f"{hands} is odd: a duplicate match plays each deal twice", param_hint="--hands")
+        if no_exact and not hands:  # it printed the two players' names and exited 0, having measured nothing
+            raise click.BadParameter("with --hands 0 (the default) there is nothing left to measure: give --hands N "
+                                     "(even, >= 2) for a sampled match, or drop --no-exact", param_hint="--no-exact")
         game = _player_game([a, b], game_name, sets)
         pa, pb = load_player(a, game), load_player(b, game)
         report = run_match(game, pa, pb, hands=hands, seed=seed, exact=not no_exact)
