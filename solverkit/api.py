@@ -135,9 +135,17 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
             raise ConfigError(f"solve(..., out={out!r}) is empty: give a directory for the run's outputs "
                               "(e.g. out='runs/mine'), or leave out=None to write nothing")
         out = expand_path(out, "solve(..., out)")
-        _check_out_dir(out)
-    result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress,
-                       notice=_notice)
+    made = _check_out_dir(out) if out is not None else []
+    try:
+        result = run_solve(assembly, iterations=iterations, target=target, out=out, progress=progress,
+                           notice=_notice)
+    except BaseException:  # refused (iterations=0 ...) or failed: the folders made for it go if still empty
+        for path in reversed(made):
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
     return Solution(result, assembly.game)
 
 
@@ -160,13 +168,16 @@ def _notice(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _check_out_dir(out: Path) -> None:
+def _check_out_dir(out: Path) -> list[Path]:
     """Make the output directory `out` if it does not exist yet, or a ConfigError naming it and
-    why (a file on its way, no permission, a read-only file system) before anything runs."""
+    why (a file on its way, no permission, a read-only file system) before anything runs; returns
+    the directories it made, outermost first."""
     if out.exists():
-        return  # a directory, or a file that the solve's own check names
+        return []  # a directory, or a file that the solve's own check names
+    made = [p for p in [out, *out.parents] if not p.exists()][::-1]
     try:
         out.mkdir(parents=True)
+        return made
     except OSError as exc:
         raise ConfigError(f"solve(..., out={str(out)!r}): cannot make the directory: "
                           f"{exc.strerror or exc}") from None

@@ -136,3 +136,14 @@ def test_empty_paths_are_refused_not_taken_as_the_working_directory(tmp_path, mo
             solverkit.solve(not_a_file, iterations=2)
     with pytest.raises(ConfigError, match="NUL"):
         solverkit.solve("a\x00b.toml", iterations=2)
+
+
+def test_a_refused_solve_leaves_no_output_folders_it_made(tmp_path):
+    """solve(..., iterations=0, out='new/a/b') was refused after it had made new/a/b (issue 26
+    round 2); folders that were there stay."""
+    (tmp_path / "old").mkdir()
+    with pytest.raises(ConfigError, match=r"iterations = 0"):
+        solverkit.solve(CFR, iterations=0, out=tmp_path / "old" / "new" / "run")
+    assert [p.name for p in tmp_path.iterdir()] == ["old"] and list((tmp_path / "old").iterdir()) == []
+    solverkit.solve(CFR, iterations=2, out=tmp_path / "old" / "new" / "run")
+    assert (tmp_path / "old" / "new" / "run" / "result.json").is_file()
