@@ -209,3 +209,29 @@ def test_an_assemblys_config_error_names_the_study_file_assembly_and_game(tmp_pa
     with pytest.raises(ConfigError) as err:
         load_study(path)
     assert f"{expect}{path}: [assemblies.bad] on [games.pennies]" in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_a_study_writes_its_outputs_stops_it_saying_how_to_go_on(tmp_path, monkeypatch, sig):
+    # between runs or while the plots are drawn, Ctrl-C was click's bare "Aborted!" and SIGTERM
+    # ended the study without a word (exit 143)
+    import os
+    import signal
+    import time
+
+    from solverkit.core import study_plot
+    from solverkit.core.study import StudyStopped
+
+    def signalled(*args, **kwargs):
+        os.kill(os.getpid(), getattr(signal, sig))
+        time.sleep(5)
+
+    monkeypatch.setattr(study_plot, "plot_study", signalled)
+    path = study(tmp_path, iterations=10, every="5")
+    out = tmp_path / "out"
+    with pytest.raises(StudyStopped, match=r"study stopped: 1 of 1 runs finished, 0 stopped part way .* --resume"):
+        run_study(load_study(path), out, progress=False)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    monkeypatch.undo()
+    run_study(load_study(path), out, progress=False, resume=True)
+    assert (out / "results.csv").is_file()

@@ -15,6 +15,7 @@ import csv
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -568,6 +569,44 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: b
         from tqdm import tqdm
 
         bar = tqdm(total=len(study.runs), unit="run", dynamic_ncols=True)
+    try:
+        with _signals_stop_the_study():
+            return _run_and_write(study, out, jobs, plan, results, bar)
+    except KeyboardInterrupt:  # a signal between runs or while the outputs are written
+        pass
+    finally:
+        if bar:
+            bar.close()
+    raise _stopped(study, out, results)
+
+
+@contextmanager
+def _signals_stop_the_study():
+    """SIGTERM, like SIGINT, raises KeyboardInterrupt in this process while the study runs
+    (a solve under way turns either into a stop request of its own), instead of ending it
+    without a word."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _stopped(study, out: Path, results: dict) -> StudyStopped:
+    done = sum(1 for r in results.values() if not r.interrupted)
+    part = sum(1 for r in results.values() if r.interrupted)
+    return StudyStopped(
+        f"study stopped: {done} of {len(study.runs)} runs finished, {part} stopped part way (their checkpoints "
+        f"are in {out / 'runs'}); go on with: solverkit study {study.source} --out {out} --resume")
+
+
+def _run_and_write(study, out: Path, jobs: int, plan: dict, results: dict, bar) -> str:
     stopped = False
     try:
         if jobs == 1:
@@ -584,11 +623,7 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: b
         if bar:
             bar.close()
     if stopped:
-        done = sum(1 for r in results.values() if not r.interrupted)
-        part = sum(1 for r in results.values() if r.interrupted)
-        raise StudyStopped(
-            f"study stopped: {done} of {len(study.runs)} runs finished, {part} stopped part way (their checkpoints "
-            f"are in {out / 'runs'}); go on with: solverkit study {study.source} --out {out} --resume")
+        raise _stopped(study, out, results)
     _write_csv(out / "results.csv", RESULT_COLUMNS, _result_rows(study, results))
     summary = _summarise(study, results)
     _write_csv(out / "summary.csv", SUMMARY_COLUMNS, summary)
