@@ -22,6 +22,9 @@ def kuhn():
     (lambda: solverkit.solve(5), ["config=5", "TOML path"]),
     (lambda: solverkit.solve(None), ["config=None"]),
     (lambda: solverkit.solve([1, 2]), ["config=[1, 2]"]),
+    # a table key that is no string was an AttributeError ('NoneType' ... 'startswith')
+    (lambda: solverkit.solve({**CFR, "solver": {None: 1}}, iterations=2), ["[solver] key None", "strings"]),
+    (lambda: solverkit.solve({"game": {"name": "kuhn_tree", 5: 1}, "preset": "cfr"}), ["[game] key 5"]),
     # a Solution has a .game, so it was taken for an Assembly: AttributeError 'Result' ... 'solver'
     (lambda: solverkit.solve(solverkit.solve(CFR, iterations=2)), ["config=Solution(game='kuhn_tree'", "an Assembly"]),
     (lambda: solverkit.solve(CFR, game={"name": None}), ["game.name=None", "TOML value"]),

@@ -301,6 +301,9 @@ def _table(raw, section):
         value = {"name": value}
     if not isinstance(value, dict):
         raise ConfigError(f"[{section}] must be a table or a plugin name, got {shown(value)}")
+    for key in value:  # a dict from the API may hold any key; TOML's are strings
+        if not isinstance(key, str):
+            raise ConfigError(f"[{section}] key {shown(key)} is invalid: keys are parameter names (strings)")
     return dict(value)
 
 
