@@ -500,7 +500,9 @@ def run_config(run_dir: Path) -> Path:
     """RUN_DIR/config.toml of a solve's output directory, or an error saying it is not one."""
     path = run_dir / "config.toml"
     if not path.is_file():
-        raise SolverkitError(f"{run_dir} is not a solve output directory: {path} not found")
+        from .core.run_dir import not_a_run
+
+        raise not_a_run(run_dir, path)
     return path
 
 

@@ -308,3 +308,16 @@ def test_a_full_disk_never_tears_the_runs_config_or_result(earlier, monkeypatch,
         run_solve(load_config(earlier / "config.toml"), out=earlier, resume=True, iterations=30)
     assert (earlier / name).read_bytes() == before
     assert not (earlier / f"{name}.tmp").exists()
+
+
+@pytest.mark.parametrize("command", [["solve", "--resume"], ["exploit"], ["report"], ["export"],
+                                     ["strategy", "--infoset=H", "--player=0"]])
+def test_a_config_toml_that_is_a_directory_is_named_as_such(earlier, command):
+    # it was "config.toml not found" while it was there
+    (earlier / "config.toml").unlink()
+    (earlier / "config.toml").mkdir()
+    r = invoke(*command, earlier)
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert line == f"Error: {earlier} is not a solve output directory: {earlier / 'config.toml'} is not a regular " \
+                   "file (a directory?)"

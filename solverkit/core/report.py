@@ -285,7 +285,9 @@ def build_report(run_dir) -> str:
 
     run = Path(run_dir)
     if not (run / "config.toml").is_file():
-        raise SolverkitError(f"{run} is not a solve output directory: {run / 'config.toml'} not found")
+        from .run_dir import not_a_run
+
+        raise not_a_run(run, run / "config.toml")
     assembly = load_config(run / "config.toml")
     game = assembly.game
     result = _result(run)

@@ -80,6 +80,12 @@ def release_out_dir(lock: int | None) -> None:
             pass
 
 
+def not_a_run(run_dir, config) -> ConfigError:
+    """The error for a RUN_DIR whose config.toml (`config`) is missing or no regular file."""
+    why = "not found" if not Path(config).exists() else "is not a regular file (a directory?)"
+    return ConfigError(f"{run_dir} is not a solve output directory: {config} {why}")
+
+
 #: where --force keeps the outputs of the run it replaces until the new run has written its first
 #: metrics row or checkpoint (they come back if it fails before)
 REPLACED_DIR = ".replaced-run"

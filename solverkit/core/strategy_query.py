@@ -42,7 +42,9 @@ def read_infoset(run_dir, key: str, player: int | None = None, game=None) -> Inf
         from .config import load_config
 
         if not config.is_file():
-            raise SolverkitError(f"{run_dir} is not a solve output directory: {config} not found")
+            from .run_dir import not_a_run
+
+            raise not_a_run(run_dir, config)
         game = load_config(config).game
     place = game.infoset_place(key, player)
     manifest = run_dir / STRATEGY_MANIFEST
