@@ -510,6 +510,16 @@ def test_a_factor_that_keeps_most_regrets_to_a_few_units_is_warned_as_coarse(cap
                                       "store": {"regret_scale": 16, "avg_scale": 16}}), iterations=10).store_warnings == []
 
 
+def test_a_huge_factor_that_clips_is_told_a_finite_factor_in_a_short_line():
+    """regret_scale = 1e308 was told 'set regret_scale = inf (now 1000...', 309 digits)' (the fit
+    overflowed, and factors were written with .0f) (issue 26 round 2)."""
+    res = run_solve(load_config({"preset": "cfr", "game": "kuhn_tree", "store": {"regret_scale": 1e308}}),
+                    iterations=2)
+    [line] = [w for w in res.store_warnings if "clipped" in w]
+    factor = float(line.split("set regret_scale = ")[1].split()[0])
+    assert 1 <= factor < 2.0 ** 40 and "(now 1e+308;" in line and len(line) < 400, line
+
+
 def test_clipping_is_warned_once_with_a_factor_that_fits_the_rest_of_the_run(capsys):
     """quadratic averaging (DCFR) sums t^2 weights: 16 per unit clips Kuhn's averages at about
     iteration 740, after which the average is silently wrong."""

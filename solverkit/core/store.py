@@ -308,7 +308,8 @@ HOLDS = ("encoded", "decoded")
 
 def _factor_text(factor: float) -> str:
     """A fixed-point factor as a config value: 65536, 0.25."""
-    return f"{factor:.0f}" if factor >= 1 else f"{factor:g}"
+    # beyond 2**53 the digits of .0f are float noise (a factor of 1e308 was written with 309 of them)
+    return f"{factor:.0f}" if 1 <= factor < 2.0 ** 53 else f"{factor:g}"
 
 
 def _configured(store: dict, key: str) -> float:
@@ -366,9 +367,10 @@ def saturation_warning(codec, count: int, iteration: int, settings: dict[str, st
         key = settings.get(fam, f"{fam}_scale")
         now, peak, more = _configured(store, key), codec.clip_peak.get(fam, 0.0), max(growth.get(fam, 1.0), 1.0)
         if now and peak:
-            fit = now * INT32_RANGE / (peak * more)
+            # in log2: now * INT32_RANGE overflows to inf for a huge factor (it suggested "= inf")
+            fit = 2.0 ** np.floor(np.log2(now) + np.log2(INT32_RANGE) - np.log2(peak) - np.log2(more))
             grows = f", {more:.3g}x more by the last iteration" if more > 1.0 else ""
-            fixes.append(f"{key} = {_factor_text(2.0 ** np.floor(np.log2(fit)))} (now {_factor_text(now)}; the largest "
+            fixes.append(f"{key} = {_factor_text(fit)} (now {_factor_text(now)}; the largest "
                          f"{fam} value reached {peak:.3g} stored units{grows})")
     where = f" ({', '.join(f'{fam}: {codec.saturated_by[fam]:,}' for fam in fams)})" if fams else ""
     fix = "; ".join(fixes) if fixes else "a smaller [store] regret_scale / avg_scale / state_scale"
