@@ -39,11 +39,20 @@ def _override_strings(overrides: dict) -> list[str]:
             raise ConfigError(f"solve(..., {where}={_short(v)}) is invalid: expected a TOML value (a string, "
                               "number, boolean, or a list or table of them)") from None
 
+    from .core.config import PLUGIN_SECTIONS, TOP_KEYS
+
+    named = (*PLUGIN_SECTIONS, "sampler")  # a plugin name stands for its table, as in a config: game="leduc"
     out = []
     for section, value in overrides.items():
         if isinstance(value, dict):
             for key, v in value.items():
                 out.append(f"{section}.{key}={text(f'{section}.{key}', v)}")
+        elif section in named and isinstance(value, str):
+            out.append(f"{section}.name={text(section, value)}")
+        elif section in TOP_KEYS and section != "preset":  # it said "--set key 'solver' is not SECTION.PARAM"
+            what = " or a plugin name (a string)" if section in named else ""
+            raise ConfigError(f"solve(..., {section}={_short(value)}) is invalid: expected a dict of [{section}] "
+                              f"values{what}, e.g. {section}={{...}}")
         else:
             out.append(f"{section}={text(section, value)}")
     return out

@@ -150,3 +150,13 @@ def test_a_refused_solve_leaves_no_output_folders_it_made(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["old"] and list((tmp_path / "old").iterdir()) == []
     solverkit.solve(CFR, iterations=2, out=tmp_path / "old" / "new" / "run")
     assert (tmp_path / "old" / "new" / "run" / "result.json").is_file()
+
+
+def test_a_plugin_section_override_may_be_its_name_as_in_a_config():
+    """solve(cfg, game="leduc_tree") was "--set key 'game' is not SECTION.PARAM" (a config's
+    game = "leduc_tree" is its name); solver=[1] is named as the API's argument (issue 26 round 2)."""
+    assert solverkit.solve(CFR, iterations=2, game="leduc_tree").game.name == "leduc_tree"
+    with pytest.raises(ConfigError, match=r"solve\(\.\.\., solver=\[1\]\) is invalid: expected a dict of \[solver\]"):
+        solverkit.solve(CFR, iterations=2, solver=[1])
+    with pytest.raises(ConfigError, match=r"solve\(\.\.\., game=5\) is invalid: .* or a plugin name"):
+        solverkit.solve(CFR, iterations=2, game=5)
