@@ -154,6 +154,27 @@ def test_damaged_checkpoints_are_refused(saved):
     assert "no checkpoint at" in resume_error(saved)
 
 
+@pytest.mark.parametrize("length", [5 << 30, (1 << 30) - 64])
+def test_a_damaged_footer_length_is_refused_without_reading_it_into_memory(saved, length):
+    # a sparse checkpoint of 5 GiB whose trailer names a footer of its whole length was read
+    # whole before its checksum was checked (20 GiB of memory for a 20 GiB file)
+    import resource
+    import struct
+
+    from solverkit.core.trailer import END, TAIL
+
+    path = saved / ckpt.FILENAME
+    size = (5 << 30) + 64
+    with open(path, "r+b") as fh:
+        fh.truncate(size)
+        fh.seek(size - TAIL.size - len(END))
+        fh.write(TAIL.pack(0, length) + END)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    msg = resume_error(saved)
+    assert ("past the 1024 MiB a footer can have" if length > 1 << 30 else "footer checksum mismatch") in msg, msg
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB: far below the footer
+
+
 def test_checkpoint_of_another_game_or_version_is_refused(saved, tmp_path, monkeypatch):
     other = tmp_path / "other"
     cfg = tmp_path / "kuhn.toml"

@@ -12,6 +12,9 @@ END = b"SKEND\n"
 TAIL = struct.Struct("<IQ")  # crc32 of the footer, footer length
 #: bytes after the footer: its crc32 and length, and the end marker
 TRAILER_BYTES = TAIL.size + len(END)
+#: the longest footer read back: its metrics rows (a few hundred bytes each) and segment index fit
+#: many times over; a longer length is damage, refused before its bytes are read
+FOOTER_LIMIT = 1 << 30
 
 
 def write_trailer(fh, footer: dict) -> None:
@@ -34,10 +37,21 @@ def read_trailer(path, size: int, magic: bytes, error, name: str, label: str) ->
         crc, flen = TAIL.unpack(fh.read(TAIL.size))
         if fh.read(len(END)) != END or flen > size - len(magic) - tail:
             raise error(f"{label} is truncated (no valid end marker)")
+        if flen > FOOTER_LIMIT:
+            raise error(f"{label}: footer length {flen} bytes is past the {FOOTER_LIMIT >> 20} MiB a footer can have "
+                        "(the file is damaged)")
+        # the checksum first, a chunk at a time: a damaged length never has its bytes held in memory
+        fh.seek(size - tail - flen)
+        check, left = 0, flen
+        while left:
+            chunk = fh.read(min(left, 1 << 24))
+            if not chunk:
+                break
+            check, left = zlib.crc32(chunk, check), left - len(chunk)
+        if left or check != crc:
+            raise error(f"{label}: footer checksum mismatch (the file is damaged)")
         fh.seek(size - tail - flen)
         raw = fh.read(flen)
-    if zlib.crc32(raw) != crc:
-        raise error(f"{label}: footer checksum mismatch (the file is damaged)")
     try:
         footer = msgpack.unpackb(raw, strict_map_key=False)
     except Exception as exc:
