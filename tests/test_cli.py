@@ -482,3 +482,21 @@ def test_an_empty_path_argument_is_refused_not_taken_as_the_working_directory(tm
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 2 and "is empty: give a" in res.output, res.output
     assert len(res.output.strip().splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_is_a_pipe_or_device_is_written_into_not_replaced(run_dir, tmp_path):
+    """export -o /dev/full (as root) replaced the device node /dev/full with a regular file: the
+    atomic write renamed NAME.tmp over it (issue 26 round 2). A pipe stands in for the device."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = invoke("export", run_dir[0], "-o", fifo)
+    reader.join(timeout=30)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and json.loads(got[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no pipe.tmp either

@@ -38,6 +38,12 @@ def atomic_file(path, durable: bool = True):
     """Yield a binary file for ``path.tmp``; on success rename it over `path` (fsyncing the file
     and the directory when `durable`); on any error remove the temporary file and re-raise."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # a device or a pipe (-o /dev/stdout): written in place. Renaming over it replaced the device
+        # node itself (as root, export -o /dev/full left a regular file at /dev/full)
+        with open(path, "wb") as fh:
+            yield fh
+        return
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as fh:
