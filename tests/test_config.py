@@ -237,6 +237,8 @@ def test_set_into_a_non_table_section():
         ({**BASE, "solver": {"eval_every": -1}}, ["[solver] eval_every = -1", ">= 0"]),
         ({**BASE, "solver": {"update": "both"}}, ["[solver] update = 'both'", "one of alternating, simultaneous"]),
         ({**BASE, "game": {"name": "matrix_file"}}, ["missing parameter 'path'", "[game] (matrix_file)", "a file path"]),
+        # it said only 'expected a string': which strings? (the parameter's doc names them)
+        ({**BASE, "game": {"name": "acpc"}}, ["missing parameter 'gamedef'", "bundled name (kuhn, leduc"]),
         ({**BASE, "game": {"name": "matrix_file", "path": ""}}, ["[game] (matrix_file) path = ''", "a file path"]),
     ],
 )

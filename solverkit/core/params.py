@@ -221,7 +221,8 @@ class ParamSpec:
             if key in given:
                 out[key] = p.check(given[key], f"{where} {key}")
             elif p.required:
-                raise ConfigError(f"missing parameter {key!r} in {where}: expected {p.describe()}")
+                doc = f" ({' '.join(p.doc.split())})" if p.doc else ""  # what it takes: acpc's gamedef is a bundled name or a path
+                raise ConfigError(f"missing parameter {key!r} in {where}: expected {p.describe()}{doc}")
             else:
                 out[key] = p.default
         return out
