@@ -211,3 +211,23 @@ def test_report_refuses_metrics_that_are_not_the_reported_runs(tmp_path, damage,
     assert res.exit_code == 2 and not (run / "report.html").exists(), res.output
     (line,) = res.stderr.splitlines()
     assert line.startswith(f"Error: {metrics}") and names in line, line
+
+
+@pytest.mark.parametrize("name, names", [("result.json", "past the 16 MiB a result.json can have"),
+                                         ("metrics.csv", "a line longer than 1 MiB")])
+def test_report_refuses_a_huge_damaged_file_without_reading_it_whole(tmp_path, name, names):
+    # a result.json or metrics.csv grown to gigabytes of zeros (a sparse file) was read into
+    # memory whole: 6 GB of RSS, then "out of memory: the game, matrix or store ..."
+    import resource
+
+    run = tmp_path / "run"
+    assert CliRunner().invoke(cli, ["solve", "--game", "kuhn", "--preset", "cfr_plus", "--iterations", "3",
+                                    "--out", str(run), "--quiet"]).exit_code == 0
+    with open(run / name, "r+b") as fh:
+        fh.truncate(3 << 30)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res = CliRunner().invoke(cli, ["report", str(run)])
+    assert res.exit_code == 2, res.output
+    (line,) = res.stderr.splitlines()
+    assert line.startswith(f"Error: {run / name} is damaged: ") and names in line, line
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB

@@ -235,3 +235,17 @@ def test_a_signal_while_a_study_writes_its_outputs_stops_it_saying_how_to_go_on(
     monkeypatch.undo()
     run_study(load_study(path), out, progress=False, resume=True)
     assert (out / "results.csv").is_file()
+
+
+def test_resume_solves_again_a_finished_run_whose_metrics_grew_huge(tmp_path):
+    # a metrics.csv grown to gigabytes of zeros (a sparse file) was read into memory whole
+    path = study(tmp_path, iterations=20, every="5")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    before = (out / "results.csv").read_text()
+    metrics = out / "runs" / "cfr_plus__pennies__seed0" / "metrics.csv"
+    text = metrics.read_text()
+    with open(metrics, "r+b") as fh:
+        fh.truncate(3 << 30)
+    run_study(load_study(path), out, progress=False, resume=True)
+    assert (out / "results.csv").read_text() == before and metrics.read_text() == text

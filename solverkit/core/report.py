@@ -49,6 +49,11 @@ def _result(run: Path) -> dict:
     path = run / "result.json"
     if not path.is_file():
         return {}
+    from .run_dir import RESULT_LIMIT
+
+    if path.stat().st_size > RESULT_LIMIT:
+        raise SolverkitError(f"{path} is damaged: {path.stat().st_size} bytes, past the {RESULT_LIMIT >> 20} MiB a "
+                             "result.json can have; solve again or remove it")
     try:
         result = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -72,10 +77,12 @@ def _metrics(run: Path) -> list[dict]:
     path = run / "metrics.csv"
     if not path.is_file():
         return []
+    from .run_dir import LongLine, bounded_lines
+
     try:
         with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except (UnicodeDecodeError, csv.Error) as exc:
+            rows = list(csv.DictReader(bounded_lines(fh)))
+    except (UnicodeDecodeError, csv.Error, LongLine) as exc:
         raise SolverkitError(f"{path} is damaged: {' '.join(str(exc).split())[:120]}; expected the CSV text a solve "
                              "writes") from None
     with open(path, "rb") as fh:

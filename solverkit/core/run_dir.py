@@ -80,6 +80,28 @@ def release_out_dir(lock: int | None) -> None:
             pass
 
 
+#: the longest line of a run's metrics.csv read back (a row is a few hundred bytes)
+LINE_LIMIT = 1 << 20
+#: the largest result.json read back (a few kB)
+RESULT_LIMIT = 16 << 20
+
+
+class LongLine(ValueError):
+    """A line of a run's CSV file longer than LINE_LIMIT: the file is damaged."""
+
+
+def bounded_lines(fh, limit: int = LINE_LIMIT):
+    """The lines of text file `fh`, none longer than `limit` characters (LongLine): a damaged
+    file of one endless line (zeros of a sparse file) is never read into memory whole."""
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit:
+            raise LongLine(f"a line longer than {limit >> 20} MiB")
+        yield line
+
+
 def not_a_run(run_dir, config) -> ConfigError:
     """The error for a RUN_DIR whose config.toml (`config`) is missing or no regular file."""
     why = "not found" if not Path(config).exists() else "is not a regular file (a directory?)"

@@ -451,7 +451,11 @@ def _check_result_game(run: Run, run_dir: Path, game, fix: str) -> None:
 
     from .identity import ID_FIELD, game_identity
 
+    from .run_dir import RESULT_LIMIT
+
     try:
+        if (run_dir / "result.json").stat().st_size > RESULT_LIMIT:
+            return  # damaged: finished_run decides
         summary = json.loads((run_dir / "result.json").read_text())
     except (OSError, ValueError, RecursionError):  # missing or damaged: finished_run decides
         return
@@ -489,13 +493,17 @@ def finished_run(run_dir: Path, assembly) -> "RunResult | None":
 
     from .solver import run_config_text
 
+    from .run_dir import RESULT_LIMIT, bounded_lines
+
     try:
+        if (run_dir / "result.json").stat().st_size > RESULT_LIMIT:
+            return None
         summary = json.loads((run_dir / "result.json").read_text())
         config = (run_dir / "config.toml").read_text()
         with open(run_dir / "metrics.csv", newline="") as fh:
-            rows = list(csv.DictReader(fh))
+            rows = list(csv.DictReader(bounded_lines(fh)))
     except (OSError, ValueError, RecursionError, csv.Error):  # damaged or missing: the run is solved again
-        return None
+        return None  # (ValueError: also a line too long, LongLine)
     if not isinstance(summary, dict) or summary.get("interrupted", True) or config != run_config_text(assembly):
         return None
     metrics = []
