@@ -160,3 +160,11 @@ def test_a_plugin_section_override_may_be_its_name_as_in_a_config():
         solverkit.solve(CFR, iterations=2, solver=[1])
     with pytest.raises(ConfigError, match=r"solve\(\.\.\., game=5\) is invalid: .* or a plugin name"):
         solverkit.solve(CFR, iterations=2, game=5)
+
+
+def test_a_boolean_for_an_integer_is_not_called_out_of_range():
+    """iterations=True said '(integers must lie in -9223372036854775808..9223372036854775807, 64
+    bits)', as if True were too large (issue 26 round 2)."""
+    with pytest.raises(ConfigError) as err:
+        solverkit.solve(CFR, iterations=True)
+    assert str(err.value) == "[solver] iterations = True is invalid: expected an integer >= 1"

@@ -144,7 +144,8 @@ class Param:
         value = plain_value(value)
         bad = ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()}")
         items = value if isinstance(value, (list, tuple)) else [value]
-        if self.type in ("int", "int_list") and any(isinstance(v, int) and not _is_int(v) for v in items):
+        if self.type in ("int", "int_list") and any(isinstance(v, int) and not isinstance(v, bool) and not _is_int(v)
+                                                    for v in items):  # (a bool is refused below, not as out of range)
             raise ConfigError(f"{where} = {_show(value)} is invalid: expected {self.describe()} "
                               f"(integers must lie in {INT_MIN}..{INT_MAX}, 64 bits)")
         if self.type in ("float", "float_list") and any(
