@@ -3,18 +3,23 @@ plugins add through ``register_commands(cli)`` (plot preflop, worker)."""
 
 from __future__ import annotations
 
-import errno
-import json
 import sys
-import time
-import warnings
-from pathlib import Path
 
-import click
+try:  # Ctrl-C while the command line loads ends as one after it does (130), not an importlib traceback
+    import errno
+    import json
+    import time
+    import warnings
+    from pathlib import Path
 
-from . import __version__
-from .core.params import UserPath, number_from_text, option_type
-from .errors import SolverkitError, SolverkitWarning
+    import click
+
+    from . import __version__
+    from .core.params import UserPath, number_from_text, option_type
+    from .errors import SolverkitError, SolverkitWarning
+except KeyboardInterrupt:
+    print("Aborted!", file=sys.stderr)
+    sys.exit(130)
 
 
 class _OneLineUsageError(click.ClickException):

@@ -54,3 +54,15 @@ def test_result_records_startup_seconds(tmp_path):
     result = json.loads((tmp_path / "result.json").read_text())
     # from the start of this (test) process to the first iteration: at least our age before the solve
     assert age <= result["startup_seconds"] <= process_age()
+
+
+def test_ctrl_c_while_the_command_line_loads_is_no_traceback():
+    """Ctrl-C in the first 0.2 s (click importing) was a KeyboardInterrupt traceback through
+    importlib (issue 26 round 2): it is 'Aborted!' and status 130, as after loading."""
+    code = ("import builtins\nreal = builtins.__import__\n"
+            "def imp(name, *a, **k):\n"
+            "    if name == 'click':\n        raise KeyboardInterrupt\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = imp\nimport solverkit.cli\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 130 and proc.stderr == "Aborted!\n", (proc.returncode, proc.stderr)
