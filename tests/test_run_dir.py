@@ -321,3 +321,12 @@ def test_a_config_toml_that_is_a_directory_is_named_as_such(earlier, command):
     (line,) = r.stderr.splitlines()
     assert line == f"Error: {earlier} is not a solve output directory: {earlier / 'config.toml'} is not a regular " \
                    "file (a directory?)"
+
+
+@pytest.mark.parametrize("command", [["report"], ["export"]])
+def test_an_output_file_in_no_directory_names_the_directory(earlier, tmp_path, command):
+    # it was "No such file or directory (the file there before is unchanged)": there was none
+    target = tmp_path / "nowhere" / "out.txt"
+    r = invoke(*command, earlier, "--output", target)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines() == [f"Error: cannot write {target}: no such directory {target.parent}"]

@@ -30,7 +30,10 @@ def write_text(path, text: str) -> None:
         with atomic_file(path) as fh:
             fh.write(text.encode("utf-8"))
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {reason(exc)} (the file there before is unchanged)") from None
+        if exc.errno == errno.ENOENT and not Path(path).parent.is_dir():
+            raise OutputError(f"cannot write {path}: no such directory {Path(path).parent}") from None
+        kept = " (the file there before is unchanged)" if Path(path).is_file() else ""
+        raise OutputError(f"cannot write {path}: {reason(exc)}{kept}") from None
 
 
 @contextmanager
