@@ -330,3 +330,21 @@ def test_an_output_file_in_no_directory_names_the_directory(earlier, tmp_path, c
     r = invoke(*command, earlier, "--output", target)
     assert r.exit_code == 2, r.output
     assert r.stderr.splitlines() == [f"Error: cannot write {target}: no such directory {target.parent}"]
+
+
+@pytest.mark.parametrize("name", ["checkpoint.skc", "config.toml", "result.json", "strategy.npz"])
+def test_a_directory_in_the_place_of_a_temporary_file_is_named(earlier, name):
+    # it named the file (x/config.toml: a directory is in its place) while the directory was x/config.toml.tmp
+    (earlier / f"{name}.tmp").mkdir()
+    r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert f"{earlier / name}: {earlier / name}.tmp: a directory is in its place" in line, line
+
+
+def test_a_checkpoint_that_is_a_directory_is_named_as_such(earlier):
+    (earlier / "checkpoint.skc").unlink()
+    (earlier / "checkpoint.skc").mkdir()
+    r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
+    assert r.stderr.splitlines() == [f"Error: {earlier / 'checkpoint.skc'} is not a regular file (a directory?): "
+                                     "no checkpoint to read there"], r.output

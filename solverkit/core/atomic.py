@@ -9,16 +9,22 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def reason(exc: OSError) -> str:
+def reason(exc: OSError, path=None) -> str:
     """A short reason for a failed write: "the disk is full" for ENOSPC, the file size limit for
-    EFBIG, a directory in the file's place for EISDIR, else the OS message."""
+    EFBIG, a directory in the file's place for EISDIR, else the OS message; prefixed with the
+    file it concerns when that is not `path` (the temporary NAME.tmp)."""
     if exc.errno == errno.ENOSPC:
         return "the disk is full"
     if exc.errno == errno.EFBIG:
-        return "the file is larger than this process may write (ulimit -f)"
-    if exc.errno == errno.EISDIR:
-        return "a directory is in its place"
-    return exc.strerror or str(exc)
+        text = "the file is larger than this process may write (ulimit -f)"
+    elif exc.errno == errno.EISDIR:
+        text = "a directory is in its place"
+    else:
+        text = exc.strerror or str(exc)
+    # a failed rename of NAME.tmp over `path` concerns `path` (filename2); a failed open, the file it opened
+    if path is not None and exc.filename2 is None and exc.filename is not None and str(exc.filename) != str(path):
+        return f"{exc.filename}: {text}"
+    return text
 
 
 def write_text(path, text: str) -> None:
@@ -33,7 +39,7 @@ def write_text(path, text: str) -> None:
         if exc.errno == errno.ENOENT and not Path(path).parent.is_dir():
             raise OutputError(f"cannot write {path}: no such directory {Path(path).parent}") from None
         kept = " (the file there before is unchanged)" if Path(path).is_file() else ""
-        raise OutputError(f"cannot write {path}: {reason(exc)}{kept}") from None
+        raise OutputError(f"cannot write {path}: {reason(exc, path)}{kept}") from None
 
 
 @contextmanager

@@ -62,13 +62,15 @@ def write_checkpoint(path, store, state: dict, parts=None) -> int:
             write_trailer(fh, {"format": FORMAT, "version": VERSION, "run": store.run_id, **state,
                                "segments": index, **extra})
     except OSError as exc:
-        raise CheckpointError(f"cannot write checkpoint {path}: {reason(exc)}; the previous checkpoint is intact") from None
+        raise CheckpointError(f"cannot write checkpoint {path}: {reason(exc, path)}; the previous checkpoint is intact") from None
     return path.stat().st_size
 
 
 def read_footer(path) -> dict:
     """The footer of checkpoint `path`, after checking magic, length and checksum."""
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise CheckpointError(f"{path} is not a regular file (a directory?): no checkpoint to read there")
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path} (was the run started with --checkpoint-every?)")
     size = path.stat().st_size

@@ -208,7 +208,7 @@ class DiskBackend:
                 fh.write(data)
         except OSError as exc:
             raise DiskStoreError(
-                f"cannot write segment {key!r} to {f}: {reason(exc)}; its previous version on disk is intact"
+                f"cannot write segment {key!r} to {f}: {reason(exc, f)}; its previous version on disk is intact"
             ) from None
         with self._cv:
             self._sizes[key] = len(data)

@@ -77,7 +77,7 @@ def write_part(path, kind: str, entries, run: str, iteration: int, owner: str, *
             write_trailer(fh, {"format": FORMAT, "version": VERSION, "kind": kind, "run": run,
                                "iteration": int(iteration), "owner": owner, "entries": index, **extra})
     except OSError as exc:
-        raise PartError(f"cannot write part {path}: {reason(exc)}; the previous checkpoint is intact") from None
+        raise PartError(f"cannot write part {path}: {reason(exc, path)}; the previous checkpoint is intact") from None
     return {"file": path.name, "bytes": fh.size, "crc32": fh.crc, "segments": [s for s, _ in index]}
 
 

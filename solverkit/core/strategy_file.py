@@ -42,7 +42,7 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
     try:
         _write(path, strategy, layouts, meta)
     except OSError as exc:
-        raise OutputError(f"cannot write strategy file {path}: {reason(exc)} (the file there before is "
+        raise OutputError(f"cannot write strategy file {path}: {reason(exc, path)} (the file there before is "
                           "unchanged)") from None
 
 
