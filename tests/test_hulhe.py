@@ -164,6 +164,15 @@ def test_plot_preflop_chart(tmp_path):
         np.testing.assert_allclose(probs.sum(axis=-1), 1.0, atol=1e-12)  # every cell has hands
     res = CliRunner().invoke(cli, ["plot", "preflop", str(tmp_path / "nowhere")])
     assert res.exit_code == 2 and "not a solve output directory" in res.stderr
+    # -o chart.toml and -o RUN/strategy.npz were a ValueError traceback from savefig (issue 26 round 2),
+    # a missing folder an OSError one; the run's own files are never written
+    before = (out / "strategy.npz").read_bytes()
+    for output, expect in [(tmp_path / "chart.toml", "'.toml' is no image format; valid: "),
+                           (out / "strategy.npz", "is the run's own strategy.npz"),
+                           (tmp_path / "no" / "chart.png", "cannot write ")]:
+        res = CliRunner().invoke(cli, ["plot", "preflop", str(out), "-o", str(output)])
+        assert res.exit_code == 2 and expect in res.stderr and len(res.stderr.splitlines()) == 1, res.output
+    assert (out / "strategy.npz").read_bytes() == before
 
 
 def test_small_config_loads():

@@ -37,16 +37,37 @@ def add_commands(cli: click.Group) -> None:
         from solverkit.core.strategy_file import load_strategy
         from solverkit.poker.preflop import plot_preflop
 
+        from solverkit.cli import _check_not_a_run_file
+
+        if output is not None:  # before the strategy is read: a typo costs nothing
+            _check_not_a_run_file(output, "RUN_DIR/preflop.png")
+            _check_image_suffix(output)
         run_dir = Path(run_dir)
         assembly = load_config(run_config(run_dir))
         if not is_poker_game(assembly.game):
             raise SolverkitError(f"game {assembly.game.name!r} is not a poker game; a preflop chart needs hold'em")
         strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
         path = Path(output) if output else run_dir / "preflop.png"
-        plot_preflop(assembly.game, strategy, path,
-                     title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
-                           "(fold red, call blue, raise green)")
+        try:
+            plot_preflop(assembly.game, strategy, path,
+                         title=f"{assembly.game.name}: {meta['kind']} strategy after {meta['iteration']} iterations "
+                               "(fold red, call blue, raise green)")
+        except OSError as exc:  # no such folder, no permission, a full disk
+            raise SolverkitError(f"cannot write {path}: {exc.strerror or exc}") from None
         click.echo(f"wrote {path}")
+
+
+def _check_image_suffix(output: str) -> None:
+    """Refuse a plot --output whose extension names no image format matplotlib writes (-o chart.toml
+    was a ValueError traceback from savefig); no extension: PNG."""
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix:
+        from matplotlib.figure import Figure
+
+        formats = Figure().canvas.get_supported_filetypes()
+        if suffix not in formats:
+            raise SolverkitError(f"--output {output}: '.{suffix}' is no image format; valid: "
+                                 f"{', '.join(sorted(formats))} (e.g. preflop.png)")
 
 
 def _player_game(specs, game_name, sets):
