@@ -16,7 +16,7 @@ def solve(config, iterations=None, target=None, out=None, progress=False, **over
     return _solve(config, iterations=iterations, target=target, out=out, progress=progress, **overrides)
 
 
-def load_game(name, **params):
+def load_game(name, /, **params):
     """The game plugin `name` built with `params` (see :func:`solverkit.api.load_game`)."""
     from .api import load_game as _load_game
 

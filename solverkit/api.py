@@ -18,9 +18,13 @@ from .errors import ConfigError, SolverkitError
 SUM_TOLERANCE = 1e-6
 
 
-def load_game(name: str, **params):
+def load_game(name: str, /, **params):
     """The game plugin `name` built with `params` (checked like a config's ``[game]`` table)."""
     from .core.config import load_config
+
+    if "name" in params:
+        raise ConfigError(f"load_game({name!r}, name={params['name']!r}): the game is named once, by the first "
+                          "argument; its parameters follow as keywords")
 
     # the game table is checked as in a config; the preset only fills the other sections
     return load_config({"preset": "cfr_plus", "game": {"name": name, **params}}).game

@@ -168,3 +168,10 @@ def test_a_boolean_for_an_integer_is_not_called_out_of_range():
     with pytest.raises(ConfigError) as err:
         solverkit.solve(CFR, iterations=True)
     assert str(err.value) == "[solver] iterations = True is invalid: expected an integer >= 1"
+
+
+def test_load_game_named_twice_is_a_config_error():
+    import solverkit
+
+    with pytest.raises(ConfigError, match="named once"):
+        solverkit.load_game("kuhn_tree", name="x")
