@@ -249,3 +249,14 @@ def test_resume_solves_again_a_finished_run_whose_metrics_grew_huge(tmp_path):
         fh.truncate(3 << 30)
     run_study(load_study(path), out, progress=False, resume=True)
     assert (out / "results.csv").read_text() == before and metrics.read_text() == text
+
+
+@pytest.mark.parametrize("name", ["results.csv", "summary.csv", "pennies.png", "pennies.svg", "pennies_curves.csv"])
+def test_a_study_output_that_cannot_be_written_is_one_line_naming_it(tmp_path, name):
+    # a directory in the place of a table or plot was a bare "[Errno 21] Is a directory"
+    path = study(tmp_path, iterations=10, every="5")
+    out = tmp_path / "out"
+    (out / name).mkdir(parents=True)
+    r = CliRunner().invoke(cli, ["study", str(path), "--out", str(out), "--quiet"])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines()[-1] == f"Error: cannot write {out / name}: a directory is in its place", r.stderr

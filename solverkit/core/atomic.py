@@ -30,11 +30,16 @@ def reason(exc: OSError, path=None) -> str:
 def write_text(path, text: str) -> None:
     """Replace `path` with `text` atomically (NAME.tmp, fsync, rename): a crash or a full disk
     leaves the old file whole. An OSError becomes an OutputError naming the file and why."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path, data: bytes) -> None:
+    """Replace `path` with `data` atomically, as :func:`write_text` does."""
     from ..errors import OutputError
 
     try:
         with atomic_file(path) as fh:
-            fh.write(text.encode("utf-8"))
+            fh.write(data)
     except OSError as exc:
         if exc.errno == errno.ENOENT and not Path(path).parent.is_dir():
             raise OutputError(f"cannot write {path}: no such directory {Path(path).parent}") from None

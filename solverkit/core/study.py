@@ -754,9 +754,12 @@ def _summarise(study, results):
 
 
 def _write_csv(path, columns, rows):
-    tmp = Path(str(path) + ".tmp")
-    with open(tmp, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns)
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, path)
+    import io
+
+    from .atomic import write_text
+
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=columns)
+    w.writeheader()
+    w.writerows(rows)
+    write_text(path, buf.getvalue())

@@ -7,7 +7,6 @@ numbers as ``<game>_curves.csv``, so that a figure can be redrawn or checked wit
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 from .study_stats import FLOOR, bands, plain
@@ -49,7 +48,11 @@ def _draw(ax, combined, color, label, dashed=False):
 def plot_study(study, results, out) -> list:
     """Write OUT/<game>.png, OUT/<game>.svg and OUT/<game>_curves.csv for every game of the
     study; returns the paths."""
+    import io
+
     import matplotlib.pyplot as plt
+
+    from .atomic import write_bytes
 
     paths = []
     for gname in dict.fromkeys(r.game for r in study.runs):
@@ -59,8 +62,10 @@ def plot_study(study, results, out) -> list:
         extra = fig.get_default_bbox_extra_artists() + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
         for fmt in FIGURE_FORMATS:
             path = Path(out) / f"{gname}.{fmt}"
+            buf = io.BytesIO()
             with plt.rc_context({"svg.fonttype": "none"}):  # SVG text stays text: searchable, editable
-                fig.savefig(path, dpi=120, bbox_inches="tight", bbox_extra_artists=extra)
+                fig.savefig(buf, format=fmt, dpi=120, bbox_inches="tight", bbox_extra_artists=extra)
+            write_bytes(path, buf.getvalue())
             paths.append(path)
         plt.close(fig)
         paths.append(write_curves(Path(out) / f"{gname}_curves.csv", curves, study_unit(study, gname)))
@@ -92,15 +97,18 @@ def game_curves(study, results, gname) -> dict:
 def write_curves(path: Path, curves: dict, unit: str) -> Path:
     """The plotted means and bands as CSV, one row per point (numbers written plainly: whole
     numbers as integers, others in full precision); replaced atomically."""
-    tmp = Path(str(path) + ".tmp")
-    with open(tmp, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(CURVE_COLUMNS)
-        for (aname, strategy, x), combined in curves.items():
-            for b in combined:
-                w.writerow([aname, strategy, x, plain(b.x), plain(b.mean), plain(b.ci_low), plain(b.ci_high),
-                            plain(b.min), plain(b.max), b.seeds, unit])
-    os.replace(tmp, path)
+    import io
+
+    from .atomic import write_text
+
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    w.writerow(CURVE_COLUMNS)
+    for (aname, strategy, x), combined in curves.items():
+        for b in combined:
+            w.writerow([aname, strategy, x, plain(b.x), plain(b.mean), plain(b.ci_low), plain(b.ci_high),
+                        plain(b.min), plain(b.max), b.seeds, unit])
+    write_text(path, buf.getvalue())
     return path
 
 
