@@ -359,7 +359,7 @@ BAD = {
     "export bad format": (lambda t, r: ["export", r, "--format", "xml"], "--format"),
     "export other game": (lambda t, r: ["export", _other_game(r, t)], "belongs to another game"),
     "strategy other game": (lambda t, r: ["strategy", _other_game(r, t), "--infoset", "row"], "belongs to another game"),
-    "export output dir missing": (lambda t, r: ["export", r, "--output", t / "no" / "s.json"], "No such file or directory"),
+    "export output dir missing": (lambda t, r: ["export", r, "--output", t / "no" / "s.json"], "s.json: no such directory"),
 }
 
 
