@@ -582,9 +582,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     iterations = spec["iterations"].check(iterations if iterations is not None else cfg["iterations"],
                                           "[solver] iterations")
     target = spec["target"].check(target if target is not None else cfg["target"], "[solver] target")
+    check_average_starts(assembly, iterations)
     if checkpoint_every is not None:
         checkpoint_every = spec["checkpoint_every"].check(str(checkpoint_every), "[solver] checkpoint_every")
-    check_average_starts(assembly, iterations)
     schedule = EvalSchedule(cfg["eval_every"])
     units = units_of(assembly.game)
     unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in units}
@@ -993,8 +993,6 @@ def run_config_text(assembly) -> str:
     return _toml(run_config(assembly))
 
 
-def _say(line: str) -> None:
-    import sys
 def first_weighted_iteration(averaging, last: int) -> int | None:
     """The first iteration <= `last` that the averaging gives a weight (None: every one is left
     out, so the average holds nothing and its strategy would be uniform, not the solve's)."""
@@ -1018,6 +1016,8 @@ def check_average_starts(assembly, iterations: int) -> None:
                           "lower it, or use averaging 'current'")
 
 
+def _say(line: str) -> None:
+    import sys
 
     print(line, file=sys.stderr, flush=True)
 
