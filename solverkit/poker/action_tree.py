@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import BetSizeError, ConfigError
 from .bet_sizes import BetSize, bet_amounts, parse_bet_sizes, round_half_away
-from .betting import DECISION, FOLD, ROUND_END, SHOWDOWN, BettingTree
+from .betting import DECISION, FOLD, ROUND_END, SHOWDOWN, BettingTree, NodeArrays
 
 #: edge kinds; the first three equal betting.py's FOLD_A / CALL_A / RAISE_A, and with ALLIN_K
 #: they are OpenSpiel's fcpa action ids
@@ -421,7 +421,7 @@ def round_end_kind(rules: BettingRules, r: int, spent) -> str:
 
 
 @dataclass
-class ActionTree:
+class ActionTree(NodeArrays):
     """Flat arrays over betting nodes (module docstring); ``rules`` built it."""
 
     round: np.ndarray
@@ -440,22 +440,9 @@ class ActionTree:
     rules: BettingRules
 
     @property
-    def num_nodes(self) -> int:
-        return int(self.round.shape[0])
-
-    @property
     def num_actions(self) -> np.ndarray:
         """Edges per node (a ROUND_END node has one, its deal)."""
         return self.act_end - self.act_start
-
-    def nodes_of_round(self, r: int) -> np.ndarray:
-        return np.flatnonzero(self.round == r)
-
-    def decision_nodes(self, r: int | None = None) -> np.ndarray:
-        mask = self.kind == DECISION
-        if r is not None:
-            mask &= self.round == r
-        return np.flatnonzero(mask)
 
     def counts(self) -> tuple[int, ...]:
         """Nodes per round (rounds before the start round count 0)."""

@@ -20,19 +20,11 @@ FOLD_A, CALL_A, RAISE_A = 0, 1, 2
 ACTION_CHARS = "fcr"
 
 
-@dataclass
-class BettingTree:
-    """Flat arrays over betting nodes; ``children[n, a]`` is -1 for actions a node lacks."""
+class NodeArrays:
+    """What every betting tree's flat per-node arrays (``round``, ``kind``) answer."""
 
-    round: np.ndarray  # int64 per node
-    kind: np.ndarray  # DECISION / FOLD / SHOWDOWN / ROUND_END
-    player: np.ndarray  # acting player (decision), folding player (fold), -1 otherwise
-    spent: np.ndarray  # int64 [n, 2]: chips each player has committed
-    num_actions: np.ndarray  # decision nodes: 2 or 3; else 0
-    actions: np.ndarray  # int64 [n, 3]: action codes of the node's actions (FOLD_A/CALL_A/RAISE_A), -1 pad
-    children: np.ndarray  # int64 [n, 3]: child node per action slot; ROUND_END: slot 0 = next round's root
-    parent: np.ndarray  # parent node (-1 for the root)
-    history: list  # ACPC-style betting string per node, rounds separated by '/'
+    round: np.ndarray
+    kind: np.ndarray
 
     @property
     def num_nodes(self) -> int:
@@ -46,6 +38,22 @@ class BettingTree:
         if r is not None:
             mask &= self.round == r
         return np.flatnonzero(mask)
+
+
+@dataclass
+class BettingTree(NodeArrays):
+    """Flat arrays over betting nodes; ``children[n, a]`` is -1 for actions a node lacks."""
+
+    round: np.ndarray  # int64 per node
+    kind: np.ndarray  # DECISION / FOLD / SHOWDOWN / ROUND_END
+    player: np.ndarray  # acting player (decision), folding player (fold), -1 otherwise
+    spent: np.ndarray  # int64 [n, 2]: chips each player has committed
+    num_actions: np.ndarray  # decision nodes: 2 or 3; else 0
+    actions: np.ndarray  # int64 [n, 3]: action codes of the node's actions (FOLD_A/CALL_A/RAISE_A), -1 pad
+    children: np.ndarray  # int64 [n, 3]: child node per action slot; ROUND_END: slot 0 = next round's root
+    parent: np.ndarray  # parent node (-1 for the root)
+    history: list  # ACPC-style betting string per node, rounds separated by '/'
+
 
 
 def build_betting_tree(gd: GameDef) -> BettingTree:
