@@ -83,10 +83,21 @@ def test_limit_grid_equals_build_betting_tree(blind, first, caps):
     assert_same_betting_tree(to_betting_tree(build_action_tree(limit_rules(one_round))), build_betting_tree(one_round))
 
 
-def test_to_betting_tree_refuses_no_limit_trees():
-    tree = build_action_tree(nolimit_rules(parse_nolimit_gamedef(nolimit_text("20 20", "1 2", "2 1", "0 1"))))
-    with pytest.raises(ConfigError, match="only limit trees"):
-        to_betting_tree(tree)
+def test_to_betting_tree_of_a_no_limit_tree_keeps_every_action_and_stakes_the_matched_chips():
+    tree = build_action_tree(nolimit_rules(parse_nolimit_gamedef(nolimit_text("20 30", "1 2", "2 1", "0 1"))))
+    bet = to_betting_tree(tree)
+    assert bet.children.shape[1] == max(3, int(tree.num_actions[tree.kind == 0].max()))
+    for n in range(tree.num_nodes):
+        kids = tree.children(n)
+        assert list(bet.children[n, : len(kids)]) == list(kids)
+        if tree.kind[n] == 0:
+            assert list(bet.actions[n, : len(kids)]) == list(tree.act_kind[tree.act_start[n]: tree.act_end[n]])
+            assert list(bet.amounts[n, : len(kids)]) == list(tree.act_amount[tree.act_start[n]: tree.act_end[n]])
+    show = tree.kind == 2
+    # uneven stacks: some showdown has an unmatched all-in, and pays the matched chips only
+    assert np.any(tree.spent[show, 0] != tree.spent[show, 1])
+    assert np.all(bet.spent[show, 0] == bet.spent[show, 1])
+    assert np.all(bet.spent[show, 0] == tree.spent[show].min(axis=1))
 
 
 # --- fcpa against OpenSpiel -------------------------------------------------------------------

@@ -3,12 +3,14 @@
 
 from solverkit.core.hookspecs import hookimpl
 
+from solverkit.poker.spot import HoldemSpot
+
 from .games import AcpcGame, Kuhn, Leduc
 
 
 @hookimpl
 def register_games(register):
-    for cls in (AcpcGame, Kuhn, Leduc):
+    for cls in (AcpcGame, Kuhn, Leduc, HoldemSpot):
         register(cls)
 
 

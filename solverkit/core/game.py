@@ -338,6 +338,11 @@ class Game:
         segments through `transport`); None means "use :meth:`best_response`"."""
         return None
 
+    def result_fields(self, store, kind: str, transport=None) -> dict:
+        """Extra ``result.json`` fields of the store's ``kind`` strategy ("average" or "current"),
+        for example a poker spot's expected values and equities; none by default."""
+        return {}
+
     def best_response(self, strategy: list[np.ndarray]) -> tuple[float, float]:
         """(br_0, br_1): value of each player's best response to the other's strategy."""
         raise NotImplementedError

@@ -13,7 +13,7 @@ import click
 
 from ..errors import ConfigError, choices
 
-_TYPES = ("int", "float", "str", "bool", "path", "float_list", "int_list")
+_TYPES = ("int", "float", "str", "bool", "path", "float_list", "int_list", "table")
 #: integers must fit the int64 the kernels, numpy and msgpack use
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
@@ -92,6 +92,23 @@ def expand_path(value, where: str) -> Path:
         raise ConfigError(f"{where} = {_show(text)}: cannot expand ~{user}: {home}; give the full path") from None
 
 
+def _plain_table(value: dict, where: str) -> dict:
+    """A copy of a table parameter of strings, numbers, booleans and tables (what TOML gives)."""
+    out = {}
+    for k, v in value.items():
+        v = plain_value(v)
+        if not isinstance(k, str):
+            raise ConfigError(f"{where}: key {k!r} is invalid: expected a string")
+        if isinstance(v, dict):
+            v = _plain_table(v, f"{where}.{k}")
+        elif isinstance(v, str) and "\x00" in v:
+            raise ConfigError(f"{where}.{k} = {_show(v)} is invalid: it contains a NUL character")
+        elif not isinstance(v, (str, int, float, bool)) or (isinstance(v, float) and not math.isfinite(v)):
+            raise ConfigError(f"{where}.{k} = {_show(v)} is invalid: expected a string, a finite number or a table")
+        out[k] = v
+    return out
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a plugin: type, default, allowed range or choices, and a docstring."""
@@ -126,6 +143,7 @@ class Param:
             "path": "a file path",
             "float_list": "a list of numbers",
             "int_list": "a list of integers",
+            "table": "a table (keys and values, e.g. [game.sizes.flop] bet = \"50%\")",
         }[self.type]
         lo = None if self.min is None else (f"> {self.min:g}" if self.min_exclusive else f">= {self.min:g}")
         hi = None if self.max is None else f"<= {self.max:g}"
@@ -183,6 +201,10 @@ class Param:
             if not isinstance(value, (list, tuple)) or not all(_is_int(v) for v in value):
                 raise bad
             value = [int(v) for v in value]
+        elif self.type == "table":  # the plugin checks what it holds
+            if not isinstance(value, dict):
+                raise bad
+            value = _plain_table(value, where)
         if self.type.endswith("_list") and len(value) < self.min_len:
             raise bad
         if self.choices and value not in self.choices:

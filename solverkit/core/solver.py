@@ -792,6 +792,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             }
             if recoveries:
                 summary["recoveries"] = recoveries
+            summary["unit"] = getattr(assembly.game, "unit_name", "")
+            summary.update(assembly.game.result_fields(solver.store, solver.output_kind, transport=solver.transport))
             write_text(out / "result.json", json.dumps(summary, indent=2) + "\n")
 
     def roll_back(lost):

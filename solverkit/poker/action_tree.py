@@ -680,19 +680,94 @@ def refuse_if_too_large(rules: BettingRules, max_nodes: int) -> tuple[int, ...]:
 
 
 def to_betting_tree(tree: ActionTree) -> BettingTree:
-    """The BettingTree (children [n, 3]) of a limit action tree, identical to build_betting_tree's."""
-    if not tree.rules.is_limit:
-        raise ConfigError(f"{tree.rules.name}: only limit trees convert to a BettingTree (at most fold, call, raise "
-                          f"per node); this tree is {tree.rules.abstraction!r}")
+    """The BettingTree the kernels walk: ``children`` [n, width] with width the most actions of a
+    node (at least 3, so that a limit tree's is identical to build_betting_tree's), action codes
+    FOLD_K / CALL_K / RAISE_K / ALLIN_K, and ``amounts``. A showdown's ``spent`` is the matched
+    stake, min(spent) for both players: the unmatched chips of a bigger all-in return to it."""
     n = tree.num_nodes
     num = tree.num_actions
     decision = tree.kind == DECISION
-    children = np.full((n, 3), -1, dtype=np.int64)
-    actions = np.full((n, 3), -1, dtype=np.int64)
+    width = max(3, int(num[decision].max()) if decision.any() else 0)
+    children = np.full((n, width), -1, dtype=np.int64)
+    actions = np.full((n, width), -1, dtype=np.int64)
+    amounts = np.full((n, width), -1, dtype=np.int64)
     slot = np.arange(len(tree.act_child), dtype=np.int64) - np.repeat(tree.act_start, num)
     owner = np.repeat(np.arange(n, dtype=np.int64), num)
     children[owner, slot] = tree.act_child
     is_decision_edge = decision[owner]
     actions[owner[is_decision_edge], slot[is_decision_edge]] = tree.act_kind[is_decision_edge]
-    return BettingTree(tree.round.copy(), tree.kind.copy(), tree.player.copy(), tree.spent.copy(),
-                       np.where(decision, num, 0), actions, children, tree.parent.copy(), list(tree.history))
+    amounts[owner[is_decision_edge], slot[is_decision_edge]] = tree.act_amount[is_decision_edge]
+    spent = tree.spent.copy()
+    show = tree.kind == SHOWDOWN
+    spent[show] = spent[show].min(axis=1, keepdims=True)
+    return BettingTree(tree.round.copy(), tree.kind.copy(), tree.player.copy(), spent,
+                       np.where(decision, num, 0), actions, children, tree.parent.copy(), list(tree.history),
+                       amounts=None if tree.rules.is_limit else amounts)
+
+
+def betting_counts(rules: BettingRules):
+    """The sizes of the tree ``rules`` builds, counted without building it (size.BettingCounts:
+    decision nodes, their actions and the betting sequences entering each round, and all nodes),
+    by the same memoised walk over betting states as :func:`count_nodes`."""
+    from .size import BettingCounts
+
+    rules.validate()
+    R = rules.num_rounds
+    memo: dict[tuple, tuple] = {}
+
+    def zero():
+        return [0] * (4 * R)  # nodes, decisions, decision values, entering (per round)
+
+    def add(total, sub):
+        for i in range(4 * R):
+            total[i] += sub[i]
+
+    def end_counts(r, payload):
+        out = zero()
+        how = round_end_kind(rules, r, payload[0])
+        if how == "showdown":
+            out[r] += 1
+            return out
+        if how == "runout":
+            for i in range(r, R):
+                out[i] += 1
+                if i + 1 < R:
+                    out[3 * R + i + 1] += 1
+            return out
+        add(out, memo[_next_decision(rules, r, payload)])
+        out[r] += 1
+        out[3 * R + r + 1] += 1
+        return out
+
+    root = root_state(rules)
+    work = [(root, None)]
+    while work:
+        state, kids = work.pop()
+        if state in memo:
+            continue
+        if kids is None:
+            kids = expand(rules, state)
+            missing = [k[4] for k in kids if k[3] == _DEC and k[4] not in memo]
+            missing += [nxt for nxt in (_next_decision(rules, state[0], k[4]) for k in kids if k[3] == _END)
+                        if nxt is not None and nxt not in memo]
+            if missing:
+                work.append((state, kids))
+                work.extend((m, None) for m in missing)
+                continue
+        r = state[0]
+        total = zero()
+        total[r] += 1
+        total[R + r] += 1
+        total[2 * R + r] += len(kids)
+        for _, _, _, target, payload in kids:
+            if target == _DEC:
+                add(total, memo[payload])
+            elif target == _FOLD:
+                total[r] += 1
+            else:
+                add(total, end_counts(r, payload))
+        memo[state] = tuple(total)
+    c = list(memo[root])
+    entering = c[3 * R:]
+    entering[rules.start_round] += 1
+    return BettingCounts(c[R:2 * R], c[2 * R:3 * R], entering, sum(c[:R]))

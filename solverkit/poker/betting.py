@@ -53,6 +53,11 @@ class BettingTree(NodeArrays):
     children: np.ndarray  # int64 [n, 3]: child node per action slot; ROUND_END: slot 0 = next round's root
     parent: np.ndarray  # parent node (-1 for the root)
     history: list  # ACPC-style betting string per node, rounds separated by '/'
+    #: int64 [n, width]: the mover's chips over the hand after each action (no-limit trees; None in limit)
+    amounts: np.ndarray | None = None
+    #: float64 [n]: chips the winner of a FOLD / SHOWDOWN node gets on top of the loser's spent
+    #: (dead money less rake; a tie splits it); None: 0 everywhere
+    extra: np.ndarray | None = None
 
 
 

@@ -215,7 +215,8 @@ class PokerGame(Game):
                               "below the cut unrestricted")
         self._check_fits(s)
         self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
-                                          allowed=allowed, rounds=s if self.trunk_only else None)
+                                          allowed=allowed, rounds=s if self.trunk_only else None,
+                                          bet=self.betting_tree(), root_board=self.root_board())
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
@@ -230,7 +231,7 @@ class PokerGame(Game):
         from ..core.memory import human_bytes, physical_memory
         from .size import game_size
 
-        size = game_size(self.gd)
+        size = self.game_size()
         frac = self.size_fraction(size)
         if self.trunk_only:  # the trunk's rounds only: no boards, showdowns or values below the cut
             frac = [f if r < split_round else 0.0 for r, f in enumerate(frac)]
@@ -264,7 +265,9 @@ class PokerGame(Game):
         probe = cls.__new__(cls)
         Game.__init__(probe, **params)
         gd = probe.gamedef()
-        return report(gd, bool(params.get("isomorphism", True)), cls._split_round(gd, params), cls.name)
+        probe.gd = gd
+        return report(gd, bool(params.get("isomorphism", True)), cls._split_round(gd, params), cls.name,
+                      size=probe.game_size())
 
     @staticmethod
     def _split_round(gd: GameDef, params: dict) -> int:
@@ -295,6 +298,31 @@ class PokerGame(Game):
     def size_fraction(self, size) -> list[float]:
         """Per round, the share of the boards this game builds (1.0 without restrictions)."""
         return [1.0] * size.rounds
+
+    def payoff_scale(self) -> np.ndarray:
+        """Per round: the weight of one deal of hands and boards up to the round (the chance of
+        each, 1 / the number of equally likely deals); a game with weighted ranges overrides it."""
+        return 1.0 / self.tree.deals
+
+    def game_size(self):
+        """size.GameSize of this game, from its definition alone (nothing of its size is built)."""
+        from .size import game_size
+
+        return game_size(self.gd, self.betting_counts())
+
+    def betting_counts(self):
+        """size.BettingCounts of :meth:`betting_tree`, without building it (None: the limit game's)."""
+        return None
+
+    def betting_tree(self):
+        """The betting tree the kernels walk (BettingTree): the limit game's by default."""
+        from .betting import build_betting_tree
+
+        return build_betting_tree(self.gd)
+
+    def root_board(self) -> tuple:
+        """Card ids on the board before round 0's betting (a postflop spot's); none by default."""
+        return ()
 
     def strength_function(self):
         """None for ACPC ranking, else f(hands, board, out) filling strengths (-1 on clashes)."""
@@ -331,6 +359,10 @@ class PokerGame(Game):
     def _prepare(self):
         t = self.tree
         bet = t.bet
+        #: per node, chips the winner gets on top of the loser's spent (dead money less rake)
+        self.extra = (np.zeros(bet.num_nodes) if bet.extra is None else np.ascontiguousarray(bet.extra, dtype=np.float64))
+        #: per round, the factor of a terminal's payoff: 1 / (equally likely deals up to the round)
+        self.scale = np.ascontiguousarray(self.payoff_scale(), dtype=np.float64)
         R = self.gd.num_rounds
         s = self.split
         #: boards below the cut, counted (trunk-only: not built); None when the tree is whole
@@ -556,7 +588,7 @@ class PokerGame(Game):
     def value_units(self):
         """Deals per round: the kernels weight values by 1/deals, so regret x deals is in chips
         (summed over the opponent's hands, as the original fixed-point store kept them)."""
-        return self.tree.deals.copy()
+        return 1.0 / self.scale
 
     def _segment_region(self, key):
         """(region, first board per round) of a segment name."""
@@ -782,11 +814,11 @@ class PokerGame(Game):
         if boundary is None:
             boundary = np.zeros((1, 1, 2, 1))
         _kernel()(
-            bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+            bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
             region.round_lo, region.round_hi,
             t.hands, t.valid, t.boards.child_start, t.boards.child_end,
             t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-            int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+            int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
             region.r0, region.r_end, region.n0, b0, *(children or (t.boards.child_start[b0], t.boards.child_end[b0])),
             entry, seg_board_lo, region.node_off, region.stride,
             src[0], src[1], reg[0], reg[1], avg[0], avg[1],
@@ -819,6 +851,11 @@ class PokerGame(Game):
             v = self.tree.valid[0].astype(np.float64)
             entry = self._entry = np.stack([v, v])
         return entry
+
+    def _root_value(self, out, p) -> float:
+        """Player p's value from the root's per-hand values: each hand's weighted by its chance
+        at the root (the reach it entered with: 1 for every hand of a game dealt uniformly)."""
+        return float((out[p] * self._root_entry()[p]).sum())
 
     def _pass(self, store, job: _Job, transport, pj: PassJob | None = None):
         """Run one walk over the whole game (split or not); return root values [2, H]."""
@@ -976,10 +1013,10 @@ class PokerGame(Game):
         reach, cfv, live, out = self._bufs()
         with store.open("root", writes(pj, upd_all, avg_all)) as seg:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
-            dfs_block(bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+            dfs_block(bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
                       region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
                       t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-                      int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+                      int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
                       region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
                       self._root_entry(), t.boards.round_start, region.node_off, region.stride,
                       src[0], src[1], reg[0], reg[1], avg[0], avg[1],
@@ -1062,7 +1099,7 @@ class PokerGame(Game):
             job = _Job(0, 0, 1 << p, p, NO_COEFFS)
             out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
                              [np.zeros(1), np.zeros(1)], job)
-            vals.append(float(out[p].sum()))
+            vals.append(self._root_value(out, p))
         return vals[0], vals[1]
 
     def best_response_from_store(self, store, kind, transport=None):
@@ -1076,7 +1113,7 @@ class PokerGame(Game):
         for p in (0, 1):
             job = _Job(0, 0, 1 << p, p, NO_COEFFS, source=source)
             out = self._pass(store, job, transport)
-            vals.append(float(out[p].sum()))
+            vals.append(self._root_value(out, p))
         return vals[0], vals[1]
 
     def expected_values(self, strategy) -> tuple[float, float]:
@@ -1086,7 +1123,7 @@ class PokerGame(Game):
         job = _Job(0, 0, 3, -1, NO_COEFFS)
         out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
                          [np.zeros(1), np.zeros(1)], job)
-        return float(out[0].sum()), float(out[1].sum())
+        return self._root_value(out, 0), self._root_value(out, 1)
 
     def strategy(self, store, which):
         """Flat per-player policies over the unsplit layout, gathered from every segment."""
@@ -1204,10 +1241,10 @@ class PokerGame(Game):
         last = self.gd.num_rounds - 1
         z = np.zeros(1)
         none = np.zeros(0, dtype=np.int64)
-        dfs_block(bet.kind, bet.player, bet.spent, bet.num_actions, bet.children, self.re_index,
+        dfs_block(bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
                   region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
                   t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-                  int(t.boards.round_start[last]), self.gd.deck_size, 1.0 / t.deals,
+                  int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
                   region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
                   self._root_entry(), t.boards.round_start, region.node_off, region.stride, z, z, z, z, z, z,
                   none, none, np.zeros((0, 6)), np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none,

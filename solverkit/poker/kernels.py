@@ -62,6 +62,33 @@ def _fold(reach, n, o, hands, valid, g, card, f, cfv, p):
         cfv[n, p, h] = f * m
 
 
+@njit(cache=True, nogil=True)
+def _fold_add(reach, n, o, hands, valid, g, card, f, cfv, p):
+    """cfv[n, p, h] += f * (reach[n, o] on hands sharing no card with h and board g): _fold's
+    sum, added (the split part of a showdown's dead money or rake)."""
+    H, k = hands.shape
+    total = 0.0
+    for h in range(H):
+        total += reach[n, o, h]
+    for c in range(card.shape[0]):
+        card[c] = 0.0
+    for h in range(H):
+        x = reach[n, o, h]
+        for j in range(k):
+            card[hands[h, j]] += x
+    for h in range(H):
+        if valid[g, h] == 0:
+            continue
+        m = total
+        if k == 1:
+            m -= reach[n, o, h]
+        else:
+            m += reach[n, o, h]
+            for j in range(k):
+                m -= card[hands[h, j]]
+        cfv[n, p, h] += f * m
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _showdown(reach, n, o, hands, sd_order, sd_strength, i, count, card, f, cfv, p):
     """cfv[n, p, h] = f * (reach[n, o] of weaker minus stronger hands not clashing with h).
@@ -346,8 +373,11 @@ def _reach_down2(n, q, off, c0, c1, src, avg, do_avg, decay, weight, reach, live
 
 
 @njit(cache=True, nogil=True)
-def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_strength, sd_count,
+def _terminals(r, g, lo, hi, kind, player, spent, extra, hands, valid, sd_order, sd_strength, sd_count,
                last_board_lo, card, scale, val_mask, reach, cfv, live):
+    """Fold and showdown values at board g. The winner gets the loser's spent plus extra[n] (dead
+    money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
+    non-clashing mass), a showdown with stake S + x/2 plus a fold-like term."""
     H = cfv.shape[2]
     for n in range(lo, hi):
         kd = kind[n]
@@ -361,14 +391,20 @@ def _terminals(r, g, lo, hi, kind, player, spent, hands, valid, sd_order, sd_str
             f = player[n]
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    payoff = -spent[n, p] if f == p else spent[n, 1 - p]
+                    payoff = -spent[n, p] if f == p else spent[n, 1 - p] + extra[n]
                     _fold(reach, n, 1 - p, hands, valid, g, card, payoff * scale[r], cfv, p)
         elif kd == SHOWDOWN:
             i = g - last_board_lo
+            x = extra[n]
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
-                              spent[n, p] * scale[r], cfv, p)
+                    if x == 0.0:
+                        _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
+                                  spent[n, p] * scale[r], cfv, p)
+                    else:
+                        _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
+                                  (spent[n, p] + 0.5 * x) * scale[r], cfv, p)
+                        _fold_add(reach, n, 1 - p, hands, valid, g, card, 0.5 * x * scale[r], cfv, p)
 
 
 @njit(cache=True, nogil=True)
@@ -486,7 +522,7 @@ def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, 
 
 
 @njit(cache=True, nogil=True)
-def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+def dfs_pass(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
              hands, valid, child_start, child_end, perm_start, perm_end, perms,
              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
@@ -495,7 +531,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
              boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv,
              mode, key, bcode, samp_player):
     """One walk (see _walk): the engine's entry point, compiled for one signature."""
-    _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi, hands, valid, child_start, child_end,
+    _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi, hands, valid, child_start, child_end,
           perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
           r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
           src0, src1, reg0, reg1, avg0, avg1, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay,
@@ -504,7 +540,7 @@ def dfs_pass(kind, player, spent, nact, children, re_index, round_lo, round_hi,
 
 
 @njit(cache=True, nogil=True)
-def dfs_block(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+def dfs_block(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
               hands, valid, child_start, child_end, perm_start, perm_end, perms,
               sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
               r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
@@ -516,7 +552,7 @@ def dfs_block(kind, player, spent, nact, children, re_index, round_lo, round_hi,
     calls would."""
     boundary = np.zeros((1, 1, 2, 1))
     for k in range(upd_masks.shape[0]):
-        _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi, hands, valid, child_start,
+        _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi, hands, valid, child_start,
               child_end, perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
               r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
               src0, src1, reg0, reg1, avg0, avg1, upd_masks[k], avg_masks[k], upd_masks[k], -1,
@@ -525,7 +561,7 @@ def dfs_block(kind, player, spent, nact, children, re_index, round_lo, round_hi,
 
 
 @njit(cache=True, nogil=True)
-def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
+def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
           hands, valid, child_start, child_end, perm_start, perm_end, perms,
           sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
           r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
@@ -662,7 +698,7 @@ def _walk(kind, player, spent, nact, children, re_index, round_lo, round_hi,
                             for h in range(H):
                                 cfv[e, p, h] = 0.0
         if do_backward:
-            _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, hands, valid, sd_order, sd_strength,
+            _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, extra, hands, valid, sd_order, sd_strength,
                        sd_count, last_board_lo, card, scale, val_mask, reach, cfv, live)
             _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
                             src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live)

@@ -198,9 +198,10 @@ def betting_counts(gd: GameDef) -> BettingCounts:
     return BettingCounts(dn, dv, seq, nodes)
 
 
-def game_size(gd: GameDef) -> GameSize:
-    """Exact sizes of `gd`, from its definition alone (nothing of its size is built)."""
-    bet = betting_counts(gd)
+def game_size(gd: GameDef, bet: BettingCounts | None = None) -> GameSize:
+    """Exact sizes of `gd`, from its definition alone (nothing of its size is built); `bet`: the
+    betting tree's counts when they are not the limit game's (no-limit action trees)."""
+    bet = bet or betting_counts(gd)
     R = gd.num_rounds
     dn, dv, seq = bet.decision_nodes, bet.decision_values, bet.sequences_to_round
     k = gd.num_hole_cards
@@ -215,9 +216,11 @@ def game_size(gd: GameDef) -> GameSize:
     return GameSize(R, math.comb(gd.deck_size, k), dn, dv, boards, pairs, iso, seq, iso_boards, bet.num_nodes)
 
 
-def report(gd: GameDef, isomorphic: bool, split_round: int, name: str) -> list[tuple[str, str]]:
-    """What `solverkit info` prints for a poker game: exact counts and the memory they need."""
-    z = game_size(gd)
+def report(gd: GameDef, isomorphic: bool, split_round: int, name: str,
+           size: GameSize | None = None) -> list[tuple[str, str]]:
+    """What `solverkit info` prints for a poker game: exact counts and the memory they need
+    (`size`: the game's GameSize, when it is not the limit game's of `gd`)."""
+    z = size or game_size(gd)
     float_bytes = z.memory_bytes(isomorphic)
     rows = [
         ("game", f"{name} ({gd.source})"),

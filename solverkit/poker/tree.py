@@ -58,14 +58,15 @@ def _apply(perm, cards, num_suits):
 
 
 def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000,
-                     allowed: dict | None = None, rounds: int | None = None) -> Boards:
+                     allowed: dict | None = None, rounds: int | None = None, root_board: tuple = ()) -> Boards:
     """All board sequences (or their suit-canonical representatives), children contiguous.
 
     `allowed` maps a round to the card sets its board may take (any representatives: they are
     made canonical here); the other boards of that round, and everything below them, are left
     out. That deals one flop of hold'em, say, to study real subgames without the whole game.
     `rounds` < the game's rounds deals only the first `rounds` rounds (a trunk): the later
-    rounds hold no boards, and the last dealt round's boards no children."""
+    rounds hold no boards, and the last dealt round's boards no children. `root_board`: the cards
+    on the board from the start (a postflop spot's flop): round 0's one board."""
     dealt = gd.num_rounds if rounds is None else rounds
     S = gd.num_suits
     H = hands.shape[0]
@@ -79,7 +80,7 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
         return index.moved(perm)
 
     # each board: (per-round card sets, parent index in previous round, orbit hand maps)
-    rounds = [[((), -1, [])]]
+    rounds = [[((tuple(sorted(int(c) for c in root_board)),) if len(root_board) else (), -1, [])]]
     for r in range(1, dealt):
         nb = gd.num_board_cards[r]
         nxt = []
@@ -227,14 +228,16 @@ def count_deals(gd: GameDef) -> np.ndarray:
 
 
 def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None,
-               rounds: int | None = None) -> PokerTree:
+               rounds: int | None = None, bet: BettingTree | None = None, root_board: tuple = ()) -> PokerTree:
     """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking;
     `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`); `rounds`
     deals only the first rounds (a trunk: the betting tree stays whole, the later rounds hold
-    no boards and there are no showdown tables)."""
-    bet = build_betting_tree(gd)
+    no boards and there are no showdown tables); `bet` is the betting tree (default: the limit
+    game's); `root_board` the cards on the board before round 0's betting (a spot's)."""
+    if bet is None:
+        bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds)
+    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds, root_board=root_board)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)

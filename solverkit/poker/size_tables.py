@@ -1,0 +1,74 @@
+"""``[game.sizes]`` tables: bet-size lists per street and player, as a SizeAbstraction.
+
+``[game.sizes.flop]`` (keys ``bet``, ``raise``, ``donk``) applies to both players;
+``[game.sizes.ip.river]`` (or ``oop``; ``p0`` / ``p1`` in ACPC games) overrides one player's
+street. Streets are named by the cards on the board (``preflop``, ``flop``, ``turn``, ``river``)
+in hold'em-like games, else ``round0``, ``round1``, ...; ``round<i>`` always works. A street
+without a table has no bets (checks and calls).
+"""
+
+from __future__ import annotations
+
+from ..errors import BetSizeError
+from .action_tree import SIZE_KEYS, SizeAbstraction, size_abstraction
+
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+def street_names(num_board_cards, first_round: int = 0) -> list[str]:
+    """Names of rounds first_round.. of a game dealing ``num_board_cards`` (all rounds): preflop,
+    flop, turn, river for hold'em's 0, 3, 1, 1; else round0, round1, ..."""
+    holdem = tuple(num_board_cards) == (0, 3, 1, 1)
+    return [STREETS[r] if holdem else f"round{r}" for r in range(first_round, len(num_board_cards))]
+
+
+def parse_size_tables(table: dict, names: list[str], players: tuple[str, str], where: str = "[game.sizes]",
+                      **options) -> SizeAbstraction:
+    """The SizeAbstraction of a ``[game.sizes]`` table for the rounds named ``names`` (in
+    order; ``round<i>`` aliases the i-th), player override tables named ``players``;
+    ``options``: SizeAbstraction's other fields (raise_limit, thresholds, min_bet)."""
+    if not isinstance(table, dict):
+        raise BetSizeError(f"{where} = {table!r}: expected a table of streets ({', '.join(names)})")
+    alias = {f"round{i}": name for i, name in enumerate(names)}
+
+    def street_of(key, at):
+        name = alias.get(key, key)
+        if name not in names:
+            raise BetSizeError(f"{at}.{key}: unknown street; valid: {', '.join(names)}"
+                               f"{'' if at != where else ', ' + ', '.join(players) + ' (one player)'}")
+        return name
+
+    both: dict[str, dict] = {}
+    own: list[dict[str, dict]] = [{}, {}]
+    for key, value in table.items():
+        if key in players:
+            if not isinstance(value, dict):
+                raise BetSizeError(f"{where}.{key} = {value!r}: expected a table of streets ({', '.join(names)})")
+            for street, spec in value.items():
+                own[players.index(key)][street_of(street, f"{where}.{key}")] = _spec(spec, f"{where}.{key}.{street}")
+        else:
+            both[street_of(key, where)] = _spec(value, f"{where}.{key}")
+    per_round = []
+    for name in names:
+        pair = []
+        for p in (0, 1):
+            spec = dict(both.get(name, {}))
+            spec.update(own[p].get(name, {}))
+            pair.append(spec)
+        per_round.append(tuple(pair))
+    try:
+        return size_abstraction(per_round, len(names), **options)
+    except BetSizeError as exc:
+        raise BetSizeError(f"{where}: {exc}") from None
+
+
+def _spec(spec, at: str) -> dict:
+    if not isinstance(spec, dict):
+        raise BetSizeError(f"{at} = {spec!r}: expected a table with keys {', '.join(SIZE_KEYS)} "
+                           "(e.g. bet = \"52%, a\")")
+    for key, value in spec.items():
+        if key not in SIZE_KEYS:
+            raise BetSizeError(f"{at}.{key}: unknown key; valid: {', '.join(SIZE_KEYS)}")
+        if not isinstance(value, str):
+            raise BetSizeError(f"{at}.{key} = {value!r}: expected a string of sizes such as \"52%, 2.5x, a\"")
+    return dict(spec)

@@ -1,0 +1,375 @@
+"""``holdem_spot``: a no-limit hold'em postflop spot, the daily tool of poker players.
+
+A spot starts on a board of 3, 4 or 5 cards with ``pot`` chips in the middle (half each) and
+``stack`` chips behind each player; each player's hand is drawn from a weighted range (the
+board's cards removed) and the out-of-position player (player 0, "oop") acts first on every
+street. The public tree is the poker engine's: the spot's streets are its rounds (round 0 the
+street of the given board, its cards the root board), the betting tree the bet-size lists of
+``[game.sizes]`` (solverkit.poker.size_tables), the ranges the reach vectors at the root.
+
+Native unit: percent of the starting pot (exploitability, values, ``--target``), as postflop
+solvers print it; ``ev`` and ``equity`` of ``result.json`` are in chips and shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from ..core.params import Param
+from ..core.units import Unit
+from ..errors import ConfigError
+from .action_tree import betting_counts, build_action_tree, spot_rules, to_betting_tree
+from .cards import card_name
+from .game import PokerGame
+from .ranges import combo_name, parse_board, parse_range
+from .size_tables import STREETS, parse_size_tables
+
+#: refuse betting trees larger than this many nodes before building them (a few sizes on three
+#: streets with deep stacks grow fast)
+MAX_NODES = 2_000_000
+
+
+@dataclass(frozen=True)
+class SpotDef:
+    """The dealing structure of a spot: rounds from the given board's street to the river."""
+
+    num_rounds: int
+    board: tuple[int, ...]
+    pot: int
+    stack: int
+    num_board_cards: tuple[int, ...]  # round 0: the given board
+    first_player: tuple[int, ...]
+    num_suits: int = 4
+    num_ranks: int = 13
+    num_hole_cards: int = 2
+    source: str = "holdem_spot"
+
+    @property
+    def deck_size(self) -> int:
+        return self.num_suits * self.num_ranks
+
+    @property
+    def blind(self) -> tuple[int, int]:
+        return (self.pot // 2, self.pot // 2)
+
+    @property
+    def big_blind(self) -> int:
+        return self.pot
+
+
+class HoldemSpot(PokerGame):
+    """A heads-up no-limit hold'em spot from a flop, turn or river (see the module docstring)."""
+
+    name = "holdem_spot"
+    description = "no-limit hold'em postflop spot: board, pot, stacks, ranges, bet sizes"
+    unit_name = "% pot"
+    params = {
+        **PokerGame.params,
+        "board": Param("str", None, "the board: 3, 4 or 5 cards, e.g. 'QsJh2h'", required=True),
+        "pot": Param("int", None, "chips in the pot when the spot starts (even: half from each player)",
+                     required=True, min=2, max=2**40),
+        "stack": Param("int", None, "effective stack: chips behind, each player", required=True, min=1, max=2**40),
+        "oop_range": Param("str", None, "player 0's range (acts first), e.g. '88+,A8s+,A5s-A2s:0.5'", required=True),
+        "ip_range": Param("str", None, "player 1's range (in position)", required=True),
+        "sizes": Param("table", {}, "bet sizes: [game.sizes.flop] bet = \"52%, a\", raise = \"45%\", donk; "
+                       "[game.sizes.ip.river] for one player"),
+        "raise_limit": Param("int", -1, "raises per street after the opening bet (-1: no cap)", min=-1, max=100),
+        "allin_commit_threshold": Param("float", 0.0, "TexasSolver's rule: a bet or raise that would put more "
+                                        "than this x stack in (half the pot counted) is an all-in (0: off)", min=0.0),
+        "add_allin_threshold": Param("float", 0.0, "postflop-solver's: add an all-in when it is at most this x the "
+                                     "pot (0: off)", min=0.0),
+        "force_allin_threshold": Param("float", 0.0, "postflop-solver's: a bet leaving at most this x the pot "
+                                       "behind becomes all-in (0: off)", min=0.0),
+        "rake": Param("float", 0.0, "share of the final pot raked from the winner (0 to 1)", min=0.0, max=1.0),
+        "rake_cap": Param("float", 0.0, "the most chips raked (0: no cap)", min=0.0),
+        "max_nodes": Param("int", MAX_NODES, "refuse betting trees with more nodes than this", min=1),
+    }
+
+    @staticmethod
+    def prepare_params(params: dict) -> dict:
+        if params.get("trunk_only"):
+            raise ConfigError("[game] trunk_only: a holdem_spot builds its whole tree on one machine; remove it")
+        return params
+
+    # --- definition --------------------------------------------------------------------------
+
+    def gamedef(self) -> SpotDef:
+        c = self.config
+        board = parse_board(c["board"])
+        if len(board) not in (3, 4, 5):
+            raise ConfigError(f"[game] board = {c['board']!r}: {len(board)} cards; expected 3 (flop), 4 (turn) or "
+                              "5 (river)")
+        R = 6 - len(board)
+        return SpotDef(R, tuple(board), int(c["pot"]), int(c["stack"]), (len(board),) + (1,) * (R - 1), (0,) * R)
+
+    def street_names(self) -> list[str]:
+        return list(STREETS[4 - self.gd.num_rounds:])
+
+    def rules(self):
+        """The BettingRules of the spot (made once)."""
+        rules = self.__dict__.get("_rules")
+        if rules is None:
+            c = self.config
+            gd = self.gd
+            limit = int(c.get("raise_limit", -1))
+            commit = float(c.get("allin_commit_threshold", 0.0))
+            abst = parse_size_tables(c.get("sizes") or {}, self.street_names(), ("oop", "ip"),
+                                     raise_limit=None if limit < 0 else limit,
+                                     allin_commit_threshold=commit or None,
+                                     add_allin_threshold=float(c.get("add_allin_threshold", 0.0)),
+                                     force_allin_threshold=float(c.get("force_allin_threshold", 0.0)))
+            rules = self._rules = spot_rules(gd.pot, gd.stack, abst, 0, gd.num_rounds, name="[game] (holdem_spot)")
+        return rules
+
+    def ranges(self) -> np.ndarray:
+        """float64 [2, 1326]: each player's weight per combo (0 where it meets the board)."""
+        w = self.__dict__.get("_ranges")
+        if w is None:
+            board = self.gd.board
+            w = np.zeros((2, 1326))
+            for p, key in enumerate(("oop_range", "ip_range")):
+                try:
+                    w[p] = parse_range(self.config[key], board)
+                except ConfigError as exc:
+                    raise type(exc)(f"[game] {key}: {exc}") from None
+                if not w[p].any():
+                    raise ConfigError(f"[game] {key} = {self.config[key]!r}: no combo left once the board's cards "
+                                      f"({self.config['board']}) are removed")
+            self._ranges = w
+        return w
+
+    def betting_counts(self):
+        return betting_counts(self.rules())
+
+    def betting_tree(self):
+        from .action_tree import refuse_if_too_large
+
+        refuse_if_too_large(self.rules(), int(self.config.get("max_nodes", MAX_NODES)))
+        self.action_tree = build_action_tree(self.rules())
+        bet = to_betting_tree(self.action_tree)
+        bet.extra = self._extra(bet)
+        return bet
+
+    def _extra(self, bet) -> np.ndarray | None:
+        """Per node, minus the rake the winner pays (rake x final pot, capped)."""
+        rate = float(self.config.get("rake", 0.0))
+        if rate <= 0:
+            return None
+        cap = float(self.config.get("rake_cap", 0.0))
+        final = bet.spent.sum(axis=1).astype(np.float64)
+        rake = rate * final
+        if cap > 0:
+            rake = np.minimum(rake, cap)
+        return -rake
+
+    def root_board(self) -> tuple:
+        return self.gd.board
+
+    def _check_fits(self, split_round):
+        self.ranges()  # a bad range is refused before anything is built
+        super()._check_fits(split_round)
+
+    def game_size(self):
+        """Sizes from the board and the betting counts: boards per street dealt from the cards
+        left (suit symmetry not counted: an upper bound where the board has some)."""
+        from .size import GameSize
+
+        gd = self.gd
+        bet = self.betting_counts()
+        boards, left = [1], 52 - len(gd.board)
+        for _ in range(1, gd.num_rounds):
+            boards.append(boards[-1] * left)
+            left -= 1
+        pairs = [b * comb(52 - len(gd.board) - r, 2) for r, b in enumerate(boards)]
+        return GameSize(gd.num_rounds, 1326, bet.decision_nodes, bet.decision_values, boards, pairs, pairs,
+                        bet.sequences_to_round, boards, bet.num_nodes)
+
+    # --- values --------------------------------------------------------------------------------
+
+    def pair_mass(self) -> float:
+        """Sum of w0(h0) w1(h1) over combos that share no card: the normaliser of the deal."""
+        w = self.ranges()
+        hands = self.tree.hands if hasattr(self, "tree") else None
+        if hands is None:
+            from .cards import hand_table
+
+            hands = hand_table(52, 2)
+        by_card = np.zeros((2, 52))
+        for j in range(2):
+            np.add.at(by_card[0], hands[:, j], w[0])
+            np.add.at(by_card[1], hands[:, j], w[1])
+        return float(w[0].sum() * w[1].sum() - by_card[0] @ by_card[1] + w[0] @ w[1])
+
+    def payoff_scale(self) -> np.ndarray:
+        """Per round: 100 / pot (percent of the pot) / (pair mass x board cards dealt so far)."""
+        gd = self.gd
+        left = 52 - len(gd.board) - 4
+        deals = [1.0]
+        for _ in range(1, gd.num_rounds):
+            deals.append(deals[-1] * left)
+            left -= 1
+        z = self.pair_mass()
+        return np.array([100.0 / gd.pot / (z * d) for d in deals])
+
+    def _root_entry(self):
+        entry = self.__dict__.get("_entry")
+        if entry is None:
+            entry = self._entry = np.ascontiguousarray(self.ranges() * self.tree.valid[0][None, :])
+        return entry
+
+    def units(self) -> tuple[Unit, ...]:
+        return (Unit("chips", "chips", self.gd.pot / 100.0, "chips per hand"),)
+
+    # --- what players look at -----------------------------------------------------------------
+
+    def opponent_mass(self) -> np.ndarray:
+        """[2, H]: for each player's combo, the opponent's range weight on combos that share no card with it."""
+        w = self._root_entry()
+        hands = self.tree.hands
+        out = np.zeros_like(w)
+        for p in (0, 1):
+            o = w[1 - p]
+            by_card = np.zeros(52)
+            for j in range(2):
+                np.add.at(by_card, hands[:, j], o)
+            out[p] = o.sum() - by_card[hands[:, 0]] - by_card[hands[:, 1]] + o
+        return out
+
+    def hand_values(self, strategy) -> np.ndarray:
+        """[2, H]: each combo's expected value in chips (its share of the pot when both play
+        `strategy`, a flat policy per player; rake paid), NaN for combos not in the range."""
+        from ..core.passes import NO_COEFFS
+        from .game import _Job
+
+        t = self.tree
+        job = _Job(0, 0, 3, -1, NO_COEFFS)
+        out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, strategy, strategy,
+                         [np.zeros(1), np.zeros(1)], job)
+        return self._chips(out)
+
+    def hand_values_from_store(self, store, kind: str = "average", transport=None) -> np.ndarray:
+        """:meth:`hand_values` of the store's ``kind`` strategy, walked segment by segment."""
+        from ..core.passes import NO_COEFFS
+        from .game import _Job
+
+        job = _Job(0, 0, 3, -1, NO_COEFFS, source="avg" if kind == "average" else "regret")
+        return self._chips(self._pass(store, job, transport))
+
+    def _chips(self, out) -> np.ndarray:
+        return self._per_hand(out) * self.gd.pot / 100.0 + self.gd.pot / 2.0
+
+    def _per_hand(self, out) -> np.ndarray:
+        m = self.opponent_mass() * float(self.scale[0])
+        w = self._root_entry()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((w > 0) & (m > 0), out / np.where(m > 0, m, 1.0), np.nan)
+
+    def hand_equity(self) -> np.ndarray:
+        """[2, H]: each combo's showdown equity against the opponent's range over every runout
+        (win 1, tie 1/2), NaN for combos not in the range."""
+        eq = self.__dict__.get("_equity")
+        if eq is None:
+            eq = self._equity = 0.5 * (1.0 + self._per_hand(self._runout_values()))
+        return eq
+
+    def _runout_values(self) -> np.ndarray:
+        """[2, H] root values of a tree without bets: the board runs out, a showdown for 1 chip."""
+        from .betting import BettingTree, ROUND_END, SHOWDOWN
+        from .kernels import MODE_FULL
+        from .game import _kernel
+
+        t = self.tree
+        R = self.gd.num_rounds
+        kind = np.array([ROUND_END] * (R - 1) + [SHOWDOWN], dtype=np.int64)
+        children = np.full((R, 3), -1, dtype=np.int64)
+        children[: R - 1, 0] = np.arange(1, R)
+        bet = BettingTree(np.arange(R, dtype=np.int64), kind, np.full(R, -1, dtype=np.int64),
+                          np.ones((R, 2), dtype=np.int64), np.zeros(R, dtype=np.int64),
+                          np.full((R, 3), -1, dtype=np.int64), children, np.arange(-1, R - 1, dtype=np.int64),
+                          [""] * R)
+        lo = np.arange(R, dtype=np.int64)
+        hi = lo + 1
+        H = t.num_hands
+        reach, cfv = np.zeros((R, 2, H)), np.zeros((R, 2, H))
+        live, out = np.zeros(R, dtype=np.uint8), np.zeros((2, H))
+        z = np.zeros(1)
+        re_index = np.where(kind == ROUND_END, 0, -1).astype(np.int64)
+        _kernel()(bet.kind, bet.player, bet.spent, np.zeros(R), bet.num_actions, bet.children, re_index, lo, hi,
+                  t.hands, t.valid, t.boards.child_start, t.boards.child_end, t.boards.perm_start, t.boards.perm_end,
+                  t.boards.perms, t.sd_order, t.sd_strength, t.sd_count, int(t.boards.round_start[R - 1]),
+                  self.gd.deck_size, self.scale, 0, R - 1, 0, 0, t.boards.child_start[0], t.boards.child_end[0],
+                  self._root_entry(), t.boards.round_start, np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64),
+                  z, z, z, z, z, z, 0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0, np.zeros((1, 1, 2, 1)), True, False,
+                  reach, cfv, live, out, MODE_FULL, np.uint64(0), self.board_codes(), -1)
+        # values are in % pot per chip of stake: back to (win - lose) per unit of opponent mass
+        return out * self.gd.pot / 100.0
+
+    def result_fields(self, store, kind: str, transport=None) -> dict:
+        """``ev`` [oop, ip] in chips at the root (rake paid) and ``equity`` [oop, ip]."""
+        w = self._root_entry()
+        m = self.opponent_mass()
+        ev = self.hand_values_from_store(store, kind, transport)
+        eq = self.hand_equity()
+        out = {"unit": self.unit_name, "pot": self.gd.pot}
+        for name, per_hand in (("ev", ev), ("equity", eq)):
+            vals = []
+            for p in (0, 1):
+                k = (w[p] > 0) & (m[p] > 0)
+                vals.append(float(np.sum(w[p][k] * m[p][k] * per_hand[p][k]) / np.sum(w[p][k] * m[p][k])))
+            out[name] = vals
+        return out
+
+    def infoset_keys(self, player):
+        """'<combo>|<board>|<betting>' per (decision node, board, combo), in layout order."""
+        t = self.tree
+        bet = t.bet
+        hands = [combo_name(i) for i in range(t.num_hands)]
+        keys = []
+        for n, k in zip(*self.full.units[player]):
+            g = int(t.boards.round_start[bet.round[n]]) + int(k)
+            board = "".join(card_name(c, 4, 13) for c in t.boards.cards[g, : t.boards.num_cards[g]])
+            keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
+        return keys
+
+    def action_labels(self, node: int) -> list[str]:
+        """'fold', 'check' / 'call', 'bet N' / 'raise N' (chips put in this street), 'allin'."""
+        bet = self.tree.bet
+        labels = []
+        facing = bet.spent[node, 0] != bet.spent[node, 1]
+        base = self._street_base(node)
+        for a in range(int(bet.num_actions[node])):
+            kind = int(bet.actions[node, a])
+            if kind == 0:
+                labels.append("fold")
+            elif kind == 1:
+                labels.append("call" if facing else "check")
+            else:
+                amount = int(bet.amounts[node, a]) - base
+                labels.append(("allin " if kind == 3 else ("raise " if facing else "bet ")) + str(amount))
+        return labels
+
+    def _street_base(self, node: int) -> int:
+        """Chips each player had in when the node's street began."""
+        bet = self.tree.bet
+        n = node
+        r = bet.round[node]
+        while bet.parent[n] >= 0 and bet.round[bet.parent[n]] == r:
+            n = bet.parent[n]
+        return int(bet.spent[n].min()) if bet.round[n] == r else int(bet.spent[n].min())
+
+    def report_strategy(self, strategy, limit: int = 200):
+        """The root's action frequencies per combo (the HTML report's table)."""
+        from ..core.report import table
+
+        node = 0
+        labels = self.action_labels(node)
+        w = self._root_entry()[0]
+        rows = []
+        for h in np.flatnonzero(w > 0)[:limit]:
+            off = self.value_offset(node, 0, int(h))
+            rows.append((combo_name(int(h)), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
+        return [(f"root (oop to act): action frequencies per combo (first {limit})",
+                 table(("combo", "weight", *labels), rows))]
