@@ -439,7 +439,7 @@ def test_bad_rules_are_refused_with_solverkit_errors(make, error, match):
     (lambda t: t.replace("END GAMEDEF\n", ""), "missing END GAMEDEF"),
     (lambda t: t.replace("blind = 1 2", "blind = 0 0"), "at least one positive"),
     (lambda t: t.replace("stack = 20 20", "stack = 20 " + "9" * 5000), "expected integers in 0..2147483647"),
-    (lambda t: t.replace("stack = 20 20", "stack = 20 2147483648"), "'2147483648' is not one"),
+    (lambda t: t.replace("stack = 20 20", "stack = 20 2147483648"), "'2147483648' is out of range"),
 ])
 def test_bad_nolimit_gamedefs_name_the_value(edit, match):
     with pytest.raises(ConfigError, match=match):

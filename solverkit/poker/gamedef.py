@@ -1,16 +1,20 @@
-"""ACPC game definitions (``GAMEDEF ... END GAMEDEF``) for two-player limit poker.
+"""ACPC game definitions (``GAMEDEF ... END GAMEDEF``) for two-player poker.
 
 Keys are case-insensitive, ``#`` starts a comment, and per-round fields take one value per
-round. Only the fields used by two-player limit games are accepted; no-limit files are
-rejected with a clear "not supported" error and malformed files name the line and field.
+round. :func:`read_gamedef` reads the lines of limit and no-limit files alike; this module
+builds limit games (GameDef), solverkit.poker.gamedef_nolimit no-limit ones, and
+:func:`load_any_gamedef` either, as the file's betting line says. Malformed files name the
+line and field.
 An accepted file builds the game the ACPC server builds from it (tests/test_acpc_vs_openspiel.py);
-what solverkit cannot build that way (board cards before the first round, stacks) is refused.
+what solverkit cannot build that way (board cards before the first round, a limit file's stacks) is
+refused.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 
 from ..errors import ConfigError, choices
@@ -121,8 +125,10 @@ def decode_gamedef(data: bytes, source: str) -> str:
                           "expected an ACPC game definition (ASCII text)") from None
 
 
-def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
-    """Parse the text of an ACPC game definition."""
+def read_gamedef(text: str, source: str = "<string>") -> tuple[str | None, int, dict[str, tuple[int, list[int]]]]:
+    """The betting type ('limit', 'nolimit' or None when missing), its line, and the ``field =
+    integers`` lines of a GAMEDEF block by lower-case key with their line numbers: the one line
+    reader of limit and no-limit files. ConfigError names the line of anything malformed."""
     fields: dict[str, tuple[int, list[int]]] = {}
     betting = None
     inside = False
@@ -139,25 +145,21 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
             ended = True
             break
         if not inside:
-            raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {line!r}")
+            raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {_shown(line)}")
         if low in ("limit", "nolimit"):
             if betting is not None:
                 raise ConfigError(f"{source}:{lineno}: betting type {line!r} repeats line {betting[1]} "
-                                  f"({betting[0]!r}); expected one line 'limit' (remove one)")
+                                  f"({betting[0]!r}); expected one line 'limit' or 'nolimit' (remove one)")
             betting = (low, lineno)
             continue
         if "=" not in line:
-            raise ConfigError(f"{source}:{lineno}: expected 'field = values' or limit/nolimit, got {line!r}")
+            raise ConfigError(f"{source}:{lineno}: expected 'field = values' or limit/nolimit, got {_shown(line)}")
         key, _, value = line.partition("=")
         key = key.strip().lower()
         if key not in CANONICAL:
-            raise ConfigError(f"{source}:{lineno}: unknown field {key!r}; valid: {choices(CANONICAL.values())}")
+            raise ConfigError(f"{source}:{lineno}: unknown field {_shown(key)}; valid: {choices(CANONICAL.values())}")
         name = CANONICAL[key]
         shown = _shown(value.strip())
-        if key == "stack":
-            raise ConfigError(f"{source}:{lineno}: field stack = {shown} is not supported: solverkit solves limit "
-                              "games, where stacks never bind (every bet is raiseSize and maxRaises caps them); "
-                              "remove the stack line")
         words = value.split()
         if not all(_INT.fullmatch(w) for w in words):
             bad = next(w for w in words if not _INT.fullmatch(w))
@@ -182,10 +184,37 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
         raise ConfigError(f"{source}: no GAMEDEF block found")
     if not ended:
         raise ConfigError(f"{source}: missing END GAMEDEF")
+    return (betting[0], betting[1], fields) if betting else (None, 0, fields)
+
+
+def two_players(fields, source: str) -> int:
+    """numRounds, once numPlayers is 2 and numRounds in 1..8 (ConfigError naming the line)."""
+    players = fields["numplayers"][1][0] if "numplayers" in fields else None
+    if players is None:
+        raise ConfigError(f"{source}: missing field numPlayers")
+    if players != 2:
+        raise ConfigError(f"{source}:{fields['numplayers'][0]}: numPlayers = {players}: only 2-player games are "
+                          "supported; valid: 2")
+    if "numrounds" not in fields:
+        raise ConfigError(f"{source}: missing field numRounds")
+    rounds = fields["numrounds"][1][0]
+    if not 1 <= rounds <= 8:
+        raise ConfigError(f"{source}:{fields['numrounds'][0]}: numRounds = {rounds}: expected 1..8")
+    return rounds
+
+
+def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
+    """Parse the text of an ACPC limit game definition (no-limit files: parse_any_gamedef)."""
+    betting, line, fields = read_gamedef(text, source)
     if betting is None:
         raise ConfigError(f"{source}: betting type missing; expected a line 'limit'")
-    if betting[0] == "nolimit":
-        raise ConfigError(f"{source}:{betting[1]}: no-limit games are not supported (only limit betting)")
+    if betting == "nolimit":
+        raise ConfigError(f"{source}:{line}: no-limit games are not supported here (only limit betting; the acpc "
+                          "game reads them: [game] name = \"acpc\")")
+    if "stack" in fields:
+        raise ConfigError(f"{source}:{fields['stack'][0]}: field stack = {_shown(' '.join(map(str, fields['stack'][1])))} "
+                          "is not supported: solverkit solves limit games, where stacks never bind (every bet is "
+                          "raiseSize and maxRaises caps them); remove the stack line")
 
     def get(key, default=None):
         if key not in fields:
@@ -194,13 +223,7 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
             return default
         return fields[key][1]
 
-    players = get("numplayers")[0]
-    if players != 2:
-        raise ConfigError(f"{source}:{fields['numplayers'][0]}: numPlayers = {players}: only 2-player games are "
-                          "supported; valid: 2")
-    rounds = get("numrounds")[0]
-    if not 1 <= rounds <= 8:
-        raise ConfigError(f"{source}:{fields['numrounds'][0]}: numRounds = {rounds}: expected 1..8")
+    rounds = two_players(fields, source)
 
     def per_round(key, default=None):
         vals = get(key, default)
@@ -234,24 +257,36 @@ BUNDLED_DIR = "gamedefs"
 MAX_FILE_BYTES = 1 << 20
 
 
-def bundled_names() -> list[str]:
-    """Names of the game definitions shipped with solverkit (file stems)."""
+def bundled_names(betting: str = "limit") -> list[str]:
+    """Names of the game definitions shipped with solverkit (file stems) of one betting type:
+    "limit", "nolimit", or "any"."""
+    return [name for name, kind in _bundled().items() if betting in ("any", kind)]
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> dict[str, str]:
+    """Bundled name -> its betting type (read from the file's betting line)."""
     folder = resources.files("solverkit.poker").joinpath(BUNDLED_DIR)
-    return sorted(p.name[: -len(".game")] for p in folder.iterdir() if p.name.endswith(".game"))
+    out = {}
+    for p in sorted(folder.iterdir(), key=lambda p: p.name):
+        if p.name.endswith(".game"):
+            out[p.name[: -len(".game")]] = read_gamedef(p.read_text(), p.name)[0] or "limit"
+    return out
 
 
-def load_gamedef(name_or_path: str) -> GameDef:
-    """A bundled game by name (``leduc``; a bundled name is never taken for a file of that
-    name) or a game file by path."""
+def gamedef_text(name_or_path: str) -> tuple[str, str]:
+    """(text, source) of a bundled game by name (``leduc``; a bundled name is never taken for a
+    file of that name) or of a game file by path; ConfigError when it cannot be read."""
     from ..core.params import expand_path
 
+    names = bundled_names("any")
     path = expand_path(name_or_path, "[game] gamedef")  # ~ and ~user as in every path parameter
     try:  # a name the OS refuses (too long, say) is a bad value, not a crash
         exists, is_file = path.exists(), path.is_file()
     except OSError as exc:
         raise ConfigError(f"[game] gamedef = {_shown(name_or_path)}: {exc.strerror}; expected a bundled name "
-                          f"({choices(bundled_names())}) or a path to a .game file") from None
-    if name_or_path not in bundled_names() and (path.suffix == ".game" or exists or "/" in name_or_path):
+                          f"({choices(names)}) or a path to a .game file") from None
+    if name_or_path not in names and (path.suffix == ".game" or exists or "/" in name_or_path):
         if not is_file:
             if exists:  # a directory, a device, a pipe: nothing to read a game from
                 raise ConfigError(f"[game] gamedef = {_shown(name_or_path)} is not a regular file; expected a path "
@@ -265,8 +300,30 @@ def load_gamedef(name_or_path: str) -> GameDef:
             data = path.read_bytes()
         except OSError as exc:
             raise ConfigError(f"cannot read game definition file {name_or_path}: {exc.strerror}") from None
-        return parse_gamedef(decode_gamedef(data, str(path)), str(path))
-    if name_or_path not in bundled_names():
-        raise ConfigError(f"unknown bundled game definition {name_or_path!r}; available: {choices(bundled_names())} (or a path to a .game file)")
-    res = resources.files("solverkit.poker").joinpath(BUNDLED_DIR, name_or_path + ".game")
-    return parse_gamedef(res.read_text(), name_or_path)
+        return decode_gamedef(data, str(path)), str(path)
+    if name_or_path not in names:
+        raise ConfigError(f"unknown bundled game definition {name_or_path!r}; available: {choices(names)} (or a path "
+                          "to a .game file)")
+    return resources.files("solverkit.poker").joinpath(BUNDLED_DIR, name_or_path + ".game").read_text(), name_or_path
+
+
+def load_gamedef(name_or_path: str) -> GameDef:
+    """A limit game by bundled name or path (no-limit files: :func:`load_any_gamedef`)."""
+    return parse_gamedef(*gamedef_text(name_or_path))
+
+
+def parse_any_gamedef(text: str, source: str = "<string>"):
+    """A GameDef (limit) or a NoLimitGameDef, as the file's betting line says."""
+    betting = read_gamedef(text, source)[0]
+    if betting == "nolimit":
+        from .gamedef_nolimit import parse_nolimit_gamedef
+
+        return parse_nolimit_gamedef(text, source)
+    if betting is None:
+        raise ConfigError(f"{source}: betting type missing; expected a line 'limit' or 'nolimit'")
+    return parse_gamedef(text, source)
+
+
+def load_any_gamedef(name_or_path: str):
+    """A limit or no-limit game (GameDef or NoLimitGameDef) by bundled name or path."""
+    return parse_any_gamedef(*gamedef_text(name_or_path))

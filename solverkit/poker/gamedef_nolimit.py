@@ -1,23 +1,19 @@
 """ACPC game definitions with ``nolimit`` betting (``stack`` per player, no ``raiseSize``), for the
 no-limit action trees of issue 25 (solverkit.poker.action_tree).
 
-Same file format and messages as solverkit.poker.gamedef (whose helpers this module reuses):
+Same file format, line reader and messages as solverkit.poker.gamedef (read_gamedef):
 keys are case-insensitive, ``#`` starts a comment, per-round fields take one value per round.
 ``stack`` gives each player's chips for the whole hand (one value: both players), as the ACPC
 server reads it; ``maxRaises`` is optional (missing: no cap, as ACPC's 255-a-round default).
-Not wired into the ``acpc`` game yet: the kernels solve limit trees only.
+The ``acpc`` game solves them under an action abstraction (solverkit.poker.nolimit_game).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..errors import ConfigError, choices
-from .gamedef import CANONICAL, INT_MAX, MISSING_HINT, SCALAR, _INT, _shown, decode_gamedef
-
-#: fields a no-limit file may hold (raiseSize belongs to limit games)
-NOLIMIT_FIELDS = tuple(k for k in CANONICAL if k != "raisesize")
+from ..errors import ConfigError
+from .gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef, two_players
 
 
 @dataclass(frozen=True)
@@ -84,70 +80,16 @@ class NoLimitGameDef:
         return self
 
 
-def _is_int32(word: str) -> bool:
-    """An integer the ACPC format's 32 bits hold (checked by length first: Python refuses int() of
-    thousands of digits)."""
-    return bool(_INT.fullmatch(word)) and len(word) <= 12 and abs(int(word)) <= INT_MAX
-
-
-def _read_fields(text: str, source: str) -> dict[str, tuple[int, list[int]]]:
-    """The ``field = integers`` lines of a nolimit GAMEDEF block, by lower-case key, with their
-    line numbers; ConfigError names the line of anything malformed."""
-    fields: dict[str, tuple[int, list[int]]] = {}
-    betting = None
-    inside = ended = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        low = line.lower()
-        if low == "gamedef":
-            inside = True
-            continue
-        if low == "end gamedef":
-            ended = True
-            break
-        if not inside:
-            raise ConfigError(f"{source}:{lineno}: expected GAMEDEF before {_shown(line)}")
-        if low in ("limit", "nolimit"):
-            if betting is not None:
-                raise ConfigError(f"{source}:{lineno}: betting type {_shown(line)} repeats line {betting[1]}; "
-                                  "expected one line 'nolimit'")
-            betting = (low, lineno)
-            continue
-        key, eq, value = line.partition("=")
-        key = key.strip().lower()
-        if not eq:
-            raise ConfigError(f"{source}:{lineno}: expected 'field = values' or nolimit, got {_shown(line)}")
-        if key not in NOLIMIT_FIELDS:
-            hint = " (raiseSize applies to limit games)" if key == "raisesize" else ""
-            raise ConfigError(f"{source}:{lineno}: unknown field {_shown(key)}{hint}; valid: "
-                              f"{choices(CANONICAL[k] for k in NOLIMIT_FIELDS)}")
-        name, words = CANONICAL[key], value.split()
-        bad = [w for w in words if not _is_int32(w)]
-        if bad or not words:
-            raise ConfigError(f"{source}:{lineno}: field {name} = {_shown(value.strip())}: expected integers in "
-                              f"0..{INT_MAX}" + (f" ({_shown(bad[0])} is not one)" if bad else ""))
-        if key in SCALAR and len(words) != 1:
-            raise ConfigError(f"{source}:{lineno}: field {name} = {_shown(value.strip())}: expected one integer")
-        if key in fields:
-            raise ConfigError(f"{source}:{lineno}: field {name} repeats line {fields[key][0]}; expected each "
-                              "field once")
-        fields[key] = (lineno, [int(w) for w in words])
-    if not inside:
-        raise ConfigError(f"{source}: no GAMEDEF block found")
-    if not ended:
-        raise ConfigError(f"{source}: missing END GAMEDEF")
-    if betting is None or betting[0] != "nolimit":
-        where = f"{source}:{betting[1]}" if betting else source
-        raise ConfigError(f"{where}: betting type {betting[0] if betting else 'missing'}: expected a line 'nolimit' "
-                          "(limit files: solverkit.poker.gamedef)")
-    return fields
-
-
 def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef:
     """Parse the text of an ACPC no-limit game definition (ConfigError names line and field)."""
-    fields = _read_fields(text, source)
+    betting, line, fields = read_gamedef(text, source)
+    if betting != "nolimit":
+        where = f"{source}:{line}" if betting else source
+        raise ConfigError(f"{where}: betting type {betting or 'missing'}: expected a line 'nolimit' "
+                          "(limit files: solverkit.poker.gamedef)")
+    if "raisesize" in fields:
+        raise ConfigError(f"{source}:{fields['raisesize'][0]}: field raiseSize: raiseSize applies to limit games; "
+                          "remove it (no-limit bets are sized by the action abstraction)")
 
     def get(key, default=None):
         if key in fields:
@@ -170,12 +112,7 @@ def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef
                               f"({what})")
         return tuple(vals)
 
-    players = get("numplayers")[0]
-    if players != 2:
-        raise ConfigError(f"{source}: numPlayers = {players}: only 2-player games are supported; valid: 2")
-    rounds = get("numrounds")[0]
-    if not 1 <= rounds <= 8:
-        raise ConfigError(f"{source}: numRounds = {rounds}: expected 1..8")
+    rounds = two_players(fields, source)
     first = sized("firstplayer", rounds, "one per round", [1] * rounds, extra_ok=True)
     if any(f not in (1, 2) for f in first):
         raise ConfigError(f"{source}: firstPlayer = {list(first)}: expected 1 or 2 per round")
@@ -194,15 +131,6 @@ def parse_nolimit_gamedef(text: str, source: str = "<string>") -> NoLimitGameDef
     ).validate()
 
 
-def load_nolimit_gamedef(path: str) -> NoLimitGameDef:
-    """A no-limit game file by path (ConfigError when missing, unreadable or malformed)."""
-    p = Path(path)
-    if not p.is_file():
-        if p.exists():  # a directory, a device, a pipe: nothing to read a game from
-            raise ConfigError(f"game definition file {path} is not a regular file; expected a path to a .game file")
-        raise ConfigError(f"game definition file not found: {path}")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read game definition file {path}: {exc.strerror}") from None
-    return parse_nolimit_gamedef(decode_gamedef(data, str(p)), str(p))
+def load_nolimit_gamedef(name_or_path: str) -> NoLimitGameDef:
+    """A no-limit game file by bundled name or path (ConfigError when missing, unreadable or malformed)."""
+    return parse_nolimit_gamedef(*gamedef_text(name_or_path))
