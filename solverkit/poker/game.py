@@ -216,7 +216,8 @@ class PokerGame(Game):
         self._check_fits(s)
         self.tree: PokerTree = build_tree(self.gd, self.strength_function(), self.tree_isomorphic,
                                           allowed=allowed, rounds=s if self.trunk_only else None,
-                                          bet=self.betting_tree(), root_board=self.root_board())
+                                          bet=self.betting_tree(), root_board=self.root_board(),
+                                          hand_rows=self.hand_rows(), suit_perms=self.suit_perms())
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
@@ -319,6 +320,14 @@ class PokerGame(Game):
         from .betting import build_betting_tree
 
         return build_betting_tree(self.gd)
+
+    def hand_rows(self):
+        """Rows of the hand table this game keeps (None: every hand); a spot keeps its ranges' combos."""
+        return None
+
+    def suit_perms(self):
+        """The suit permutations isomorphism may use (None: all)."""
+        return None
 
     def root_board(self) -> tuple:
         """Card ids on the board before round 0's betting (a postflop spot's); none by default."""

@@ -168,6 +168,38 @@ class HoldemSpot(PokerGame):
     def root_board(self) -> tuple:
         return self.gd.board
 
+    @property
+    def combos(self) -> np.ndarray:
+        """int64 [H]: the combo index (solverkit.poker.ranges) of each hand the game keeps: those
+        either player's range holds (the others never reach any node)."""
+        combos = self.__dict__.get("_combos")
+        if combos is None:
+            w = self.ranges()
+            combos = self._combos = np.flatnonzero((w[0] > 0) | (w[1] > 0)).astype(np.int64)
+        return combos
+
+    def hand_rows(self):
+        return self.combos
+
+    def suit_perms(self):
+        """The suit permutations under which both ranges keep their weights (isomorphism is exact
+        only for those; the board's own symmetry is checked by the board enumeration)."""
+        from itertools import permutations
+
+        from .cards import hand_table
+
+        hands = hand_table(52, 2)
+        w = self.ranges()
+        index = {(int(a), int(b)): i for i, (a, b) in enumerate(hands)}
+        out = []
+        for perm in permutations(range(4)):
+            moved = hands - hands % 4 + np.array(perm)[hands % 4]
+            moved.sort(axis=1)
+            image = np.array([index[(int(a), int(b))] for a, b in moved])
+            if np.array_equal(w[:, image], w):
+                out.append(np.array(perm, dtype=np.int64))
+        return out
+
     def _check_fits(self, split_round):
         self.ranges()  # a bad range is refused before anything is built
         super()._check_fits(split_round)
@@ -191,12 +223,10 @@ class HoldemSpot(PokerGame):
 
     def pair_mass(self) -> float:
         """Sum of w0(h0) w1(h1) over combos that share no card: the normaliser of the deal."""
-        w = self.ranges()
-        hands = self.tree.hands if hasattr(self, "tree") else None
-        if hands is None:
-            from .cards import hand_table
+        from .cards import hand_table
 
-            hands = hand_table(52, 2)
+        w = self.ranges()
+        hands = hand_table(52, 2)
         by_card = np.zeros((2, 52))
         for j in range(2):
             np.add.at(by_card[0], hands[:, j], w[0])
@@ -217,7 +247,7 @@ class HoldemSpot(PokerGame):
     def _root_entry(self):
         entry = self.__dict__.get("_entry")
         if entry is None:
-            entry = self._entry = np.ascontiguousarray(self.ranges() * self.tree.valid[0][None, :])
+            entry = self._entry = np.ascontiguousarray(self.ranges()[:, self.combos] * self.tree.valid[0][None, :])
         return entry
 
     def units(self) -> tuple[Unit, ...]:
@@ -326,7 +356,7 @@ class HoldemSpot(PokerGame):
         """'<combo>|<board>|<betting>' per (decision node, board, combo), in layout order."""
         t = self.tree
         bet = t.bet
-        hands = [combo_name(i) for i in range(t.num_hands)]
+        hands = [combo_name(int(i)) for i in self.combos]
         keys = []
         for n, k in zip(*self.full.units[player]):
             g = int(t.boards.round_start[bet.round[n]]) + int(k)
@@ -370,6 +400,6 @@ class HoldemSpot(PokerGame):
         rows = []
         for h in np.flatnonzero(w > 0)[:limit]:
             off = self.value_offset(node, 0, int(h))
-            rows.append((combo_name(int(h)), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
+            rows.append((combo_name(int(self.combos[h])), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
         return [(f"root (oop to act): action frequencies per combo (first {limit})",
                  table(("combo", "weight", *labels), rows))]

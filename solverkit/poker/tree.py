@@ -58,7 +58,8 @@ def _apply(perm, cards, num_suits):
 
 
 def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, max_boards: int = 20_000_000,
-                     allowed: dict | None = None, rounds: int | None = None, root_board: tuple = ()) -> Boards:
+                     allowed: dict | None = None, rounds: int | None = None, root_board: tuple = (),
+                     suit_perms: list | None = None) -> Boards:
     """All board sequences (or their suit-canonical representatives), children contiguous.
 
     `allowed` maps a round to the card sets its board may take (any representatives: they are
@@ -66,12 +67,17 @@ def enumerate_boards(gd: GameDef, hands: np.ndarray, isomorphic: bool = False, m
     out. That deals one flop of hold'em, say, to study real subgames without the whole game.
     `rounds` < the game's rounds deals only the first `rounds` rounds (a trunk): the later
     rounds hold no boards, and the last dealt round's boards no children. `root_board`: the cards
-    on the board from the start (a postflop spot's flop): round 0's one board."""
+    on the board from the start (a postflop spot's flop): round 0's one board. `suit_perms`: the
+    suit permutations isomorphism may use (default all; a game whose hands are not all equally
+    likely allows only those that keep its weights), under which `hands` must be closed."""
     dealt = gd.num_rounds if rounds is None else rounds
     S = gd.num_suits
     H = hands.shape[0]
     deck = list(range(gd.deck_size))
     perms = _suit_perms(S) if isomorphic else [np.arange(S)]
+    if isomorphic and suit_perms is not None:
+        allowed_perms = {tuple(int(x) for x in p) for p in suit_perms}
+        perms = [p for p in perms if tuple(int(x) for x in p) in allowed_perms]
     index = _HandIndex(hands, gd.deck_size, S)
 
     def hand_map(perm, inverse):
@@ -169,8 +175,12 @@ class _HandIndex:
         return np.sort(moved[self.hands], axis=1) @ self.weights
 
     def moved(self, perm) -> np.ndarray:
-        """int64 [H]: the index of each hand's image under `perm`."""
-        return self.order[np.searchsorted(self.codes, self.code(perm))]
+        """int64 [H]: the index of each hand's image under `perm` (the hands must be closed under it)."""
+        code = self.code(perm)
+        at = np.minimum(np.searchsorted(self.codes, code), len(self.codes) - 1)
+        if not np.array_equal(self.codes[at], code):
+            raise AssertionError("a suit permutation maps a hand out of the game's hands")  # a caller bug
+        return self.order[at]
 
 
 def _hand_orbits(sets, hands, perms, index, S):
@@ -228,16 +238,22 @@ def count_deals(gd: GameDef) -> np.ndarray:
 
 
 def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: dict | None = None,
-               rounds: int | None = None, bet: BettingTree | None = None, root_board: tuple = ()) -> PokerTree:
+               rounds: int | None = None, bet: BettingTree | None = None, root_board: tuple = (),
+               hand_rows: np.ndarray | None = None, suit_perms: list | None = None) -> PokerTree:
     """Build the public tree. `strength(hands, board_cards, out)` defaults to ACPC ranking;
     `allowed` restricts the boards of some rounds (see :func:`enumerate_boards`); `rounds`
     deals only the first rounds (a trunk: the betting tree stays whole, the later rounds hold
     no boards and there are no showdown tables); `bet` is the betting tree (default: the limit
-    game's); `root_board` the cards on the board before round 0's betting (a spot's)."""
+    game's); `root_board` the cards on the board before round 0's betting (a spot's);
+    `hand_rows` the rows of the hand table the game keeps (a spot's ranges; default all) and
+    `suit_perms` the suit permutations isomorphism may use (see :func:`enumerate_boards`)."""
     if bet is None:
         bet = build_betting_tree(gd)
     hands = hand_table(gd.deck_size, gd.num_hole_cards)
-    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds, root_board=root_board)
+    if hand_rows is not None:
+        hands = np.ascontiguousarray(hands[hand_rows])
+    boards = enumerate_boards(gd, hands, isomorphic, allowed=allowed, rounds=rounds, root_board=root_board,
+                              suit_perms=suit_perms)
     H = hands.shape[0]
     nbrd = int(boards.round_start[-1])
     valid = np.ones((nbrd, H), dtype=np.uint8)
