@@ -23,9 +23,10 @@ def street_names(num_board_cards, first_round: int = 0) -> list[str]:
 
 
 def parse_size_tables(table: dict, names: list[str], players: tuple[str, str], where: str = "[game.sizes]",
-                      **options) -> SizeAbstraction:
+                      ignored: tuple = (), **options) -> SizeAbstraction:
     """The SizeAbstraction of a ``[game.sizes]`` table for the rounds named ``names`` (in
-    order; ``round<i>`` aliases the i-th), player override tables named ``players``;
+    order; ``round<i>`` aliases the i-th), player override tables named ``players``; streets in
+    ``ignored`` are accepted and unused (a turn spot given the flop's sizes too);
     ``options``: SizeAbstraction's other fields (raise_limit, thresholds, min_bet)."""
     if not isinstance(table, dict):
         raise BetSizeError(f"{where} = {table!r}: expected a table of streets ({', '.join(names)})")
@@ -33,7 +34,7 @@ def parse_size_tables(table: dict, names: list[str], players: tuple[str, str], w
 
     def street_of(key, at):
         name = alias.get(key, key)
-        if name not in names:
+        if name not in names and name not in ignored:
             raise BetSizeError(f"{at}.{key}: unknown street; valid: {', '.join(names)}"
                                f"{'' if at != where else ', ' + ', '.join(players) + ' (one player)'}")
         return name
@@ -49,7 +50,7 @@ def parse_size_tables(table: dict, names: list[str], players: tuple[str, str], w
         else:
             both[street_of(key, where)] = _spec(value, f"{where}.{key}")
     per_round = []
-    for name in names:
+    for name in names:  # (ignored streets were collected under their names and are never read)
         pair = []
         for p in (0, 1):
             spec = dict(both.get(name, {}))

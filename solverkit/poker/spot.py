@@ -117,6 +117,7 @@ class HoldemSpot(PokerGame):
             limit = int(c.get("raise_limit", -1))
             commit = float(c.get("allin_commit_threshold", 0.0))
             abst = parse_size_tables(c.get("sizes") or {}, self.street_names(), ("oop", "ip"),
+                                     ignored=tuple(s for s in STREETS if s not in self.street_names()),
                                      raise_limit=None if limit < 0 else limit,
                                      allin_commit_threshold=commit or None,
                                      add_allin_threshold=float(c.get("add_allin_threshold", 0.0)),
@@ -289,9 +290,11 @@ class HoldemSpot(PokerGame):
         return self._chips(self._pass(store, job, transport))
 
     def _chips(self, out) -> np.ndarray:
-        return self._per_hand(out) * self.gd.pot / 100.0 + self.gd.pot / 2.0
+        return self._per_hand(out) + self.gd.pot / 2.0
 
     def _per_hand(self, out) -> np.ndarray:
+        """Root values per hand (payoffs x scale[0] summed over the opponent's weights) per unit of
+        the opponent's weight facing the hand: chips (payoffs in chips) per deal."""
         m = self.opponent_mass() * float(self.scale[0])
         w = self._root_entry()
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -334,8 +337,7 @@ class HoldemSpot(PokerGame):
                   self._root_entry(), t.boards.round_start, np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64),
                   z, z, z, z, z, z, 0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0, np.zeros((1, 1, 2, 1)), True, False,
                   reach, cfv, live, out, MODE_FULL, np.uint64(0), self.board_codes(), -1)
-        # values are in % pot per chip of stake: back to (win - lose) per unit of opponent mass
-        return out * self.gd.pot / 100.0
+        return out  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
 
     def result_fields(self, store, kind: str, transport=None) -> dict:
         """``ev`` [oop, ip] in chips at the root (rake paid) and ``equity`` [oop, ip]."""
