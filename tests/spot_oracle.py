@@ -1,0 +1,424 @@
+"""A brute-force evaluator of ``holdem_spot`` games, sharing no code with the kernels.
+
+It enumerates every weighted pair of combos that share no card, every runout card by card, and
+walks the betting tree history by history with a policy keyed by (combo, board so far, betting
+history). Hand strength is this module's own seven-card ranking; the betting tree is
+solverkit.poker.action_tree's (the tree is data both sides read); ranges are parse_range's.
+Values are in the spot's native unit, % of the starting pot, net of each player's chips put in
+(the pot's halves included), after rake: a player's EV in chips is value x pot / 100 + pot / 2.
+
+Rake (postflop-solver's rule, and the table's): the winner pays min(rake x pot, rake_cap) of the
+pot actually contested, 2 x min(spent): an uncalled bet goes back to the bettor unraked. A tie
+splits the rake. ``rake_cap = 0`` means no cap (solverkit's documented choice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from functools import lru_cache
+
+import numpy as np
+
+from solverkit.poker.action_tree import build_action_tree, spot_rules
+from solverkit.poker.betting import DECISION, FOLD, ROUND_END, SHOWDOWN
+from solverkit.poker.ranges import parse_board, parse_range
+from solverkit.poker.size_tables import parse_size_tables
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+
+
+# --- cards and hands (own code) ---------------------------------------------------------------
+
+
+def card_text(card: int) -> str:
+    return RANKS[card // 4] + SUITS[card % 4]
+
+
+#: combo index -> (low card, high card), the 1326 pairs c1 < c2 in lexicographic order
+COMBOS = tuple(itertools.combinations(range(52), 2))
+
+
+def combo_text(index: int) -> str:
+    """The higher card first, as solverkit names combos ("AsKh")."""
+    low, high = COMBOS[index]
+    return card_text(high) + card_text(low)
+
+
+def _rank5(cards) -> tuple:
+    """Class and tie-breakers of a five-card hand (higher is better)."""
+    ranks = sorted((c // 4 for c in cards), reverse=True)
+    counts: dict[int, int] = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    shape = [c for _, c in groups]
+    order = [r for r, _ in groups]
+    flush = len({c % 4 for c in cards}) == 1
+    distinct = sorted(set(ranks), reverse=True)
+    straight = None
+    if len(distinct) == 5:
+        if distinct[0] - distinct[4] == 4:
+            straight = distinct[0]
+        elif distinct == [12, 3, 2, 1, 0]:  # the wheel, five high
+            straight = 3
+    if straight is not None and flush:
+        return (8, straight)
+    if shape == [4, 1]:
+        return (7, *order)
+    if shape == [3, 2]:
+        return (6, *order)
+    if flush:
+        return (5, *ranks)
+    if straight is not None:
+        return (4, straight)
+    if shape == [3, 1, 1]:
+        return (3, *order)
+    if shape == [2, 2, 1]:
+        return (2, *order)
+    if shape == [2, 1, 1, 1]:
+        return (1, *order)
+    return (0, *ranks)
+
+
+@lru_cache(maxsize=None)
+def strength(cards: frozenset) -> tuple:
+    """The best five-card hand among five to seven cards."""
+    return max(_rank5(five) for five in itertools.combinations(sorted(cards), 5))
+
+
+# --- the oracle -------------------------------------------------------------------------------
+
+
+def _suit_map(perm, card: int) -> int:
+    return card - card % 4 + perm[card % 4]
+
+
+_COMBO_INDEX = {pair: i for i, pair in enumerate(COMBOS)}
+
+
+def _combo_of(cards) -> int:
+    low, high = sorted(cards)
+    return _COMBO_INDEX[(low, high)]
+
+
+class SpotOracle:
+    """Expected values, best responses and equities of a spot by enumeration.
+
+    ``params``: the [game] table of a holdem_spot (board, pot, stack, oop_range, ip_range,
+    sizes, raise_limit, thresholds, rake, rake_cap)."""
+
+    def __init__(self, params: dict):
+        self.params = dict(params)
+        self.board = tuple(sorted(parse_board(params["board"])))
+        self.pot = int(params["pot"])
+        self.stack = int(params["stack"])
+        self.rake = float(params.get("rake", 0.0))
+        self.rake_cap = float(params.get("rake_cap", 0.0))
+        self.w = np.stack([parse_range(params["oop_range"], self.board), parse_range(params["ip_range"], self.board)])
+        self.members = [[int(c) for c in np.flatnonzero(self.w[p] > 0)] for p in (0, 1)]
+        streets = ["flop", "turn", "river"][len(self.board) - 3:]
+        limit = int(params.get("raise_limit", -1))
+        commit = float(params.get("allin_commit_threshold", 0.0))
+        abst = parse_size_tables(params.get("sizes") or {}, streets, ("oop", "ip"),
+                                 raise_limit=None if limit < 0 else limit, allin_commit_threshold=commit or None,
+                                 add_allin_threshold=float(params.get("add_allin_threshold", 0.0)),
+                                 force_allin_threshold=float(params.get("force_allin_threshold", 0.0)))
+        self.tree = build_action_tree(spot_rules(self.pot, self.stack, abst, 0, len(streets)))
+        self.symmetries = self._symmetries()
+
+    # --- deals ---------------------------------------------------------------------------------
+
+    def pairs(self):
+        """(c0, c1, weight) of every pair of combos in the ranges that share no card."""
+        for c0 in self.members[0]:
+            a = set(COMBOS[c0])
+            for c1 in self.members[1]:
+                if not a & set(COMBOS[c1]):
+                    yield c0, c1, float(self.w[0, c0] * self.w[1, c1])
+
+    def pair_mass(self) -> float:
+        return sum(x for _, _, x in self.pairs())
+
+    def left(self, board, *combos):
+        """Cards not on `board` nor in `combos`."""
+        used = set(board)
+        for c in combos:
+            used.update(COMBOS[c])
+        return [c for c in range(52) if c not in used]
+
+    def runouts(self, c0, c1):
+        """Every completion of the board to five cards (in dealing order), each equally likely."""
+        need = 5 - len(self.board)
+        rest = self.left(self.board, c0, c1)
+        return [self.board + extra for extra in itertools.permutations(rest, need)]
+
+    # --- symmetries --------------------------------------------------------------------------
+
+    def _symmetries(self):
+        """Suit permutations that keep the board (as a set) and both ranges' weights."""
+        out = []
+        for perm in itertools.permutations(range(4)):
+            if {_suit_map(perm, c) for c in self.board} != set(self.board):
+                continue
+            image = [_combo_of([_suit_map(perm, c) for c in COMBOS[i]]) for i in range(1326)]
+            if all(self.w[p, image[i]] == self.w[p, i] for p in (0, 1) for i in range(1326)):
+                out.append(perm)
+        return out
+
+    def canonical(self, combo: int, dealt: tuple) -> tuple:
+        """The least image of (combo, cards dealt after the root) under the spot's symmetries."""
+        best = None
+        for perm in self.symmetries:
+            img = (tuple(sorted(_suit_map(perm, c) for c in COMBOS[combo])), tuple(_suit_map(perm, c) for c in dealt))
+            if best is None or img < best:
+                best = img
+        return best
+
+    def board_key(self, board) -> str:
+        """The board of an information-set key: the root board sorted, then each dealt card."""
+        return "".join(card_text(c) for c in board)
+
+    def key(self, combo: int, board, history: str) -> str:
+        return f"{combo_text(combo)}|{self.board_key(board)}|{history}"
+
+    # --- payoffs --------------------------------------------------------------------------------
+
+    def _rake_of(self, spent) -> float:
+        if self.rake <= 0:
+            return 0.0
+        r = self.rake * 2 * min(spent)
+        return min(r, self.rake_cap) if self.rake_cap > 0 else r
+
+    def payoff(self, node: int, board, c0: int, c1: int) -> tuple[float, float]:
+        """Net chips of each player at a terminal node (the root's halves of the pot counted)."""
+        t = self.tree
+        spent = (int(t.spent[node, 0]), int(t.spent[node, 1]))
+        rake = self._rake_of(spent)
+        if t.kind[node] == FOLD:
+            folder = int(t.player[node])
+            won = spent[folder] - rake
+            return (-spent[0], won) if folder == 0 else (won, -spent[1])
+        m = min(spent)
+        s0 = strength(frozenset(board) | frozenset(COMBOS[c0]))
+        s1 = strength(frozenset(board) | frozenset(COMBOS[c1]))
+        if s0 > s1:
+            return (m - rake, -m)
+        if s1 > s0:
+            return (-m, m - rake)
+        return (-rake / 2, -rake / 2)
+
+    def actions(self, node: int):
+        t = self.tree
+        return [int(x) for x in t.act_child[t.act_start[node]: t.act_end[node]]]
+
+    # --- expected values: every pair, every runout, every history ------------------------------
+
+    def expected_values(self, policy) -> tuple[float, float]:
+        """(v0, v1) in % of the pot when both players follow ``policy(player, combo, board,
+        history) -> probabilities`` (an array over the node's actions)."""
+        total = np.zeros(2)
+        mass = 0.0
+        for c0, c1, w in self.pairs():
+            total += w * np.array(self._walk(0, self.board, c0, c1, policy))
+            mass += w
+        return tuple(float(x) for x in total / mass * 100.0 / self.pot)
+
+    def _walk(self, node, board, c0, c1, policy):
+        t = self.tree
+        kind = t.kind[node]
+        if kind == FOLD or kind == SHOWDOWN:
+            return self.payoff(node, board, c0, c1)
+        kids = self.actions(node)
+        a0 = a1 = 0.0
+        if kind == ROUND_END:
+            cards = self.left(board, c0, c1)
+            for card in cards:
+                v0, v1 = self._walk(kids[0], board + (card,), c0, c1, policy)
+                a0 += v0
+                a1 += v1
+            return a0 / len(cards), a1 / len(cards)
+        p = int(t.player[node])
+        probs = policy(p, (c0, c1)[p], board, t.history[node])
+        for a, child in enumerate(kids):
+            if probs[a]:
+                v0, v1 = self._walk(child, board, c0, c1, policy)
+                a0 += probs[a] * v0
+                a1 += probs[a] * v1
+        return a0, a1
+
+    # --- best responses: a max per information set (own combo, board, history) ----------------
+
+    def best_response(self, policy, player: int) -> float:
+        """The value in % pot of a best response of ``player`` to the other's ``policy``."""
+        return self._per_infoset(policy, player, best=True)
+
+    def infoset_values(self, policy, player: int) -> float:
+        """``player``'s expected value by the information-set walk (a check on the pair walk)."""
+        return self._per_infoset(policy, player, best=False)
+
+    def _per_infoset(self, policy, player, best):
+        opp = 1 - player
+        total = 0.0
+        for c in self.members[player]:
+            mine = set(COMBOS[c])
+            dist = {o: float(self.w[opp, o]) for o in self.members[opp] if not mine & set(COMBOS[o])}
+            if dist:
+                total += float(self.w[player, c]) * self._cf(0, self.board, c, dist, player, policy, best)
+        return total / self.pair_mass() * 100.0 / self.pot
+
+    def _cf(self, node, board, c, dist, player, policy, best):
+        """Sum over opponent combos o of dist[o] x (player's expected payoff from `node` on)."""
+        t = self.tree
+        kind = t.kind[node]
+        if kind in (FOLD, SHOWDOWN):
+            acc = 0.0
+            for o, m in dist.items():
+                pay = self.payoff(node, board, c, o) if player == 0 else self.payoff(node, board, o, c)
+                acc += m * pay[player]
+            return acc
+        kids = self.actions(node)
+        if kind == ROUND_END:
+            n = 52 - len(board) - 4
+            acc = 0.0
+            for card in self.left(board, c):
+                sub = {o: m for o, m in dist.items() if card not in COMBOS[o]}
+                if sub:
+                    acc += self._cf(kids[0], board + (card,), c, sub, player, policy, best) / n
+            return acc
+        p = int(t.player[node])
+        hist = t.history[node]
+        if p == player:
+            vals = [self._cf(child, board, c, dist, player, policy, best) for child in kids]
+            if best:
+                return max(vals)
+            probs = policy(p, c, board, hist)
+            return float(sum(pr * v for pr, v in zip(probs, vals)))
+        acc = 0.0
+        per = {o: policy(p, o, board, hist) for o in dist}
+        for a, child in enumerate(kids):
+            sub = {o: m * per[o][a] for o, m in dist.items() if per[o][a] > 0}
+            if sub:
+                acc += self._cf(child, board, c, sub, player, policy, best)
+        return acc
+
+    # --- equity ---------------------------------------------------------------------------------
+
+    def showdown_share(self, c0, c1) -> float:
+        """Player 0's share of the pot over every runout (win 1, tie 1/2)."""
+        acc = 0.0
+        runs = self.runouts(c0, c1)
+        for full in runs:
+            s0 = strength(frozenset(full) | frozenset(COMBOS[c0]))
+            s1 = strength(frozenset(full) | frozenset(COMBOS[c1]))
+            acc += 1.0 if s0 > s1 else 0.5 if s0 == s1 else 0.0
+        return acc / len(runs)
+
+    def equity(self):
+        """(range equity [oop, ip], {combo: equity} per player) against the opponent's range."""
+        share = {}
+        tot = 0.0
+        mass = 0.0
+        per = [dict(), dict()]
+        for c0, c1, w in self.pairs():
+            s = share[(c0, c1)] = self.showdown_share(c0, c1)
+            tot += w * s
+            mass += w
+            for p, me, other, x in ((0, c0, c1, s), (1, c1, c0, 1.0 - s)):
+                num, den = per[p].get(me, (0.0, 0.0))
+                per[p][me] = (num + self.w[1 - p, other] * x, den + self.w[1 - p, other])
+        eq0 = tot / mass
+        hands = [{c: num / den for c, (num, den) in per[p].items()} for p in (0, 1)]
+        return (eq0, 1.0 - eq0), hands
+
+    # --- policies --------------------------------------------------------------------------------
+
+    def _widths(self) -> dict:
+        """Actions per decision, by betting history."""
+        t = self.tree
+        return {t.history[n]: int(t.act_end[n] - t.act_start[n]) for n in range(len(t.kind)) if t.kind[n] == DECISION}
+
+    def uniform_policy(self):
+        """Every action equally likely everywhere."""
+        width = self._widths()
+        return lambda p, combo, board, history: np.full(width[history], 1.0 / width[history])
+
+    def random_policy(self, seed: int = 0):
+        """A fixed random policy of (combo, board, history), the same on suit-symmetric
+        information sets (those the spot's symmetries map onto each other)."""
+        cache = {}
+        width = self._widths()
+
+        def policy(p, combo, board, history):
+            direct = (p, combo, tuple(board), history)
+            probs = cache.get(direct)
+            if probs is None:
+                canon = (p, self.canonical(combo, tuple(board[len(self.board):])), history)
+                probs = cache.get(canon)
+                if probs is None:
+                    digest = hashlib.sha256(repr((seed, canon)).encode()).digest()
+                    u = np.frombuffer(digest, dtype="<u4") / 2.0**32  # 8 uniforms in [0, 1)
+                    n = width[history]
+                    assert n <= 6, "the digest gives 6 probabilities and 2 choices"
+                    x = u[:n] ** 2 + 0.02
+                    if u[7] < 0.3:  # some pure choices, as solved strategies have
+                        x = np.zeros(n)
+                        x[int(u[6] * n)] = 1.0
+                    probs = cache[canon] = x / x.sum()
+                cache[direct] = probs
+            return probs
+
+        return policy
+
+    def flat_strategy(self, game, policy):
+        """The game's flat per-player strategy (game.layout, game.infoset_keys) holding ``policy``."""
+        out = []
+        for p in (0, 1):
+            lay = game.layout(p)
+            x = np.zeros(lay.size)
+            for key, (start, n) in zip(game.infoset_keys(p), lay.infoset_slices()):
+                combo, board, history = key.split("|")
+                cards = _parse_cards(combo)
+                if len(set(cards) & set(_parse_cards(board))):  # a slot no deal reaches
+                    x[start: start + n] = 1.0 / n
+                    continue
+                probs = policy(p, _combo_of(cards), self._board_cards(board), history)
+                assert len(probs) == n, (key, probs, n)
+                x[start: start + n] = probs
+            out.append(x)
+        return out
+
+    def _board_cards(self, text):
+        cards = _parse_cards(text)
+        root = tuple(sorted(cards[: len(self.board)]))
+        assert root == self.board, (text, self.board)
+        return root + tuple(cards[len(self.board):])
+
+    def policy_from_flat(self, game, strategy):
+        """The policy a solver's flat strategy plays: the probabilities of the key's own slot,
+        or, for an information set the layout merged with a suit-symmetric one, those of its
+        image under one of the spot's symmetries (the same key up to suits)."""
+        table = [dict(), dict()]
+        for p in (0, 1):
+            for key, (start, n) in zip(game.infoset_keys(p), game.layout(p).infoset_slices()):
+                table[p][key] = np.asarray(strategy[p][start: start + n], dtype=np.float64)
+
+        def policy(p, combo, board, history):
+            got = table[p].get(self.key(combo, board, history))
+            if got is not None:
+                return got
+            dealt = tuple(board[len(self.board):])
+            for perm in self.symmetries:
+                img = _combo_of([_suit_map(perm, c) for c in COMBOS[combo]])
+                b = self.board + tuple(_suit_map(perm, c) for c in dealt)
+                got = table[p].get(self.key(img, b, history))
+                if got is not None:
+                    return got
+            raise KeyError(f"no information set of player {p} for {self.key(combo, board, history)}")
+
+        return policy
+
+
+def _parse_cards(text: str):
+    return [RANKS.index(text[i]) * 4 + SUITS.index(text[i + 1]) for i in range(0, len(text), 2)]
