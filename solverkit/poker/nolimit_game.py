@@ -23,7 +23,7 @@ PARAMS = {
     "abstraction": Param("str", "auto", "no-limit files: fcpa (fold, call, pot, all-in: OpenSpiel's) or sizes "
                          "([game.sizes] tables); auto: sizes when [game.sizes] is given, else fcpa",
                          choices=("auto", "fcpa", "sizes")),
-    "sizes": Param("table", {}, "no-limit bet sizes per round: [game.sizes.flop] bet = \"50%, a\", raise = \"1x\" "
+    "sizes": Param("table", {}, "no-limit bet sizes per round: [game.sizes.flop] bet = \"50%, a\", raise = \"3x\" "
                    "(streets preflop..river in hold'em-like files, else round0..); [game.sizes.p1.river] for one "
                    "player"),
     "raise_limit": Param("int", -1, "with sizes: raises per round after the opening bet (-1: no cap)", min=-1,
@@ -71,7 +71,7 @@ def check_params(gd, config: dict):
                               "\"sizes\" with [game.sizes] tables, or remove it")
     elif not config.get("sizes"):
         raise ConfigError(f"[game] abstraction = \"sizes\" needs [game.sizes] tables, e.g. [game.sizes.round0] "
-                          f"bet = \"1x, a\" (rounds of {gd.source}: {', '.join(street_names(gd.num_board_cards))})")
+                          f"bet = \"100%, a\" (rounds of {gd.source}: {', '.join(street_names(gd.num_board_cards))})")
 
 
 def rules(game):

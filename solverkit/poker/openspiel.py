@@ -163,6 +163,12 @@ def fcpa_table(game, strategy) -> dict[str, dict[int, float]]:
     from ..errors import SolverkitError
 
     gd = game.gd
+    dealt = [r for r in range(1, gd.num_rounds) if gd.num_board_cards[r]]
+    if len(dealt) > 1 or len(dealt) < gd.num_rounds - 1:
+        raise SolverkitError(f"game {game.name!r} ({gd.source}): numBoardCards = {list(gd.num_board_cards)}; "
+                             "universal_poker's information states list the board as one sorted set, so they tell "
+                             "boards apart only when one round deals board cards (a card that came on the flop or "
+                             "on the turn reads alike): exportable games deal board cards in round 2 only, if at all")
     size = game.game_size()
     if size.infosets_raw > game.export_limit:
         raise SolverkitError(f"game {game.name!r} has {size.infosets_raw:,} OpenSpiel information states; the "
