@@ -14,7 +14,7 @@ splits the rake. ``rake_cap = 0`` means no cap (solverkit's documented choice).
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 import itertools
 from functools import lru_cache
 
@@ -82,9 +82,52 @@ def _rank5(cards) -> tuple:
     return (0, *ranks)
 
 
-@lru_cache(maxsize=None)
+def _top_straight(ranks: set) -> int | None:
+    """The highest card of the best straight among distinct ranks, None without one."""
+    for top in range(12, 3, -1):
+        if all(r in ranks for r in range(top - 4, top + 1)):
+            return top
+    if {12, 0, 1, 2, 3} <= ranks:  # the wheel
+        return 3
+    return None
+
+
+@lru_cache(maxsize=1 << 20)
 def strength(cards: frozenset) -> tuple:
-    """The best five-card hand among five to seven cards."""
+    """The best five-card hand among five to seven cards, as a comparable tuple (class first)."""
+    by_suit: dict[int, list[int]] = {}
+    counts: dict[int, int] = {}
+    for c in cards:
+        by_suit.setdefault(c % 4, []).append(c // 4)
+        counts[c // 4] = counts.get(c // 4, 0) + 1
+    flush = next((sorted(rs, reverse=True) for rs in by_suit.values() if len(rs) >= 5), None)
+    if flush is not None:
+        top = _top_straight(set(flush))
+        if top is not None:
+            return (8, top)
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)  # by count, then rank
+    if groups[0][1] == 4:
+        return (7, groups[0][0], max(r for r in counts if r != groups[0][0]))
+    if groups[0][1] == 3 and len(groups) > 1 and groups[1][1] >= 2:
+        return (6, groups[0][0], groups[1][0])
+    if flush is not None:
+        return (5, *flush[:5])
+    top = _top_straight(set(counts))
+    if top is not None:
+        return (4, top)
+    singles = sorted((r for r, n in counts.items() if n == 1), reverse=True)
+    if groups[0][1] == 3:
+        return (3, groups[0][0], *singles[:2])
+    if groups[0][1] == 2 and groups[1][1] == 2:
+        kicker = max(r for r in counts if r not in (groups[0][0], groups[1][0]))
+        return (2, groups[0][0], groups[1][0], kicker)
+    if groups[0][1] == 2:
+        return (1, groups[0][0], *singles[:3])
+    return (0, *singles[:5])
+
+
+def strength_by_fives(cards) -> tuple:
+    """The same ranking as :func:`strength`, the slow way: the best of every five cards."""
     return max(_rank5(five) for five in itertools.combinations(sorted(cards), 5))
 
 
@@ -349,16 +392,18 @@ class SpotOracle:
         information sets (those the spot's symmetries map onto each other)."""
         cache = {}
         width = self._widths()
+        one = np.ones(1)
 
         def policy(p, combo, board, history):
+            if width[history] == 1:
+                return one
             direct = (p, combo, tuple(board), history)
             probs = cache.get(direct)
             if probs is None:
                 canon = (p, self.canonical(combo, tuple(board[len(self.board):])), history)
                 probs = cache.get(canon)
                 if probs is None:
-                    digest = hashlib.sha256(repr((seed, canon)).encode()).digest()
-                    u = np.frombuffer(digest, dtype="<u4") / 2.0**32  # 8 uniforms in [0, 1)
+                    u = _uniforms(repr((seed, canon)), 8)
                     n = width[history]
                     assert n <= 6, "the digest gives 6 probabilities and 2 choices"
                     x = u[:n] ** 2 + 0.02
@@ -372,18 +417,25 @@ class SpotOracle:
         return policy
 
     def flat_strategy(self, game, policy):
-        """The game's flat per-player strategy (game.layout, game.infoset_keys) holding ``policy``."""
+        """The game's flat per-player strategy (game.layout, game.infoset_keys) holding ``policy``
+        (uniform where no deal reaches: a combo outside the player's range or meeting the board)."""
         out = []
+        combos, boards = {}, {}
         for p in (0, 1):
             lay = game.layout(p)
             x = np.zeros(lay.size)
             for key, (start, n) in zip(game.infoset_keys(p), lay.infoset_slices()):
-                combo, board, history = key.split("|")
-                cards = _parse_cards(combo)
-                if len(set(cards) & set(_parse_cards(board))):  # a slot no deal reaches
+                combo_text_, board_text, history = key.split("|")
+                c = combos.get(combo_text_)
+                if c is None:
+                    c = combos[combo_text_] = _combo_of(_parse_cards(combo_text_))
+                b = boards.get(board_text)
+                if b is None:
+                    b = boards[board_text] = self._board_cards(board_text)
+                if n == 1 or self.w[p, c] == 0 or set(COMBOS[c]) & set(b):
                     x[start: start + n] = 1.0 / n
                     continue
-                probs = policy(p, _combo_of(cards), self._board_cards(board), history)
+                probs = policy(p, c, b, history)
                 assert len(probs) == n, (key, probs, n)
                 x[start: start + n] = probs
             out.append(x)
@@ -418,6 +470,20 @@ class SpotOracle:
             raise KeyError(f"no information set of player {p} for {self.key(combo, board, history)}")
 
         return policy
+
+
+def _uniforms(text: str, n: int) -> np.ndarray:
+    """`n` numbers in [0, 1) fixed by `text` (crc32, then splitmix64): the same in every run."""
+    state = zlib.crc32(text.encode())
+    out = np.empty(n)
+    mask = (1 << 64) - 1
+    for i in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out[i] = ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+    return out
 
 
 def _parse_cards(text: str):
