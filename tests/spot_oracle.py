@@ -301,6 +301,19 @@ class SpotOracle:
         """``player``'s expected value by the information-set walk (a check on the pair walk)."""
         return self._per_infoset(policy, player, best=False)
 
+    def hand_values(self, policy, player: int) -> dict:
+        """{combo: expected chips at the end of the hand, pot share after rake, net of the chips
+        put in after the root} of ``player``'s combos, each against the opponent's range."""
+        opp = 1 - player
+        out = {}
+        for c in self.members[player]:
+            mine = set(COMBOS[c])
+            dist = {o: float(self.w[opp, o]) for o in self.members[opp] if not mine & set(COMBOS[o])}
+            if dist:
+                net = self._cf(0, self.board, c, dist, player, policy, False) / sum(dist.values())
+                out[c] = net + self.pot / 2
+        return out
+
     def _per_infoset(self, policy, player, best):
         opp = 1 - player
         total = 0.0

@@ -106,6 +106,26 @@ def test_oracle_pair_walk_and_information_set_walk_agree():
 # --- equity --------------------------------------------------------------------------------------
 
 
+def hand_combos(game, p: int) -> np.ndarray:
+    """The combo index (0..1325) of each of player p's hands, in the game's hand order."""
+    if hasattr(game, "player_combos"):
+        return np.asarray(game.player_combos(p))
+    return np.asarray(getattr(game, "combos", np.arange(1326)))
+
+
+def check_per_hand(game, values, want, tol):
+    """values [2, >= H_p]: player p's hand i is combo hand_combos(game, p)[i]; each combo of
+    `want[p]` (the player's range, combo -> value) is there with its value, the others NaN."""
+    for p in (0, 1):
+        combos = [int(c) for c in hand_combos(game, p)]
+        assert set(want[p]) <= set(combos), (p, sorted(set(want[p]) - set(combos)))
+        for i, c in enumerate(combos):
+            if c in want[p]:
+                assert abs(values[p][i] - want[p][c]) <= tol * max(1.0, abs(want[p][c])), (p, c, values[p][i], want[p][c])
+            else:
+                assert np.isnan(values[p][i]), (p, c, values[p][i])
+
+
 @pytest.mark.parametrize("params", [RIVER, REMOVAL, TURN, FLOP], ids=["river", "card-removal", "turn", "flop"])
 def test_hand_equity_is_brute_force_equity(params):
     """hand_equity: each combo's showdown share against the opponent's range over every runout
@@ -113,15 +133,19 @@ def test_hand_equity_is_brute_force_equity(params):
     oracle = SpotOracle(params)
     _, per_hand = oracle.equity()
     game = spot(params, False)
-    eq = game.hand_equity()
-    combos = np.asarray(getattr(game, "combos", np.arange(eq.shape[1])))
-    assert eq.shape == (2, combos.size)
-    for p in (0, 1):
-        for i, c in enumerate(combos):
-            if int(c) in per_hand[p]:
-                assert abs(eq[p, i] - per_hand[p][int(c)]) <= 1e-12, (p, c, eq[p, i], per_hand[p][int(c)])
-            else:
-                assert np.isnan(eq[p, i]), (p, c)
+    check_per_hand(game, game.hand_equity(), per_hand, 1e-12)
+
+
+@pytest.mark.parametrize("params, isomorphism", [(RIVER, False), (REMOVAL, False), (TURN_PAIRED, True)],
+                         ids=["river", "card-removal", "turn-isomorphic"])
+def test_hand_values_are_each_combos_ev(params, isomorphism):
+    """hand_values of a random strategy: each combo's EV in chips (its pot share, rake paid) against
+    the opponent's range, as the oracle's walk of that combo's information sets gives it."""
+    oracle = SpotOracle(params)
+    game = spot(params, isomorphism)
+    policy = oracle.random_policy(8)
+    values = game.hand_values(oracle.flat_strategy(game, policy))
+    check_per_hand(game, values, [oracle.hand_values(policy, p) for p in (0, 1)], REL)
 
 
 @pytest.mark.parametrize("params", [RIVER, TURN_MONOTONE], ids=["river", "turn-isomorphic"])
