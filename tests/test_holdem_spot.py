@@ -58,6 +58,14 @@ def close(a, b, rel=REL):
     return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
 
 
+def raked_br(br, ev):
+    """Best responses as a raked spot reports them: each less half the profile's total value (the
+    rake it pays), so that (br_0 + br_1) / 2 is the average best-response gain; unchanged without
+    rake (the values add up to 0)."""
+    shift = (ev[0] + ev[1]) / 2
+    return br[0] - shift, br[1] - shift
+
+
 def check_values(params, isomorphism, seed, policy_of=None):
     """The game's expected values and best responses of a random strategy = the oracle's."""
     oracle = SpotOracle(params)
@@ -69,6 +77,8 @@ def check_values(params, isomorphism, seed, policy_of=None):
     got_ev, got_br = game.expected_values(strategy), game.best_response(strategy)
     want_ev = oracle.expected_values(policy)
     want_br = (oracle.best_response(policy, 0), oracle.best_response(policy, 1))
+    if params.get("rake", 0) > 0:
+        want_br = raked_br(want_br, want_ev)
     assert close(got_ev[0], want_ev[0]) and close(got_ev[1], want_ev[1]), (got_ev, want_ev)
     assert close(got_br[0], want_br[0]) and close(got_br[1], want_br[1]), (got_br, want_br)
     return oracle, want_ev, want_br
@@ -283,15 +293,23 @@ def test_cli_result_matches_the_oracle(tmp_path, params, iterations):
                    "gain only in a zero-sum game: with rake v0 + v1 < 0, and a spot without bets (nothing "
                    "to exploit) shows a negative exploitability; postflop-solver reports "
                    "((br0 - v0) + (br1 - v1)) / 2 when raked")
-def test_cli_exploitability_with_rake_is_the_average_gain(tmp_path):
-    params = {**RIVER, "sizes": {}, "rake": 0.05}  # check, check, showdown: no decision matters
-    result, game, strategy = _solve(tmp_path, params, 2)
+@pytest.mark.parametrize("params, iterations", [({**RIVER, "sizes": {}, "rake": 0.05}, 2),
+                                                ({**RIVER, "rake": 0.05, "rake_cap": 1.5}, 20)],
+                         ids=["no-bets", "river"])
+def test_cli_exploitability_with_rake_is_the_average_gain(tmp_path, params, iterations):
+    """With rake the values do not add up to 0: exploitability = ((br0 - v0) + (br1 - v1)) / 2,
+    0 for a spot without bets (check, check, showdown: no decision matters)."""
+    result, game, strategy = _solve(tmp_path, params, iterations)
     oracle = SpotOracle(params)
     policy = oracle.policy_from_flat(game, strategy)
     ev = oracle.expected_values(policy)
     gains = [oracle.best_response(policy, p) - ev[p] for p in (0, 1)]
-    assert abs(gains[0]) < 1e-12 and abs(gains[1]) < 1e-12
-    assert abs(result["exploitability"] - (gains[0] + gains[1]) / 2) <= 1e-9, result["exploitability"]
+    if not params["sizes"]:
+        assert abs(gains[0]) < 1e-12 and abs(gains[1]) < 1e-12
+    assert abs(result["exploitability"] - (gains[0] + gains[1]) / 2) <= 1e-9, (result["exploitability"], gains)
+    pot = params["pot"]
+    for p in (0, 1):
+        assert close(result["ev"][p], ev[p] * pot / 100 + pot / 2), (result["ev"], ev)
 
 
 # --- bad input: one line naming the value -------------------------------------------------------------
