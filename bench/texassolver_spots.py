@@ -694,8 +694,9 @@ def main(argv=None):
         raise SystemExit(f"--spots {bad[0]!r}: valid: {', '.join(texts)}")
     ts = find_texassolver(args)
     if ts is None:
-        print(f"TexasSolver is not built (looked in {args.texassolver_cache}; set $TEXASSOLVER_BIN or "
-              f"--texassolver, or pass --build): skipping the comparison")
+        where = args.texassolver or os.environ.get("TEXASSOLVER_BIN") or args.texassolver_cache
+        print(f"TexasSolver is not built (looked in {where}; set $TEXASSOLVER_BIN or --texassolver, or pass "
+              f"--build): skipping the comparison")
         if not (args.write_configs or args.trees_only):
             return 0
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="texassolver_spots."))
