@@ -64,6 +64,8 @@ def unpack_files(table, directory) -> dict:
         if not isinstance(value, dict):
             continue
         param = game_cls.params.get(key) if game_cls is not None else None
+        if param is not None and param.type == "table":
+            continue  # a table parameter's own value (bet sizes), not a file's content
         if param is None or not (param.type == "path" or param.file):
             raise ProtocolError(f"{where} {key}: file content for a parameter that takes no file")
         name, content = value.get("file"), value.get("content")

@@ -35,7 +35,8 @@ from ..errors import ConfigError, ProtocolError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
-from .kernels import MODE_CHANCE, MODE_EXTERNAL, MODE_FULL, copy_runs, dfs_block, dfs_pass, sample_path
+from .kernels import (MODE_CHANCE, MODE_EXTERNAL, MODE_FULL, Buffers, Pass, PublicTree, Values, Walk, copy_runs,
+                      dfs_block, dfs_pass, sample_path)
 from .cut import count_below, rollout_all
 from .tree import PokerTree, build_tree
 
@@ -218,6 +219,11 @@ class PokerGame(Game):
                                           allowed=allowed, rounds=s if self.trunk_only else None,
                                           bet=self.betting_tree(), root_board=self.root_board(),
                                           hand_rows=self.hand_rows(), suit_perms=self.suit_perms())
+        sides = self.hand_sides()
+        if sides is not None:
+            from .tree import split_sides
+
+            self.tree.sides = split_sides(self.tree, sides)
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
@@ -325,6 +331,11 @@ class PokerGame(Game):
         """Rows of the hand table this game keeps (None: every hand); a spot keeps its ranges' combos."""
         return None
 
+    def hand_sides(self):
+        """(player 0's, player 1's) rows among the kept hands when the players hold different
+        hands (a spot: each its range's combos); None: both hold every hand."""
+        return None
+
     def suit_perms(self):
         """The suit permutations isomorphism may use (None: all)."""
         return None
@@ -341,7 +352,7 @@ class PokerGame(Game):
 
     def _region(self, r0, r_end, n0, round_lo, round_hi, boards_per_round):
         bet = self.tree.bet
-        H = self.tree.num_hands
+        Hp = (self.tree.hands_of(0), self.tree.hands_of(1))
         node_off = np.zeros(bet.num_nodes, dtype=np.int64)
         stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
         sizes = [0, 0]
@@ -353,7 +364,7 @@ class PokerGame(Game):
                     continue
                 p = int(bet.player[n])
                 node_off[n] = sizes[p] + stride[p, r]
-                stride[p, r] += H * int(bet.num_actions[n])
+                stride[p, r] += Hp[p] * int(bet.num_actions[n])
                 nodes[p][0].append(n)
             nb = int(boards_per_round[r])
             for p in (0, 1):
@@ -474,7 +485,7 @@ class PokerGame(Game):
         return f"sub/{e}/{b}/{j}" if self._chunked else f"sub/{e}/{b}"
 
     def _layout_of(self, region, p):
-        counts = np.full(region.units[p][0].size, self.tree.num_hands, dtype=np.int64)
+        counts = np.full(region.units[p][0].size, self.tree.hands_of(p), dtype=np.int64)
         actions = self.tree.bet.num_actions[region.units[p][0]].astype(np.int64)
         start = np.zeros(counts.size, dtype=np.int64)
         start[1:] = np.cumsum(counts * actions)[:-1]
@@ -515,7 +526,7 @@ class PokerGame(Game):
         nboards = np.diff(self.round_start)
         dec = bet.kind == DECISION
         blocks = sum(int(np.count_nonzero(dec & (bet.round == r))) * int(nboards[r]) for r in range(self.gd.num_rounds))
-        values = self.tree.num_hands * sum(int(bet.num_actions[n]) * int(nboards[bet.round[n]])
+        values = self.tree.max_hands * sum(int(bet.num_actions[n]) * int(nboards[bet.round[n]])
                                            for n in np.flatnonzero(dec))
         need = 24 * blocks + 8 * values
         have = physical_memory()
@@ -757,6 +768,9 @@ class PokerGame(Game):
             visit.append(by_board.ravel())
         order = (first[rnd] + k - board0[rnd] + row0[rnd]).astype(np.int64)  # the board's row of `orders`
         hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
+        if t.sides is not None:
+            raise ConfigError(f"game {self.name!r}: its players hold different hands (ranges); the fixed-point and "
+                              "compressed stores' predictor orders one hand list: use [store] name = \"float\"")
         grid = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
                     orders, np.concatenate(visit).astype(np.int64) if visit else None)
         if self.below is None or key == "trunk":  # (the store keeps the grids it uses)
@@ -779,12 +793,12 @@ class PokerGame(Game):
 
     def subgame_shape(self):
         """Reach in: [player, hand] at the cut."""
-        return (2, self.tree.num_hands)
+        return (2, self.tree.max_hands)
 
     def subgame_output_shape(self, job):
         """Values out: [one row per player whose values the pass computes, hand] (one row in an
         alternating CFR pass and a best response: half the bytes back)."""
-        return (len(_players(job[0].val_mask)), self.tree.num_hands)
+        return (len(_players(job[0].val_mask)), self.tree.max_hands)
 
     def job_to_wire(self, job):
         """A subgame job ``(_Job, PassJob | None)`` as {"kernel": settings, "pass": None or
@@ -808,35 +822,49 @@ class PokerGame(Game):
     def _bufs(self):
         bufs = getattr(self._local, "bufs", None)
         if bufs is None:
-            N, H = self.tree.bet.num_nodes, self.tree.num_hands
-            bufs = (np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
+            N, H = self.tree.bet.num_nodes, self.tree.max_hands
+            bufs = Buffers(np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
             self._local.bufs = bufs
         return bufs
+
+    def kernel_tree(self) -> PublicTree:
+        """The public tree as the kernels read it (made once)."""
+        kt = self.__dict__.get("_kernel_tree")
+        if kt is None:
+            t = self.tree
+            bet, b = t.bet, t.boards
+            s0, s1 = t.side(0), t.side(1)
+            last = self.gd.num_rounds - 1
+            kt = self._kernel_tree = PublicTree(
+                bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
+                b.child_start, b.child_end, b.perm_start, b.perm_end, self.board_codes(),
+                s0.hands, s1.hands, s0.valid, s1.valid, s0.perms, s1.perms, s0.same, s1.same,
+                s0.sd_order, s1.sd_order, s0.sd_strength, s1.sd_strength, s0.sd_count, s1.sd_count,
+                t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale)
+        return kt
+
+    @staticmethod
+    def _walk_plan(region, b0, c_first, c_last, seg_board_lo) -> Walk:
+        return Walk(int(region.r0), int(region.r_end), int(region.n0), int(b0), int(c_first), int(c_last),
+                    region.round_lo, region.round_hi, region.node_off, region.stride, seg_board_lo)
 
     def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
               do_backward=True, children=None):
         t = self.tree
-        bet = t.bet
-        reach, cfv, live, out = self._bufs()
+        bufs = self._bufs()
         pre, pos, neg, floor, decay, weight = job.coeffs
-        last = self.gd.num_rounds - 1
         if boundary is None:
             boundary = np.zeros((1, 1, 2, 1))
+        c0, c1 = children or (t.boards.child_start[b0], t.boards.child_end[b0])
         _kernel()(
-            bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
-            region.round_lo, region.round_hi,
-            t.hands, t.valid, t.boards.child_start, t.boards.child_end,
-            t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-            int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
-            region.r0, region.r_end, region.n0, b0, *(children or (t.boards.child_start[b0], t.boards.child_end[b0])),
-            entry, seg_board_lo, region.node_off, region.stride,
-            src[0], src[1], reg[0], reg[1], avg[0], avg[1],
-            job.upd_mask, job.avg_mask if do_backward else 0, job.val_mask, job.br_player,
-            float(pre), float(pos), float(neg), float(floor), float(decay), float(weight),
-            boundary_mode, boundary, do_backward, job.prune, reach, cfv, live, out,
-            job.sample, job.key(), self.board_codes(), job.sampling_player(),
+            self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
+            Values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]),
+            Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
+                 float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
+                 int(job.sample), np.uint64(job.key()), int(job.sampling_player())),
+            entry, int(boundary_mode), boundary, bool(do_backward), bufs,
         )
-        return out.copy()
+        return bufs.out_cfv.copy()
 
     def _segment_arrays(self, store, key, seg, job: _Job, pj: PassJob | None):
         """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes)."""
@@ -965,7 +993,7 @@ class PokerGame(Game):
         """The trunk's down walk: (boundary buffer, {subgame key: reach [2, H] at the cut})."""
         t = self.tree
         nre = int(np.count_nonzero(self.re_index[self.entries] >= 0))
-        boundary = np.zeros((nre, len(self.sub_boards), 2, t.num_hands))
+        boundary = np.zeros((nre, len(self.sub_boards), 2, t.max_hands))
         with store.open("trunk", ()) as seg:  # read only: its buffers go back to the store's pool
             src, reg, avg = self._segment_arrays(store, "trunk", seg, job, None)
             self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
@@ -1016,20 +1044,13 @@ class PokerGame(Game):
         upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
         pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
         t = self.tree
-        bet = t.bet
         region = self.full
-        last = self.gd.num_rounds - 1
-        reach, cfv, live, out = self._bufs()
         with store.open("root", writes(pj, upd_all, avg_all)) as seg:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
-            dfs_block(bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
-                      region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
-                      t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-                      int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
-                      region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
-                      self._root_entry(), t.boards.round_start, region.node_off, region.stride,
-                      src[0], src[1], reg[0], reg[1], avg[0], avg[1],
-                      upd, avgm, coeffs, prunes, modes, keys, samp, self.board_codes(), reach, cfv, live, out)
+            dfs_block(self.kernel_tree(),
+                      self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+                      Values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
+                      upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
         return nodes
 
     def _block_arrays(self, block: PassBlock):
@@ -1222,7 +1243,7 @@ class PokerGame(Game):
         seg_lo = self.round_start if first is None else first
         nodes, k = region.units[p]
         rnd = bet.round[nodes]
-        length = t.num_hands * bet.num_actions[nodes].astype(np.int64)
+        length = t.hands_of(p) * bet.num_actions[nodes].astype(np.int64)
         src = region.node_off[nodes] + k * region.stride[p, rnd]
         kf = k + seg_lo[rnd] - self.round_start[rnd]
         dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
@@ -1238,26 +1259,19 @@ class PokerGame(Game):
         t = self.tree
         src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
         boundary = np.zeros((int(np.count_nonzero(self.re_index[self.entries] >= 0)), len(self.sub_boards), 2,
-                             t.num_hands))
+                             t.max_hands))
         self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, src, [np.zeros(1), np.zeros(1)],
                    _Job(0, 0, 1, 0, NO_COEFFS), boundary_mode=1, boundary=boundary, do_backward=False)
 
     def _warm_block(self):
         """Compile or load dfs_block: an empty block (no pass) over the whole game."""
         t = self.tree
-        bet = t.bet
-        region = self.full
-        last = self.gd.num_rounds - 1
         z = np.zeros(1)
         none = np.zeros(0, dtype=np.int64)
-        dfs_block(bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
-                  region.round_lo, region.round_hi, t.hands, t.valid, t.boards.child_start, t.boards.child_end,
-                  t.boards.perm_start, t.boards.perm_end, t.boards.perms, t.sd_order, t.sd_strength, t.sd_count,
-                  int(t.boards.round_start[last]), self.gd.deck_size, self.scale,
-                  region.r0, region.r_end, region.n0, 0, t.boards.child_start[0], t.boards.child_end[0],
-                  self._root_entry(), t.boards.round_start, region.node_off, region.stride, z, z, z, z, z, z,
-                  none, none, np.zeros((0, 6)), np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none,
-                  self.board_codes(), *self._bufs())
+        dfs_block(self.kernel_tree(),
+                  self._walk_plan(self.full, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+                  Values(z, z, z, z, z, z), self._root_entry(), none, none, np.zeros((0, 6)),
+                  np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none, self._bufs())
 
     # --- presentation ------------------------------------------------------------------------
 
@@ -1292,7 +1306,7 @@ class PokerGame(Game):
         t = self.tree
         bet = t.bet
         S, R = self.gd.num_suits, self.gd.num_ranks
-        hands = ["".join(card_name(c, S, R) for c in row) for row in t.hands]
+        hands = ["".join(card_name(c, S, R) for c in row) for row in t.side(player).hands]
         keys = []
         for n, k in zip(*self.full.units[player]):
             g = int(t.boards.round_start[bet.round[n]]) + int(k)
@@ -1306,14 +1320,14 @@ class PokerGame(Game):
         t = self.tree
         nodes, k = self.full.units[player]
         boards = t.boards.round_start[t.bet.round[nodes]] + k
-        return ~t.valid[boards].astype(bool).ravel()
+        return ~t.side(player).valid[boards].astype(bool).ravel()
 
     def infoset_actions(self, player):
         """Action labels ('f', 'c', 'r') of each information set of `player`, in layout order."""
         out = []
         for n in self.full.units[player][0]:
             labels = self.action_labels(int(n))
-            out.extend([labels] * self.tree.num_hands)
+            out.extend([labels] * self.tree.hands_of(player))
         return out
 
     def openspiel_table(self, strategy):

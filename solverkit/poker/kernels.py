@@ -18,6 +18,8 @@ board's weight: an unbiased estimate of reach x policy).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -31,62 +33,140 @@ DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 MODE_FULL, MODE_CHANCE, MODE_EXTERNAL = 0, 1, 2
 _HAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 
+#: the public tree as the kernels read it, made once per game (PokerGame.kernel_tree): the betting
+#: tree, the boards, and per player its hands (hands<p> [H_p, k], valid<p> [boards, H_p], perms<p>
+#: hand maps of suit orbits, sd_* showdown orders of the last round's boards, same<p>[h] the
+#: other player's index of hand h or -1); shared: both players hold one list (limit games)
+PublicTree = namedtuple("PublicTree", (
+    "kind", "player", "spent", "extra", "nact", "children", "re_index",
+    "child_start", "child_end", "perm_start", "perm_end", "bcode",
+    "hands0", "hands1", "valid0", "valid1", "perms0", "perms1", "same0", "same1",
+    "sd_order0", "sd_order1", "sd_strength0", "sd_strength1", "sd_count0", "sd_count1",
+    "shared", "last_board_lo", "deck", "scale"))
+#: what one walk covers (see _walk): rounds r0..r_end from node n0 on board b0, dealing b0's
+#: children c_first..c_last-1; node ranges per round; where each node's values start
+Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "round_lo", "round_hi", "node_off",
+                           "stride", "seg_board_lo"))
+#: the players' value arrays a walk reads (src: policy source) and writes (reg, avg)
+Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1"))
+#: one pass's settings: masks of updated / averaging / evaluated players, the best responder,
+#: the rule's and averaging's coefficients, pruning and sampling
+Pass = namedtuple("Pass", ("upd_mask", "avg_mask", "val_mask", "br_player", "pre", "pos", "neg", "floor", "decay",
+                           "weight", "prune", "mode", "key", "samp_player"))
+#: per-thread buffers: reach and values [nodes, 2, H], live flags [nodes], root values out [2, H]
+Buffers = namedtuple("Buffers", ("reach", "cfv", "live", "out_cfv"))
+
 
 @njit(cache=True, nogil=True, inline="always")
-def _fold(reach, n, o, hands, valid, g, card, f, cfv, p):
-    """cfv[n, p, h] = f * (reach[n, o] on hands sharing no card with h), 0 where h clashes
-    with board g. `card` is scratch of at least deck-size length. One-card hands clash only
-    with themselves; two-card hands by inclusion-exclusion over per-card sums (the hand itself
-    added back)."""
-    H, k = hands.shape
+def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
+    """cfv[n, p, h] = f * (reach[n, o] on the opponent's hands sharing no card with h), 0 where
+    h clashes with board g. Player p's hands are `hands`, the opponent's `hands_o`; same[h]: the
+    opponent's index of hand h itself, or -1. One-card hands clash only with themselves; two-card
+    hands by inclusion-exclusion over per-card sums (the hand itself added back). `card` is
+    scratch of at least deck-size length."""
+    H = hands.shape[0]
+    Ho, k = hands_o.shape
     total = 0.0
-    for h in range(H):
+    for h in range(Ho):
         total += reach[n, o, h]
     if k == 1:
         for h in range(H):
-            cfv[n, p, h] = f * (total - reach[n, o, h]) if valid[g, h] else 0.0
+            s = same[h]
+            cfv[n, p, h] = f * (total - (reach[n, o, s] if s >= 0 else 0.0)) if valid[g, h] else 0.0
         return
     for c in range(card.shape[0]):
         card[c] = 0.0
-    for h in range(H):
+    for h in range(Ho):
         x = reach[n, o, h]
         for j in range(k):
-            card[hands[h, j]] += x
+            card[hands_o[h, j]] += x
     for h in range(H):
         if valid[g, h] == 0:
             cfv[n, p, h] = 0.0
             continue
-        m = total + reach[n, o, h]
+        s = same[h]
+        m = total + (reach[n, o, s] if s >= 0 else 0.0)
         for j in range(k):
             m -= card[hands[h, j]]
         cfv[n, p, h] = f * m
 
 
 @njit(cache=True, nogil=True)
-def _fold_add(reach, n, o, hands, valid, g, card, f, cfv, p):
-    """cfv[n, p, h] += f * (reach[n, o] on hands sharing no card with h and board g): _fold's
-    sum, added (the split part of a showdown's dead money or rake)."""
-    H, k = hands.shape
+def _fold_add(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
+    """cfv[n, p, h] += f * (the opponent's reach on hands sharing no card with h and board g):
+    _fold's sum, added (the split part of a showdown's dead money or rake)."""
+    H = hands.shape[0]
+    Ho, k = hands_o.shape
     total = 0.0
-    for h in range(H):
+    for h in range(Ho):
         total += reach[n, o, h]
     for c in range(card.shape[0]):
         card[c] = 0.0
-    for h in range(H):
+    for h in range(Ho):
         x = reach[n, o, h]
         for j in range(k):
-            card[hands[h, j]] += x
+            card[hands_o[h, j]] += x
     for h in range(H):
         if valid[g, h] == 0:
             continue
-        m = total
-        if k == 1:
-            m -= reach[n, o, h]
-        else:
-            m += reach[n, o, h]
-            for j in range(k):
-                m -= card[hands[h, j]]
+        s = same[h]
+        m = total + (reach[n, o, s] if s >= 0 else 0.0)
+        for j in range(k):
+            m -= card[hands[h, j]]
         cfv[n, p, h] += f * m
+
+
+@njit(cache=True, nogil=True)
+def _showdown2(reach, n, o, hands, order, strength, count, hands_o, order_o, strength_o, count_o, i, card, f,
+               cfv, p):
+    """_showdown when the players hold different hand lists: p's hands in ascending strength
+    (row i of order / strength) meet the opponent's (order_o / strength_o) by a merge; the mass
+    strictly below and at-or-below each of p's hands, per card for card removal. A hand sharing
+    both cards with h is h itself, of equal strength: neither below nor above it. `card` is
+    scratch of at least 3 x deck-size length."""
+    H = hands.shape[0]
+    k = hands.shape[1]
+    for h in range(H):
+        cfv[n, p, h] = 0.0
+    deck = card.shape[0] // 3
+    for c in range(3 * deck):
+        card[c] = 0.0
+    total = 0.0
+    # card[c]: mass strictly below holding c; card[deck + c]: at or below; card[2 deck + c]: all
+    for t in range(count_o):
+        h = order_o[i, t]
+        x = reach[n, o, h]
+        total += x
+        for j in range(k):
+            card[2 * deck + hands_o[h, j]] += x
+    below = 0.0
+    le = 0.0
+    tb = 0
+    tl = 0
+    for t in range(count):
+        h = order[i, t]
+        s = strength[i, t]
+        while tb < count_o and strength_o[i, tb] < s:
+            q = order_o[i, tb]
+            x = reach[n, o, q]
+            below += x
+            for j in range(k):
+                card[hands_o[q, j]] += x
+            tb += 1
+        while tl < count_o and strength_o[i, tl] <= s:
+            q = order_o[i, tl]
+            x = reach[n, o, q]
+            le += x
+            for j in range(k):
+                card[deck + hands_o[q, j]] += x
+            tl += 1
+        win = below
+        lose = total - le
+        for j in range(k):
+            c = hands[h, j]
+            win -= card[c]
+            lose -= card[2 * deck + c] - card[deck + c]
+        cfv[n, p, h] = f * (win - lose)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -164,7 +244,7 @@ def fold_values(opp, hands, valid_row, card, payoff, scale, out):
     H = hands.shape[0]
     reach = opp.reshape((1, 1, H))
     cfv = out.reshape((1, 1, H))
-    _fold(reach, 0, 0, hands, valid_row.reshape((1, H)), 0, card, payoff * scale, cfv, 0)
+    _fold(reach, 0, 0, hands, hands, np.arange(H), valid_row.reshape((1, H)), 0, card, payoff * scale, cfv, 0)
 
 
 @njit(cache=True, nogil=True)
@@ -231,12 +311,11 @@ def _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live, key, hk):
-    """At player q's node n in a public_external walk where q samples: each hand h takes one
-    action drawn from its policy (regret matching of src) by uniform(key, hk + h); that child
+def _reach_sample(n, q, A, H, off, children, src, avg, do_avg, decay, weight, reach, live, key, hk):
+    """At player q's node n in a public_external walk where q samples: each of its H hands takes
+    one action drawn from its policy (regret matching of src) by uniform(key, hk + h); that child
     gets the hand's reach, the others 0. The average takes weight x reach x policy, as the full
     walk does (its expectation under q's own sampling is the full contribution)."""
-    H = reach.shape[2]
     for h in range(H):
         rq = reach[n, q, h]
         base = off + h * A
@@ -265,9 +344,8 @@ def _reach_sample(n, q, A, off, children, src, avg, do_avg, decay, weight, reach
 
 
 @njit(cache=True, nogil=True)
-def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
-                   src0, src1, avg0, avg1, avg_mask, reach_mask, decay, weight, reach, live, prune,
-                   samp_player, key, code):
+def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, reach, live, prune, samp_player,
+                   key, code):
     """Reach vectors down one round at board g, for the players in reach_mask only (a player's
     own reach matters only for its average; its values use the opponent's reach). Policies are
     computed per hand only where the acting player's reach is nonzero.
@@ -276,7 +354,10 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride,
     parent); its children inherit that and nothing below it is computed. Without, all live.
     samp_player >= 0 (public_external sampling): that player's hands each follow one sampled action
     (_reach_sample; draws keyed by `key` and the board's `code`)."""
-    H = reach.shape[2]
+    kind, player, nact, children = T.kind, T.player, T.nact, T.children
+    node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    H0 = T.hands0.shape[0]
+    H1 = T.hands1.shape[0]
     for n in range(lo, hi):
         if kind[n] != DECISION:
             continue
@@ -287,17 +368,19 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride,
             continue
         q = player[n]
         o = 1 - q
+        Hq = H0 if q == 0 else H1
+        Ho = H1 if q == 0 else H0
         for a in range(A):
             live[children[n, a]] = 0 if prune else 1
         if (reach_mask >> o) & 1:
             nz = 0
-            for h in range(H):
+            for h in range(Ho):
                 if reach[n, o, h] != 0.0:
                     nz = 1
                     break
             for a in range(A):
                 c = children[n, a]
-                for h in range(H):
+                for h in range(Ho):
                     reach[c, o, h] = reach[n, o, h]
                 if nz:
                     live[c] = 1
@@ -310,25 +393,26 @@ def _forward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride,
         if q == samp_player:
             hk = _hand_key(code, n)
             if q == 0:
-                _reach_sample(n, q, A, off, children, src0, avg0, do_avg, decay, weight, reach, live, key, hk)
+                _reach_sample(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live, key, hk)
             else:
-                _reach_sample(n, q, A, off, children, src1, avg1, do_avg, decay, weight, reach, live, key, hk)
+                _reach_sample(n, q, A, Hq, off, children, V.src1, V.avg1, do_avg, decay, weight, reach, live, key, hk)
         elif A == 2:
             if q == 0:
-                _reach_down2(n, q, off, children[n, 0], children[n, 1], src0, avg0, do_avg, decay, weight, reach, live)
+                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], V.src0, V.avg0, do_avg, decay, weight,
+                             reach, live)
             else:
-                _reach_down2(n, q, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight, reach, live)
+                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], V.src1, V.avg1, do_avg, decay, weight,
+                             reach, live)
         elif q == 0:
-            _reach_down(n, q, A, off, children, src0, avg0, do_avg, decay, weight, reach, live)
+            _reach_down(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live)
         else:
-            _reach_down(n, q, A, off, children, src1, avg1, do_avg, decay, weight, reach, live)
+            _reach_down(n, q, A, Hq, off, children, V.src1, V.avg1, do_avg, decay, weight, reach, live)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, live):
+def _reach_down(n, q, A, H, off, children, src, avg, do_avg, decay, weight, reach, live):
     """At player q's node n: children's reach = reach x policy (regret matching of src, only
     where the reach is nonzero), average += weight x reach x policy (after decay)."""
-    H = reach.shape[2]
     for h in range(H):
         rq = reach[n, q, h]
         base = off + h * A
@@ -347,9 +431,8 @@ def _reach_down(n, q, A, off, children, src, avg, do_avg, decay, weight, reach, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reach_down2(n, q, off, c0, c1, src, avg, do_avg, decay, weight, reach, live):
+def _reach_down2(n, q, H, off, c0, c1, src, avg, do_avg, decay, weight, reach, live):
     """_reach_down for two actions, unrolled (same arithmetic, same rounding)."""
-    H = reach.shape[2]
     nz0 = False
     nz1 = False
     for h in range(H):
@@ -373,18 +456,20 @@ def _reach_down2(n, q, off, c0, c1, src, avg, do_avg, decay, weight, reach, live
 
 
 @njit(cache=True, nogil=True)
-def _terminals(r, g, lo, hi, kind, player, spent, extra, hands, valid, sd_order, sd_strength, sd_count,
-               last_board_lo, card, scale, val_mask, reach, cfv, live):
+def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
     """Fold and showdown values at board g. The winner gets the loser's spent plus extra[n] (dead
     money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
     non-clashing mass), a showdown with stake S + x/2 plus a fold-like term."""
-    H = cfv.shape[2]
+    kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
+    H0 = T.hands0.shape[0]
+    H1 = T.hands1.shape[0]
+    card2 = card[: 2 * T.deck]  # _showdown's scratch: two deck-size halves
     for n in range(lo, hi):
         kd = kind[n]
         if (kd == FOLD or kd == SHOWDOWN) and not live[n]:
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    for h in range(H):
+                    for h in range(H0 if p == 0 else H1):
                         cfv[n, p, h] = 0.0
             continue
         if kd == FOLD:
@@ -392,36 +477,52 @@ def _terminals(r, g, lo, hi, kind, player, spent, extra, hands, valid, sd_order,
             for p in range(2):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p] + extra[n]
-                    _fold(reach, n, 1 - p, hands, valid, g, card, payoff * scale[r], cfv, p)
+                    if p == 0:
+                        _fold(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, payoff * scale[r], cfv, 0)
+                    else:
+                        _fold(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, payoff * scale[r], cfv, 1)
         elif kd == SHOWDOWN:
-            i = g - last_board_lo
+            i = g - T.last_board_lo
             x = extra[n]
             for p in range(2):
-                if (val_mask >> p) & 1:
-                    if x == 0.0:
-                        _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
-                                  spent[n, p] * scale[r], cfv, p)
+                if not (val_mask >> p) & 1:
+                    continue
+                f = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
+                if T.shared:
+                    _showdown(reach, n, 1 - p, T.hands0, T.sd_order0, T.sd_strength0, i, T.sd_count0[i], card2, f,
+                              cfv, p)
+                elif p == 0:
+                    _showdown2(reach, n, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], T.hands1,
+                               T.sd_order1, T.sd_strength1, T.sd_count1[i], i, card, f, cfv, 0)
+                else:
+                    _showdown2(reach, n, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], T.hands0,
+                               T.sd_order0, T.sd_strength0, T.sd_count0[i], i, card, f, cfv, 1)
+                if x != 0.0:
+                    if p == 0:
+                        _fold_add(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, 0.5 * x * scale[r],
+                                  cfv, 0)
                     else:
-                        _showdown(reach, n, 1 - p, hands, sd_order, sd_strength, i, sd_count[i], card,
-                                  (spent[n, p] + 0.5 * x) * scale[r], cfv, p)
-                        _fold_add(reach, n, 1 - p, hands, valid, g, card, 0.5 * x * scale[r], cfv, p)
+                        _fold_add(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, 0.5 * x * scale[r],
+                                  cfv, 1)
 
 
 @njit(cache=True, nogil=True)
-def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride, seg_board_lo,
-                    src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live):
+def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live):
     """Counterfactual values up one round at board g and regret updates, one fused loop per
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
     leaves unchanged."""
-    H = cfv.shape[2]
+    kind, player, nact, children = T.kind, T.player, T.nact, T.children
+    node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    H0 = T.hands0.shape[0]
+    H1 = T.hands1.shape[0]
     for n in range(hi - 1, lo - 1, -1):
         if kind[n] != DECISION:
             continue
         if not live[n]:
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    for h in range(H):
+                    for h in range(H0 if p == 0 else H1):
                         cfv[n, p, h] = 0.0
             continue
         q = player[n]
@@ -429,6 +530,7 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride
         for p in range(2):
             if not (val_mask >> p) & 1:
                 continue
+            H = H0 if p == 0 else H1
             if p != q:
                 # the opponent's policy is already in the reach: values add up
                 c = children[n, 0]
@@ -455,26 +557,25 @@ def _backward_round(r, g, lo, hi, kind, player, nact, children, node_off, stride
                 c1 = children[n, 1]
                 if A == 2:
                     if q == 0:
-                        _own_values2(n, p, off, c0, c1, src0, reg0, update, pre, pos, neg, floor, cfv)
+                        _own_values2(n, p, H, off, c0, c1, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values2(n, p, off, c0, c1, src1, reg1, update, pre, pos, neg, floor, cfv)
+                        _own_values2(n, p, H, off, c0, c1, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
                 elif A == 3:
                     c2 = children[n, 2]
                     if q == 0:
-                        _own_values3(n, p, off, c0, c1, c2, src0, reg0, update, pre, pos, neg, floor, cfv)
+                        _own_values3(n, p, H, off, c0, c1, c2, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values3(n, p, off, c0, c1, c2, src1, reg1, update, pre, pos, neg, floor, cfv)
+                        _own_values3(n, p, H, off, c0, c1, c2, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
                 elif q == 0:
-                    _own_values(n, p, A, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
+                    _own_values(n, p, A, H, off, children, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
                 else:
-                    _own_values(n, p, A, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
+                    _own_values(n, p, A, H, off, children, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values(n, p, A, off, children, src, reg, update, pre, pos, neg, floor, cfv):
+def _own_values(n, p, A, H, off, children, src, reg, update, pre, pos, neg, floor, cfv):
     """At player p's own node n: policy by regret matching of src, value = policy-weighted
     child values, and (if update) the rule's step on regret with child value - value."""
-    H = cfv.shape[2]
     for h in range(H):
         base = off + h * A
         total = rm_total(src, base, A)
@@ -488,9 +589,8 @@ def _own_values(n, p, A, off, children, src, reg, update, pre, pos, neg, floor, 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values2(n, p, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv):
+def _own_values2(n, p, H, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv):
     """_own_values for two actions, unrolled (same arithmetic, same rounding)."""
-    H = cfv.shape[2]
     for h in range(H):
         b = off + 2 * h
         s0, s1 = rm2(src[b], src[b + 1])
@@ -504,9 +604,8 @@ def _own_values2(n, p, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, cfv):
+def _own_values3(n, p, H, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, cfv):
     """_own_values for three actions, unrolled (same arithmetic, same rounding)."""
-    H = cfv.shape[2]
     for h in range(H):
         b = off + 3 * h
         s0, s1, s2 = rm3(src[b], src[b + 1], src[b + 2])
@@ -522,55 +621,53 @@ def _own_values3(n, p, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, 
 
 
 @njit(cache=True, nogil=True)
-def dfs_pass(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
-             hands, valid, child_start, child_end, perm_start, perm_end, perms,
-             sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-             r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
-             src0, src1, reg0, reg1, avg0, avg1,
-             upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
-             boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv,
-             mode, key, bcode, samp_player):
-    """One walk (see _walk): the engine's entry point, compiled for one signature."""
-    _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi, hands, valid, child_start, child_end,
-          perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-          r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
-          src0, src1, reg0, reg1, avg0, avg1, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay,
-          weight, boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, bcode,
-          samp_player)
+def dfs_pass(T, W, V, P, entry_reach, boundary_mode, boundary, do_backward, B):
+    """One walk (see _walk) of the pass P: the engine's entry point, compiled for one signature."""
+    _walk(T, W, V, entry_reach, P.upd_mask, P.avg_mask, P.val_mask, P.br_player, P.pre, P.pos, P.neg, P.floor,
+          P.decay, P.weight, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
+          P.mode, P.key, P.samp_player)
 
 
 @njit(cache=True, nogil=True)
-def dfs_block(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
-              hands, valid, child_start, child_end, perm_start, perm_end, perms,
-              sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
-              src0, src1, reg0, reg1, avg0, avg1,
-              upd_masks, avg_masks, coeffs, prunes, modes, keys, samp_players, bcode, reach, cfv, live, out_cfv):
+def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes, keys, samp_players, B):
     """Passes k = 0, 1, ... of a whole unsplit game in one call, each a _walk with its own masks,
     coefficients (pre, pos, neg, floor, decay, weight), pruning and sampling: the regrets are
     their own policy sources, so each pass sees the previous one's updates, exactly as separate
     calls would."""
     boundary = np.zeros((1, 1, 2, 1))
     for k in range(upd_masks.shape[0]):
-        _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi, hands, valid, child_start,
-              child_end, perm_start, perm_end, perms, sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-              r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
-              src0, src1, reg0, reg1, avg0, avg1, upd_masks[k], avg_masks[k], upd_masks[k], -1,
+        _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], -1,
               coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5],
-              0, boundary, True, prunes[k], reach, cfv, live, out_cfv, modes[k], keys[k], bcode, samp_players[k])
+              0, boundary, True, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k], samp_players[k])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _deal(reach, e, m, p, H, valid, c, w, live):
+    """Player p's reach into round-end node e's child m on dealt board c (weight w = 1 / q)."""
+    for h in range(H):
+        x = reach[e, p, h] * valid[c, h] * w
+        reach[m, p, h] = x
+        if x != 0.0:
+            live[m] = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _collect(cfv, e, m, p, H, perms, j0, j1):
+    """Round end e adds its child m's values for player p and, through the hand maps perms[j0:j1],
+    those of the other boards of the dealt board's suit orbit."""
+    for h in range(H):
+        cfv[e, p, h] += cfv[m, p, h]
+    for j in range(j0, j1):
+        for h in range(H):
+            cfv[e, p, h] += cfv[m, p, perms[j, h]]
 
 
 @njit(cache=True, nogil=True)
-def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_hi,
-          hands, valid, child_start, child_end, perm_start, perm_end, perms,
-          sd_order, sd_strength, sd_count, last_board_lo, deck, scale,
-          r0, r_end, n0, b0, c_first, c_last, entry_reach, seg_board_lo, node_off, stride,
-          src0, src1, reg0, reg1, avg0, avg1,
-          upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
-          boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv,
-          mode, key, bcode, samp_player):
-    """One walk from betting node n0 at board b0 (round r0) down to round r_end, dealing the
-    boards c_first..c_last-1 (children of b0) below the first round.
+def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
+          boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, samp_player):
+    """One walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
+    boards W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
+    (PublicTree), V the players' value arrays (Values).
 
     boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach
     into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
@@ -579,22 +676,29 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
     half the values).
     Values of decision node n on board g start at node_off[n] + (g - seg_board_lo[r]) *
     stride[player, r] in the player's arrays.
-    scale[r] = 1 / (number of equally likely deals of hands and boards up to round r).
+    T.scale[r] = the weight of one deal of hands and boards up to round r.
     Values out: out_cfv[p, h] at n0 for players in val_mask.
     prune: skip subtrees where every needed reach vector is zero; the caller sets it only when
     a zero regret update and a zero average contribution leave the stored values unchanged.
     mode MODE_CHANCE / MODE_EXTERNAL: one board per round (the path sample_path draws from
-    b0 with stream `key` and board codes `bcode`; the first level's draw is among all of b0's
+    b0 with stream `key` and board codes T.bcode; the first level's draw is among all of b0's
     children, and a chunk that does not hold it walks nothing below b0), reach into a board
     scaled by its 1 / q; public_external: samp_player's hands also sample their actions.
+    Each player p has its own hands (T.hands<p>, with valid<p>, perms<p>, sd tables): a spot's
+    range; limit games share one list (T.shared).
     """
-    H = hands.shape[0]
-    card = np.zeros(2 * deck, dtype=np.float64)
+    kind, children, re_index = T.kind, T.children, T.re_index
+    child_start, child_end, perm_start, perm_end, bcode = T.child_start, T.child_end, T.perm_start, T.perm_end, T.bcode
+    round_lo, round_hi, seg_board_lo = W.round_lo, W.round_hi, W.seg_board_lo
+    r0, r_end, n0, b0 = W.r0, W.r_end, W.n0, W.b0
+    H0 = T.hands0.shape[0]
+    H1 = T.hands1.shape[0]
+    card = np.zeros(3 * T.deck, dtype=np.float64)
     nlev = r_end - r0 + 1
     cur = np.zeros(nlev, dtype=np.int64)
     nxt = np.zeros(nlev, dtype=np.int64)
     for p in range(2):
-        for h in range(H):
+        for h in range(H0 if p == 0 else H1):
             reach[n0, p, h] = entry_reach[p, h]
     level = 0
     cur[0] = b0
@@ -618,20 +722,20 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
     live[n0] = 0 if prune else 1
     for p in range(2):
         if (reach_mask >> p) & 1:
-            for h in range(H):
+            for h in range(H0 if p == 0 else H1):
                 if entry_reach[p, h] != 0.0:
                     live[n0] = 1
-    _forward_round(r0, b0, round_lo[r0], round_hi[r0], kind, player, nact, children, node_off, stride, seg_board_lo,
-                   src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune, sp, key, bcode[b0])
-    nxt[0] = c_first
-    lim[0] = c_last
+    _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask, reach_mask, decay, weight, reach, live, prune,
+                   sp, key, bcode[b0])
+    nxt[0] = W.c_first
+    lim[0] = W.c_last
     if mode != MODE_FULL and nlev > 1:
         nxt[0] = path[1]
-        lim[0] = path[1] + 1 if c_first <= path[1] < c_last else path[1]
+        lim[0] = path[1] + 1 if W.c_first <= path[1] < W.c_last else path[1]
     for n in range(round_lo[r0], round_hi[r0]):
         if kind[n] == ROUND_END:
             for p in range(2):
-                for h in range(H):
+                for h in range(H0 if p == 0 else H1):
                     cfv[n, p, h] = 0.0
     while True:
         r = r0 + level
@@ -647,13 +751,10 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
                     live[m] = 0 if prune else 1
                     if not live[e]:
                         continue
-                    for p in range(2):
-                        if (reach_mask >> p) & 1:
-                            for h in range(H):
-                                x = reach[e, p, h] * valid[c, h] * w
-                                reach[m, p, h] = x
-                                if x != 0.0:
-                                    live[m] = 1
+                    if reach_mask & 1:
+                        _deal(reach, e, m, 0, H0, T.valid0, c, w, live)
+                    if (reach_mask >> 1) & 1:
+                        _deal(reach, e, m, 1, H1, T.valid1, c, w, live)
                     if live[m]:
                         any_live = True
             if not any_live:
@@ -662,9 +763,8 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
             level += 1
             r += 1
             cur[level] = c
-            _forward_round(r, c, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
-                           src0, src1, avg0, avg1, amask, reach_mask, decay, weight, reach, live, prune, sp, key,
-                           bcode[c])
+            _forward_round(T, W, V, r, c, round_lo[r], round_hi[r], amask, reach_mask, decay, weight, reach, live,
+                           prune, sp, key, bcode[c])
             if mode == MODE_FULL or level + 1 >= nlev:
                 nxt[level] = child_start[c]
                 lim[level] = child_end[c]
@@ -674,7 +774,7 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
             for n in range(round_lo[r], round_hi[r]):
                 if kind[n] == ROUND_END:
                     for p in range(2):
-                        for h in range(H):
+                        for h in range(H0 if p == 0 else H1):
                             cfv[n, p, h] = 0.0
             continue
         if r == r_end and boundary_mode != 0:
@@ -684,6 +784,7 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
                     j = re_index[e]
                     q = 0  # mode 2 with one slot per player in val_mask: the slot of player p
                     for p in range(2):
+                        H = H0 if p == 0 else H1
                         if boundary_mode == 1:
                             for h in range(H):
                                 boundary[j, bi, p, h] = reach[e, p, h] if live[e] and (reach_mask >> p) & 1 else 0.0
@@ -698,10 +799,9 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
                             for h in range(H):
                                 cfv[e, p, h] = 0.0
         if do_backward:
-            _terminals(r, g, round_lo[r], round_hi[r], kind, player, spent, extra, hands, valid, sd_order, sd_strength,
-                       sd_count, last_board_lo, card, scale, val_mask, reach, cfv, live)
-            _backward_round(r, g, round_lo[r], round_hi[r], kind, player, nact, children, node_off, stride, seg_board_lo,
-                            src0, src1, reg0, reg1, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live)
+            _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live)
+            _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
+                            floor, cfv, live)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,
@@ -711,17 +811,13 @@ def _walk(kind, player, spent, extra, nact, children, re_index, round_lo, round_
                 m = children[e, 0]
                 if not live[m]:
                     continue
-                for p in range(2):
-                    if not (val_mask >> p) & 1:
-                        continue
-                    for h in range(H):
-                        cfv[e, p, h] += cfv[m, p, h]
-                    for j in range(perm_start[g], perm_end[g]):
-                        for h in range(H):
-                            cfv[e, p, h] += cfv[m, p, perms[j, h]]
+                if val_mask & 1:
+                    _collect(cfv, e, m, 0, H0, T.perms0, perm_start[g], perm_end[g])
+                if (val_mask >> 1) & 1:
+                    _collect(cfv, e, m, 1, H1, T.perms1, perm_start[g], perm_end[g])
         level -= 1
     for p in range(2):
-        for h in range(H):
+        for h in range(H0 if p == 0 else H1):
             out_cfv[p, h] = cfv[n0, p, h]
 
 

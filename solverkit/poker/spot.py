@@ -160,7 +160,8 @@ class HoldemSpot(PokerGame):
         if rate <= 0:
             return None
         cap = float(self.config.get("rake_cap", 0.0))
-        final = bet.spent.sum(axis=1).astype(np.float64)
+        # the matched chips: an uncalled bet goes back to the bettor unraked (showdowns hold min already)
+        final = 2.0 * bet.spent.min(axis=1).astype(np.float64)
         rake = rate * final
         if cap > 0:
             rake = np.minimum(rake, cap)
@@ -168,6 +169,38 @@ class HoldemSpot(PokerGame):
 
     def root_board(self) -> tuple:
         return self.gd.board
+
+    # --- exploitability with rake ----------------------------------------------------------------
+
+    @property
+    def raked(self) -> bool:
+        return float(self.config.get("rake", 0.0)) > 0
+
+    def best_response(self, strategy):
+        """(br_0, br_1); with rake, each less half the profile's total value (the rake it pays), so
+        that (br_0 + br_1) / 2 is the average best-response gain, as postflop-solver reports it
+        (in a zero-sum spot the profile's values add up to 0 and nothing changes)."""
+        br = super().best_response(strategy)
+        if not self.raked:
+            return br
+        v = self.expected_values(strategy)
+        return self._gains(br, v)
+
+    def best_response_from_store(self, store, kind, transport=None):
+        br = super().best_response_from_store(store, kind, transport)
+        if br is None or not self.raked:
+            return br
+        from ..core.passes import NO_COEFFS
+        from .game import _Job
+
+        job = _Job(0, 0, 3, -1, NO_COEFFS, source="avg" if kind == "average" else "regret")
+        out = self._pass(store, job, transport)
+        return self._gains(br, (self._root_value(out, 0), self._root_value(out, 1)))
+
+    @staticmethod
+    def _gains(br, v):
+        shift = (v[0] + v[1]) / 2.0
+        return br[0] - shift, br[1] - shift
 
     @property
     def combos(self) -> np.ndarray:
@@ -181,6 +214,15 @@ class HoldemSpot(PokerGame):
 
     def hand_rows(self):
         return self.combos
+
+    def hand_sides(self):
+        """Each player holds its own range's combos (rows among :attr:`combos`)."""
+        w = self.ranges()[:, self.combos]
+        return tuple(np.flatnonzero(w[p] > 0).astype(np.int64) for p in (0, 1))
+
+    def player_combos(self, p: int) -> np.ndarray:
+        """int64 [H_p]: the combo index of each of player p's hands."""
+        return self.combos[self.tree.side(p).rows]
 
     def suit_perms(self):
         """The suit permutations under which both ranges keep their weights (isomorphism is exact
@@ -246,9 +288,16 @@ class HoldemSpot(PokerGame):
         return np.array([100.0 / gd.pot / (z * d) for d in deals])
 
     def _root_entry(self):
+        """[2, max hands]: player p's range weights over its hands (its first H_p entries)."""
         entry = self.__dict__.get("_entry")
         if entry is None:
-            entry = self._entry = np.ascontiguousarray(self.ranges()[:, self.combos] * self.tree.valid[0][None, :])
+            t = self.tree
+            entry = np.zeros((2, t.max_hands))
+            w = self.ranges()
+            for p in (0, 1):
+                side = t.side(p)
+                entry[p, : side.num_hands] = w[p, self.player_combos(p)] * side.valid[0]
+            self._entry = entry
         return entry
 
     def units(self) -> tuple[Unit, ...]:
@@ -259,14 +308,16 @@ class HoldemSpot(PokerGame):
     def opponent_mass(self) -> np.ndarray:
         """[2, H]: for each player's combo, the opponent's range weight on combos that share no card with it."""
         w = self._root_entry()
-        hands = self.tree.hands
+        t = self.tree
         out = np.zeros_like(w)
         for p in (0, 1):
-            o = w[1 - p]
+            mine, theirs = t.side(p), t.side(1 - p)
+            o = w[1 - p, : theirs.num_hands]
             by_card = np.zeros(52)
             for j in range(2):
-                np.add.at(by_card, hands[:, j], o)
-            out[p] = o.sum() - by_card[hands[:, 0]] - by_card[hands[:, 1]] + o
+                np.add.at(by_card, theirs.hands[:, j], o)
+            same = np.where(mine.same >= 0, o[np.maximum(mine.same, 0)], 0.0)
+            out[p, : mine.num_hands] = o.sum() - by_card[mine.hands[:, 0]] - by_card[mine.hands[:, 1]] + same
         return out
 
     def hand_values(self, strategy) -> np.ndarray:
@@ -310,34 +361,28 @@ class HoldemSpot(PokerGame):
 
     def _runout_values(self) -> np.ndarray:
         """[2, H] root values of a tree without bets: the board runs out, a showdown for 1 chip."""
-        from .betting import BettingTree, ROUND_END, SHOWDOWN
-        from .kernels import MODE_FULL
+        from .betting import ROUND_END, SHOWDOWN
         from .game import _kernel
+        from .kernels import MODE_FULL, Buffers, Pass, Values, Walk
 
         t = self.tree
         R = self.gd.num_rounds
         kind = np.array([ROUND_END] * (R - 1) + [SHOWDOWN], dtype=np.int64)
         children = np.full((R, 3), -1, dtype=np.int64)
         children[: R - 1, 0] = np.arange(1, R)
-        bet = BettingTree(np.arange(R, dtype=np.int64), kind, np.full(R, -1, dtype=np.int64),
-                          np.ones((R, 2), dtype=np.int64), np.zeros(R, dtype=np.int64),
-                          np.full((R, 3), -1, dtype=np.int64), children, np.arange(-1, R - 1, dtype=np.int64),
-                          [""] * R)
+        kt = self.kernel_tree()._replace(
+            kind=kind, player=np.full(R, -1, dtype=np.int64), spent=np.ones((R, 2), dtype=np.int64), extra=np.zeros(R),
+            nact=np.zeros(R, dtype=np.int64), children=children,
+            re_index=np.where(kind == ROUND_END, 0, -1).astype(np.int64))
         lo = np.arange(R, dtype=np.int64)
-        hi = lo + 1
-        H = t.num_hands
-        reach, cfv = np.zeros((R, 2, H)), np.zeros((R, 2, H))
-        live, out = np.zeros(R, dtype=np.uint8), np.zeros((2, H))
+        walk = Walk(0, R - 1, 0, 0, int(t.boards.child_start[0]), int(t.boards.child_end[0]), lo, lo + 1,
+                    np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64), t.boards.round_start)
         z = np.zeros(1)
-        re_index = np.where(kind == ROUND_END, 0, -1).astype(np.int64)
-        _kernel()(bet.kind, bet.player, bet.spent, np.zeros(R), bet.num_actions, bet.children, re_index, lo, hi,
-                  t.hands, t.valid, t.boards.child_start, t.boards.child_end, t.boards.perm_start, t.boards.perm_end,
-                  t.boards.perms, t.sd_order, t.sd_strength, t.sd_count, int(t.boards.round_start[R - 1]),
-                  self.gd.deck_size, self.scale, 0, R - 1, 0, 0, t.boards.child_start[0], t.boards.child_end[0],
-                  self._root_entry(), t.boards.round_start, np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64),
-                  z, z, z, z, z, z, 0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0, np.zeros((1, 1, 2, 1)), True, False,
-                  reach, cfv, live, out, MODE_FULL, np.uint64(0), self.board_codes(), -1)
-        return out  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
+        H = t.max_hands
+        bufs = Buffers(np.zeros((R, 2, H)), np.zeros((R, 2, H)), np.zeros(R, dtype=np.uint8), np.zeros((2, H)))
+        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1)
+        _kernel()(kt, walk, Values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
+        return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
 
     def result_fields(self, store, kind: str, transport=None) -> dict:
         """``ev`` [oop, ip] in chips at the root (rake paid) and ``equity`` [oop, ip]."""
@@ -358,7 +403,7 @@ class HoldemSpot(PokerGame):
         """'<combo>|<board>|<betting>' per (decision node, board, combo), in layout order."""
         t = self.tree
         bet = t.bet
-        hands = [combo_name(int(i)) for i in self.combos]
+        hands = [combo_name(int(i)) for i in self.player_combos(player)]
         keys = []
         for n, k in zip(*self.full.units[player]):
             g = int(t.boards.round_start[bet.round[n]]) + int(k)
@@ -402,6 +447,6 @@ class HoldemSpot(PokerGame):
         rows = []
         for h in np.flatnonzero(w > 0)[:limit]:
             off = self.value_offset(node, 0, int(h))
-            rows.append((combo_name(int(self.combos[h])), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
+            rows.append((combo_name(int(self.player_combos(0)[h])), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
         return [(f"root (oop to act): action frequencies per combo (first {limit})",
                  table(("combo", "weight", *labels), rows))]

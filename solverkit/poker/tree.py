@@ -193,6 +193,68 @@ def _hand_orbits(sets, hands, perms, index, S):
 
 
 @dataclass
+class HandSide:
+    """One player's hands in the kernels' terms: rows of the tree's hand table, and the tree's
+    per-hand tables restricted to them (valid, suit-orbit hand maps, showdown orders); ``same[h]``
+    is the other player's index of hand h, or -1."""
+
+    rows: np.ndarray
+    hands: np.ndarray
+    valid: np.ndarray
+    perms: np.ndarray
+    sd_order: np.ndarray
+    sd_strength: np.ndarray
+    sd_count: np.ndarray
+    same: np.ndarray = None
+
+    @property
+    def num_hands(self) -> int:
+        return int(self.hands.shape[0])
+
+
+def shared_side(t) -> HandSide:
+    """Both players' side when they hold every hand of the tree (limit games)."""
+    H = t.num_hands
+    return HandSide(np.arange(H, dtype=np.int64), t.hands, t.valid, t.boards.perms, t.sd_order, t.sd_strength,
+                    t.sd_count, np.arange(H, dtype=np.int64))
+
+
+def split_sides(t, rows: tuple) -> tuple:
+    """(player 0's, player 1's) HandSide holding rows[p] of the tree's hands (a spot's ranges).
+    Each row set must be closed under the tree's suit-orbit hand maps."""
+    H = t.num_hands
+    sides = []
+    inv = []
+    for r in rows:
+        r = np.asarray(r, dtype=np.int64)
+        m = np.full(H, -1, dtype=np.int64)
+        m[r] = np.arange(r.size, dtype=np.int64)
+        inv.append(m)
+    for p, r in enumerate(rows):
+        r = np.asarray(r, dtype=np.int64)
+        m = inv[p]
+        used = int(t.boards.perm_end.max()) if t.boards.perm_end.size else 0  # (no maps: one placeholder row)
+        perms = (np.ascontiguousarray(m[t.boards.perms[:used][:, r]]) if used else
+                 np.zeros((1, r.size), dtype=np.int64))
+        if np.any(perms < 0):
+            raise AssertionError("a player's hands are not closed under the boards' suit maps")  # a caller bug
+        nb = t.sd_order.shape[0]
+        order = np.full((nb, max(r.size, 1)), -1, dtype=np.int64)
+        strength = np.zeros((nb, max(r.size, 1)), dtype=np.int64)
+        count = np.zeros(nb, dtype=np.int64)
+        for i in range(nb):
+            o = t.sd_order[i, : t.sd_count[i]]
+            keep = m[o] >= 0
+            c = int(keep.sum())
+            order[i, :c] = m[o[keep]]
+            strength[i, :c] = t.sd_strength[i, : t.sd_count[i]][keep]
+            count[i] = c
+        sides.append(HandSide(r, np.ascontiguousarray(t.hands[r]), np.ascontiguousarray(t.valid[:, r]), perms, order,
+                              strength, count, np.ascontiguousarray(inv[1 - p][r])))
+    return tuple(sides)
+
+
+@dataclass
 class PokerTree:
     """Everything the kernels need about a game: betting, hands, boards, showdown orders."""
 
@@ -205,10 +267,28 @@ class PokerTree:
     sd_strength: np.ndarray  # int64 [num_last_boards, H]: strength of sd_order's hands
     sd_count: np.ndarray  # int64 [num_last_boards]: valid hands per last-round board
     deals: np.ndarray  # float64 per round: equally likely (hand, hand, boards so far) deals
+    #: (player 0's, player 1's) HandSide when they hold different hands (a spot's ranges); None: both all
+    sides: tuple | None = None
 
     @property
     def num_hands(self) -> int:
         return int(self.hands.shape[0])
+
+    def side(self, p: int) -> HandSide:
+        """Player p's hands and their tables."""
+        if self.sides is None:
+            side = self.__dict__.get("_shared")
+            if side is None:
+                side = self._shared = shared_side(self)
+            return side
+        return self.sides[p]
+
+    def hands_of(self, p: int) -> int:
+        return self.side(p).num_hands
+
+    @property
+    def max_hands(self) -> int:
+        return max(self.hands_of(0), self.hands_of(1))
 
     def num_infosets(self, player: int | None = None) -> int:
         """Information sets = (decision node, board, hand), per player or both; with suit
