@@ -408,8 +408,16 @@ def test_too_large_trees_are_refused_before_building():
 # --- bad input --------------------------------------------------------------------------------
 
 
+def test_an_odd_pot_keeps_its_dead_chip_in_the_sizes():
+    """Pot 101: each player has 50 in, the 101st chip is nobody's, and a pot-sized bet is 101."""
+    rules = spot_rules(101, 500, size_abstraction([{"bet": "100%, 50%"}], 1), 0, 1)
+    assert rules.spent == (50, 50) and rules.dead == 1
+    tree = build_action_tree(rules)
+    root = tree.act_amount[tree.act_start[0]: tree.act_end[0]]
+    assert list(root) == [50, 50 + 51, 50 + 101]  # check, 50% of 101 rounded half away, 100%
+
+
 @pytest.mark.parametrize("make, error, match", [
-    (lambda: spot_rules(101, 100, size_abstraction([{}], 1), 0, 1), ConfigError, "pot = 101: expected an even number"),
     (lambda: spot_rules(100, 0, size_abstraction([{}], 1), 0, 1), ConfigError, "stack = 0"),
     (lambda: spot_rules(100, 10, size_abstraction([{}], 1), "0", 1), ConfigError, "start_round = '0'"),
     (lambda: spot_rules(100, 10, size_abstraction([{}], 1), 1, 1), ConfigError, "start round among them"),

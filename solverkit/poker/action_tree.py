@@ -150,6 +150,9 @@ class BettingRules:
     max_raises: tuple[int, ...] | None = None
     start_round: int = 0
     name: str = field(default="<rules>", compare=False)
+    #: chips in the pot that belong to neither player (a spot's odd chip): sizes count them, the
+    #: winner takes them (a tie splits them)
+    dead: int = 0
 
     @property
     def is_limit(self) -> bool:
@@ -223,20 +226,17 @@ def nolimit_rules(ngd, abstraction="fcpa") -> BettingRules:
 
 def spot_rules(pot: int, stack: int, abstraction: SizeAbstraction, start_round: int, num_rounds: int = 4,
                name: str = "spot") -> BettingRules:
-    """A postflop spot: ``pot`` chips (split equally as spent), ``stack`` chips behind each player,
+    """A postflop spot: ``pot`` chips (half each as spent; an odd chip dead), ``stack`` chips behind each player,
     player 0 (out of position) first in every round, from ``start_round`` of ``num_rounds``."""
     for what, value, low, high in (("pot", pot, 2, 2**40), ("stack", stack, 1, 2**40),
                                    ("num_rounds", num_rounds, 1, 8), ("start_round", start_round, 0, 7)):
         if isinstance(value, bool) or not hasattr(value, "__index__") or not low <= operator.index(value) <= high:
             raise ConfigError(f"{name}: {what} = {value!r}: expected a whole number from {low} to {high}")
-    if pot % 2:
-        raise ConfigError(f"{name}: pot = {pot}: expected an even number of chips (the pot is split equally "
-                          "between the players' committed chips)")
     if not isinstance(abstraction, SizeAbstraction):
         raise ConfigError(f"{name}: abstraction {abstraction!r}: a spot needs bet-size lists (size_abstraction)")
-    half = pot // 2
+    half = pot // 2  # an odd pot's last chip is dead money: sizes count it, the winner takes it
     return BettingRules(num_rounds, (0,) * num_rounds, (half, half), abstraction, stack=(half + stack, half + stack),
-                        start_round=start_round, name=name).validate()
+                        start_round=start_round, name=name, dead=pot % 2).validate()
 
 
 # --- betting states ---------------------------------------------------------------------------
@@ -377,13 +377,13 @@ def _size_amounts(rules, state) -> list:
         chosen = sizes.bet
     mine, theirs = own - base, top - base
     behind = (stack[p] - own, stack[1 - p] - spent[1 - p])
-    street = bet_amounts(chosen, pot=2 * base, stacks=behind, committed=(mine, theirs),
+    street = bet_amounts(chosen, pot=2 * base + rules.dead, stacks=behind, committed=(mine, theirs),
                          bets_this_street=raises if facing else 0, remaining_streets=rules.num_rounds - r,
                          min_bet=abst.min_bet)
     if not street and (stack[p] - own <= theirs - mine or behind[1] == 0):
         return []  # calling is all in, or the opponent is all in: no bet or raise
     all_in = min(mine + behind[0], theirs + behind[1])
-    pot_after_call = 2 * top
+    pot_after_call = 2 * top + rules.dead
     amounts = set(street)
     if abst.add_allin_threshold > 0:
         if all_in <= theirs + round_half_away(pot_after_call * abst.add_allin_threshold):
@@ -404,7 +404,7 @@ def _forced_allin(rules, amount, all_in, theirs, pot_after_call, base) -> int:
         if all_in <= amount + round_half_away(new_pot * abst.force_allin_threshold):
             return all_in
     if abst.allin_commit_threshold is not None:
-        if base + amount > abst.allin_commit_threshold * rules.effective_stack:
+        if base + rules.dead / 2 + amount > abst.allin_commit_threshold * rules.effective_stack:
             return all_in
     return amount
 

@@ -53,6 +53,7 @@ class SpotDef:
 
     @property
     def blind(self) -> tuple[int, int]:
+        """Each player's chips in at the start (an odd pot's last chip is nobody's)."""
         return (self.pot // 2, self.pot // 2)
 
     @property
@@ -69,7 +70,8 @@ class HoldemSpot(PokerGame):
     params = {
         **PokerGame.params,
         "board": Param("str", None, "the board: 3, 4 or 5 cards, e.g. 'QsJh2h'", required=True),
-        "pot": Param("int", None, "chips in the pot when the spot starts (even: half from each player)",
+        "pot": Param("int", None, "chips in the pot when the spot starts (half from each player; an odd chip is "
+                     "dead money the winner takes)",
                      required=True, min=2, max=2**40),
         "stack": Param("int", None, "effective stack: chips behind, each player", required=True, min=1, max=2**40),
         "oop_range": Param("str", None, "player 0's range (acts first), e.g. '88+,A8s+,A5s-A2s:0.5'", required=True),
@@ -155,17 +157,19 @@ class HoldemSpot(PokerGame):
         return bet
 
     def _extra(self, bet) -> np.ndarray | None:
-        """Per node, minus the rake the winner pays (rake x final pot, capped)."""
+        """Per node, what the winner gets beyond the loser's chips: an odd pot's dead chip, less
+        the rake (rake x final pot, capped)."""
         rate = float(self.config.get("rake", 0.0))
-        if rate <= 0:
+        dead = float(self.gd.pot % 2)
+        if rate <= 0 and not dead:
             return None
         cap = float(self.config.get("rake_cap", 0.0))
         # the matched chips: an uncalled bet goes back to the bettor unraked (showdowns hold min already)
-        final = 2.0 * bet.spent.min(axis=1).astype(np.float64)
+        final = 2.0 * bet.spent.min(axis=1).astype(np.float64) + dead
         rake = rate * final
         if cap > 0:
             rake = np.minimum(rake, cap)
-        return -rake
+        return dead - rake
 
     def root_board(self) -> tuple:
         return self.gd.board
@@ -341,7 +345,7 @@ class HoldemSpot(PokerGame):
         return self._chips(self._pass(store, job, transport))
 
     def _chips(self, out) -> np.ndarray:
-        return self._per_hand(out) + self.gd.pot / 2.0
+        return self._per_hand(out) + self.gd.pot // 2  # (each had pot // 2 in; an odd chip is dead)
 
     def _per_hand(self, out) -> np.ndarray:
         """Root values per hand (payoffs x scale[0] summed over the opponent's weights) per unit of
