@@ -241,12 +241,9 @@ def test_rake_at_showdowns(rake, cap):
     assert got[0] + got[1] < -1e-3  # the rake left the table
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="spot.py _extra rakes rate x spent.sum() at a fold node, where the "
-                   "bettor's uncalled chips are still counted: an uncalled bet is returned unraked (postflop-"
-                   "solver rakes 2 x the matched amount, starting_pot + 2 x node.amount); the rake base should "
-                   "be 2 x spent.min(axis=1)")
 @pytest.mark.parametrize("rake, cap", [(0.05, 0.0), (0.05, 1.5)])
 def test_rake_with_folds(rake, cap):
+    """Folds under rake: the pot actually contested is raked (an uncalled bet goes back unraked)."""
     check_values({**RIVER, "rake": rake, "rake_cap": cap}, False, 4)
 
 
@@ -289,10 +286,6 @@ def test_cli_result_matches_the_oracle(tmp_path, params, iterations):
     assert abs(result["equity"][0] - eq0) <= 1e-12 and abs(result["equity"][1] - eq1) <= 1e-12
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="core/solver.py reports (br0 + br1) / 2, the average best-response "
-                   "gain only in a zero-sum game: with rake v0 + v1 < 0, and a spot without bets (nothing "
-                   "to exploit) shows a negative exploitability; postflop-solver reports "
-                   "((br0 - v0) + (br1 - v1)) / 2 when raked")
 @pytest.mark.parametrize("params, iterations", [({**RIVER, "sizes": {}, "rake": 0.05}, 2),
                                                 ({**RIVER, "rake": 0.05, "rake_cap": 1.5}, 20)],
                          ids=["no-bets", "river"])
