@@ -360,19 +360,34 @@ def export(run_dir, fmt, output):
 
 @cli.command()
 @click.argument("run_dir", type=UserPath(file_okay=False))
-@click.option("--infoset", "keys", required=True, multiple=True, metavar="KEY",
+@click.option("--infoset", "keys", multiple=True, metavar="KEY",
               help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. Leduc's 'Kh|Qh|cc/r'); "
                    "repeat for more.")
 @click.option("--player", type=option_type("int", 0, 1), default=None, help="The player, when both have a set KEY.")
+@click.option("--node", "node_path", default=None, metavar="PATH",
+              help="A node of a holdem_spot by the line to it, e.g. 'check,bet 94,call,Kd' or 'x,bet 52%': every "
+                   "combo's strategy, weight and EV there (docs/spots.md).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")
-def strategy(run_dir, keys, player, as_json):
-    """Action probabilities at information sets of the strategy saved in RUN_DIR, reading only the
-    part that holds each (a distributed strategy) or its slice of strategy.npz."""
+def strategy(run_dir, keys, player, node_path, as_json):
+    """Action probabilities at information sets (--infoset) or at a node of a spot (--node) of the
+    strategy saved in RUN_DIR, reading only the part that holds each (a distributed strategy) or
+    its slice of strategy.npz."""
     from .core.config import load_config
     from .core.strategy_query import read_infoset
 
     run_dir = Path(run_dir)
+    if not keys and node_path is None:
+        raise click.UsageError("give --infoset KEY (repeatable) or --node PATH")
     game = load_config(run_config(run_dir)).game
+    if node_path is not None:
+        from .core.strategy_file import load_strategy
+        from .poker.node_view import node_view
+
+        if not hasattr(game, "node_values"):
+            raise click.UsageError(f"--node: game {game.name!r} has no node view (holdem_spot has); use --infoset KEY")
+        strat, _, meta = load_strategy(run_dir / "strategy.npz", game, str(run_config(run_dir)))
+        view = node_view(game, strat, node_path)
+        click.echo(json.dumps(view.to_json()) if as_json else view.text())
     for key in keys:
         found = read_infoset(run_dir, key, player, game=game)
         if as_json:

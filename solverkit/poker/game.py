@@ -568,6 +568,10 @@ class PokerGame(Game):
         from itertools import permutations
 
         perms = permutations(range(S)) if self.tree_isomorphic else [tuple(range(S))]
+        allowed = self.suit_perms()
+        if allowed is not None:  # only the permutations the boards were merged by (a spot's ranges keep them)
+            keep = {tuple(int(x) for x in q) for q in allowed}
+            perms = [q for q in perms if tuple(q) in keep]
         for perm in perms:
             def move(cards):
                 return tuple(sorted(int(c) - int(c) % S + perm[int(c) % S] for c in cards))

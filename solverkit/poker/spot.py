@@ -235,6 +235,9 @@ class HoldemSpot(PokerGame):
 
         from .cards import hand_table
 
+        memo = self.__dict__.get("_suit_perms")
+        if memo is not None:
+            return memo
         hands = hand_table(52, 2)
         w = self.ranges()
         index = {(int(a), int(b)): i for i, (a, b) in enumerate(hands)}
@@ -245,6 +248,7 @@ class HoldemSpot(PokerGame):
             image = np.array([index[(int(a), int(b))] for a, b in moved])
             if np.array_equal(w[:, image], w):
                 out.append(np.array(perm, dtype=np.int64))
+        self._suit_perms = out
         return out
 
     def _check_fits(self, split_round):
@@ -387,6 +391,69 @@ class HoldemSpot(PokerGame):
         job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1)
         _kernel()(kt, walk, Values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
         return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
+
+    def node_values(self, strategy, node: int, sets, reach) -> np.ndarray:
+        """[2, combos of each player]: EV in chips of each combo at betting node `node` after the
+        board `sets` (card sets per street), when both play `strategy` from there and reach it
+        with weights `reach` (per player, per its combos); NaN where a combo cannot be there."""
+        from ..core.passes import NO_COEFFS
+        from .game import _Job
+
+        t = self.tree
+        bet = t.bet
+        r = int(bet.round[node])
+        desc = self._descendants(node)
+        R = self.gd.num_rounds
+        lo, hi = self.full.round_lo.copy(), self.full.round_hi.copy()
+        for rr in range(R):
+            ids = desc[bet.round[desc] == rr]
+            if ids.size:
+                lo[rr], hi[rr] = ids.min(), ids.max() + 1
+        entry = np.zeros((2, t.max_hands))
+        canon = []
+        g = None
+        used = {c for st in sets for c in st}
+        for p in (0, 1):
+            side = t.side(p)
+            inv = np.full(t.num_hands, -1, dtype=np.int64)
+            inv[side.rows] = np.arange(side.num_hands)
+            idx = np.full(side.num_hands, -1, dtype=np.int64)
+            for i, h in enumerate(side.hands):
+                if used & {int(h[0]), int(h[1])}:
+                    continue
+                g, u = self.locate(list(sets), (int(h[0]), int(h[1])))
+                idx[i] = inv[u]
+                entry[p, inv[u]] += reach[p][i]
+            canon.append(idx)
+        if g is None:
+            return np.full((2, t.max_hands), np.nan)
+        from .kernels import Walk
+
+        full = self.full
+        walk = Walk(r, R - 1, int(node), int(g), int(t.boards.child_start[g]), int(t.boards.child_end[g]), lo, hi,
+                    full.node_off, full.stride, t.boards.round_start)
+        from .game import _kernel
+        from .kernels import Pass, Values
+
+        bufs = self._bufs()
+        z = np.zeros(1)
+        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, 0, np.uint64(0), -1)
+        _kernel()(self.kernel_tree(), walk, Values(strategy[0], strategy[1], strategy[0], strategy[1], z, z), job,
+                  entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
+        out = bufs.out_cfv.copy()
+        ev = np.full((2, t.max_hands), np.nan)
+        for p in (0, 1):
+            mine, theirs = t.side(p), t.side(1 - p)
+            o = np.array(reach[1 - p], dtype=np.float64)
+            by_card = np.zeros(52)
+            for j in range(2):
+                np.add.at(by_card, theirs.hands[:, j], o)
+            same = np.where(mine.same >= 0, o[np.maximum(mine.same, 0)], 0.0)
+            m = o.sum() - by_card[mine.hands[:, 0]] - by_card[mine.hands[:, 1]] + same
+            for i, u in enumerate(canon[p]):
+                if u >= 0 and m[i] > 0 and reach[p][i] > 0:
+                    ev[p, i] = out[p, u] / (m[i] * float(self.scale[r])) + self.gd.pot // 2
+        return ev
 
     def result_fields(self, store, kind: str, transport=None) -> dict:
         """``ev`` [oop, ip] in chips at the root (rake paid) and ``equity`` [oop, ip]."""
