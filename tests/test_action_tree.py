@@ -582,3 +582,27 @@ def test_size_list_spots_equal_postflop_solvers_tree(pot, stack, start, bets, ra
     tree = build_action_tree(rules)
     ours = {h for h, k in zip(tree.history, tree.kind) if k != ROUND_END}
     assert ours == postflop_solver_histories(2 * pot, stack, abst.streets, start, add, force)
+
+
+@pytest.mark.parametrize("rules", [
+    lambda: spot_rules(100, 230, size_abstraction([{"bet": "50%, a", "raise": "100%"}] * 3, 3), 0, 3),
+    lambda: spot_rules(31, 97, size_abstraction([None, {"bet": "e", "raise": "2.5x"}, {"bet": "75%"}, {}], 4,
+                                                raise_limit=2), 1),
+    lambda: nolimit_rules(parse_nolimit_gamedef(nolimit_text("20 30", "1 2", "2 1", "0 1"))),
+], ids=["spot-flop", "spot-odd-pot", "fcpa-uneven-stacks"])
+def test_betting_counts_are_the_built_trees(rules):
+    """betting_counts (no tree built) = the built tree's decisions, actions, nodes and round entries
+    per round, run-outs after an all-in included."""
+    from solverkit.poker.action_tree import betting_counts
+
+    r = rules()
+    tree = build_action_tree(r)
+    got = betting_counts(r)
+    R = r.num_rounds
+    dec = tree.kind == 0
+    assert got.decision_nodes == [int(np.count_nonzero(dec & (tree.round == i))) for i in range(R)]
+    assert got.decision_values == [int(tree.num_actions[dec & (tree.round == i)].sum()) for i in range(R)]
+    assert got.num_nodes == tree.num_nodes
+    ends = [int(np.count_nonzero((tree.kind == 3) & (tree.round == i - 1))) if i else 0 for i in range(R)]
+    ends[r.start_round] += 1
+    assert got.sequences_to_round == ends

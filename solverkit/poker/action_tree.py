@@ -603,44 +603,7 @@ def _finish(b: _Columns, rules: BettingRules) -> ActionTree:
 def count_nodes(rules: BettingRules) -> tuple[int, ...]:
     """Nodes per round of the tree ``rules`` builds (exact), without building it: a memoised
     walk over betting states, so a tree of 1e12 nodes with few distinct states counts at once."""
-    rules.validate()
-    R = rules.num_rounds
-    memo: dict[tuple, tuple] = {}
-    root = root_state(rules)
-    work = [(root, None)]
-    while work:
-        state, kids = work.pop()
-        if state in memo:
-            continue
-        ready = kids is not None
-        if not ready:
-            kids = expand(rules, state)
-            missing = [k[4] for k in kids if k[3] == _DEC and k[4] not in memo]
-            missing += [nxt for nxt in (_next_decision(rules, state[0], k[4]) for k in kids if k[3] == _END)
-                        if nxt is not None and nxt not in memo]
-            if missing:
-                work.append((state, kids))
-                work.extend((m, None) for m in missing)
-                continue
-        total = [0] * R
-        total[state[0]] += 1
-        for kind, _, _, target, payload in kids:
-            if target == _DEC:
-                sub = memo[payload]
-            elif target == _FOLD:
-                sub = _single(R, state[0])
-            else:
-                sub = _end_counts(rules, memo, state[0], payload)
-            for i in range(R):
-                total[i] += sub[i]
-        memo[state] = tuple(total)
-    return memo[root]
-
-
-def _single(R: int, r: int) -> tuple:
-    out = [0] * R
-    out[r] = 1
-    return tuple(out)
+    return tuple(_count(rules)[: rules.num_rounds])
 
 
 def _next_decision(rules, r, payload):
@@ -649,20 +612,6 @@ def _next_decision(rules, r, payload):
     if round_end_kind(rules, r, spent) != "next":
         return None
     return next_round_state(rules, r, spent, facing and caller == rules.first_player[r + 1])
-
-
-def _end_counts(rules, memo, r, payload) -> tuple:
-    """Nodes per round from a round-ending call on: a showdown, a run-out chain, or a ROUND_END
-    and the next round's subtree."""
-    R = rules.num_rounds
-    how = round_end_kind(rules, r, payload[0])
-    if how == "showdown":
-        return _single(R, r)
-    if how == "runout":
-        return tuple(1 if i >= r else 0 for i in range(R))
-    sub = list(memo[_next_decision(rules, r, payload)])
-    sub[r] += 1
-    return tuple(sub)
 
 
 def refuse_if_too_large(rules: BettingRules, max_nodes: int) -> tuple[int, ...]:
@@ -707,16 +656,26 @@ def to_betting_tree(tree: ActionTree) -> BettingTree:
 
 def betting_counts(rules: BettingRules):
     """The sizes of the tree ``rules`` builds, counted without building it (size.BettingCounts:
-    decision nodes, their actions and the betting sequences entering each round, and all nodes),
-    by the same memoised walk over betting states as :func:`count_nodes`."""
+    decision nodes, their actions and the betting sequences entering each round, and all nodes)."""
     from .size import BettingCounts
 
+    R = rules.num_rounds
+    c = list(_count(rules))
+    entering = c[3 * R:]
+    entering[rules.start_round] += 1
+    return BettingCounts(c[R:2 * R], c[2 * R:3 * R], entering, sum(c[:R]))
+
+
+def _count(rules: BettingRules) -> tuple:
+    """Per round: nodes, decision nodes, their actions and the round ends leading into the round
+    (4 x rounds integers) of the tree ``rules`` builds: one memoised walk over betting states,
+    each distinct state expanded once."""
     rules.validate()
     R = rules.num_rounds
     memo: dict[tuple, tuple] = {}
 
     def zero():
-        return [0] * (4 * R)  # nodes, decisions, decision values, entering (per round)
+        return [0] * (4 * R)
 
     def add(total, sub):
         for i in range(4 * R):
@@ -767,7 +726,4 @@ def betting_counts(rules: BettingRules):
             else:
                 add(total, end_counts(r, payload))
         memo[state] = tuple(total)
-    c = list(memo[root])
-    entering = c[3 * R:]
-    entering[rules.start_round] += 1
-    return BettingCounts(c[R:2 * R], c[2 * R:3 * R], entering, sum(c[:R]))
+    return memo[root]
