@@ -5,7 +5,8 @@ walks the betting tree history by history with a policy keyed by (combo, board s
 history). Hand strength is this module's own seven-card ranking; the betting tree is
 solverkit.poker.action_tree's (the tree is data both sides read); ranges are parse_range's.
 Values are in the spot's native unit, % of the starting pot, net of each player's chips put in
-(the pot's halves included), after rake: a player's EV in chips is value x pot / 100 + pot / 2.
+(pot // 2 each at the root), after rake: a player's EV in chips is value x pot / 100 + pot // 2
+(an odd pot's last chip is dead money: the winner takes it, a tie splits it).
 
 Rake (postflop-solver's rule, and the table's): the winner pays min(rake x pot, rake_cap) of the
 pot actually contested, 2 x min(spent): an uncalled bet goes back to the bettor unraked. A tie
@@ -156,6 +157,7 @@ class SpotOracle:
         self.params = dict(params)
         self.board = tuple(sorted(parse_board(params["board"])))
         self.pot = int(params["pot"])
+        self.dead = self.pot % 2  # each player has pot // 2 in; an odd pot's last chip is nobody's
         self.stack = int(params["stack"])
         self.rake = float(params.get("rake", 0.0))
         self.rake_cap = float(params.get("rake_cap", 0.0))
@@ -229,28 +231,30 @@ class SpotOracle:
     # --- payoffs --------------------------------------------------------------------------------
 
     def _rake_of(self, spent) -> float:
+        """The rake of the pot actually contested: both matched stakes and an odd pot's dead chip."""
         if self.rake <= 0:
             return 0.0
-        r = self.rake * 2 * min(spent)
+        r = self.rake * (2 * min(spent) + self.dead)
         return min(r, self.rake_cap) if self.rake_cap > 0 else r
 
     def payoff(self, node: int, board, c0: int, c1: int) -> tuple[float, float]:
-        """Net chips of each player at a terminal node (the root's halves of the pot counted)."""
+        """Net chips of each player at a terminal node (the root's halves of the pot counted; the
+        winner takes an odd pot's dead chip, a tie splits it)."""
         t = self.tree
         spent = (int(t.spent[node, 0]), int(t.spent[node, 1]))
         rake = self._rake_of(spent)
         if t.kind[node] == FOLD:
             folder = int(t.player[node])
-            won = spent[folder] - rake
+            won = spent[folder] + self.dead - rake
             return (-spent[0], won) if folder == 0 else (won, -spent[1])
         m = min(spent)
         s0 = strength(frozenset(board) | frozenset(COMBOS[c0]))
         s1 = strength(frozenset(board) | frozenset(COMBOS[c1]))
         if s0 > s1:
-            return (m - rake, -m)
+            return (m + self.dead - rake, -m)
         if s1 > s0:
-            return (-m, m - rake)
-        return (-rake / 2, -rake / 2)
+            return (-m, m + self.dead - rake)
+        return ((self.dead - rake) / 2, (self.dead - rake) / 2)
 
     def actions(self, node: int):
         t = self.tree
@@ -311,7 +315,7 @@ class SpotOracle:
             dist = {o: float(self.w[opp, o]) for o in self.members[opp] if not mine & set(COMBOS[o])}
             if dist:
                 net = self._cf(0, self.board, c, dist, player, policy, False) / sum(dist.values())
-                out[c] = net + self.pot / 2
+                out[c] = net + self.pot // 2
         return out
 
     def _per_infoset(self, policy, player, best):
