@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-#: a second game of the bench: no-limit Leduc's betting on a 4-suit, 6-rank deck with 50-big-blind stacks
-WIDER = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 2\nstack = 100 100\nblind = 2 1\nfirstPlayer = 2 1\n"
-         "numSuits = 4\nnumRanks = 6\nnumHoleCards = 1\nnumBoardCards = 0 1\nEND GAMEDEF\n")
+#: a second game of the bench: no-limit Leduc's betting on a 3-suit, 4-rank deck with 20-big-blind stacks
+#: (4 suits x 6 ranks and 50 big blinds: OpenSpiel's exploitability ran out of 8 GB)
+WIDER = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 2\nstack = 40 40\nblind = 2 1\nfirstPlayer = 2 1\n"
+         "numSuits = 3\nnumRanks = 4\nnumHoleCards = 1\nnumBoardCards = 0 1\nEND GAMEDEF\n")
 
 
 def game_text(name: str) -> tuple[str, str]:
@@ -120,7 +121,7 @@ def main(argv=None):
         f"`python bench/{result['command']}`, {args.iterations} iterations each, medians of blocks of "
         f"{args.block}; both in one process, interleaved. Exploitability in chips per hand after the same "
         "iterations, by OpenSpiel's `exploitability` (solverkit's strategy through the openspiel export) and by "
-        "solverkit itself. `wider`: no-limit Leduc's betting on 4 suits x 6 ranks, stacks 100, blinds 2/1.",
+        "solverkit itself. `wider`: no-limit Leduc's betting on 3 suits x 4 ranks, stacks 40, blinds 2/1.",
         "",
         "| game (OpenSpiel information states) | program | us / iteration | speed-up vs OpenSpiel | "
         "exploitability (OpenSpiel) | exploitability (solverkit) |",
