@@ -20,7 +20,6 @@ class AcpcGame(PokerGame):
                          required=True, file=True),
         **nolimit_game.PARAMS,
     }
-    openspiel_exports = "kuhn, leduc (and acpc with those game definitions, or a no-limit file with fcpa)"
 
     @classmethod
     def local_files(cls, params):
