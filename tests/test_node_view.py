@@ -94,3 +94,22 @@ def test_the_cli_prints_the_node_and_its_json(tmp_path):
     assert data["player"] == 1 and abs(sum(data["frequencies"].values()) - 1) < 1e-9
     r = CliRunner().invoke(cli, ["strategy", str(out)])
     assert r.exit_code != 0 and "--infoset KEY" in r.output
+
+
+def test_the_report_shows_a_hand_grid_per_node(tmp_path):
+    """solverkit report of a spot: foldable nodes, each a 13x13 grid whose cells' titles list the
+    combos with their strategy and EV."""
+    import tomli_w
+
+    from solverkit.core.report import build_report
+
+    config = tmp_path / "spot.toml"
+    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **TURN}}))
+    out = tmp_path / "run"
+    r = CliRunner().invoke(cli, ["solve", str(config), "--iterations", "10", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    page = build_report(out)
+    assert page.count('<table class="grid">') >= 4  # the root and the answers to its actions
+    assert "root: oop to act, pot 100" in page and "check: ip to act, pot 100" in page
+    assert "AsAh w 1.000: check " in page  # a combo's line in its cell's title (the range weight at the root)
+    assert ">AA</b>" in page and "EV " in page

@@ -19,7 +19,7 @@ from math import comb
 import numpy as np
 
 from ..core.params import Param
-from ..core.units import Unit
+from ..core.units import Unit  # noqa: F401 (the return type of units)
 from ..errors import ConfigError
 from .action_tree import betting_counts, build_action_tree, spot_rules, to_betting_tree
 from .cards import card_name
@@ -309,7 +309,8 @@ class HoldemSpot(PokerGame):
         return entry
 
     def units(self) -> tuple[Unit, ...]:
-        return (Unit("chips", "chips", self.gd.pot / 100.0, "chips per hand"),)
+        """None beyond the native % of the pot (what plots, targets and the report show); ev is in chips."""
+        return ()
 
     # --- what players look at -----------------------------------------------------------------
 
@@ -509,15 +510,8 @@ class HoldemSpot(PokerGame):
         return int(bet.spent[n].min()) if bet.round[n] == r else int(bet.spent[n].min())
 
     def report_strategy(self, strategy, limit: int = 200):
-        """The root's action frequencies per combo (the HTML report's table)."""
-        from ..core.report import table
+        """The HTML report's sections: the tree's first street as foldable nodes, each a 13x13
+        hand grid of action frequencies (solverkit.poker.spot_report)."""
+        from .spot_report import spot_report
 
-        node = 0
-        labels = self.action_labels(node)
-        w = self._root_entry()[0]
-        rows = []
-        for h in np.flatnonzero(w > 0)[:limit]:
-            off = self.value_offset(node, 0, int(h))
-            rows.append((combo_name(int(self.player_combos(0)[h])), f"{w[h]:.2f}", *(f"{x:.3f}" for x in strategy[0][off: off + len(labels)])))
-        return [(f"root (oop to act): action frequencies per combo (first {limit})",
-                 table(("combo", "weight", *labels), rows))]
+        return spot_report(self, strategy)
