@@ -1,4 +1,5 @@
-"""Poker games from ACPC game definitions (any 2-player limit file, plus kuhn and leduc), and
+"""Poker games: ACPC game definitions (any 2-player file, limit or no-limit; kuhn and leduc),
+no-limit hold'em postflop spots (holdem_spot), and
 `solverkit plot preflop`."""
 
 from solverkit.core.hookspecs import hookimpl

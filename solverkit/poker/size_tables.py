@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import BetSizeError
 from .action_tree import SIZE_KEYS, SizeAbstraction, size_abstraction
+from .bet_sizes import parse_bet_sizes
 
 STREETS = ("preflop", "flop", "turn", "river")
 
@@ -72,4 +73,8 @@ def _spec(spec, at: str) -> dict:
             raise BetSizeError(f"{at}.{key}: unknown key; valid: {', '.join(SIZE_KEYS)}")
         if not isinstance(value, str):
             raise BetSizeError(f"{at}.{key} = {value!r}: expected a string of sizes such as \"52%, 2.5x, a\"")
+        try:  # a bad size names its street and key
+            parse_bet_sizes(value, raises=key == "raise")
+        except BetSizeError as exc:
+            raise BetSizeError(f"{at}.{key}: {exc}") from None
     return dict(spec)

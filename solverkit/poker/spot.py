@@ -18,6 +18,7 @@ from math import comb
 
 import numpy as np
 
+from ..core.game import Game
 from ..core.params import Param
 from ..core.units import Unit  # noqa: F401 (the return type of units)
 from ..errors import ConfigError
@@ -100,7 +101,10 @@ class HoldemSpot(PokerGame):
 
     def gamedef(self) -> SpotDef:
         c = self.config
-        board = parse_board(c["board"])
+        try:
+            board = parse_board(c["board"])
+        except ConfigError as exc:
+            raise type(exc)(f"[game] board: {exc}") from None
         if len(board) not in (3, 4, 5):
             raise ConfigError(f"[game] board = {c['board']!r}: {len(board)} cards; expected 3 (flop), 4 (turn) or "
                               "5 (river)")
@@ -307,6 +311,9 @@ class HoldemSpot(PokerGame):
                 entry[p, : side.num_hands] = w[p, self.player_combos(p)] * side.valid[0]
             self._entry = entry
         return entry
+
+    #: OpenSpiel has no postflop-spot game with ranges: export refuses it (the JSON export serves)
+    openspiel_table = Game.openspiel_table
 
     def units(self) -> tuple[Unit, ...]:
         """None beyond the native % of the pot (what plots, targets and the report show); ev is in chips."""
