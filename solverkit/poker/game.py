@@ -844,8 +844,15 @@ class PokerGame(Game):
                 b.child_start, b.child_end, b.perm_start, b.perm_end, self.board_codes(),
                 s0.hands, s1.hands, s0.valid, s1.valid, s0.perms, s1.perms, s0.same, s1.same,
                 s0.sd_order, s1.sd_order, s0.sd_strength, s1.sd_strength, s0.sd_count, s1.sd_count,
-                t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale)
+                t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale,
+                *self.locks())
         return kt
+
+    def locks(self):
+        """(has_lock [nodes] uint8, lock0, lock1): hands whose policy is fixed (node locking; a
+        spot's [game.lock]); none by default."""
+        none = np.zeros(1)
+        return np.zeros(self.tree.bet.num_nodes, dtype=np.uint8), none, none
 
     @staticmethod
     def _walk_plan(region, b0, c_first, c_last, seg_board_lo) -> Walk:

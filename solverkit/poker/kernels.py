@@ -36,13 +36,15 @@ _HAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 #: the public tree as the kernels read it, made once per game (PokerGame.kernel_tree): the betting
 #: tree, the boards, and per player its hands (hands<p> [H_p, k], valid<p> [boards, H_p], perms<p>
 #: hand maps of suit orbits, sd_* showdown orders of the last round's boards, same<p>[h] the
-#: other player's index of hand h or -1); shared: both players hold one list (limit games)
+#: other player's index of hand h or -1); shared: both players hold one list (limit games);
+#: has_lock[n]: node n has locked hands, whose policy lock<p>[value offset] holds (NaN: not locked;
+#: the offsets of the whole-game layout: locks need an unsplit game)
 PublicTree = namedtuple("PublicTree", (
     "kind", "player", "spent", "extra", "nact", "children", "re_index",
     "child_start", "child_end", "perm_start", "perm_end", "bcode",
     "hands0", "hands1", "valid0", "valid1", "perms0", "perms1", "same0", "same1",
     "sd_order0", "sd_order1", "sd_strength0", "sd_strength1", "sd_count0", "sd_count1",
-    "shared", "last_board_lo", "deck", "scale"))
+    "shared", "last_board_lo", "deck", "scale", "has_lock", "lock0", "lock1"))
 #: what one walk covers (see _walk): rounds r0..r_end from node n0 on board b0, dealing b0's
 #: children c_first..c_last-1; node ranges per round; where each node's values start
 Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "round_lo", "round_hi", "node_off",
@@ -390,7 +392,14 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
         do_avg = (avg_mask >> q) & 1
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
-        if q == samp_player:
+        if T.has_lock[n]:
+            if q == 0:
+                _reach_down_locked(n, q, A, Hq, off, children, V.src0, T.lock0, V.avg0, do_avg, decay, weight,
+                                   reach, live)
+            else:
+                _reach_down_locked(n, q, A, Hq, off, children, V.src1, T.lock1, V.avg1, do_avg, decay, weight,
+                                   reach, live)
+        elif q == samp_player:
             hk = _hand_key(code, n)
             if q == 0:
                 _reach_sample(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live, key, hk)
@@ -407,6 +416,59 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             _reach_down(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live)
         else:
             _reach_down(n, q, A, Hq, off, children, V.src1, V.avg1, do_avg, decay, weight, reach, live)
+
+
+@njit(cache=True, nogil=True)
+def _reach_down_locked(n, q, A, H, off, children, src, lock, avg, do_avg, decay, weight, reach, live):
+    """_reach_down at a node with locked hands: a locked hand plays lock's policy (a hand is locked
+    where lock[its first value] is not NaN), the others regret matching of src."""
+    for h in range(H):
+        rq = reach[n, q, h]
+        base = off + h * A
+        if rq == 0.0:
+            _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach)
+            continue
+        locked = lock[base] == lock[base]
+        total = 0.0 if locked else rm_total(src, base, A)
+        for a in range(A):
+            x = (lock[base + a] if locked else rm_prob(src[base + a], total, A)) * rq
+            c = children[n, a]
+            reach[c, q, h] = x
+            if x != 0.0:
+                live[c] = 1
+            if do_avg:
+                avg[base + a] = avg_step(avg[base + a], weight, x, decay)
+
+
+@njit(cache=True, nogil=True)
+def _own_values_locked(n, p, A, H, off, children, src, lock, reg, update, pre, pos, neg, floor, cfv, best):
+    """_own_values at a node with locked hands: a locked hand's value follows lock's policy and its
+    regrets are left alone; a free hand's is regret matching's (or, with `best`, its best
+    action's: a best response moves only where the strategy is free)."""
+    for h in range(H):
+        base = off + h * A
+        if lock[base] == lock[base]:
+            v = 0.0
+            for a in range(A):
+                v += lock[base + a] * cfv[children[n, a], p, h]
+            cfv[n, p, h] = v
+            continue
+        if best:
+            v = cfv[children[n, 0], p, h]
+            for a in range(1, A):
+                x = cfv[children[n, a], p, h]
+                if x > v:
+                    v = x
+            cfv[n, p, h] = v
+            continue
+        total = rm_total(src, base, A)
+        v = 0.0
+        for a in range(A):
+            v += rm_prob(src[base + a], total, A) * cfv[children[n, a], p, h]
+        cfv[n, p, h] = v
+        if update:
+            for a in range(A):
+                reg[base + a] = rule_step(reg[base + a], cfv[children[n, a], p, h] - v, pre, pos, neg, floor)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -540,6 +602,15 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     c = children[n, a]
                     for h in range(H):
                         cfv[n, p, h] += cfv[c, p, h]
+            elif T.has_lock[n]:
+                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+                update = (upd_mask >> q) & 1
+                if q == 0:
+                    _own_values_locked(n, p, A, H, off, children, V.src0, T.lock0, V.reg0, update, pre, pos, neg,
+                                       floor, cfv, p == br_player)
+                else:
+                    _own_values_locked(n, p, A, H, off, children, V.src1, T.lock1, V.reg1, update, pre, pos, neg,
+                                       floor, cfv, p == br_player)
             elif p == br_player:
                 c = children[n, 0]
                 for h in range(H):

@@ -89,6 +89,8 @@ class HoldemSpot(PokerGame):
         "rake": Param("float", 0.0, "share of the final pot raked from the winner (0 to 1)", min=0.0, max=1.0),
         "rake_cap": Param("float", 0.0, "the most chips raked (0: no cap)", min=0.0),
         "max_nodes": Param("int", MAX_NODES, "refuse betting trees with more nodes than this", min=1),
+        "lock": Param("table", {}, "node locking: [game.lock.\"check\"] \"bet 50\" = 1.0, or \"AA,KK\" = { call = 1.0 } "
+                      "(docs/spots.md)"),
     }
 
     @staticmethod
@@ -177,6 +179,21 @@ class HoldemSpot(PokerGame):
 
     def root_board(self) -> tuple:
         return self.gd.board
+
+    def locks(self):
+        """[game.lock]: the locked combos' policies (solverkit.poker.locks)."""
+        table = self.config.get("lock") or {}
+        if not table:
+            return super().locks()
+        from .locks import build_locks
+
+        return build_locks(self, table)
+
+    def check_sampler(self, sampler, solver: dict) -> None:
+        super().check_sampler(sampler, solver)
+        if (self.config.get("lock") or {}) and sampler is not None and sampler.sampled:
+            raise ConfigError("[game.lock] with a sampling [sampler]: locked nodes are solved by full passes only; "
+                              "remove the [sampler] table")
 
     # --- exploitability with rake ----------------------------------------------------------------
 

@@ -1,0 +1,123 @@
+"""Node locking for spots (``[game.lock]``): fix the strategy of chosen combos at chosen nodes and
+solve the rest, the most asked-for feature of postflop solvers' users.
+
+```toml
+[game.lock."check"]                 # a node by its line from the root (as `strategy --node`)
+"bet 50" = 1.0                      # every combo of the player to act: always bet 50
+[game.lock."check,bet 50%"]
+"AA,KK" = { call = 1.0 }            # the combos of a range: this strategy
+"QQ" = { fold = 0.5, call = 0.5 }
+```
+
+A line may skip the cards dealt at a street's end ("check,check,bet 50": every turn card) or name
+them ("check,check,Kd,bet 50": that turn only; with suit isomorphism off, since a merged board
+stands for its suit images too). Unnamed actions get probability 0; each strategy must sum to 1.
+The kernels play a locked combo's policy, never update its regrets, and a best response moves
+only where the strategy is free, so exploitability measures the locked game's solution.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ConfigError
+from .betting import DECISION, FOLD, ROUND_END, SHOWDOWN
+from .cards import parse_card
+from .node_view import _match
+from .ranges import parse_range
+
+
+def _walk_path(game, path: str):
+    """(node, {round: card}) of a lock's line; ConfigError naming a bad token."""
+    bet = game.tree.bet
+    tokens = [x.strip() for x in path.split(",") if x.strip()]
+    node, cards = 0, {}
+    for tok in tokens:
+        if bet.kind[node] in (FOLD, SHOWDOWN):
+            raise ConfigError(f"[game.lock.{path!r}]: {tok!r}: the hand is over before it")
+        if bet.kind[node] == ROUND_END:
+            nxt = int(bet.children[node, 0])
+            try:
+                card = parse_card(tok, 4, 13)
+            except ValueError:
+                node = nxt  # no card named: every card of the street
+            else:
+                if card in game.gd.board or card in cards.values():
+                    raise ConfigError(f"[game.lock.{path!r}]: {tok!r} is already on the board")
+                cards[int(bet.round[nxt])] = card
+                node = nxt
+                continue
+        try:
+            a = _match(game, node, tok)
+        except ConfigError as exc:
+            raise ConfigError(f"[game.lock.{path!r}]: {str(exc).removeprefix('--node: ')}") from None
+        node = int(bet.children[node, a])
+    if bet.kind[node] != DECISION:
+        raise ConfigError(f"[game.lock.{path!r}]: the line ends at a {'street end' if bet.kind[node] == ROUND_END else 'terminal'}"
+                          ", not at a decision")
+    return node, cards
+
+
+def _strategy(game, node, spec, where) -> np.ndarray:
+    labels = game.action_labels(node)
+    if not isinstance(spec, dict) or not spec:
+        raise ConfigError(f"{where} = {spec!r}: expected a table of action = probability, actions: {', '.join(labels)}")
+    probs = np.zeros(len(labels))
+    for name, value in spec.items():
+        a = _match(game, node, name) if name not in labels else labels.index(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1 or not math.isfinite(value):
+            raise ConfigError(f"{where}.{name!r} = {value!r}: expected a probability from 0 to 1")
+        probs[a] = float(value)
+    if abs(probs.sum() - 1.0) > 1e-9:
+        raise ConfigError(f"{where}: the probabilities add up to {probs.sum():g}, not 1 (actions: {', '.join(labels)})")
+    return probs
+
+
+def build_locks(game, table: dict):
+    """(has_lock [nodes] uint8, lock0, lock1) of a spot's [game.lock] table over its layout."""
+    t = game.tree
+    bet = t.bet
+    has = np.zeros(bet.num_nodes, dtype=np.uint8)
+    locks = [np.full(game.layout(p).size, np.nan) for p in (0, 1)]
+    if game.split:
+        raise ConfigError("[game.lock] needs the whole tree in one piece: remove [game] split_round")
+    for path, spec in table.items():
+        where = f"[game.lock.{path!r}]"
+        if not isinstance(spec, dict) or not spec:
+            raise ConfigError(f"{where}: expected a table: action = probability (every combo), or range = {{ action = "
+                              "probability }}")
+        node, cards = _walk_path(game, path)
+        if cards and game.tree_isomorphic:
+            raise ConfigError(f"{where} names a card dealt later ({', '.join(map(str, cards.values()))}); with suit "
+                              "isomorphism a board stands for its suit images too: set [game] isomorphism = false")
+        q = int(bet.player[node])
+        side = t.side(q)
+        combos = game.player_combos(q)
+        tables = [isinstance(v, dict) for v in spec.values()]
+        if all(tables):
+            entries = []
+            for rng, sub in spec.items():
+                try:
+                    w = parse_range(rng, game.gd.board)
+                except ConfigError as exc:
+                    raise ConfigError(f"{where}: {rng!r}: {exc}") from None
+                entries.append((w[combos] > 0, _strategy(game, node, sub, f"{where}.{rng!r}")))
+        elif not any(tables):
+            entries = [(np.ones(len(combos), dtype=bool), _strategy(game, node, spec, where))]
+        else:
+            raise ConfigError(f"{where}: mix of action = probability and range = {{...}} entries; use one form")
+        r = int(bet.round[node])
+        A = int(bet.num_actions[node])
+        lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
+        for g in range(lo, hi):
+            dealt = t.boards.cards[g, : t.boards.num_cards[g]]
+            if any(int(dealt[len(game.gd.board) + rr - 1]) != c for rr, c in cards.items()):
+                continue
+            for mask, probs in entries:
+                for u in np.flatnonzero(mask & (side.valid[g] > 0)):
+                    off = game.value_offset(node, g, int(u))
+                    locks[q][off: off + A] = probs
+        has[node] = 1
+    return has, locks[0], locks[1]

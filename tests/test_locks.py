@@ -1,0 +1,78 @@
+"""Node locking of spots ([game.lock], solverkit.poker.locks): locked combos play the given
+strategy, the rest is solved against it."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.errors import ConfigError
+from solverkit.poker.node_view import node_view
+from solverkit.poker.spot import HoldemSpot
+
+RIVER = {"board": "QsJh2h7d3c", "pot": 100, "stack": 200, "oop_range": "AA,KK,QQ,AQs,KQs,JTs,T9s,98s",
+         "ip_range": "AA,KK,QQ,JJ,AK,AQ,KQ,QJs,JTs", "sizes": {"river": {"bet": "50%, a", "raise": "100%"}}}
+
+
+def _solve(tmp_path, game, iterations, name):
+    import tomli_w
+
+    config = tmp_path / f"{name}.toml"
+    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **game}}))
+    out = tmp_path / name
+    r = CliRunner().invoke(cli, ["solve", str(config), "--iterations", str(iterations), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    return out, json.loads((out / "result.json").read_text())
+
+
+def test_locking_a_node_to_check_solves_the_game_without_its_bets(tmp_path):
+    """oop locked to check at the root = a spot where oop has no river bets: the same values."""
+    _, locked = _solve(tmp_path, {**RIVER, "lock": {"": {"check": 1.0}}}, 150, "locked")
+    no_bets = {**RIVER, "sizes": {"river": {"bet": "50%, a", "raise": "100%"}, "oop": {"river": {"bet": ""}}}}
+    _, plain = _solve(tmp_path, no_bets, 150, "plain")
+    assert locked["ev"] == pytest.approx(plain["ev"], rel=1e-12)
+    assert locked["exploitability"] == pytest.approx(plain["exploitability"], rel=1e-9, abs=1e-12)
+
+
+def test_a_range_lock_fixes_those_combos_and_leaves_the_others_free(tmp_path):
+    lock = {"check": {"AA,KK": {"bet 50": 1.0}, "QJs": {"check": 0.25, "allin": 0.75}}}  # ip after a check
+    out, result = _solve(tmp_path, {**RIVER, "lock": lock}, 60, "partial")
+    game = HoldemSpot(**{**RIVER, "lock": lock}, isomorphism=True)
+    z = np.load(out / "strategy.npz")
+    view = node_view(game, [z["policy0"], z["policy1"]], "check")
+    probs = {c: p for c, p, w in zip(view.combos, view.policy, view.reach) if w > 0}
+    for c in ("AsAh", "KsKh", "AdAc"):
+        assert list(probs[c]) == [0.0, 1.0, 0.0]
+    assert list(probs["QsJs"]) == [0.25, 0.0, 0.75] if "QsJs" in probs else True
+    assert list(probs["QhJh"]) == [0.25, 0.0, 0.75] if "QhJh" in probs else True
+    free = [p for c, p in probs.items() if c[0] + c[2] not in ("AA", "KK", "QJ")]
+    assert free and any(not np.allclose(p, p.round()) for p in free)  # the free combos mix
+    assert result["exploitability"] < 5.0
+
+
+@pytest.mark.parametrize("lock, match", [
+    ({"": {"raise 30": 1.0}}, "not an action at this node; valid: check, bet 50, allin 200"),
+    ({"": {"check": 0.5}}, "add up to 0.5, not 1"),
+    ({"": {"check": 1.5}}, "expected a probability from 0 to 1"),
+    ({"check,check": {"check": 1.0}}, "not at a decision"),
+    ({"": {"AA": {"check": 1.0}, "check": 1.0}}, "mix of action = probability"),
+    ({"": {"AQx": {"check": 1.0}}}, "'AQx'"),
+    ({"": "check"}, "expected a table"),
+])
+def test_bad_locks_are_refused_naming_the_entry(lock, match):
+    with pytest.raises(ConfigError, match=match):
+        HoldemSpot(**{**RIVER, "lock": lock}, isomorphism=True).kernel_tree()
+
+
+def test_a_lock_on_a_named_card_needs_isomorphism_off_and_a_whole_tree():
+    turn = {**RIVER, "board": "QsJh2h7d", "sizes": {"turn": {"bet": "50%"}, "river": {"bet": "50%"}}}
+    lock = {"check,check,Kd": {"check": 1.0}}
+    with pytest.raises(ConfigError, match="isomorphism = false"):
+        HoldemSpot(**turn, lock=lock, isomorphism=True).kernel_tree()
+    game = HoldemSpot(**turn, lock=lock, isomorphism=False)
+    has, lock0, _ = game.kernel_tree()[-3:]
+    assert has.sum() == 1 and np.isfinite(lock0).sum() > 0
+    with pytest.raises(ConfigError, match="split_round"):
+        HoldemSpot(**turn, lock={"check": {"check": 1.0}}, isomorphism=True, split_round=1).kernel_tree()
