@@ -70,8 +70,9 @@ def _short(value, limit: int = 60) -> str:
 
 class Solution:
     """A finished solve: the :class:`~solverkit.core.solver.Result` (its fields are readable
-    here too: ``exploitability``, ``iterations``, ``br``, ``metrics`` ...), the game, and the
-    output strategy readable by information-set key."""
+    here too: ``exploitability``, ``iterations``, ``br``, ``metrics`` ..., and ``fields``, the
+    game's own: a spot's ``ev`` and ``equity``), the game, and the output strategy readable by
+    information-set key (a spot's nodes by :meth:`node`)."""
 
     def __init__(self, result, game):
         self.result = result
@@ -88,6 +89,15 @@ class Solution:
             raise SolverkitError(f"game {self.game.name!r}: this solve kept no strategy in memory, it is too "
                                  f"large{where}")
         return self.result.strategy
+
+    def node(self, path: str = ""):
+        """A spot's node by the line to it (as ``solverkit strategy --node``): a
+        :class:`solverkit.poker.node_view.NodeView` with each combo's weight, strategy and EV."""
+        from .poker.node_view import node_view
+
+        if not hasattr(self.game, "node_values"):
+            raise SolverkitError(f"game {self.game.name!r} has no node view (holdem_spot has)")
+        return node_view(self.game, self._strategy(), path)
 
     @property
     def policy_tables(self) -> list[dict[str, dict[str, float]]]:

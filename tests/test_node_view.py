@@ -113,3 +113,13 @@ def test_the_report_shows_a_hand_grid_per_node(tmp_path):
     assert "root: oop to act, pot 100" in page and "check: ip to act, pot 100" in page
     assert "AsAh w 1.000: check " in page  # a combo's line in its cell's title (the range weight at the root)
     assert ">AA</b>" in page and "EV " in page
+
+
+def test_the_python_api_returns_ev_equity_and_nodes():
+    from solverkit.api import solve
+
+    sol = solve({"preset": "dcfr", "game": {"name": "holdem_spot", **TURN}}, iterations=15)
+    assert set(sol.fields) >= {"ev", "equity", "unit"} and sol.fields["unit"] == "% pot"
+    assert sum(sol.fields["ev"]) == pytest.approx(100.0)
+    view = sol.node("check")
+    assert view.player == 1 and abs(sum(f for _, f in view.summary()) - 1) < 1e-9

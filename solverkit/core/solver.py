@@ -88,6 +88,8 @@ class Result:
     stop_reason: str = ""
     #: fixed-point values clipped to the int32 range during the run (0 for a float64 store)
     saturated_values: int = 0
+    #: the game's own result.json fields (a spot's ``ev`` and ``equity``)
+    fields: dict = field(default_factory=dict)
     #: warnings about the fixed-point store (values clipped, factors too coarse), as said on stderr
     store_warnings: list[str] = field(default_factory=list)
 
@@ -663,6 +665,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     time_limit = float(cfg.get("time_limit", 0.0) or 0.0)
     timed_out = False
     startup = None
+    extra = {}  # the game's own result fields (advance fills them)
 
     def target_met(r) -> bool:
         return (target > 0 and r["exploitability"] <= target) or unit_target_reached(r, unit_targets, assembly.game)
@@ -685,7 +688,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     def advance():
         """Iterate to the end, then write the final checkpoint, metrics row and outputs."""
         nonlocal row, reached, reached_row, interrupted, strategy, done_at, timed_out
-        nonlocal startup
+        nonlocal startup, extra
         schedule.start(solver.solve_seconds, solver.nodes_touched)
         if startup is None:  # process start to the first iteration: imports, game, store
             startup = process_age()
@@ -746,6 +749,8 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         else:
             # the reported result is always recomputed from the strategy itself
             row = solver.confirm(row)
+        # the game's own result fields (a spot's ev and equity), for result.json and the Result
+        extra = assembly.game.result_fields(solver.store, solver.output_kind, transport=solver.transport)
         layouts = [assembly.game.layout(p) for p in (0, 1)]
         large = sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY
         if out is not None and (large or not solver.distributed):
@@ -793,7 +798,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             if recoveries:
                 summary["recoveries"] = recoveries
             summary["unit"] = getattr(assembly.game, "unit_name", "")
-            summary.update(assembly.game.result_fields(solver.store, solver.output_kind, transport=solver.transport))
+            summary.update(extra)
             write_text(out / "result.json", json.dumps(summary, indent=2) + "\n")
 
     def roll_back(lost):
@@ -861,6 +866,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         store_kind=_store_kind(assembly, solver.store),
         saturated_values=solver.values.saturated_values(),
         store_warnings=list(solver.store_warnings),
+        fields=extra,
         stop_reason="" if interrupted else (
             f"time limit reached ({time_limit:g} s of solve time) at iteration {solver.iteration}" if timed_out
             and not reached else stop_reason(assembly.game, reached_row, target, unit_targets, iterations,
