@@ -1,5 +1,7 @@
-"""A dealer for two-player limit games speaking the ACPC protocol 2.0.0, and the agent loop that
-plays a strategy against any such dealer (solverkit's or the ACPC's own).
+"""A dealer for two-player games speaking the ACPC protocol 2.0.0, and the agent loop that
+plays a strategy against any such dealer (solverkit's or the ACPC's own). Limit games are dealt
+through the game's betting tree, no-limit games by the ACPC server's rules (NoLimitState), any
+legal raise size allowed.
 
 The dealer listens on one TCP port per seat, as the ACPC dealer does, deals each hand from a
 random stream keyed by (seed, deal), and in a duplicate match plays every deal twice with the
@@ -18,9 +20,11 @@ import numpy as np
 
 from ..core.address import check_host, check_port
 from ..errors import SolverkitError
-from .acpc_protocol import ACTIONS, VERSION, MatchState, ProtocolMismatch, check_game, parse_matchstate
+from .acpc_protocol import (ACTIONS, VERSION, MatchState, NoLimitState, ProtocolMismatch, check_game, parse_action,
+                            parse_matchstate)
 from .betting import CALL_A, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
 from .evaluator import acpc_strengths
+from .gamedef_nolimit import NoLimitGameDef
 
 _CODE = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}
 #: seconds a seat may take to connect, and to answer one state
@@ -116,12 +120,46 @@ class Rules:
     """A game's rules as the dealer applies them: deals, betting through the game's betting
     tree, and each position's winnings at the end of a hand."""
 
+    nolimit = False
+    #: the actions a reply may end with, as its error names them
+    expected = ", ".join(ACTIONS)
+
     def __init__(self, game):
         check_game(game.gd)
-        self.game, self.gd, self.bet = game, game.gd, game.tree.bet
+        self.game, self.gd = game, game.gd
+        if not self.nolimit:
+            self.bet = game.tree.bet
         fn = game.strength_function()
         S = self.gd.num_suits
         self._strength = fn if fn is not None else (lambda hands, board, out: acpc_strengths(hands, board, S, out))
+
+    # the hand's betting, as the dealer loop sees it: a betting-tree node here
+    def start(self):
+        return 0
+
+    def over(self, node) -> bool:
+        return int(self.bet.kind[node]) in (FOLD, SHOWDOWN)
+
+    def is_showdown(self, node) -> bool:
+        return int(self.bet.kind[node]) == SHOWDOWN
+
+    def actor(self, node) -> int:
+        return int(self.bet.player[node])
+
+    def play(self, node, token: str):
+        """(next betting, legal) for a reply's action token; None when the token is no action."""
+        if token not in ACTIONS or len(token) != 1:
+            return None
+        return self.step(node, token)
+
+    def _loser(self, deal: Deal):
+        """The position that loses the showdown of `deal`, None at a tie."""
+        board = np.array([c for b in deal.board for c in b], dtype=np.int64)
+        ranks = np.empty(2, dtype=np.int64)
+        self._strength(np.array(deal.hole, dtype=np.int64), board, ranks)
+        if ranks[0] == ranks[1]:
+            return None
+        return 0 if ranks[0] < ranks[1] else 1
 
     def deal(self, seed: int, index: int) -> Deal:
         """Deal `index` of the stream `seed`: the same cards whoever sits where."""
@@ -158,12 +196,9 @@ class Rules:
             loser = int(bet.player[node])
         else:
             assert int(bet.kind[node]) == SHOWDOWN
-            board = np.array([c for b in deal.board for c in b], dtype=np.int64)
-            ranks = np.empty(2, dtype=np.int64)
-            self._strength(np.array(deal.hole, dtype=np.int64), board, ranks)
-            if ranks[0] == ranks[1]:
+            loser = self._loser(deal)
+            if loser is None:
                 return 0, 0
-            loser = 0 if ranks[0] < ranks[1] else 1
         won = int(spent[loser])
         return (-won, won) if loser == 0 else (won, -won)
 
@@ -172,6 +207,47 @@ class Rules:
         rnd = int(self.bet.round[node])
         hole = tuple(h if (p == position or showdown) else () for p, h in enumerate(deal.hole))
         return MatchState(position, hand, self.bet.history[node], hole, deal.board[:rnd])
+
+
+class NoLimitRules(Rules):
+    """A no-limit game's rules as the ACPC server applies them (acpc_protocol.NoLimitState): any
+    raise size from the minimum raise to the stack; a raise outside the legal sizes is moved to
+    the nearest, an impossible raise or fold is a call (game.c's fixing), counted as illegal."""
+
+    nolimit = True
+    expected = "f, c, r<N> (a raise to N chips over the hand)"
+
+    def start(self) -> NoLimitState:
+        return NoLimitState(self.gd)
+
+    def over(self, state) -> bool:
+        return state.finished
+
+    def is_showdown(self, state) -> bool:
+        return state.showdown
+
+    def actor(self, state) -> int:
+        return state.current_player()
+
+    def play(self, state, token: str):
+        action = parse_action(token, True)
+        if action is None:
+            return None
+        letter, size, legal = state.fix(*action)
+        state.apply(letter, size)
+        return state, legal
+
+    def payoffs(self, state, deal: Deal) -> tuple[int, int]:
+        return state.payoffs(self._loser(deal) if state.showdown else None)
+
+    def state(self, hand: int, state, deal: Deal, position: int, showdown: bool) -> MatchState:
+        hole = tuple(h if (p == position or showdown) else () for p, h in enumerate(deal.hole))
+        return MatchState(position, hand, state.betting(), hole, deal.board[:state.round])
+
+
+def make_rules(game) -> Rules:
+    """The dealer's rules of `game`: a limit game's betting tree, or a no-limit game definition's."""
+    return NoLimitRules(game) if isinstance(game.gd, NoLimitGameDef) else Rules(game)
 
 
 @dataclass
@@ -247,7 +323,7 @@ class Dealer:
         host = check_host(host, "the dealer's --host")  # '[::1]' binds ::1
         if ports[0] and ports[0] == ports[1]:
             raise SolverkitError(f"ports = {ports}: the two seats need different ports")
-        self.rules = Rules(game)
+        self.rules = make_rules(game)
         self.hands, self.seed, self.duplicate = hands, seed, duplicate
         self.action_timeout, self.connect_timeout = action_timeout, connect_timeout
         self._listen = []
@@ -289,29 +365,27 @@ class Dealer:
 
     def _play(self, seats) -> MatchResult:
         rules, gd = self.rules, self.rules.gd
-        bet = rules.bet
         result = MatchResult(duplicate=self.duplicate)
         start = time.perf_counter()
         for hand in range(self.hands):
             deal = rules.deal(self.seed, hand // 2 if self.duplicate else hand)
             swap = hand % 2  # seat s plays position s ^ swap: positions alternate, as in ACPC matches
-            node = 0
+            node = rules.start()
             while True:
-                terminal = int(bet.kind[node]) in (FOLD, SHOWDOWN)
-                showdown = int(bet.kind[node]) == SHOWDOWN
+                terminal = rules.over(node)
+                showdown = rules.is_showdown(node)
                 lines = [rules.state(hand, node, deal, s ^ swap, showdown).line(gd) for s in (0, 1)]
                 for s, seat in enumerate(seats):
                     seat.send(lines[s])
                 if terminal:
                     break
-                pos = int(bet.player[node])
-                s = pos ^ swap
+                s = rules.actor(node) ^ swap
                 reply = seats[s].read(f"an action at {lines[s]!r}")
-                if not reply.startswith(lines[s] + ":") or len(reply) != len(lines[s]) + 2 \
-                        or reply[-1] not in ACTIONS:
+                played = rules.play(node, reply[len(lines[s]) + 1:]) if reply.startswith(lines[s] + ":") else None
+                if played is None:
                     raise MatchError(f"seat {s} answered {reply[:120]!r} to {lines[s]!r}; expected the state "
-                                     f"followed by ':' and one of {', '.join(ACTIONS)}")
-                node, legal = rules.step(node, reply[-1])
+                                     f"followed by ':' and one of {rules.expected}")
+                node, legal = played
                 result.illegal[s] += not legal
             won = rules.payoffs(node, deal)
             result.seat_chips.append((won[0 ^ swap], won[1 ^ swap]))

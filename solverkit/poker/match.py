@@ -1,5 +1,7 @@
 """Matches between two players of a poker game: the exact expected value (both seatings, every
-deal weighed) and a sampled duplicate match through the ACPC-protocol dealer, in mbb/g."""
+deal weighed) and a sampled duplicate match through the ACPC-protocol dealer, in mbb/g. In a
+no-limit game the exact value needs both players' strategies over the same abstraction; the
+sampled match plays the real game, translating off-tree bets."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import math
 import threading
 from dataclasses import dataclass
 
+from ..errors import SolverkitError
 from .dealer import Dealer, MatchError, play_agent
 
 
@@ -24,15 +27,26 @@ class MatchReport:
     illegal: tuple[int, int] = (0, 0)
     #: the samples the interval is over (a duplicate match: its deal pairs)
     samples: int = 0
+    #: why there is no exact value (no-limit players that do not share an abstraction), or None
+    no_exact: str | None = None
+    #: no-limit: per player, opponent bets translated, hands that left the tree, own bets clamped
+    translation: tuple = ()
 
     def lines(self) -> list[str]:
         out = [f"A = {self.a}", f"B = {self.b}"]
         if self.exact_mbb is not None:
             out.append(f"A's expected winnings (exact, both seats): {self.exact_mbb:+.3f} mbb/g")
+        elif self.no_exact:
+            out.append(f"no exact value: {self.no_exact}")
         if self.sampled_mbb is not None:
             out.append(self._sampled_line())
         if any(self.illegal):
             out.append(f"illegal actions read as calls: A {self.illegal[0]}, B {self.illegal[1]}")
+        for who, stats in zip("AB", self.translation):
+            if stats:
+                out.append(f"{who}'s translation: {stats['translated']:,} opponent sizes off its tree mapped "
+                           f"(pseudo-harmonic), {stats['off_tree_hands']:,} hands finished off the tree "
+                           f"(check/call), {stats['clamped']:,} own bets clamped to the legal sizes")
         return out
 
 
@@ -87,14 +101,37 @@ def sampled_match(game, a, b, hands: int, seed: int = 0, timeout: float = 30.0):
     return result
 
 
+def exact_refusal(game, a, b) -> str | None:
+    """Why the exact value of A against B cannot be computed (None when it can): in a no-limit
+    game both must be strategies over the match game's own abstraction."""
+    from ..core.identity import game_identity
+    from .players import NoLimitBot, is_nolimit
+
+    if not is_nolimit(game):
+        return None
+    for p in (a, b):
+        if isinstance(p, NoLimitBot):
+            return (f"{p.name} is a no-limit baseline betting any size, not a strategy over an abstraction "
+                    "(the sampled match plays it)")
+    if game_identity(a.game) != game_identity(b.game) or game_identity(a.game) != game_identity(game):
+        return "A and B were solved over different abstractions of the game (the sampled match translates)"
+    return None
+
+
 def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> MatchReport:
-    """The exact value (when `exact`) and a sampled duplicate match of `hands` hands (0: none)."""
+    """The exact value (when `exact` and the players allow it) and a sampled duplicate match of
+    `hands` hands (0: none)."""
     unit = mbb(game)
-    report = MatchReport(a.name, b.name, exact_value(game, a, b) / unit if exact else None)
+    refusal = exact_refusal(game, a, b) if exact else None
+    if refusal and not hands:
+        raise SolverkitError(f"no exact value: {refusal}; give --hands N (even) for a sampled match")
+    report = MatchReport(a.name, b.name, exact_value(game, a, b) / unit if exact and not refusal else None,
+                         no_exact=refusal)
     if hands:
         result = sampled_match(game, a, b, hands, seed)
         mean, half, n = result.per_game(0, unit)
         report.sampled_mbb, report.half_width_mbb, report.hands = mean, half, n
         report.samples = n // 2  # the dealer's duplicate match: its interval is over deal pairs
         report.seconds, report.illegal = result.seconds, tuple(result.illegal)
+        report.translation = tuple(dict(getattr(p, "stats", {}) or {}) for p in (a, b))
     return report

@@ -1,6 +1,8 @@
 """Players of a poker game: a solved strategy or a baseline (uniform random, always call, always
 raise), as whole policy arrays (for exact expected values) and as a lookup from an ACPC match
-state to action probabilities (for playing)."""
+state to action probabilities (for playing). In no-limit games a solved strategy plays through
+action translation (:class:`NoLimitPlayer`) and the baselines bet any legal size
+(:class:`NoLimitBot`)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,24 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SolverkitError, choices
-from .acpc_protocol import MatchState, ProtocolMismatch
-from .betting import CALL_A, DECISION, RAISE_A
+from .acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction
+from .action_tree import ALLIN_K, CALL_K, FOLD_K, RAISE_K
+from .betting import CALL_A, DECISION, RAISE_A, ROUND_END
+from .gamedef_nolimit import NoLimitGameDef
+from .translation import translate
 
 #: the built-in baselines, by name
 BASELINES = {
     "random": "uniform random over the legal actions",
     "call": "always check or call",
     "raise": "always bet or raise (call when raising is capped)",
+}
+#: what the baselines do in no-limit games, where they play the real game's sizes (NoLimitBot)
+NOLIMIT_BASELINES = {
+    "random": "fold (facing a bet), call or raise with equal chances; a raise to a size drawn uniformly from the "
+              "legal ones",
+    "call": "always check or call",
+    "raise": "always bet or raise to a size drawn uniformly from the legal ones (call when no raise is legal)",
 }
 
 
@@ -90,6 +102,169 @@ class Player:
         return labels[int(rng.choice(len(labels), p=probs / total))]
 
 
+class NoLimitPlayer(Player):
+    """A solved strategy of a no-limit game under an action abstraction, playing the real game:
+    each opponent action is mapped into the abstraction's tree (a bet or raise of a size the tree
+    lacks by the pseudo-harmonic mapping, solverkit.poker.translation), the agent acts from the
+    mapped node, and its own bets go out as the tree's raise-to amounts, clamped to what the real
+    state allows. Where the tree has no counterpart (a raise where it has none, a hand the tree
+    ended while the real one goes on) the agent checks or calls for the rest of the hand."""
+
+    def __init__(self, game, strategy, name: str):
+        super().__init__(game, strategy, name)
+        self.gd = game.gd
+        self._hand = None
+        #: per hand: real actions already mapped, the tree node reached (-1: off the tree), and
+        #: the tree child of each of the agent's own actions by its index in the hand's actions
+        self._done, self._node, self._own = 0, 0, {}
+        #: counts over the match: opponent sizes translated, hands that left the tree, own
+        #: bets clamped to the real state's legal sizes
+        self.stats = {"translated": 0, "off_tree_hands": 0, "clamped": 0}
+        self._rng = np.random.default_rng(0)  # act() replaces it with the agent's own
+
+    def real_state(self, state: MatchState) -> NoLimitState:
+        return NoLimitState.from_betting(self.gd, state.betting)
+
+    def to_act(self, state: MatchState) -> bool:
+        return self.real_state(state).current_player() == state.position
+
+    def node(self, state: MatchState) -> int:
+        """The tree node the hand has been mapped to (-1: off the tree); call once per state."""
+        real = NoLimitState(self.gd)
+        actions = [a for a in _actions(state.betting)]
+        if state.hand != self._hand:
+            self._hand, self._done, self._node, self._own = state.hand, 0, 0, {}
+        bet = self.game.tree.bet
+        for i, (letter, size) in enumerate(actions):
+            if i >= self._done:
+                self._node = self._map(real, self._node, letter, size, i, state.position)
+                self._done = i + 1
+            real.apply(letter, size)
+        while self._node >= 0 and int(bet.kind[self._node]) == ROUND_END and int(bet.round[self._node]) < real.round:
+            self._node = int(bet.children[self._node, 0])
+        return self._node
+
+    def _map(self, real: NoLimitState, n: int, letter: str, size: int, index: int, me: int) -> int:
+        """The tree child for the real action (letter, size) taken at real state `real` from node n."""
+        if n < 0:
+            return -1
+        bet = self.game.tree.bet
+        while int(bet.kind[n]) == ROUND_END and int(bet.round[n]) < real.round:
+            n = int(bet.children[n, 0])
+        actor = real.current_player()
+        if actor == me and index in self._own:
+            return self._own[index]
+        if int(bet.kind[n]) != DECISION or int(bet.player[n]) != actor or int(bet.round[n]) != real.round:
+            return self._leave()
+        A = int(bet.num_actions[n])
+        codes = [int(c) for c in bet.actions[n, :A]]
+        if letter in "fc":
+            want = FOLD_K if letter == "f" else CALL_K
+            return int(bet.children[n, codes.index(want)]) if want in codes else self._leave()
+        slots = [a for a in range(A) if codes[a] in (RAISE_K, ALLIN_K)]
+        if not slots:
+            return self._leave()
+        if size == self.gd.stack[actor] and codes[slots[-1]] == ALLIN_K:
+            return int(bet.children[n, slots[-1]])  # an all-in is the tree's all-in
+        tree_spent = [int(v) for v in bet.spent[n]]
+        fractions = [pot_fraction(int(bet.amounts[n, a]), tree_spent, actor) for a in slots]
+        x = real.pot_fraction(size)
+        if x not in fractions:
+            self.stats["translated"] += 1
+        pick = slots[translate(x, fractions, self._rng)]
+        return int(bet.children[n, pick])
+
+    def _leave(self) -> int:
+        self.stats["off_tree_hands"] += 1
+        return -1
+
+    def act(self, state: MatchState, rng: np.random.Generator) -> str:
+        """An action token ('f', 'c' or 'r<N>') for the real state, sampled at the mapped node."""
+        self._rng = rng
+        n = self.node(state)
+        real = self.real_state(state)
+        index = sum(len(a) for a in real.actions)
+        bet = self.game.tree.bet
+        if n < 0 or int(bet.kind[n]) != DECISION or int(bet.player[n]) != state.position \
+                or int(bet.round[n]) != real.round:
+            if n >= 0:
+                self._node = self._leave()
+            return "c"
+        probs, _ = self.probabilities_at(n, state)
+        total = float(probs.sum())
+        if not total > 0:
+            raise ProtocolMismatch(f"hand {state.hand}: the strategy has no probabilities at {state.betting!r}")
+        slot = int(rng.choice(len(probs), p=probs / total))
+        A = int(bet.num_actions[n])
+        codes = [int(c) for c in bet.actions[n, :A]]
+        code = codes[slot]
+        span = real.raise_range()
+        token = "c"
+        if code == FOLD_K and real.can_fold():
+            token = "f"
+        elif code in (RAISE_K, ALLIN_K) and span is not None:
+            lo, hi = span
+            amount = hi if code == ALLIN_K else int(bet.amounts[n, slot])
+            if not lo <= amount <= hi:
+                self.stats["clamped"] += 1
+            token = f"r{min(max(amount, lo), hi)}"
+        if token == "c" and code != CALL_K:  # the real state has no such action: follow the tree's call
+            slot = codes.index(CALL_K)
+        self._own[index] = int(bet.children[n, slot])
+        return token
+
+    def probabilities_at(self, n: int, state: MatchState) -> tuple[np.ndarray, list[str]]:
+        """The policy at tree node n for the state's cards, and the node's action tokens."""
+        game = self.game
+        try:
+            g, h = game.locate(state.board_sets(), tuple(sorted(state.hole[state.position])))
+        except KeyError as exc:
+            raise ProtocolMismatch(f"hand {state.hand}: cards {state.line(game.gd)!r} are not a deal of game "
+                                   f"{game.name!r} ({exc.args[0]})") from None
+        A = int(game.tree.bet.num_actions[n])
+        off = game.value_offset(n, g, h)
+        return np.asarray(self.strategy[state.position][off:off + A], dtype=np.float64), game.action_labels(n)
+
+    def probabilities(self, state: MatchState) -> tuple[np.ndarray, list[str]]:
+        n = self.node(state)
+        if n < 0:
+            raise ProtocolMismatch(f"hand {state.hand}: betting {state.betting!r} has left the abstraction's tree")
+        return self.probabilities_at(n, state)
+
+
+def _actions(betting: str) -> list[tuple[str, int]]:
+    from .acpc_protocol import split_betting
+
+    return [a for a in split_betting(betting, True) if a[0] != "/"]
+
+
+class NoLimitBot:
+    """A baseline of a no-limit game playing the real game (NOLIMIT_BASELINES): its bets are any
+    legal size, most of them off every abstraction's tree."""
+
+    def __init__(self, game, kind: str):
+        if kind not in NOLIMIT_BASELINES:
+            raise SolverkitError(f"unknown baseline {kind!r}; valid: {choices(NOLIMIT_BASELINES)}")
+        self.game, self.gd, self.kind, self.name = game, game.gd, kind, kind
+
+    def to_act(self, state: MatchState) -> bool:
+        return NoLimitState.from_betting(self.gd, state.betting).current_player() == state.position
+
+    def act(self, state: MatchState, rng: np.random.Generator) -> str:
+        real = NoLimitState.from_betting(self.gd, state.betting)
+        span = real.raise_range()
+        if self.kind == "call":
+            return "c"
+        if self.kind == "raise":
+            choice = "r" if span else "c"
+        else:
+            options = (["f"] if real.can_fold() else []) + ["c"] + (["r"] if span else [])
+            choice = options[int(rng.integers(len(options)))]
+        if choice == "r":
+            return f"r{int(rng.integers(span[0], span[1] + 1))}"
+        return choice
+
+
 def is_poker_game(game) -> bool:
     """Whether `game` is a game of the poker engine (a tree-engine game such as kuhn_tree or an
     OpenSpiel game has a ``tree`` too, of another kind: no boards, no betting tree)."""
@@ -98,15 +273,23 @@ def is_poker_game(game) -> bool:
     return isinstance(game, PokerGame)
 
 
+def is_nolimit(game) -> bool:
+    """Whether `game` is a poker game of a no-limit game definition (played through translation)."""
+    return isinstance(getattr(game, "gd", None), NoLimitGameDef)
+
+
 def load_player(spec: str, game=None) -> Player:
     """A player from a solve's output directory (its strategy.npz, checked against its game) or
-    a baseline name (which needs `game`)."""
+    a baseline name (which needs `game`). In a no-limit game each solved player keeps its own
+    abstraction (a NoLimitPlayer); only the game definitions must be the same."""
     from ..core.config import load_config
     from ..core.strategy_file import check_layout, load_strategy
 
     if spec in BASELINES:
         if game is None:
             raise SolverkitError(f"baseline {spec!r} needs a game: give a run directory for the other player or --game")
+        if is_nolimit(game):
+            return NoLimitBot(game, spec)
         return Player(game, baseline_strategy(game, spec), spec)
     run = Path(spec)
     if not (run / "config.toml").is_file():
@@ -114,10 +297,12 @@ def load_player(spec: str, game=None) -> Player:
                              f"baseline ({choices(BASELINES)})")
     own = load_config(run / "config.toml").game
     if not is_poker_game(own):
-        raise SolverkitError(f"{spec}: game {own.name!r} is not a limit poker game of the poker engine")
+        raise SolverkitError(f"{spec}: game {own.name!r} is not a poker game of the poker engine")
     if game is not None:
         _check_same_rules(spec, own, game)
     strategy, layouts, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
+    if is_nolimit(own):  # its own abstraction of the real game: the dealer plays the game definition
+        return NoLimitPlayer(own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
     if game is not None and game is not own:
         try:
             check_layout(run / "strategy.npz", layouts, game)  # the same rules, another layout (isomorphism)
