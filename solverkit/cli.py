@@ -404,7 +404,8 @@ def strategy(run_dir, keys, player, node_path, as_json):
 @click.argument("game")
 @click.option("--set", "overrides", multiple=True, metavar="PARAM=VALUE", help="A game parameter, e.g. ranks=5.")
 def info(game, overrides):
-    """Sizes of GAME: information sets (raw and up to suit symmetry), subgames, memory."""
+    """Sizes of GAME (a game name, or a config file's [game]): information sets (raw and up to suit
+    symmetry), subgames, memory, counted before anything is built."""
     from .core.config import parse_value
     import tomli_w
 
@@ -412,8 +413,19 @@ def info(game, overrides):
     from .core.registry import get_registry
     from .errors import ConfigError
 
-    cls = get_registry().get("game", game, where="game")
     given = {}
+    if game.endswith(".toml") and Path(game).is_file():  # a config file: its [game] table (paths resolved)
+        from .core.config import absolutize_game_files, read_toml
+
+        path = Path(game)
+        table = dict(read_toml(path).get("game") or {})
+        if "name" not in table:
+            raise ConfigError(f"{game}: no [game] table with a name")
+        game = table.pop("name")
+        cls = get_registry().get("game", game, where="game")
+        absolutize_game_files(table, cls, path.resolve().parent)
+        given.update(table)
+    cls = get_registry().get("game", game, where="game")
     for item in overrides:
         if "=" not in item:
             raise ConfigError(f"--set {item!r} is not PARAM=VALUE (e.g. --set ranks=5)")

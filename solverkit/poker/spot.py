@@ -14,7 +14,6 @@ solvers print it; ``ev`` and ``equity`` of ``result.json`` are in chips and shar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 
@@ -31,6 +30,17 @@ from .size_tables import STREETS, parse_size_tables
 #: refuse betting trees larger than this many nodes before building them (a few sizes on three
 #: streets with deep stacks grow fast)
 MAX_NODES = 2_000_000
+
+
+def _canonical_sequences(left, depth: int, perms) -> int:
+    """Ordered sequences of `depth` cards from `left`, counted up to the suit permutations
+    `perms` (which fix the board): the boards per street the engine keeps."""
+    from itertools import permutations
+
+    seen = set()
+    for seq in permutations(left, depth):
+        seen.add(min(tuple(int(c - c % 4 + p[c % 4]) for c in seq) for p in perms))
+    return len(seen)
 
 
 @dataclass(frozen=True)
@@ -277,19 +287,26 @@ class HoldemSpot(PokerGame):
         super()._check_fits(split_round)
 
     def game_size(self):
-        """Sizes from the board and the betting counts: boards per street dealt from the cards
-        left (suit symmetry not counted: an upper bound where the board has some)."""
+        """Sizes from the board, the ranges and the betting counts: boards per street dealt from
+        the cards left (canonical ones under the suit permutations isomorphism may use), hands the
+        mean of the two ranges' combos (each player's values are over its own)."""
         from .size import GameSize
 
         gd = self.gd
         bet = self.betting_counts()
-        boards, left = [1], 52 - len(gd.board)
-        for _ in range(1, gd.num_rounds):
-            boards.append(boards[-1] * left)
-            left -= 1
-        pairs = [b * comb(52 - len(gd.board) - r, 2) for r, b in enumerate(boards)]
-        return GameSize(gd.num_rounds, 1326, bet.decision_nodes, bet.decision_values, boards, pairs, pairs,
-                        bet.sequences_to_round, boards, bet.num_nodes)
+        w = self.ranges()
+        hands = max(1, round(float(np.count_nonzero(w[0]) + np.count_nonzero(w[1])) / 2))
+        left = [c for c in range(52) if c not in gd.board]
+        perms = self.suit_perms() if self.config.get("isomorphism", True) else [np.arange(4)]
+        root = tuple(sorted(gd.board))
+        perms = [p for p in perms if tuple(sorted(int(c - c % 4 + p[c % 4]) for c in root)) == root]
+        raw, iso = [1], [1]
+        for r in range(1, gd.num_rounds):
+            raw.append(raw[-1] * (len(left) - (r - 1)))
+            iso.append(_canonical_sequences(left, r, perms))
+        # (board, hand) pairs over the ranges' combos: the information sets of each player's range
+        return GameSize(gd.num_rounds, hands, bet.decision_nodes, bet.decision_values, raw, [b * hands for b in raw],
+                        [b * hands for b in iso], bet.sequences_to_round, iso, bet.num_nodes)
 
     # --- values --------------------------------------------------------------------------------
 
