@@ -82,7 +82,11 @@ def _player_game(specs, game_name, sets):
     if game_name:
         from solverkit.api import load_game
 
-        game = load_game(game_name, **_parse_sets(sets))
+        params = _parse_sets(sets)
+        table = _nolimit_table(game_name, params, specs)
+        if table is not None:
+            return table
+        game = load_game(game_name, **params)
     else:
         runs = [s for s in specs if s not in BASELINES]
         if not runs:
@@ -92,8 +96,27 @@ def _player_game(specs, game_name, sets):
                                  f"({', '.join(sorted(BASELINES))})")
         game = load_config(run_config(Path(runs[0]))).game
     if not is_poker_game(game):
-        raise SolverkitError(f"game {game.name!r} is not a limit poker game of the poker engine")
+        raise SolverkitError(f"game {game.name!r} is not a poker game of the poker engine")
     return game
+
+
+def _nolimit_table(game_name, params, specs):
+    """A no-limit ``acpc`` game definition for a dealer or a match of baselines only (NoLimitTable:
+    they play the real game, so no abstraction's tree is built, and full no-limit hold'em fits);
+    None for anything else."""
+    from solverkit.poker.dealer import NoLimitTable
+    from solverkit.poker.gamedef import load_any_gamedef
+    from solverkit.poker.gamedef_nolimit import NoLimitGameDef
+    from solverkit.poker.players import BASELINES
+    from .games import AcpcGame
+
+    if game_name != "acpc" or not isinstance(params.get("gamedef"), str) or any(s not in BASELINES for s in specs):
+        return None
+    unknown = [k for k in params if k not in AcpcGame.params]
+    if unknown:
+        return None  # the game's own check names it
+    gd = load_any_gamedef(params["gamedef"])
+    return NoLimitTable(gd) if isinstance(gd, NoLimitGameDef) else None
 
 
 def _parse_sets(sets):
@@ -118,7 +141,10 @@ def add_play_commands(cli: click.Group) -> None:
     @click.option("--timeout", type=option_type("float", 0.1, MAX_TIMEOUT), default=30.0, show_default=True,
                   help="Seconds to wait for each whole line from the dealer before giving up.")
     def play_cmd(run_dir, address, seed, timeout):
-        """Play the strategy in RUN_DIR at an ACPC dealer (protocol 2.0.0) until the match ends."""
+        """Play the strategy in RUN_DIR at an ACPC dealer (protocol 2.0.0) until the match ends.
+
+        No-limit games: the opponent's bets of sizes the strategy's abstraction lacks are mapped
+        by the pseudo-harmonic mapping (seeded by --seed); the agent bets its tree's sizes."""
         from solverkit.poker.dealer import play_agent
         from solverkit.poker.players import load_player
 
@@ -129,6 +155,11 @@ def add_play_commands(cli: click.Group) -> None:
         click.echo(f"playing {player.name} at {host}:{port}", err=True)
         stats = play_agent(player, host, port, seed=seed, timeout=timeout)
         click.echo(f"match over: {stats['hands']} hands, {stats['actions']} actions")
+        counts = getattr(player, "stats", None)  # a no-limit agent's translation
+        if counts:
+            click.echo(f"translation: {counts['translated']} opponent sizes off the tree mapped (pseudo-harmonic), "
+                       f"{counts['off_tree_hands']} hands finished off the tree (check/call), {counts['clamped']} "
+                       "own bets clamped to the legal sizes")
 
     @cli.command("match")
     @click.argument("a")
@@ -140,7 +171,8 @@ def add_play_commands(cli: click.Group) -> None:
     @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
     @click.option("--no-exact", is_flag=True, help="Skip the exact expected value.")
     def match_cmd(a, b, hands, seed, game_name, sets, no_exact):
-        """A against B: each a solve's output directory or a baseline (random, call, raise).
+        """A against B: each a solve's output directory or a baseline (random, call, raise; in
+        no-limit games the baselines bet any legal size and there is no exact value).
 
         Prints A's expected winnings in mbb/g computed exactly over every deal, both seatings,
         and with --hands N a sampled duplicate match through solverkit's ACPC dealer (each deal

@@ -245,6 +245,20 @@ class NoLimitRules(Rules):
         return MatchState(position, hand, state.betting(), hole, deal.board[:state.round])
 
 
+class NoLimitTable:
+    """A no-limit game definition with what the dealer and the no-limit baselines use of a game
+    (its name, ``gd``, ACPC hand ranking), without the solver's tree: a dealer of full no-limit
+    hold'em needs no abstraction of it."""
+
+    name = "acpc"
+
+    def __init__(self, gd: NoLimitGameDef):
+        self.gd = gd
+
+    def strength_function(self):
+        return None  # ACPC ranking
+
+
 def make_rules(game) -> Rules:
     """The dealer's rules of `game`: a limit game's betting tree, or a no-limit game definition's."""
     return NoLimitRules(game) if isinstance(game.gd, NoLimitGameDef) else Rules(game)
