@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from solverkit.api import solve
 from solverkit.cli import cli
 from solverkit.errors import SolverkitError
-from solverkit.poker.acpc_protocol import (MatchState, NoLimitState, ProtocolMismatch, parse_action,
-                                           parse_matchstate, pot_fraction, split_betting)
+from solverkit.poker.acpc_protocol import (NoLimitState, ProtocolMismatch, parse_action, parse_matchstate,
+                                           pot_fraction, split_betting)
 from solverkit.poker.cards import parse_card
 from solverkit.poker.dealer import Deal, NoLimitRules
 from solverkit.poker.match import exact_value, mbb, run_match
@@ -254,3 +254,29 @@ def test_match_cli_pits_two_abstractions_and_reports_mbb(runs):
     res = CliRunner().invoke(cli, ["match", str(runs["fcpa"]), "random"])
     assert res.exit_code != 0 and "no exact value: random is a no-limit baseline" in res.output
     assert "Traceback" not in res.output
+
+
+def test_play_cli_at_the_dealer_and_a_full_holdem_dealer_without_a_tree(runs, game):
+    """`solverkit play` of a no-limit run at solverkit's dealer against a bot, to the end of the
+    match; a match of baselines in full no-limit hold'em needs only its game definition."""
+    import threading
+
+    from solverkit.poker.dealer import Dealer, play_agent
+
+    dealer = Dealer(game, 40, seed=4, action_timeout=20, connect_timeout=20)
+    done = {}
+    threads = [threading.Thread(target=lambda: done.setdefault("result", dealer.run()), daemon=True),
+               threading.Thread(target=lambda: play_agent(NoLimitBot(game, "random"), "127.0.0.1", dealer.ports[1],
+                                                          seed=9, timeout=20), daemon=True)]
+    for t in threads:
+        t.start()
+    res = CliRunner().invoke(cli, ["play", str(runs["fcpa"]), "--connect", f"127.0.0.1:{dealer.ports[0]}"])
+    for t in threads:
+        t.join(20)
+    assert res.exit_code == 0, res.output
+    assert "match over: 40 hands" in res.output and re.search(r"translation: [1-9]\d* opponent sizes", res.output)
+    assert done["result"].illegal == [0, 0] and len(done["result"].seat_chips) == 40
+    res = CliRunner().invoke(cli, ["match", "random", "call", "--game", "acpc", "--set",
+                                   "gamedef=holdem.nolimit.2p.reverse_blinds", "--hands", "20"])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"A's winnings over 20 hands \(duplicate\): [+-]\d+\.\d\d mbb/g", res.output)

@@ -3,8 +3,9 @@ the ACPC server's no-limit betting rules (:class:`NoLimitState`).
 
 A line is ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a reply repeats it and appends
 ``:<action>``). ``betting`` is the hand's actions, ``f`` / ``c`` / ``r`` (in no-limit games
-``r<N>``, a raise to N chips over the whole hand), rounds separated by ``/``; ``cards`` is each position's hole cards separated by ``|`` (empty when unseen), then
-``/`` and the board cards of each later round. Cards are a rank of ``23456789TJQKA`` and a suit
+``r<N>``, a raise to N chips over the whole hand), rounds separated by ``/``; ``cards`` is each
+position's hole cards separated by ``|`` (empty when unseen), then ``/`` and the board cards of
+each later round. Cards are a rank of ``23456789TJQKA`` and a suit
 of ``cdhs``; a smaller deck is the top of the full one, as the ACPC dealer deals it (Leduc: Q, K, A
 of hearts and spades; see :mod:`solverkit.poker.cards`). Lines end with ``\\r\\n``; server lines
 starting with ``#`` or ``;`` are comments. Position 0 is the game's player 0.

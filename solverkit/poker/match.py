@@ -41,7 +41,8 @@ class MatchReport:
         if self.sampled_mbb is not None:
             out.append(self._sampled_line())
         if any(self.illegal):
-            out.append(f"illegal actions read as calls: A {self.illegal[0]}, B {self.illegal[1]}")
+            out.append(f"illegal actions read as calls (a no-limit raise outside the legal sizes: moved to the "
+                       f"nearest): A {self.illegal[0]}, B {self.illegal[1]}")
         for who, stats in zip("AB", self.translation):
             if stats:
                 out.append(f"{who}'s translation: {stats['translated']:,} opponent sizes off its tree mapped "
@@ -128,6 +129,8 @@ def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> 
     report = MatchReport(a.name, b.name, exact_value(game, a, b) / unit if exact and not refusal else None,
                          no_exact=refusal)
     if hands:
+        if b is a and hasattr(a, "stats"):  # a no-limit agent follows one hand at a time: one per seat
+            b = type(a)(a.game, a.strategy, a.name)
         result = sampled_match(game, a, b, hands, seed)
         mean, half, n = result.per_game(0, unit)
         report.sampled_mbb, report.half_width_mbb, report.hands = mean, half, n

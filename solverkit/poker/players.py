@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SolverkitError, choices
-from .acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction
+from .acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction, split_betting
 from .action_tree import ALLIN_K, CALL_K, FOLD_K, RAISE_K
 from .betting import CALL_A, DECISION, RAISE_A, ROUND_END
 from .gamedef_nolimit import NoLimitGameDef
@@ -113,10 +113,9 @@ class NoLimitPlayer(Player):
     def __init__(self, game, strategy, name: str):
         super().__init__(game, strategy, name)
         self.gd = game.gd
-        self._hand = None
-        #: per hand: real actions already mapped, the tree node reached (-1: off the tree), and
+        #: per hand: the tree node after each real action mapped so far (-1: off the tree), and
         #: the tree child of each of the agent's own actions by its index in the hand's actions
-        self._done, self._node, self._own = 0, 0, {}
+        self._hand, self._path, self._own = None, [], {}
         #: counts over the match: opponent sizes translated, hands that left the tree, own
         #: bets clamped to the real state's legal sizes
         self.stats = {"translated": 0, "off_tree_hands": 0, "clamped": 0}
@@ -129,20 +128,21 @@ class NoLimitPlayer(Player):
         return self.real_state(state).current_player() == state.position
 
     def node(self, state: MatchState) -> int:
-        """The tree node the hand has been mapped to (-1: off the tree); call once per state."""
-        real = NoLimitState(self.gd)
-        actions = [a for a in _actions(state.betting)]
+        """The tree node the hand's betting maps to (-1: off the tree). Each real action is mapped
+        once per hand (a translation is drawn once), so asking again gives the same node."""
         if state.hand != self._hand:
-            self._hand, self._done, self._node, self._own = state.hand, 0, 0, {}
-        bet = self.game.tree.bet
-        for i, (letter, size) in enumerate(actions):
-            if i >= self._done:
-                self._node = self._map(real, self._node, letter, size, i, state.position)
-                self._done = i + 1
+            self._hand, self._path, self._own = state.hand, [], {}
+        real = NoLimitState(self.gd)
+        n = 0
+        for i, (letter, size) in enumerate(a for a in split_betting(state.betting, True) if a[0] != "/"):
+            if i == len(self._path):
+                self._path.append(self._map(real, n, letter, size, i, state.position))
+            n = self._path[i]
             real.apply(letter, size)
-        while self._node >= 0 and int(bet.kind[self._node]) == ROUND_END and int(bet.round[self._node]) < real.round:
-            self._node = int(bet.children[self._node, 0])
-        return self._node
+        bet = self.game.tree.bet
+        while n >= 0 and int(bet.kind[n]) == ROUND_END and int(bet.round[n]) < real.round:
+            n = int(bet.children[n, 0])
+        return n
 
     def _map(self, real: NoLimitState, n: int, letter: str, size: int, index: int, me: int) -> int:
         """The tree child for the real action (letter, size) taken at real state `real` from node n."""
@@ -187,8 +187,8 @@ class NoLimitPlayer(Player):
         bet = self.game.tree.bet
         if n < 0 or int(bet.kind[n]) != DECISION or int(bet.player[n]) != state.position \
                 or int(bet.round[n]) != real.round:
-            if n >= 0:
-                self._node = self._leave()
+            if n >= 0:  # the tree ended (or went elsewhere) while the real hand goes on
+                self._own[index] = self._leave()
             return "c"
         probs, _ = self.probabilities_at(n, state)
         total = float(probs.sum())
@@ -230,12 +230,6 @@ class NoLimitPlayer(Player):
         if n < 0:
             raise ProtocolMismatch(f"hand {state.hand}: betting {state.betting!r} has left the abstraction's tree")
         return self.probabilities_at(n, state)
-
-
-def _actions(betting: str) -> list[tuple[str, int]]:
-    from .acpc_protocol import split_betting
-
-    return [a for a in split_betting(betting, True) if a[0] != "/"]
 
 
 class NoLimitBot:
