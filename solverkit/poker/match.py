@@ -44,7 +44,7 @@ class MatchReport:
             out.append(f"illegal actions read as calls (a no-limit raise outside the legal sizes: moved to the "
                        f"nearest): A {self.illegal[0]}, B {self.illegal[1]}")
         for who, stats in zip("AB", self.translation):
-            if stats:
+            if stats and any(stats.values()):
                 out.append(f"{who}'s translation: {stats['translated']:,} opponent sizes off its tree mapped "
                            f"(pseudo-harmonic), {stats['off_tree_hands']:,} hands finished off the tree "
                            f"(check/call), {stats['clamped']:,} own bets clamped to the legal sizes")
@@ -114,7 +114,7 @@ def exact_refusal(game, a, b) -> str | None:
         if isinstance(p, NoLimitBot):
             return (f"{p.name} is a no-limit baseline betting any size, not a strategy over an abstraction "
                     "(the sampled match plays it)")
-    if game_identity(a.game) != game_identity(b.game) or game_identity(a.game) != game_identity(game):
+    if game_identity(a.game) != game_identity(b.game):
         return "A and B were solved over different abstractions of the game (the sampled match translates)"
     return None
 
@@ -126,7 +126,8 @@ def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> 
     refusal = exact_refusal(game, a, b) if exact else None
     if refusal and not hands:
         raise SolverkitError(f"no exact value: {refusal}; give --hands N (even) for a sampled match")
-    report = MatchReport(a.name, b.name, exact_value(game, a, b) / unit if exact and not refusal else None,
+    tree_game = a.game if exact and not refusal else None  # no-limit: the players' abstraction, not the match's
+    report = MatchReport(a.name, b.name, exact_value(tree_game, a, b) / unit if tree_game is not None else None,
                          no_exact=refusal)
     if hands:
         if b is a and hasattr(a, "stats"):  # a no-limit agent follows one hand at a time: one per seat
