@@ -193,8 +193,8 @@ class NoLimitState:
                 raise ProtocolMismatch(f"betting {betting!r}: {why}")
             state.apply(letter, size)
         if state.betting() != betting:
-            raise ProtocolMismatch(f"betting {betting!r}: rounds end where the rules end them, i.e. "
-                                   f"{state.betting()!r}")
+            raise ProtocolMismatch(f"betting {betting!r}: the dealer writes these actions as {state.betting()!r} "
+                                   "(a round ends where the rules end it, a size has no leading zeros)")
         return state
 
     # --- what the rules allow ---------------------------------------------------------------
