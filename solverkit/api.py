@@ -93,11 +93,9 @@ class Solution:
     def node(self, path: str = ""):
         """A spot's node by the line to it (as ``solverkit strategy --node``): a
         :class:`solverkit.poker.node_view.NodeView` with each combo's weight, strategy and EV."""
-        from .poker.node_view import node_view
-
-        if not hasattr(self.game, "node_values"):
+        if not hasattr(self.game, "node_view"):
             raise SolverkitError(f"game {self.game.name!r} has no node view (holdem_spot has)")
-        return node_view(self.game, self._strategy(), path)
+        return self.game.node_view(self._strategy(), path)
 
     @property
     def policy_tables(self) -> list[dict[str, dict[str, float]]]:

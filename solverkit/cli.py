@@ -365,8 +365,8 @@ def export(run_dir, fmt, output):
                    "repeat for more.")
 @click.option("--player", type=option_type("int", 0, 1), default=None, help="The player, when both have a set KEY.")
 @click.option("--node", "node_path", default=None, metavar="PATH",
-              help="A node of a holdem_spot by the line to it, e.g. 'check,bet 94,call,Kd' or 'x,bet 52%': every "
-                   "combo's strategy, weight and EV there (docs/spots.md).")
+              help="A node by the line to it, in games that have node views (postflop spots: e.g. 'check,bet "
+                   "94,call,Kd' or 'x,bet 52%'): every hand's strategy, weight and EV there (docs/spots.md).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per information set (full precision).")
 def strategy(run_dir, keys, player, node_path, as_json):
     """Action probabilities at information sets (--infoset) or at a node of a spot (--node) of the
@@ -381,12 +381,11 @@ def strategy(run_dir, keys, player, node_path, as_json):
     game = load_config(run_config(run_dir)).game
     if node_path is not None:
         from .core.strategy_file import load_strategy
-        from .poker.node_view import node_view
 
-        if not hasattr(game, "node_values"):
-            raise click.UsageError(f"--node: game {game.name!r} has no node view (holdem_spot has); use --infoset KEY")
+        if not hasattr(game, "node_view"):
+            raise click.UsageError(f"--node: game {game.name!r} has no node view (postflop spots have); use --infoset KEY")
         strat, _, meta = load_strategy(run_dir / "strategy.npz", game, str(run_config(run_dir)))
-        view = node_view(game, strat, node_path)
+        view = game.node_view(strat, node_path)
         click.echo(json.dumps(view.to_json()) if as_json else view.text())
     for key in keys:
         found = read_infoset(run_dir, key, player, game=game)

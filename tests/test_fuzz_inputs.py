@@ -37,6 +37,9 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES < 100
 
 # values a required parameter gets while another parameter of the same plugin is fuzzed
 REQUIRED = {("game", "acpc", "gamedef"): "kuhn", ("game", "matrix_file", "path"): "m.npy",
+            ("game", "holdem_spot", "board"): "QsJh2h7d3c", ("game", "holdem_spot", "pot"): 10,
+            ("game", "holdem_spot", "stack"): 20, ("game", "holdem_spot", "oop_range"): "AA",
+            ("game", "holdem_spot", "ip_range"): "KK",
             ("game", "openspiel", "game"): "kuhn_poker"}
 PLUGIN_KINDS = ("game", "rule", "averaging", "compressor", "transport")
 

@@ -434,6 +434,12 @@ class HoldemSpot(PokerGame):
         _kernel()(kt, walk, Values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
         return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
 
+    def node_view(self, strategy, path: str):
+        """The NodeView (solverkit.poker.node_view) of `strategy` at the node `path` names."""
+        from .node_view import node_view
+
+        return node_view(self, strategy, path)
+
     def node_values(self, strategy, node: int, sets, reach) -> np.ndarray:
         """[2, combos of each player]: EV in chips of each combo at betting node `node` after the
         board `sets` (card sets per street), when both play `strategy` from there and reach it
