@@ -318,6 +318,7 @@ def _final(out):
     return {(r["assembly"], r["iterations_run"], r["final_exploitability"]) for r in _rows(out / "results.csv")}
 
 
+@pytest.mark.slow
 def test_resume_keeps_finished_runs_and_extends_stopped_ones(tmp_path, monkeypatch):
     """A study capped at 40 iterations, then resumed at 120: each run goes on from its last
     checkpoint and ends exactly where a study run at once to 120 ends; resumed again, nothing
@@ -358,6 +359,7 @@ def test_bad_study_checkpoint_every(tmp_path):
         load_study(path)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_parallel_study_and_resume_finishes_it(tmp_path):
     """SIGINT to the study's process group (Ctrl-C) while both runs are under way: exit 130, a
     message naming --resume, checkpoints kept; --resume then ends where an uninterrupted

@@ -76,6 +76,7 @@ def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
                                "solver": {"iterations": 1}}))
 
 
+@pytest.mark.slow
 def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path):
     """Metrics, stored bytes and the strategy file are the local run's, compressed store and
     all, through a checkpoint and --resume (the trunk decodes the workers' segments with a game

@@ -152,6 +152,7 @@ def test_a_hulhe_worker_builds_only_its_flops_and_computes_the_same_subgames():
         sg.subgame_key_at(game.subgame_address(other))
 
 
+@pytest.mark.slow
 def test_hulhe_through_zmq_workers_with_their_own_flops_equals_local(tmp_path):
     base = {"preset": "cfr_plus", "game": HULHE, "solver": {"iterations": 4, "eval_every": 2}}
     local = run_solve(load_config(base), out=tmp_path / "local")
@@ -519,7 +520,7 @@ def test_a_worker_that_fails_or_breaks_the_protocol_stops_the_run_with_its_name(
             solver.step()
     finally:
         solver.close()
-    fake.join(10)
+    fake.join(0.2)  # (a daemon: it waits for a STOP the trunk never sends a failed worker)
 
 
 @pytest.mark.parametrize("sig, message", [(signal.SIGKILL, r"(exited with status -9|cannot be reached)"),
