@@ -82,7 +82,10 @@ class Player:
 
     def probabilities(self, state: MatchState) -> tuple[np.ndarray, list[str]]:
         """The policy at the state's information set and its action letters (f, c, r)."""
-        n = self.node(state)
+        return self.probabilities_at(self.node(state), state)
+
+    def probabilities_at(self, n: int, state: MatchState) -> tuple[np.ndarray, list[str]]:
+        """The policy at tree node n for the state's cards, and the node's action tokens."""
         game = self.game
         try:
             g, h = game.locate(state.board_sets(), tuple(sorted(state.hole[state.position])))
@@ -212,18 +215,6 @@ class NoLimitPlayer(Player):
             slot = codes.index(CALL_K)
         self._own[index] = int(bet.children[n, slot])
         return token
-
-    def probabilities_at(self, n: int, state: MatchState) -> tuple[np.ndarray, list[str]]:
-        """The policy at tree node n for the state's cards, and the node's action tokens."""
-        game = self.game
-        try:
-            g, h = game.locate(state.board_sets(), tuple(sorted(state.hole[state.position])))
-        except KeyError as exc:
-            raise ProtocolMismatch(f"hand {state.hand}: cards {state.line(game.gd)!r} are not a deal of game "
-                                   f"{game.name!r} ({exc.args[0]})") from None
-        A = int(game.tree.bet.num_actions[n])
-        off = game.value_offset(n, g, h)
-        return np.asarray(self.strategy[state.position][off:off + A], dtype=np.float64), game.action_labels(n)
 
     def probabilities(self, state: MatchState) -> tuple[np.ndarray, list[str]]:
         n = self.node(state)
