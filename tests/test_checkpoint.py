@@ -75,6 +75,7 @@ def test_resume_extends_a_run_exactly(tmp_path):
     assert a["exploitability"] == b["exploitability"] and a["iterations"] == 40
 
 
+@pytest.mark.slow
 def test_kill_9_loses_at_most_the_work_since_the_last_checkpoint(tmp_path):
     cfg = tmp_path / "leduc.toml"
     cfg.write_text(LEDUC.format(iterations=1_000_000))

@@ -31,6 +31,7 @@ def reference(tmp_path_factory):
     return root / "local"
 
 
+@pytest.mark.slow
 def test_a_dask_run_equals_the_local_run_and_a_killed_worker_is_replaced(tmp_path, reference):
     """One run, two checks (a local Dask cluster costs seconds to start): the worker process of
     one task is killed after iteration 5 (checkpoints every 3), a new task replaces it, and the

@@ -190,6 +190,7 @@ def test_report_refuses_a_result_of_another_game(runs, tmp_path):
     assert invoke("report", runs["leduc"]).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_study_resumed_after_its_game_file_changed_is_refused(tmp_path):
     from solverkit.core.study import load_study, run_study
     from solverkit.errors import ConfigError

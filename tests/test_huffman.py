@@ -24,7 +24,7 @@ def trip(data: bytes) -> bytes:
     return bytes(out)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes_round_trip(data):
     assert trip(data) == data

@@ -88,6 +88,7 @@ def _same_order(ours, theirs):
     assert np.array_equal(np.diff(a) == 0, np.diff(b) == 0)  # ties are the same ties
 
 
+@pytest.mark.slow
 def test_evaluator_ranks_every_five_card_hand_like_phevaluator():
     from phevaluator import evaluate_cards
 

@@ -124,6 +124,7 @@ def test_baselines_and_a_state_the_strategy_does_not_cover(leduc):
     assert exact_value(leduc, raise_, raise_) == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_sampled_duplicate_match_agrees_with_the_exact_value(leduc):
     a = Player(leduc, baseline_strategy(leduc, "raise"), "raise")
     b = Player(leduc, baseline_strategy(leduc, "random"), "random")

@@ -100,6 +100,7 @@ def test_zmq_gives_the_local_metrics_strategy_and_store_sizes(tmp_path, store):
     assert result["wire_bytes_received"] >= passes * 10 * shape // 2 * 8
 
 
+@pytest.mark.slow
 def test_checkpoint_and_resume_through_zmq_match_an_uninterrupted_run(tmp_path):
     disk = {**COMPRESSED, "store": {**COMPRESSED["store"], "backend": "disk"}}
     run_solve(load_config(config(iterations=14, **disk)), out=tmp_path / "full")
@@ -582,6 +583,7 @@ def test_ctrl_c_on_the_trunk_stops_its_workers(tmp_path, presses):
         proc.kill()
 
 
+@pytest.mark.slow
 def test_workers_of_a_killed_trunk_exit_after_the_timeout(tmp_path):
     proc, pids = _solve(tmp_path)
     try:

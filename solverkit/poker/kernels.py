@@ -706,10 +706,15 @@ def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes,
     their own policy sources, so each pass sees the previous one's updates, exactly as separate
     calls would."""
     boundary = np.zeros((1, 1, 2, 1))
+    # (typed variables, not literals: _walk then compiles once for both entry points)
+    no_br = np.int64(-1)
+    mode0 = np.int64(0)
+    backward = upd_masks.shape[0] >= 0
     for k in range(upd_masks.shape[0]):
-        _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], -1,
+        _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], no_br,
               coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5],
-              0, boundary, True, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k], samp_players[k])
+              mode0, boundary, backward, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k],
+              samp_players[k])
 
 
 @njit(cache=True, nogil=True, inline="always")
