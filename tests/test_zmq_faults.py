@@ -183,6 +183,7 @@ def _stop(*procs):
         p.wait()
 
 
+@pytest.mark.slow
 def test_a_hand_started_worker_is_replaced_by_a_spare_started_by_hand(tmp_path, reference):
     """Three workers start before their trunk and wait for it; it takes two, and the third waits
     as a spare (refused: the trunk has its workers). A worker killed is found out by its dropped
@@ -329,6 +330,7 @@ def test_a_worker_exits_when_no_trunk_sets_it_up_within_wait():
     assert f"no setup from a trunk at {endpoint} within 0.5 s; exiting" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_silent_replacement_is_dropped_and_the_next_worker_replaces_the_lost_one(tmp_path, reference):
     """No keys, loopback: while a lost worker is replaced, a peer that says hello, takes the lost
     worker's setup and then says nothing holds its share for [transport] timeout only; a real
