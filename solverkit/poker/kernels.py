@@ -356,8 +356,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
     parent); its children inherit that and nothing below it is computed. Without, all live.
     samp_player >= 0 (public_external sampling): that player's hands each follow one sampled action
     (_reach_sample; draws keyed by `key` and the board's `code`)."""
-    kind, player, nact, children = T.kind, T.player, T.nact, T.children
+    kind, player, nact, children, has_lock = T.kind, T.player, T.nact, T.children, T.has_lock
     node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    src0, src1, avg0, avg1 = V.src0, V.src1, V.avg0, V.avg1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     for n in range(lo, hi):
@@ -392,30 +393,30 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
         do_avg = (avg_mask >> q) & 1
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
-        if T.has_lock[n]:
+        if has_lock[n]:
             if q == 0:
-                _reach_down_locked(n, q, A, Hq, off, children, V.src0, T.lock0, V.avg0, do_avg, decay, weight,
+                _reach_down_locked(n, q, A, Hq, off, children, src0, T.lock0, avg0, do_avg, decay, weight,
                                    reach, live)
             else:
-                _reach_down_locked(n, q, A, Hq, off, children, V.src1, T.lock1, V.avg1, do_avg, decay, weight,
+                _reach_down_locked(n, q, A, Hq, off, children, src1, T.lock1, avg1, do_avg, decay, weight,
                                    reach, live)
         elif q == samp_player:
             hk = _hand_key(code, n)
             if q == 0:
-                _reach_sample(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live, key, hk)
+                _reach_sample(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live, key, hk)
             else:
-                _reach_sample(n, q, A, Hq, off, children, V.src1, V.avg1, do_avg, decay, weight, reach, live, key, hk)
+                _reach_sample(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live, key, hk)
         elif A == 2:
             if q == 0:
-                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], V.src0, V.avg0, do_avg, decay, weight,
+                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src0, avg0, do_avg, decay, weight,
                              reach, live)
             else:
-                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], V.src1, V.avg1, do_avg, decay, weight,
+                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight,
                              reach, live)
         elif q == 0:
-            _reach_down(n, q, A, Hq, off, children, V.src0, V.avg0, do_avg, decay, weight, reach, live)
+            _reach_down(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live)
         else:
-            _reach_down(n, q, A, Hq, off, children, V.src1, V.avg1, do_avg, decay, weight, reach, live)
+            _reach_down(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live)
 
 
 @njit(cache=True, nogil=True)
@@ -523,8 +524,11 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
     money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
     non-clashing mass), a showdown with stake S + x/2 plus a fold-like term."""
     kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
-    H0 = T.hands0.shape[0]
-    H1 = T.hands1.shape[0]
+    hands0, hands1, same0, same1, valid0, valid1 = T.hands0, T.hands1, T.same0, T.same1, T.valid0, T.valid1
+    sd_order0, sd_order1, sd_strength0, sd_strength1 = T.sd_order0, T.sd_order1, T.sd_strength0, T.sd_strength1
+    sd_count0, sd_count1, shared, last_board_lo = T.sd_count0, T.sd_count1, T.shared, T.last_board_lo
+    H0 = hands0.shape[0]
+    H1 = hands1.shape[0]
     card2 = card[: 2 * T.deck]  # _showdown's scratch: two deck-size halves
     for n in range(lo, hi):
         kd = kind[n]
@@ -540,31 +544,31 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p] + extra[n]
                     if p == 0:
-                        _fold(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, payoff * scale[r], cfv, 0)
+                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, payoff * scale[r], cfv, 0)
                     else:
-                        _fold(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, payoff * scale[r], cfv, 1)
+                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, payoff * scale[r], cfv, 1)
         elif kd == SHOWDOWN:
-            i = g - T.last_board_lo
+            i = g - last_board_lo
             x = extra[n]
             for p in range(2):
                 if not (val_mask >> p) & 1:
                     continue
                 f = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
-                if T.shared:
-                    _showdown(reach, n, 1 - p, T.hands0, T.sd_order0, T.sd_strength0, i, T.sd_count0[i], card2, f,
+                if shared:
+                    _showdown(reach, n, 1 - p, hands0, sd_order0, sd_strength0, i, sd_count0[i], card2, f,
                               cfv, p)
                 elif p == 0:
-                    _showdown2(reach, n, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], T.hands1,
-                               T.sd_order1, T.sd_strength1, T.sd_count1[i], i, card, f, cfv, 0)
+                    _showdown2(reach, n, 1, hands0, sd_order0, sd_strength0, sd_count0[i], hands1,
+                               sd_order1, sd_strength1, sd_count1[i], i, card, f, cfv, 0)
                 else:
-                    _showdown2(reach, n, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], T.hands0,
-                               T.sd_order0, T.sd_strength0, T.sd_count0[i], i, card, f, cfv, 1)
+                    _showdown2(reach, n, 0, hands1, sd_order1, sd_strength1, sd_count1[i], hands0,
+                               sd_order0, sd_strength0, sd_count0[i], i, card, f, cfv, 1)
                 if x != 0.0:
                     if p == 0:
-                        _fold_add(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, 0.5 * x * scale[r],
+                        _fold_add(reach, n, 1, hands0, hands1, same0, valid0, g, card, 0.5 * x * scale[r],
                                   cfv, 0)
                     else:
-                        _fold_add(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, 0.5 * x * scale[r],
+                        _fold_add(reach, n, 0, hands1, hands0, same1, valid1, g, card, 0.5 * x * scale[r],
                                   cfv, 1)
 
 
@@ -574,8 +578,9 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
     leaves unchanged."""
-    kind, player, nact, children = T.kind, T.player, T.nact, T.children
+    kind, player, nact, children, has_lock = T.kind, T.player, T.nact, T.children, T.has_lock
     node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    src0, src1, reg0, reg1 = V.src0, V.src1, V.reg0, V.reg1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     for n in range(hi - 1, lo - 1, -1):
@@ -602,14 +607,14 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     c = children[n, a]
                     for h in range(H):
                         cfv[n, p, h] += cfv[c, p, h]
-            elif T.has_lock[n]:
+            elif has_lock[n]:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1
                 if q == 0:
-                    _own_values_locked(n, p, A, H, off, children, V.src0, T.lock0, V.reg0, update, pre, pos, neg,
+                    _own_values_locked(n, p, A, H, off, children, src0, T.lock0, reg0, update, pre, pos, neg,
                                        floor, cfv, p == br_player)
                 else:
-                    _own_values_locked(n, p, A, H, off, children, V.src1, T.lock1, V.reg1, update, pre, pos, neg,
+                    _own_values_locked(n, p, A, H, off, children, src1, T.lock1, reg1, update, pre, pos, neg,
                                        floor, cfv, p == br_player)
             elif p == br_player:
                 c = children[n, 0]
@@ -628,19 +633,19 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 c1 = children[n, 1]
                 if A == 2:
                     if q == 0:
-                        _own_values2(n, p, H, off, c0, c1, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
+                        _own_values2(n, p, H, off, c0, c1, src0, reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values2(n, p, H, off, c0, c1, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
+                        _own_values2(n, p, H, off, c0, c1, src1, reg1, update, pre, pos, neg, floor, cfv)
                 elif A == 3:
                     c2 = children[n, 2]
                     if q == 0:
-                        _own_values3(n, p, H, off, c0, c1, c2, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
+                        _own_values3(n, p, H, off, c0, c1, c2, src0, reg0, update, pre, pos, neg, floor, cfv)
                     else:
-                        _own_values3(n, p, H, off, c0, c1, c2, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
+                        _own_values3(n, p, H, off, c0, c1, c2, src1, reg1, update, pre, pos, neg, floor, cfv)
                 elif q == 0:
-                    _own_values(n, p, A, H, off, children, V.src0, V.reg0, update, pre, pos, neg, floor, cfv)
+                    _own_values(n, p, A, H, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
                 else:
-                    _own_values(n, p, A, H, off, children, V.src1, V.reg1, update, pre, pos, neg, floor, cfv)
+                    _own_values(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -767,6 +772,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     child_start, child_end, perm_start, perm_end, bcode = T.child_start, T.child_end, T.perm_start, T.perm_end, T.bcode
     round_lo, round_hi, seg_board_lo = W.round_lo, W.round_hi, W.seg_board_lo
     r0, r_end, n0, b0 = W.r0, W.r_end, W.n0, W.b0
+    valid0, valid1, perms0, perms1 = T.valid0, T.valid1, T.perms0, T.perms1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     card = np.zeros(3 * T.deck, dtype=np.float64)
@@ -828,9 +834,9 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                     if not live[e]:
                         continue
                     if reach_mask & 1:
-                        _deal(reach, e, m, 0, H0, T.valid0, c, w, live)
+                        _deal(reach, e, m, 0, H0, valid0, c, w, live)
                     if (reach_mask >> 1) & 1:
-                        _deal(reach, e, m, 1, H1, T.valid1, c, w, live)
+                        _deal(reach, e, m, 1, H1, valid1, c, w, live)
                     if live[m]:
                         any_live = True
             if not any_live:
@@ -888,9 +894,9 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                 if not live[m]:
                     continue
                 if val_mask & 1:
-                    _collect(cfv, e, m, 0, H0, T.perms0, perm_start[g], perm_end[g])
+                    _collect(cfv, e, m, 0, H0, perms0, perm_start[g], perm_end[g])
                 if (val_mask >> 1) & 1:
-                    _collect(cfv, e, m, 1, H1, T.perms1, perm_start[g], perm_end[g])
+                    _collect(cfv, e, m, 1, H1, perms1, perm_start[g], perm_end[g])
         level -= 1
     for p in range(2):
         for h in range(H0 if p == 0 else H1):
