@@ -60,9 +60,10 @@ Buffers = namedtuple("Buffers", ("reach", "cfv", "live", "out_cfv"))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
+def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p, add):
     """cfv[n, p, h] = f * (reach[n, o] on the opponent's hands sharing no card with h), 0 where
-    h clashes with board g. Player p's hands are `hands`, the opponent's `hands_o`; same[h]: the
+    h clashes with board g (with `add`: added to cfv instead, the split part of a showdown's dead
+    money or rake). Player p's hands are `hands`, the opponent's `hands_o`; same[h]: the
     opponent's index of hand h itself, or -1. One-card hands clash only with themselves; two-card
     hands by inclusion-exclusion over per-card sums (the hand itself added back). `card` is
     scratch of at least deck-size length."""
@@ -74,7 +75,11 @@ def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
     if k == 1:
         for h in range(H):
             s = same[h]
-            cfv[n, p, h] = f * (total - (reach[n, o, s] if s >= 0 else 0.0)) if valid[g, h] else 0.0
+            x = f * (total - (reach[n, o, s] if s >= 0 else 0.0)) if valid[g, h] else 0.0
+            if add:
+                cfv[n, p, h] += x
+            else:
+                cfv[n, p, h] = x
         return
     for c in range(card.shape[0]):
         card[c] = 0.0
@@ -84,38 +89,17 @@ def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
             card[hands_o[h, j]] += x
     for h in range(H):
         if valid[g, h] == 0:
-            cfv[n, p, h] = 0.0
+            if not add:
+                cfv[n, p, h] = 0.0
             continue
         s = same[h]
         m = total + (reach[n, o, s] if s >= 0 else 0.0)
         for j in range(k):
             m -= card[hands[h, j]]
-        cfv[n, p, h] = f * m
-
-
-@njit(cache=True, nogil=True)
-def _fold_add(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p):
-    """cfv[n, p, h] += f * (the opponent's reach on hands sharing no card with h and board g):
-    _fold's sum, added (the split part of a showdown's dead money or rake)."""
-    H = hands.shape[0]
-    Ho, k = hands_o.shape
-    total = 0.0
-    for h in range(Ho):
-        total += reach[n, o, h]
-    for c in range(card.shape[0]):
-        card[c] = 0.0
-    for h in range(Ho):
-        x = reach[n, o, h]
-        for j in range(k):
-            card[hands_o[h, j]] += x
-    for h in range(H):
-        if valid[g, h] == 0:
-            continue
-        s = same[h]
-        m = total + (reach[n, o, s] if s >= 0 else 0.0)
-        for j in range(k):
-            m -= card[hands[h, j]]
-        cfv[n, p, h] += f * m
+        if add:
+            cfv[n, p, h] += f * m
+        else:
+            cfv[n, p, h] = f * m
 
 
 @njit(cache=True, nogil=True)
@@ -246,7 +230,7 @@ def fold_values(opp, hands, valid_row, card, payoff, scale, out):
     H = hands.shape[0]
     reach = opp.reshape((1, 1, H))
     cfv = out.reshape((1, 1, H))
-    _fold(reach, 0, 0, hands, hands, np.arange(H), valid_row.reshape((1, H)), 0, card, payoff * scale, cfv, 0)
+    _fold(reach, 0, 0, hands, hands, np.arange(H), valid_row.reshape((1, H)), 0, card, payoff * scale, cfv, 0, False)
 
 
 @njit(cache=True, nogil=True)
@@ -544,9 +528,9 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p] + extra[n]
                     if p == 0:
-                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, payoff * scale[r], cfv, 0)
+                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, payoff * scale[r], cfv, 0, False)
                     else:
-                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, payoff * scale[r], cfv, 1)
+                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, payoff * scale[r], cfv, 1, False)
         elif kd == SHOWDOWN:
             i = g - last_board_lo
             x = extra[n]
@@ -565,11 +549,9 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
                                sd_order0, sd_strength0, sd_count0[i], i, card, f, cfv, 1)
                 if x != 0.0:
                     if p == 0:
-                        _fold_add(reach, n, 1, hands0, hands1, same0, valid0, g, card, 0.5 * x * scale[r],
-                                  cfv, 0)
+                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, 0.5 * x * scale[r], cfv, 0, True)
                     else:
-                        _fold_add(reach, n, 0, hands1, hands0, same1, valid1, g, card, 0.5 * x * scale[r],
-                                  cfv, 1)
+                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, 0.5 * x * scale[r], cfv, 1, True)
 
 
 @njit(cache=True, nogil=True)
