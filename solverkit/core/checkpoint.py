@@ -248,6 +248,10 @@ def _may_change(field: str) -> bool:
     return any(p.endswith("*") and field.startswith(p[:-1]) for p in MAY_CHANGE)
 
 
+#: settings added after checkpoints were first written, with the value an older checkpoint's run had
+ADDED_LATER = {"store.precision": "float64"}
+
+
 def _flat(tables: dict) -> dict:
     out = {}
     for table, values in tables.items():
@@ -287,7 +291,7 @@ def check_resume(path, footer: dict, resolved: dict, config_file=None) -> None:
     for field in order:
         if _may_change(field):
             continue
-        a, b = saved.get(field), now.get(field)
+        a, b = saved.get(field, ADDED_LATER.get(field)), now.get(field)
         if a != b:
             table, _, key = (_shown(part) for part in field.partition("."))
             raise CheckpointError(

@@ -30,18 +30,23 @@ import numpy as np
 from numba import njit
 
 from ..errors import ConfigError, SolverkitError
+from . import block16
 
 MAGIC = b"SKV"
 FRAME_VERSION = 2
 KIND_FLOAT64 = 0
 KIND_FIXED32 = 1
+KIND_BLOCK16 = 2
 #: magic, version, crc32 (of everything after it: kind, count, description length, description,
 #: body), kind, number of values, description length
 _HEADER = struct.Struct("<3sBIBQH")
 _CRC_FROM = 8  # the crc covers the frame from this byte on
 _COVERED = struct.Struct("<BQH")
 _OLD_HEADER = struct.Struct("<3sBB")  # what every version starts with
-KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32"}
+KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32", KIND_BLOCK16: "16-bit block-scaled"}
+#: ``[store] precision`` choices: the float64 store (or int32 fixed point with ``regret_scale``) or
+#: 16-bit values scaled per block (:mod:`.block16`)
+PRECISIONS = ("float64", "block16")
 INT32_MAX = 2**31 - 1
 
 
@@ -473,11 +478,22 @@ def _magnitude_histogram(x: np.ndarray, scales: np.ndarray) -> np.ndarray:
 class ValueCodec:
     """Encodes arrays for the store. `scales` maps an array family ("regret", "avg") to its
     fixed-point factor per round (absent or None: float64, exact); `predictor` switches the
-    residual coding; `compressor` is the plugin. Thread-safe (the saturation count aside)."""
+    residual coding; `compressor` is the plugin; `precision` "block16" stores every family as
+    16-bit values scaled per grid block (:mod:`.block16`; no fixed-point factors then).
+    Thread-safe (the saturation count aside)."""
 
-    def __init__(self, compressor, scales: dict | None = None, predictor: str = "gradient"):
+    def __init__(self, compressor, scales: dict | None = None, predictor: str = "gradient",
+                 precision: str = "float64"):
         self.compressor = compressor
         self.scales = {k: np.asarray(v, dtype=np.float64) for k, v in (scales or {}).items() if v is not None}
+        if precision not in PRECISIONS:
+            raise SolverkitError(f"unknown store precision {precision!r}; valid: {', '.join(PRECISIONS)}")
+        if precision == "block16" and self.scales:
+            raise ConfigError(f"[store] precision = \"block16\" scales each block of values itself: it cannot take "
+                              f"fixed-point factors too ({', '.join(sorted(self.scales))}); remove regret_scale, "
+                              "avg_scale and state_scale, or use precision = \"float64\"")
+        self.precision = precision
+        self.block16 = precision == "block16"
         if predictor is True or predictor is False:  # older spelling
             predictor = "gradient" if predictor else "none"
         if predictor not in PREDICTORS:
@@ -512,7 +528,18 @@ class ValueCodec:
     @property
     def passthrough(self) -> bool:
         """True when encoding is the identity: the store may keep arrays decoded in memory."""
-        return not self.scales and self.compressor.passthrough
+        return self.exact and self.compressor.passthrough
+
+    @property
+    def exact(self) -> bool:
+        """True when a decoded value is exactly the value encoded (float64 frames)."""
+        return not self.scales and not self.block16
+
+    def _kind(self, family: str) -> int:
+        """The frame kind this codec writes for `family`."""
+        if self.block16:
+            return KIND_BLOCK16
+        return KIND_FLOAT64 if self.scales.get(family) is None else KIND_FIXED32
 
     def _description(self, family: str, kind: int, key, name, run) -> bytes:
         """The msgpack description of a frame (cached: no per-value or per-call packing)."""
@@ -522,7 +549,8 @@ class ValueCodec:
             scales = self.scales.get(family)
             # positional, the run id as 16 bytes: a few dozen bytes in all
             meta = msgpack.packb([_run_bytes(run), key or "", name or "", self.predictor, str(self.compressor.name),
-                                  None if kind == KIND_FLOAT64 else [float(v) for v in scales]])
+                                  None if kind == KIND_FLOAT64 else [] if kind == KIND_BLOCK16
+                                  else [float(v) for v in scales]])
             if len(meta) > 0xFFFF:
                 raise SolverkitError(f"segment {key!r} array {name!r}: frame description of {len(meta)} bytes "
                                      "exceeds 65535 (a segment key this long cannot be stored)")
@@ -534,7 +562,13 @@ class ValueCodec:
         """Payload of float64 array `x` of `family` ("regret" or "avg") laid out as `grid`, its
         frame recording segment `key`, array `name` and run id `run` (checked on decode)."""
         scales = self.scales.get(family)
-        if scales is None:
+        if self.block16:
+            nb = grid.offset.shape[0]
+            raw = self._scratch(block16.body_size(nb, x.shape[0]))
+            block16.encode(x, grid.offset, grid.hands, grid.actions, *block16.split_body(raw, nb))
+            body = self.compressor.compress(memoryview(raw), 2)
+            kind = KIND_BLOCK16
+        elif scales is None:
             body = self.compressor.compress(memoryview(x).cast("B"), 8)
             kind = KIND_FLOAT64
         else:
@@ -552,11 +586,21 @@ class ValueCodec:
                 self._count_clipped(clipped, _largest_units(x, grid, scales), scales, family)
             body = self.compressor.compress(memoryview(res).cast("B"), 4)
             kind = KIND_FIXED32
+        return self._frame(kind, x.shape[0], body, family, key, name, run)
+
+    def _frame(self, kind: int, n: int, body, family: str, key, name, run) -> bytes:
+        """A frame: header (with the crc), description, compressed body."""
         meta = self._description(family, kind, key, name, run)
-        covered = _COVERED.pack(kind, x.shape[0], len(meta))
+        covered = _COVERED.pack(kind, n, len(meta))
         crc = zlib.crc32(body, zlib.crc32(meta, zlib.crc32(covered)))
         # one copy of the body into the frame (a compressor may hand back a view of a scratch buffer)
-        return b"".join((_HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, x.shape[0], len(meta)), meta, body))
+        return b"".join((_HEADER.pack(MAGIC, FRAME_VERSION, crc, kind, n, len(meta)), meta, body))
+
+    def encode_body(self, raw: np.ndarray, n: int, family: str, key: str | None = None, name: str | None = None,
+                    run: str | None = None) -> bytes:
+        """Payload of an array of `n` values held as a block16 body (the compact store's live
+        buffer: bytes of its scales, then its int16 values)."""
+        return self._frame(KIND_BLOCK16, n, self.compressor.compress(memoryview(raw), 2), family, key, name, run)
 
     def round_in_place(self, x: np.ndarray, grid: Grid, family: str) -> None:
         """Give float64 array `x` of `family` the precision a store round trip (encode, then
@@ -564,6 +608,9 @@ class ValueCodec:
         first arrays probed as :meth:`encode` does (no scale: nothing to do). What a store that
         keeps values decoded applies after each update, so that it holds the same numbers as one
         that keeps them encoded."""
+        if self.block16:
+            block16.round_in_place(x, grid.offset, grid.hands, grid.actions)
+            return
         scales = self.scales.get(family)
         if scales is None:
             return
@@ -688,7 +735,8 @@ class ValueCodec:
         if expect is not None and meta_raw == expect:
             return {"match": True, "kind": kind, "count": n, "body": body}
         if kind not in KIND_NAMES:
-            raise CorruptSegment(f"{where}: unknown value kind {kind}; kinds: 0 (float64), 1 (fixed-point int32)")
+            raise CorruptSegment(f"{where}: unknown value kind {kind}; kinds: "
+                                 + ", ".join(f"{k} ({v})" for k, v in KIND_NAMES.items()))
         try:
             meta = msgpack.unpackb(meta_raw, max_str_len=0xFFFF, max_array_len=4096, max_map_len=16)
         except Exception as exc:
@@ -714,6 +762,8 @@ class ValueCodec:
                                      "another segment, array or run was swapped in)")
         kind = d["kind"]
         setting = "state_scale" if family not in ("regret", "avg") else f"{family}_scale"
+        if KIND_BLOCK16 in (kind, expect):
+            setting = "precision"
         if kind != expect:
             raise CorruptSegment(
                 f"{where}: holds {KIND_NAMES[kind]} values but the store is configured for {KIND_NAMES[expect]} "
@@ -731,30 +781,49 @@ class ValueCodec:
                 raise CorruptSegment(f"{where}: written with predictor {d['pred']!r}, the store is configured with "
                                      f"{self.predictor!r} ([store] predictor: restore it, or start a new run)")
 
-    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
-               key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
-        """The float64 array a payload holds (written into `out` when given: a reused buffer of
-        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
-        with other settings, or (where given) for another segment `key`, array `name` or run."""
-        scales = self.scales.get(family)
-        expect = KIND_FLOAT64 if scales is None else KIND_FIXED32
+    def _checked(self, payload, family: str, where: str, key, name, run) -> tuple:
+        """(kind, count, compressed body) of a frame checked against this codec's settings."""
+        expect = self._kind(family)
         fast = None
         if key is not None and name is not None and run is not None:  # the usual case: one bytes compare
             fast = self._description(family, expect, key, name, run)
         d = self.describe(payload, where, fast)
         if d.get("match") and d["kind"] != expect:  # a crafted frame: its header and description disagree
             d = self.describe(payload, where)
-        kind, n, body = d["kind"], d["count"], d["body"]
         if not d.get("match"):
-            self._check_description(d, family, scales, expect, where, key, name, run)
+            self._check_description(d, family, self.scales.get(family), expect, where, key, name, run)
+        return d["kind"], d["count"], d["body"]
+
+    def decode_body(self, payload, blocks: int, family: str, where: str, key: str | None = None,
+                    name: str | None = None, run: str | None = None) -> tuple[np.ndarray, int]:
+        """(body bytes, value count) of a block16 frame: what the compact store holds live."""
+        kind, n, body = self._checked(payload, family, where, key, name, run)
+        raw = np.empty(block16.body_size(blocks, n), dtype=np.uint8)
+        try:
+            self.compressor.decompress_into(bytes(body), memoryview(raw))
+        except Exception as exc:  # a codec's own error type
+            raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
+        return raw, n
+
+    def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
+               key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
+        """The float64 array a payload holds (written into `out` when given: a reused buffer of
+        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
+        with other settings, or (where given) for another segment `key`, array `name` or run."""
+        scales = self.scales.get(family)
+        kind, n, body = self._checked(payload, family, where, key, name, run)
         if out is None or out.shape != (n,) or out.dtype != np.float64:
             out = np.empty(n, dtype=np.float64)
-        raw = out.view(np.uint8) if kind == KIND_FLOAT64 else self._scratch(4 * n)
+        nb = grid.offset.shape[0]
+        raw = out.view(np.uint8) if kind == KIND_FLOAT64 else \
+            self._scratch(block16.body_size(nb, n) if kind == KIND_BLOCK16 else 4 * n)
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))  # the plugin contract: bytes in
         except Exception as exc:  # a codec's own error type
             raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
-        if kind == KIND_FIXED32:
+        if kind == KIND_BLOCK16:
+            block16.decode(*block16.split_body(raw, nb), grid.offset, grid.hands, grid.actions, out)
+        elif kind == KIND_FIXED32:
             res = raw.view(np.uint32)
             if self._mode == PREDICTORS["west"]:
                 _decode_west(res, grid.offset, grid.hands, grid.actions, grid.round, grid.order, grid.orders, scales,

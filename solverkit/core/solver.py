@@ -44,8 +44,10 @@ CONFIRM_RTOL = 1e-9
 
 def metric_columns(game, eval_current: bool = False) -> tuple[str, ...]:
     """metrics.csv columns for `game`: the base columns, one per display unit the game declares
-    (``exploitability_<key>``), then the current strategy's exploitability when asked for."""
-    cols = METRIC_COLUMNS + unit_columns(game)
+    (``exploitability_<key>``), then the current strategy's exploitability when asked for. A game
+    of more than two players adds ``nash_conv``, the other players' ``br_<p>`` and every
+    player's ``gain_<p>`` after the base columns (docs/players.md)."""
+    cols = METRIC_COLUMNS + nash_columns(game) + unit_columns(game)
     if eval_current:
         cols += (CURRENT_COLUMN,) + unit_columns(game, current=True)
     return cols + STORE_COLUMNS
@@ -60,9 +62,45 @@ STRATEGY_IN_MEMORY = 2_000_000
 
 
 def exploitability(game, strategy) -> tuple[float, float, float]:
-    """(exploitability, br_0, br_1) of a profile: exploitability = (br_0 + br_1) / 2."""
+    """(exploitability, br_0, br_1) of a profile: exploitability = (br_0 + br_1) / 2; in a game
+    of more than two players NashConv / players (:func:`nash_conv`)."""
+    if game.num_players != 2:
+        conv, brs, _ = nash_conv(game, strategy)
+        return conv / game.num_players, brs[0], brs[1]
     br0, br1 = game.best_response(strategy)
     return (br0 + br1) / 2.0, br0, br1
+
+
+#: metrics column of a game of more than two players: the sum of the players' best-response gains
+NASH_CONV = "nash_conv"
+
+
+def nash_columns(game) -> tuple[str, ...]:
+    """The columns a game of more than two players adds: ``nash_conv``, ``br_2`` .. and
+    ``gain_0`` ..; none for two players."""
+    P = game.num_players
+    if P == 2:
+        return ()
+    return (NASH_CONV, *(f"br_{p}" for p in range(2, P)), *(f"gain_{p}" for p in range(P)))
+
+
+def nash_conv(game, strategy) -> tuple[float, tuple[float, ...], tuple[float, ...]]:
+    """(NashConv, best-response values, values) of a profile: each player's gain is its
+    best-response value against the others less its value in the profile; NashConv is the sum
+    of the gains (0 exactly at a Nash equilibrium)."""
+    brs = tuple(float(x) for x in game.best_response(strategy))
+    values = tuple(float(x) for x in game.expected_values(strategy))
+    return sum(b - v for b, v in zip(brs, values)), brs, values
+
+
+def nash_row(game, strategy) -> dict:
+    """The metrics of a profile of a game of more than two players: exploitability (NashConv /
+    players), br_<p>, nash_conv and gain_<p>."""
+    conv, brs, values = nash_conv(game, strategy)
+    row = {"exploitability": conv / len(brs), NASH_CONV: conv}
+    row.update({f"br_{p}": b for p, b in enumerate(brs)})
+    row.update({f"gain_{p}": b - v for p, (b, v) in enumerate(zip(brs, values))})
+    return row
 
 
 @dataclass
@@ -182,7 +220,7 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     scales = {"regret": per_round(cfg["regret_scale"], True), "avg": per_round(cfg["avg_scale"], False)}
     for name in rule.state:  # a rule's arrays: their own scale, in chips like the regrets
         scales[name] = per_round(cfg.get("state_scale") or cfg["regret_scale"], True)
-    codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"])
+    codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"], precision=cfg.get("precision", "float64"))
     backend = None
     run_id = run_id or new_run_id()
     if cfg["backend"] == "disk":
@@ -200,6 +238,12 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     # half of the estimate when an average is kept)
     est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0)))
     hold = cfg.get("hold", "encoded")
+    if backend is None and codec.block16 and hold == "encoded" and est:  # 2 + 8 / (hands x actions) bytes a value
+        have = physical_memory()
+        if have and est / 4 > MEMORY_SHARE * have:
+            raise ConfigError(
+                f"game {game.name!r}: its regrets and averages need about {human_bytes(est / 4)} as 16-bit values in "
+                f"memory and this machine has {human_bytes(have)}; store them on disk ([store] backend = \"disk\")")
     if backend is None and (codec.passthrough or hold == "decoded") and est:
         have = physical_memory()
         if have and est > MEMORY_SHARE * have:
@@ -261,6 +305,10 @@ class Solver:
         self.game = assembly.game
         self.alternating = assembly.solver["update"] == "alternating"
         self.first_update = int(assembly.solver.get("first_update", 0))
+        #: the passes of one iteration: one player each in turn from first_update, or all at once
+        P = assembly.game.num_players
+        self.groups = (tuple(((self.first_update + k) % P,) for k in range(P)) if self.alternating
+                       else (tuple(range(P)),))
         self.store = make_store(assembly, store_dir, run_id)
         self.transport = assembly.transport
         self.transport.parts_dir = parts_dir
@@ -324,9 +372,7 @@ class Solver:
         if count > 0:
             t0, c0 = time.perf_counter(), self._clock.seconds
             a = self.assembly
-            first = self.first_update
-            groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
-            block = PassBlock(self.iteration + 1, count, groups, a.rule, a.averaging, a.sampler)
+            block = PassBlock(self.iteration + 1, count, self.groups, a.rule, a.averaging, a.sampler)
             self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
             self._add_time(t0, c0)
@@ -342,9 +388,7 @@ class Solver:
         t0, c0 = time.perf_counter(), self._clock.seconds
         self.iteration += 1
         a = self.assembly
-        first = self.first_update
-        groups = ((first,), (1 - first,)) if self.alternating else ((0, 1),)
-        for players in groups:
+        for players in self.groups:
             job = PassJob(self.iteration, players, a.rule, a.averaging, a.sampler)
             self._count(self.game.cfr_pass(self.store, job, self.transport))
         if self.iteration <= 3 and self.store.codec.resolution:
@@ -420,6 +464,8 @@ class Solver:
         store, transport = self.store, self.transport
         if exact and not transport.trusted_values and self.game.holds_subgames:
             store, transport = self.values, None
+        if self.game.num_players != 2:
+            return self._evaluate_n()
         fast = None
         if not exact or self.game.store_walk_is_exact:
             fast = self.game.best_response_from_store(store, self.output_kind, transport=transport)
@@ -442,6 +488,18 @@ class Solver:
             cur_expl = (cur[0] + cur[1]) / 2.0 if cur is not None else exploitability(self.game, self.strategy("current"))[0]
             row[CURRENT_COLUMN] = cur_expl
             row.update(unit_values(self.game, cur_expl, current=True))
+        return row
+
+    def _evaluate_n(self) -> dict:
+        """Metrics row of a game of more than two players: exact best responses and values of
+        the stored strategy (:func:`nash_row`)."""
+        row = {"iteration": self.iteration, "seconds": self.solve_seconds, **nash_row(self.game, self.strategy()),
+               "nodes_touched": self.nodes_touched}
+        row.update(unit_values(self.game, row["exploitability"]))
+        if self.eval_current:
+            cur = nash_row(self.game, self.strategy("current"))["exploitability"]
+            row[CURRENT_COLUMN] = cur
+            row.update(unit_values(self.game, cur, current=True))
         return row
 
     def confirm(self, row: dict) -> dict:
@@ -650,7 +708,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
         release_out_dir(lock)
         raise
     targets_text = target_text(assembly.game, target, unit_targets)
-    goals = [(EXPLOITABILITY_COLUMN, target)] if target > 0 else []
+    goals = [(EXPLOITABILITY_COLUMN if assembly.game.num_players == 2 else NASH_CONV, target)] if target > 0 else []
     goals += [(u.column, unit_targets[u.target_key]) for u in units if unit_targets.get(u.target_key, 0) > 0]
     bar = _Progress(iterations, solver.iteration, goals, metrics) if progress else None
     reached = False
@@ -667,8 +725,11 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
     startup = None
     extra = {}  # the game's own result fields (advance fills them)
 
+    #: the column [solver] target bounds: exploitability, or NashConv with more than two players
+    target_column = EXPLOITABILITY_COLUMN if assembly.game.num_players == 2 else NASH_CONV
+
     def target_met(r) -> bool:
-        return (target > 0 and r["exploitability"] <= target) or unit_target_reached(r, unit_targets, assembly.game)
+        return (target > 0 and r[target_column] <= target) or unit_target_reached(r, unit_targets, assembly.game)
 
     def checkpoint():
         nonlocal last_ckpt, have_ckpt
@@ -751,7 +812,7 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
             row = solver.confirm(row)
         # the game's own result fields (a spot's ev and equity), for result.json and the Result
         extra = assembly.game.result_fields(solver.store, solver.output_kind, transport=solver.transport)
-        layouts = [assembly.game.layout(p) for p in (0, 1)]
+        layouts = [assembly.game.layout(p) for p in range(assembly.game.num_players)]
         large = sum(lay.size for lay in layouts) > STRATEGY_IN_MEMORY
         if out is not None and (large or not solver.distributed):
             # a strategy of the kind this run does not write, left in `out` by an earlier run, goes
@@ -779,7 +840,9 @@ def run_solve(assembly, iterations=None, target=None, out=None, progress=False, 
                 "exploitability": row["exploitability"],
                 "br_0": row["br_0"],
                 "br_1": row["br_1"],
-                "value_bounds": [-row["br_1"], row["br_0"]],
+                **({"value_bounds": [-row["br_1"], row["br_0"]]} if assembly.game.num_players == 2 else
+                   {"players": assembly.game.num_players,
+                    **{c: row[c] for c in nash_columns(assembly.game)}}),
                 "seconds": solver.solve_seconds,
                 "target": target,
                 **{key: value for key, value in unit_targets.items() if value > 0},
@@ -906,6 +969,8 @@ def _store_kind(assembly, store) -> str:
     in memory" for an encoding store that holds its values decoded; "" else."""
     if store.deferred:
         return HELD_DECODED
+    if store.compact:
+        return "16-bit block-scaled in memory"
     if not store.codec.passthrough:
         return ""
     return "float64 " + ("on disk" if assembly.store["backend"] == "disk" else "in memory")
@@ -929,6 +994,8 @@ def progress_postfix(game, row: dict, targets: str = "") -> str:
     """The progress bar's text after a metrics row: exploitability in the game's display units
     (native too) and the target, e.g. ``expl 0.0019 chips = 0.95 mbb/g (target 1 mbb/g)``."""
     text = "expl " + _native(game, row["exploitability"])
+    if NASH_CONV in row:
+        text = "NashConv " + _native(game, row[NASH_CONV])
     text += "".join(f" = {row[u.column]:.3g} {u.name}" for u in units_of(game) if u.column in row)
     return text + (f" (target {targets})" if targets else "")
 
@@ -947,6 +1014,8 @@ def stop_reason(game, reached_row, target: float, unit_targets: dict[str, float]
         limit = unit_targets.get(u.target_key, 0)
         if limit > 0 and reached_row.get(u.column, math.inf) <= limit:
             return f"target reached: exploitability {reached_row[u.column]:.3g} {u.name} <= {limit:g} {u.name} {at}"
+    if game.num_players != 2:
+        return f"target reached: NashConv {_native(game, reached_row[NASH_CONV])} <= {_native(game, target)} {at}"
     return (f"target reached: exploitability {_native(game, reached_row['exploitability'])} "
             f"<= {_native(game, target)} {at}")
 

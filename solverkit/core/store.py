@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, SolverkitError
+from . import block16
 from .codec import CorruptSegment, Grid, ValueCodec, check_grid
 
 
@@ -107,6 +108,10 @@ class Store:
                                  f"{self.backend.name!r} backend (valid with hold = 'decoded': memory)")
         #: values held decoded although the codec is not the identity: rounded after each update
         self.deferred = hold == "decoded" and not codec.passthrough
+        #: block16 values held in memory as live buffers (scales, int16 values) that a kernel may
+        #: update in place (:meth:`compact_views`); framed only for checkpoints and workers
+        self.compact = codec.block16 and hold == "encoded" and isinstance(self.backend, MemoryBackend)
+        self._compact: dict[str, dict[str, np.ndarray]] = {}
         self.passthrough = (codec.passthrough and isinstance(self.backend, MemoryBackend)) or self.deferred
         self._version = 0  # deferred: bumped by every update, keys the stored-size cache
         self._sized: tuple[int, int] | None = None
@@ -128,8 +133,8 @@ class Store:
 
     @property
     def exact(self) -> bool:
-        """True when decoded values are exactly the values last stored (no fixed point)."""
-        return not self.codec.scales
+        """True when decoded values are exactly the values last stored (float64 frames)."""
+        return self.codec.exact
 
     # --- encoding ----------------------------------------------------------------------------
 
@@ -201,6 +206,36 @@ class Store:
 
     # --- access ------------------------------------------------------------------------------
 
+    # --- compact holding (block16 in memory) ---------------------------------------------------
+
+    def _compact_buffers(self, key) -> dict[str, np.ndarray]:
+        """Compact: segment `key`'s live block16 bodies by array name, zeros when first opened
+        (every scale 0: every value 0)."""
+        bufs = self._compact.get(key)
+        if bufs is None:
+            bufs = {name: np.zeros(block16.body_size(self.grid(key, name).offset.shape[0], n), dtype=np.uint8)
+                    for name, n in self.specs[key].arrays.items()}
+            with self._lock:
+                bufs = self._compact.setdefault(key, bufs)
+        return bufs
+
+    def compact_views(self, key: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Compact: (scales [blocks], int16 values) of array `name` of segment `key`, live: a
+        kernel that updates them in place updates the store."""
+        return block16.split_body(self._compact_buffers(key)[name], self.grid(key, name).offset.shape[0])
+
+    def _compact_decode(self, key, name, out=None) -> np.ndarray:
+        g = self.grid(key, name)
+        n = self.specs[key].arrays[name]
+        if out is None:
+            out = np.empty(n, dtype=np.float64)
+        block16.decode(*self.compact_views(key, name), g.offset, g.hands, g.actions, out)
+        return out
+
+    def _compact_encode(self, key, name, x) -> None:
+        g = self.grid(key, name)
+        block16.encode(x, g.offset, g.hands, g.actions, *self.compact_views(key, name))
+
     def open(self, key: str, writes=None) -> "_OpenSegment":
         """Yield segment `key`'s arrays for in-place update and re-encode them on exit
         (``with store.open(key) as arrays: ...``). Arrays are decoded when first looked up;
@@ -214,6 +249,8 @@ class Store:
         self._check_key(key)
         if self.passthrough:
             return self._live.get(key) or self._zeros(key)
+        if self.compact:
+            return _CompactSegment(self, key, ())
         return _Lazy(self, key, self._blobs(key))
 
     def decoded(self, key: str, blobs: dict[str, bytes]) -> dict[str, np.ndarray]:
@@ -238,6 +275,10 @@ class Store:
         self._check_key(key)
         if self.passthrough:
             return self._encode(key, self._live.get(key) or self._zeros(key))
+        if self.compact:
+            fk = self.frame_keys.get(key, key)
+            return {name: self.codec.encode_body(raw, self.specs[key].arrays[name], family(name), fk, name, self.run_id)
+                    for name, raw in self._compact_buffers(key).items()}
         if not self.backend.has(key):
             return self._encode(key, self._zeros(key))
         return self.backend.get(key)
@@ -251,12 +292,32 @@ class Store:
     def restore(self, key: str, blobs: dict[str, bytes]) -> None:
         """Replace segment `key` with saved payloads, after checking that they decode."""
         self._check_key(key)
+        if self.compact:
+            self._restore_compact(key, blobs)
+            return
         arrays = self._decode(key, blobs)
         if self.passthrough:
             self._live[key] = arrays
             self._version += 1
         else:
             self.backend.put(key, dict(blobs))
+
+    def _restore_compact(self, key: str, blobs: dict[str, bytes]) -> None:
+        """Compact: segment `key`'s live bodies from saved frames (checked as decoding checks them)."""
+        spec = self.specs[key]
+        if set(blobs) != set(spec.arrays):
+            raise SolverkitError(f"segment {key!r} holds arrays {sorted(blobs)}, expected {sorted(spec.arrays)}")
+        fk = self.frame_keys.get(key, key)
+        bufs = {}
+        for name, payload in blobs.items():
+            blocks = self.grid(key, name).offset.shape[0]
+            raw, n = self.codec.decode_body(payload, blocks, family(name), f"segment {key!r} array {name!r}", fk,
+                                            name, self.run_id)
+            if n != spec.arrays[name]:
+                raise SolverkitError(f"segment {key!r} array {name!r} holds {n} values, expected {spec.arrays[name]}")
+            bufs[name] = raw
+        with self._lock:
+            self._compact[key] = bufs
 
     # --- accounting --------------------------------------------------------------------------
 
@@ -275,6 +336,8 @@ class Store:
             return self._sized[1]
         if self.passthrough:
             return sum(a.nbytes for seg in list(self._live.values()) for a in seg.values())
+        if self.compact:
+            return sum(a.nbytes for seg in list(self._compact.values()) for a in seg.values())
         return self.backend.nbytes()
 
     def _round(self, key: str, arrays: dict[str, np.ndarray], writes) -> None:
@@ -574,11 +637,21 @@ class _OpenSegment:
 
     def __enter__(self):
         st = self.store
-        self.arrays = st._live_arrays(self.key) if st.passthrough else _Lazy(st, self.key, st._blobs(self.key), st._pool)
+        if st.compact:
+            self.arrays = _CompactSegment(st, self.key, self.writes, st._pool)
+        else:
+            self.arrays = st._live_arrays(self.key) if st.passthrough else _Lazy(st, self.key, st._blobs(self.key),
+                                                                                  st._pool)
         return self.arrays
 
     def __exit__(self, exc_type, exc, tb):
         st = self.store
+        if st.compact:
+            if exc_type is None:
+                self.arrays.encode_back()
+            self.arrays.release()
+            self.arrays = None
+            return False
         if exc_type is None and st.deferred:
             st._round(self.key, self.arrays, self.writes)
         if exc_type is None and not st.passthrough:
@@ -595,3 +668,42 @@ class _OpenSegment:
             self.arrays.release()
         self.arrays = None
         return False
+
+
+class _CompactSegment(_Lazy):
+    """An open segment of a compact store: each array decoded to float64 on first lookup (and
+    encoded back on close if the caller may have changed it), or, for a kernel that works on
+    block16 values itself, handed out live by :meth:`compact` (updated in place)."""
+
+    __slots__ = ("writes", "live")
+
+    def __init__(self, store, key, writes, pool=None):
+        super().__init__(store, key, store.specs[key].arrays, pool)
+        self.writes = writes
+        self.live: set[str] = set()
+
+    def __missing__(self, name):
+        if name not in self.blobs:
+            raise KeyError(name)
+        out = None
+        if self.pool is not None:
+            n = self.store.specs[self.key].arrays[name]
+            buf = self.pool.take(n)
+            self.buffers.append(buf)
+            out = buf[:n]
+        arr = self[name] = self.store._compact_decode(self.key, name, out)
+        return arr
+
+    def compact(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, int16 values) of array `name`, live (not to be mixed with its decoded copy)."""
+        if dict.__contains__(self, name):
+            raise SolverkitError(f"segment {self.key!r} array {name!r} is open decoded; its compact values would "
+                                 "be overwritten when it is encoded back")
+        self.live.add(name)
+        return self.store.compact_views(self.key, name)
+
+    def encode_back(self) -> None:
+        """Encode the decoded arrays the caller may have changed (`writes`; None: all looked up)."""
+        for name, arr in dict.items(self):
+            if self.writes is None or name in self.writes:
+                self.store._compact_encode(self.key, name, arr)

@@ -35,7 +35,7 @@ from ..errors import ConfigError, ProtocolError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
-from .kernels import (MODE_CHANCE, MODE_EXTERNAL, MODE_FULL, Buffers, Pass, PublicTree, Values, Walk, copy_runs,
+from .kernels import (MODE_CHANCE, MODE_EXTERNAL, MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values, copy_runs, float_values,
                       dfs_block, dfs_pass, sample_path)
 from .cut import count_below, rollout_all
 from .tree import PokerTree, build_tree
@@ -111,9 +111,30 @@ class _Region:
     stride: np.ndarray  # int64 [2, rounds]: values per board of a round, per player
     sizes: tuple[int, int]  # values per player in one segment of this region
     units: tuple  # per player: (node, board index) int64 arrays, one (H x A) block each, in order
+    block_off: np.ndarray  # int64 [nodes]: index of a decision node's block among units, first board
+    block_stride: np.ndarray  # int64 [2, rounds]: blocks per board of a round, per player
 
     def offset(self, node: int, k: int, player: int, rnd: int) -> int:
         return int(self.node_off[node] + k * self.stride[player, rnd])
+
+
+@dataclass
+class _Compact:
+    """A compact segment's block16 values for one kernel walk: per player (scales, int16 values)
+    of the policy source and of the average (None: not used). The regrets a pass updates are
+    its policy source."""
+
+    src: list
+    avg: list
+
+    @classmethod
+    def of(cls, seg, job: "_Job", pj) -> "_Compact":
+        src = [seg.compact(f"{job.source}{p}") if f"{job.source}{p}" in seg else None for p in (0, 1)]
+        avg = [None, None]
+        if pj is not None and pj.averaging.keeps_average:
+            avg = [seg.compact(f"avg{q}") if (job.avg_mask >> q) & 1 and f"avg{q}" in seg else None
+                   for q in (0, 1)]
+        return cls(src, avg)
 
 
 @dataclass
@@ -355,7 +376,10 @@ class PokerGame(Game):
         Hp = (self.tree.hands_of(0), self.tree.hands_of(1))
         node_off = np.zeros(bet.num_nodes, dtype=np.int64)
         stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
+        block_off = np.zeros(bet.num_nodes, dtype=np.int64)
+        block_stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
         sizes = [0, 0]
+        blocks = [0, 0]
         units = ([], [])
         for r in range(r0, r_end + 1):
             nodes = [([], []), ([], [])]
@@ -365,16 +389,20 @@ class PokerGame(Game):
                 p = int(bet.player[n])
                 node_off[n] = sizes[p] + stride[p, r]
                 stride[p, r] += Hp[p] * int(bet.num_actions[n])
+                block_off[n] = blocks[p] + block_stride[p, r]
+                block_stride[p, r] += 1
                 nodes[p][0].append(n)
             nb = int(boards_per_round[r])
             for p in (0, 1):
                 sizes[p] += nb * int(stride[p, r])
+                blocks[p] += nb * int(block_stride[p, r])
                 ids = np.array(nodes[p][0], dtype=np.int64)
                 units[p].append((np.tile(ids, nb), np.repeat(np.arange(nb, dtype=np.int64), ids.size)))
         units = tuple(
             (np.concatenate([u[0] for u in units[p]]), np.concatenate([u[1] for u in units[p]])) for p in (0, 1)
         )
-        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, stride, tuple(sizes), units)
+        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, stride, tuple(sizes), units, block_off,
+                       block_stride)
 
     def _prepare(self):
         t = self.tree
@@ -771,10 +799,11 @@ class PokerGame(Game):
             north[by_board[1:]] = by_board[:-1]
             visit.append(by_board.ravel())
         order = (first[rnd] + k - board0[rnd] + row0[rnd]).astype(np.int64)  # the board's row of `orders`
-        hands = np.full(nodes.size, t.num_hands, dtype=np.int64)
+        hands = np.full(nodes.size, t.hands_of(p), dtype=np.int64)
         if t.sides is not None:
-            raise ConfigError(f"game {self.name!r}: its players hold different hands (ranges); the fixed-point and "
-                              "compressed stores' predictor orders one hand list: use [store] name = \"float\"")
+            # each player its own hands (a spot's ranges): the strength orders rank the shared
+            # list, so the predictor visits this player's hands in index order
+            order = np.full(nodes.size, -1, dtype=np.int64)
         grid = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
                     orders, np.concatenate(visit).astype(np.int64) if visit else None)
         if self.below is None or key == "trunk":  # (the store keeps the grids it uses)
@@ -857,19 +886,26 @@ class PokerGame(Game):
     @staticmethod
     def _walk_plan(region, b0, c_first, c_last, seg_board_lo) -> Walk:
         return Walk(int(region.r0), int(region.r_end), int(region.n0), int(b0), int(c_first), int(c_last),
-                    region.round_lo, region.round_hi, region.node_off, region.stride, seg_board_lo)
+                    region.round_lo, region.round_hi, region.node_off, region.stride, seg_board_lo, region.block_off,
+                    region.block_stride)
 
     def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
               do_backward=True, children=None):
+        """One kernel walk of `region`. src, reg, avg: per player float64 arrays, or a
+        :class:`_Compact` of a compact store's block16 values (from :meth:`_segment_arrays`)."""
         t = self.tree
         bufs = self._bufs()
         pre, pos, neg, floor, decay, weight = job.coeffs
         if boundary is None:
             boundary = np.zeros((1, 1, 2, 1))
         c0, c1 = children or (t.boards.child_start[b0], t.boards.child_end[b0])
+        if isinstance(src, _Compact):
+            values = compact_values(src.src, src.avg)
+        else:
+            values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1])
         _kernel()(
             self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
-            Values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]),
+            values,
             Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
                  float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
                  int(job.sample), np.uint64(job.key()), int(job.sampling_player())),
@@ -878,8 +914,25 @@ class PokerGame(Game):
         return bufs.out_cfv.copy()
 
     def _segment_arrays(self, store, key, seg, job: _Job, pj: PassJob | None):
-        """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes)."""
+        """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes); from a
+        compact store, where the kernel can apply the pass itself, the block16 values live
+        (:class:`_Compact`, three times: the kernel updates them in place)."""
+        if getattr(seg, "compact", None) is not None and self._kernel_compact(job, pj):
+            c = _Compact.of(seg, job, pj)
+            return c, c, c
         return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
+
+    def _kernel_compact(self, job: _Job, pj: PassJob | None) -> bool:
+        """True when the kernel can work on block16 values itself: no locked hands, a policy
+        source it reads as stored (regrets or averages), and a pass whose rule and averaging
+        update in the kernel and play the regrets (else the segment is decoded to float64)."""
+        if self.locks()[0].any() or job.source not in ("regret", "avg"):
+            return False
+        if pj is None:
+            return True
+        rule, averaging = pj.rule, pj.averaging
+        return (rule.inline and rule.plain_policy and not rule.state
+                and (averaging.inline or not averaging.keeps_average) and job.source == "regret")
 
     @staticmethod
     def _writes(job: _Job, pj):
@@ -1060,7 +1113,7 @@ class PokerGame(Game):
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
             dfs_block(self.kernel_tree(),
                       self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
-                      Values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
+                      float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
                       upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
         return nodes
 
@@ -1281,7 +1334,7 @@ class PokerGame(Game):
         none = np.zeros(0, dtype=np.int64)
         dfs_block(self.kernel_tree(),
                   self._walk_plan(self.full, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
-                  Values(z, z, z, z, z, z), self._root_entry(), none, none, np.zeros((0, 6)),
+                  float_values(z, z, z, z, z, z), self._root_entry(), none, none, np.zeros((0, 6)),
                   np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none, self._bufs())
 
     # --- presentation ------------------------------------------------------------------------

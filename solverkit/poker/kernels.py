@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..core.arith import avg_step, rm2, rm3, rm_total, rm_prob, rule_step
+from ..core.block16 import decode_block, encode_block
 from ..core.rng import mix64, uniform
 
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
@@ -48,13 +49,36 @@ PublicTree = namedtuple("PublicTree", (
 #: what one walk covers (see _walk): rounds r0..r_end from node n0 on board b0, dealing b0's
 #: children c_first..c_last-1; node ranges per round; where each node's values start
 Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "round_lo", "round_hi", "node_off",
-                           "stride", "seg_board_lo"))
-#: the players' value arrays a walk reads (src: policy source) and writes (reg, avg)
-Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1"))
+                           "stride", "seg_board_lo", "block_off", "block_stride"))
+#: the players' value arrays a walk reads (src: policy source) and writes (reg, avg). compact: the
+#: values are block16 instead (q* int16 values, s* a scale per (node, board) block, the block of
+#: node n on board g at block_off[n] + (g - seg_board_lo[r]) * block_stride[player, r]; solverkit.core.block16):
+#: each block is decoded into a scratch buffer, updated there with the float kernels, and encoded
+#: back; the float arrays are then 1-value dummies. A compact walk's regrets are its policy source
+#: (qreg<p> is qsrc<p>).
+Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1", "compact",
+                               "qsrc0", "qsrc1", "ssrc0", "ssrc1", "qavg0", "qavg1", "savg0", "savg1"))
 #: one pass's settings: masks of updated / averaging / evaluated players, the best responder,
 #: the rule's and averaging's coefficients, pruning and sampling
 Pass = namedtuple("Pass", ("upd_mask", "avg_mask", "val_mask", "br_player", "pre", "pos", "neg", "floor", "decay",
                            "weight", "prune", "mode", "key", "samp_player"))
+_NO_Q = np.zeros(1, dtype=np.int16)
+_NO_S = np.zeros(1)
+
+
+def float_values(src0, src1, reg0, reg1, avg0, avg1) -> Values:
+    """Values of float64 arrays (no compact blocks)."""
+    return Values(src0, src1, reg0, reg1, avg0, avg1, False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S)
+
+
+def compact_values(src, avg) -> Values:
+    """Values of block16 arrays: src[p] and avg[p] are (scales, int16 values) pairs (None: unused)."""
+    z = np.zeros(1)
+    (ss0, qs0), (ss1, qs1) = [x if x is not None else (_NO_S, _NO_Q) for x in src]
+    (sa0, qa0), (sa1, qa1) = [x if x is not None else (_NO_S, _NO_Q) for x in avg]
+    return Values(z, z, z, z, z, z, True, qs0, qs1, ss0, ss1, qa0, qa1, sa0, sa1)
+
+
 #: per-thread buffers: reach and values [nodes, 2, H], live flags [nodes], root values out [2, H]
 Buffers = namedtuple("Buffers", ("reach", "cfv", "live", "out_cfv"))
 
@@ -331,7 +355,7 @@ def _reach_sample(n, q, A, H, off, children, src, avg, do_avg, decay, weight, re
 
 @njit(cache=True, nogil=True)
 def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, reach, live, prune, samp_player,
-                   key, code):
+                   key, code, S, Av):
     """Reach vectors down one round at board g, for the players in reach_mask only (a player's
     own reach matters only for its average; its values use the opponent's reach). Policies are
     computed per hand only where the acting player's reach is nonzero.
@@ -339,10 +363,15 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
     With `prune`, live[n] = 0 marks a node whose masked reach vectors are all zero (set by its
     parent); its children inherit that and nothing below it is computed. Without, all live.
     samp_player >= 0 (public_external sampling): that player's hands each follow one sampled action
-    (_reach_sample; draws keyed by `key` and the board's `code`)."""
+    (_reach_sample; draws keyed by `key` and the board's `code`). A compact walk (V.compact) works on
+    each block decoded into scratch S (policy source) and Av (average)."""
     kind, player, nact, children, has_lock = T.kind, T.player, T.nact, T.children, T.has_lock
     node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    block_off, block_stride = W.block_off, W.block_stride
     src0, src1, avg0, avg1 = V.src0, V.src1, V.avg0, V.avg1
+    compact = V.compact
+    qsrc0, qsrc1, ssrc0, ssrc1 = V.qsrc0, V.qsrc1, V.ssrc0, V.ssrc1
+    qavg0, qavg1, savg0, savg1 = V.qavg0, V.qavg1, V.savg0, V.savg1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     for n in range(lo, hi):
@@ -375,6 +404,30 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             continue
         off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
         do_avg = (avg_mask >> q) & 1
+        if compact:
+            bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
+            nv = Hq * A
+            if q == 0:
+                decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                if do_avg:
+                    decode_block(qavg0, off, nv, savg0, bid, Av, 0)
+            else:
+                decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                if do_avg:
+                    decode_block(qavg1, off, nv, savg1, bid, Av, 0)
+            if q == samp_player:
+                _reach_sample(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live, key,
+                              _hand_key(code, n))
+            elif A == 2:
+                _reach_down2(n, q, Hq, 0, children[n, 0], children[n, 1], S, Av, do_avg, decay, weight, reach, live)
+            else:
+                _reach_down(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live)
+            if do_avg:
+                if q == 0:
+                    encode_block(Av, 0, nv, qavg0, off, savg0, bid)
+                else:
+                    encode_block(Av, 0, nv, qavg1, off, savg1, bid)
+            continue
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
         if has_lock[n]:
@@ -555,14 +608,18 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
 
 
 @njit(cache=True, nogil=True)
-def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live):
+def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live, S):
     """Counterfactual values up one round at board g and regret updates, one fused loop per
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
-    leaves unchanged."""
+    leaves unchanged. A compact walk decodes a node's block into scratch S, updates it there (its
+    regrets are its policy source) and encodes it back."""
     kind, player, nact, children, has_lock = T.kind, T.player, T.nact, T.children, T.has_lock
     node_off, stride, seg_board_lo = W.node_off, W.stride, W.seg_board_lo
+    block_off, block_stride = W.block_off, W.block_stride
     src0, src1, reg0, reg1 = V.src0, V.src1, V.reg0, V.reg1
+    compact = V.compact
+    qsrc0, qsrc1, ssrc0, ssrc1 = V.qsrc0, V.qsrc1, V.ssrc0, V.ssrc1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     for n in range(hi - 1, lo - 1, -1):
@@ -608,6 +665,27 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                         x = cfv[c, p, h]
                         if x > cfv[n, p, h]:
                             cfv[n, p, h] = x
+            elif compact:
+                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+                bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
+                update = (upd_mask >> q) & 1
+                nv = H * A
+                if q == 0:
+                    decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                else:
+                    decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                if A == 2:
+                    _own_values2(n, p, H, 0, children[n, 0], children[n, 1], S, S, update, pre, pos, neg, floor, cfv)
+                elif A == 3:
+                    _own_values3(n, p, H, 0, children[n, 0], children[n, 1], children[n, 2], S, S, update, pre, pos,
+                                 neg, floor, cfv)
+                else:
+                    _own_values(n, p, A, H, 0, children, S, S, update, pre, pos, neg, floor, cfv)
+                if update:
+                    if q == 0:
+                        encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
+                    else:
+                        encode_block(S, 0, nv, qsrc1, off, ssrc1, bid)
             else:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1
@@ -758,6 +836,10 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     card = np.zeros(3 * T.deck, dtype=np.float64)
+    # a compact walk's scratch: one decoded block of the policy source, one of the average
+    nscr = max(H0, H1) * T.children.shape[1] if V.compact else 1
+    S = np.empty(nscr)
+    Av = np.empty(nscr)
     nlev = r_end - r0 + 1
     cur = np.zeros(nlev, dtype=np.int64)
     nxt = np.zeros(nlev, dtype=np.int64)
@@ -790,7 +872,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                 if entry_reach[p, h] != 0.0:
                     live[n0] = 1
     _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask, reach_mask, decay, weight, reach, live, prune,
-                   sp, key, bcode[b0])
+                   sp, key, bcode[b0], S, Av)
     nxt[0] = W.c_first
     lim[0] = W.c_last
     if mode != MODE_FULL and nlev > 1:
@@ -828,7 +910,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
             r += 1
             cur[level] = c
             _forward_round(T, W, V, r, c, round_lo[r], round_hi[r], amask, reach_mask, decay, weight, reach, live,
-                           prune, sp, key, bcode[c])
+                           prune, sp, key, bcode[c], S, Av)
             if mode == MODE_FULL or level + 1 >= nlev:
                 nxt[level] = child_start[c]
                 lim[level] = child_end[c]
@@ -865,7 +947,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
         if do_backward:
             _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live)
             _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
-                            floor, cfv, live)
+                            floor, cfv, live, S)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,

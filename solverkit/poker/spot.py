@@ -413,7 +413,7 @@ class HoldemSpot(PokerGame):
         """[2, H] root values of a tree without bets: the board runs out, a showdown for 1 chip."""
         from .betting import ROUND_END, SHOWDOWN
         from .game import _kernel
-        from .kernels import MODE_FULL, Buffers, Pass, Values, Walk
+        from .kernels import MODE_FULL, Buffers, Pass, Walk, float_values
 
         t = self.tree
         R = self.gd.num_rounds
@@ -426,12 +426,13 @@ class HoldemSpot(PokerGame):
             re_index=np.where(kind == ROUND_END, 0, -1).astype(np.int64))
         lo = np.arange(R, dtype=np.int64)
         walk = Walk(0, R - 1, 0, 0, int(t.boards.child_start[0]), int(t.boards.child_end[0]), lo, lo + 1,
-                    np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64), t.boards.round_start)
+                    np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64), t.boards.round_start,
+                    np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64))
         z = np.zeros(1)
         H = t.max_hands
         bufs = Buffers(np.zeros((R, 2, H)), np.zeros((R, 2, H)), np.zeros(R, dtype=np.uint8), np.zeros((2, H)))
         job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1)
-        _kernel()(kt, walk, Values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
+        _kernel()(kt, walk, float_values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
         return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
 
     def node_view(self, strategy, path: str):
@@ -479,14 +480,14 @@ class HoldemSpot(PokerGame):
 
         full = self.full
         walk = Walk(r, R - 1, int(node), int(g), int(t.boards.child_start[g]), int(t.boards.child_end[g]), lo, hi,
-                    full.node_off, full.stride, t.boards.round_start)
+                    full.node_off, full.stride, t.boards.round_start, full.block_off, full.block_stride)
         from .game import _kernel
-        from .kernels import Pass, Values
+        from .kernels import Pass, float_values
 
         bufs = self._bufs()
         z = np.zeros(1)
         job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, 0, np.uint64(0), -1)
-        _kernel()(self.kernel_tree(), walk, Values(strategy[0], strategy[1], strategy[0], strategy[1], z, z), job,
+        _kernel()(self.kernel_tree(), walk, float_values(strategy[0], strategy[1], strategy[0], strategy[1], z, z), job,
                   entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
         out = bufs.out_cfv.copy()
         ev = np.full((2, t.max_hands), np.nan)
