@@ -323,8 +323,17 @@ def exploit(run_dir):
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
-    expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
+    if assembly.game.num_players != 2:  # NashConv and each player's gain (docs/players.md)
+        from .core.solver import nash_row
+
+        row = nash_row(assembly.game, strategy)
+        for p in range(assembly.game.num_players):
+            click.echo(f"player {p}: br {row[f'br_{p}']:.12g}  gain {row[f'gain_{p}']:.12g}")
+        click.echo(f"nash_conv {row['nash_conv']:.12g}  (exploitability = nash_conv / {assembly.game.num_players}: "
+                   f"{describe(assembly.game, row['exploitability'], digits=12, unit_digits=6)})")
+        return
+    expl, br0, br1 = exploitability(assembly.game, strategy)
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
     click.echo(f"exploitability {describe(assembly.game, expl, digits=12, unit_digits=6)}")
 

@@ -101,19 +101,20 @@ def test_poker_export_still_works(tmp_path):
 
 def test_export_of_a_game_without_openspiel_counterpart_is_refused(tmp_path):
     cfg = tmp_path / "c.toml"
-    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "kuhn_tree"\n[solver]\niterations = 3\n')
+    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "skewed_pennies"\n[solver]\niterations = 3\n')
     out = tmp_path / "run"
     assert CliRunner().invoke(cli, ["solve", str(cfg), "--out", str(out)]).exit_code == 0
     r = CliRunner().invoke(cli, ["export", str(out), "--format", "openspiel"])
-    assert r.exit_code == 2 and "game 'kuhn_tree' has no OpenSpiel counterpart" in r.output
+    assert r.exit_code == 2 and "game 'skewed_pennies' has no OpenSpiel counterpart" in r.output
     # the choices it names are the ones export takes (it listed hulhe, rhode_island ... which it refuses)
-    assert "supports: kuhn, leduc (and acpc with those game definitions), openspiel" in r.output
+    assert ("supports: kuhn, leduc (and acpc with those game definitions), kuhn_tree, leduc_tree, openspiel"
+            in r.output)
     assert "hulhe" not in r.output and "rhode_island" not in r.output
 
 
 @pytest.mark.parametrize("spec, message", [
     ("matrix_pd", "has utility GENERAL_SUM; the engine solves zero-sum games"),
-    ("kuhn_poker(players=3)", "has 3 players; the engine solves two-player games"),
+    ("kuhn_poker(players=7)", "has 7 players; the engine solves games of 2 to 6 players"),
     ("no_such_game", "OpenSpiel cannot load it"),
 ])
 def test_unsolvable_games_are_refused(spec, message):

@@ -1,4 +1,5 @@
-"""OpenSpielGame: a two-player zero-sum OpenSpiel game as a TreeGame.
+"""OpenSpielGame: an OpenSpiel game as a TreeGame: two-player zero-sum, or three to six players
+(any utilities: the engine then reports NashConv, docs/players.md).
 
 pyspiel is imported when the game is built, never at registration, so solverkit runs without
 OpenSpiel installed. Information-set keys are OpenSpiel's information-state strings and actions
@@ -27,6 +28,10 @@ def import_pyspiel():
     return pyspiel
 
 
+#: the most players the engine takes (its kernels take any number; the platform's tables stop here)
+MAX_PLAYERS = 6
+
+
 def load_openspiel(spec: str):
     """The pyspiel game for `spec`, turn-based, after checking that the engine can solve it."""
     pyspiel = import_pyspiel()
@@ -45,12 +50,12 @@ def load_openspiel(spec: str):
         text = " ".join(str(exc).split())
         raise ConfigError(f"[game] game = {spec!r:.80}: OpenSpiel cannot load it: {text[:300]}") from None
     t = game.get_type()
-    if game.num_players() != 2:
-        raise ConfigError(f"[game] game = {spec!r:.80} has {game.num_players()} players; the engine solves "
-                          "two-player games")
-    if t.utility != pyspiel.GameType.Utility.ZERO_SUM:
+    if not 2 <= game.num_players() <= MAX_PLAYERS:
+        raise ConfigError(f"[game] game = {spec!r:.80} has {game.num_players()} players; the engine solves games "
+                          f"of 2 to {MAX_PLAYERS} players")
+    if game.num_players() == 2 and t.utility != pyspiel.GameType.Utility.ZERO_SUM:
         raise ConfigError(f"[game] game = {spec!r:.80} has utility {t.utility.name}; the engine solves zero-sum "
-                          "games (ZERO_SUM)")
+                          "games (ZERO_SUM) of two players (of 3 to 6 players: any utilities)")
     if t.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise ConfigError(f"[game] game = {spec!r:.80} has sampled chance (SAMPLED_STOCHASTIC); the tree needs "
                           "explicit chance outcomes")
@@ -78,10 +83,12 @@ def _quiet_stderr():
 
 
 class OpenSpielGame(TreeGame):
-    """Any two-player zero-sum OpenSpiel game with perfect recall (``pyspiel.load_game`` string)."""
+    """Any OpenSpiel game with perfect recall (``pyspiel.load_game`` string): two-player zero-sum,
+    or three to six players."""
 
     name = "openspiel"
-    description = "a two-player zero-sum OpenSpiel game (game = pyspiel.load_game string), generic tree engine"
+    description = ("an OpenSpiel game (game = pyspiel.load_game string): two-player zero-sum, or 3 to 6 players; "
+                   "generic tree engine")
     params = {
         **TreeGame.params,
         "game": Param("str", None, "pyspiel.load_game string, e.g. \"kuhn_poker\" or \"liars_dice(dice_sides=3)\"",
@@ -99,6 +106,7 @@ class OpenSpielGame(TreeGame):
         spec = str(params["game"])
         self.spec = spec
         self.os_game = load_openspiel(spec)
+        self.num_players = int(self.os_game.num_players())
         super().__init__(**params)
 
     def initial_state(self):
@@ -128,7 +136,7 @@ class OpenSpielGame(TreeGame):
     def openspiel_table(self, strategy):
         """OpenSpiel information-state string -> {action id: probability}."""
         table = {}
-        for p in (0, 1):
+        for p in range(self.num_players):
             lay = self.layout(p)
             for key, acts, (start, n) in zip(self.tree.keys[p], self.tree.actions[p], lay.infoset_slices()):
                 table[key] = {int(a): float(strategy[p][start + i]) for i, a in enumerate(acts)}

@@ -11,14 +11,14 @@ def export_json(game, strategy) -> dict:
     probabilities and the labels of its actions in the same order (tree games give each
     information set its own actions, so labels are per key, never a shared list or null).
     Slots no deal reaches (:meth:`Game.impossible_infosets`) are left out."""
-    total = sum(game.layout(p).num_infosets for p in (0, 1))
+    total = sum(game.layout(p).num_infosets for p in range(game.num_players))
     if total > game.export_limit:
         raise SolverkitError(
             f"game {game.name!r} has {total:,} information sets; JSON export is limited to "
             f"{game.export_limit:,} (use the strategy.npz file directly)"
         )
     players, actions = [], []
-    for p in (0, 1):
+    for p in range(game.num_players):
         keys = game.infoset_keys(p)
         labels = game.infoset_actions(p)
         probs, names = {}, {}

@@ -163,6 +163,10 @@ class Game:
     #: which of this game's configurations :meth:`openspiel_table` exports, as the refusal of
     #: any other game lists them ("": every one, named by the game's name)
     openspiel_exports: ClassVar[str] = ""
+    #: players of this game (2 to 6; an instance may set its own from its parameters). With more
+    #: than two, :meth:`best_response` and :meth:`expected_values` give one value per player and
+    #: the solver reports NashConv (docs/players.md)
+    num_players: int = 2
 
     def __init_subclass__(cls, **kwargs):
         """A subclass that declares its own ``params`` without some of its family's
@@ -210,10 +214,10 @@ class Game:
         """Segments of the value store. Default: one segment ``root`` holding
         ``regret0``, ``regret1`` (and ``avg0``, ``avg1`` when an average is kept)."""
         arrays = {}
-        for p in (0, 1):
+        for p in range(self.num_players):
             arrays[f"regret{p}"] = self.layout(p).size
         if with_average:
-            for p in (0, 1):
+            for p in range(self.num_players):
                 arrays[f"avg{p}"] = self.layout(p).size
         return [SegmentSpec("root", arrays)]
 
@@ -226,7 +230,7 @@ class Game:
     def segment_grid(self, key: str, name: str) -> Grid | None:
         """How the store's predictor walks array `name` of segment `key` (None: flat). The
         default maps the ``root`` segment's arrays to the player's layout blocks."""
-        if key == "root" and name[-1:] in ("0", "1"):
+        if key == "root" and name[-1:].isdigit() and int(name[-1]) < self.num_players:
             return Grid.from_layout(self.layout(int(name[-1])))
         return None
 
@@ -344,17 +348,24 @@ class Game:
         return {}
 
     def best_response(self, strategy: list[np.ndarray]) -> tuple[float, float]:
-        """(br_0, br_1): value of each player's best response to the other's strategy."""
+        """(br_0, br_1): value of each player's best response to the other's strategy (one
+        value per player in a game of more than two)."""
         raise NotImplementedError
+
+    def expected_values(self, strategy: list[np.ndarray]) -> tuple[float, ...]:
+        """Each player's expected utility when everyone plays `strategy`: what a game of more than
+        two players implements beside :meth:`best_response` (NashConv = sum of the differences)."""
+        raise NotImplementedError(f"game {self.name!r} does not give its players' values")
 
     # --- strategies --------------------------------------------------------------------------
 
     def strategy(self, store, which: str) -> list[np.ndarray]:
         """Per-player flat policy: ``"current"`` (regret matching) or ``"average"``."""
         seg = store.read("root")
+        players = range(self.num_players)
         if which == "current":
-            return [policy(policy_source(store, seg, "root", p), self.layout(p)) for p in (0, 1)]
-        return [policy(seg[f"avg{p}"], self.layout(p)) for p in (0, 1)]
+            return [policy(policy_source(store, seg, "root", p), self.layout(p)) for p in players]
+        return [policy(seg[f"avg{p}"], self.layout(p)) for p in players]
 
     def strategy_of(self, store, which: str, player: int, out=None, release=None) -> np.ndarray:
         """One player's flat policy, into `out` when given (a game may fill it piece by piece,
@@ -415,7 +426,7 @@ class Game:
         from .report import table
 
         out = []
-        for p in (0, 1):
+        for p in range(self.num_players):
             lay = self.layout(p)
             keys = self.infoset_keys(p)[:limit]
             acts = self.infoset_actions(p)[: len(keys)]
@@ -450,7 +461,7 @@ class Game:
         game = cls(**params)
         return [("game", cls.name)] + [
             (f"player {p} information sets / values", f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}")
-            for p in (0, 1)
+            for p in range(game.num_players)
         ]
 
     def action_names(self, player: int) -> list[str] | None:

@@ -77,11 +77,11 @@ def writes(job, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=256)
 def _writes(state: tuple, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
     names = []
-    for p in (0, 1):
+    for p in range(max(2, upd_mask.bit_length())):  # players 2.. only in games of more than two
         if (upd_mask >> p) & 1:
             names.append(f"regret{p}")
             names.extend(f"{s}{p}" for s in state)
-    names.extend(f"avg{q}" for q in (0, 1) if (avg_mask >> q) & 1)
+    names.extend(f"avg{q}" for q in range(max(2, avg_mask.bit_length())) if (avg_mask >> q) & 1)
     return tuple(names)
 
 

@@ -5,7 +5,8 @@ player ``block_start{p}``, ``block_count{p}``, ``block_actions{p}`` (int64, see
 :class:`solverkit.core.layout.Layout`). ``meta`` is a JSON string with ``format``
 (``"solverkit.strategy"``), ``version`` (1), ``kind`` (``"average"`` or ``"current"``),
 ``iteration``, ``game`` (the resolved [game] table), ``game_id`` and ``game_definition`` (the
-game's identity, :mod:`.identity`: checked whenever the file is read for a game).
+game's identity, :mod:`.identity`: checked whenever the file is read for a game). A game of
+more than two players adds ``players`` (N) to meta and the arrays of players 2 .. N - 1.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
     path = Path(path)
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "iteration": iteration, "game": game_table,
             **(identity or {})}
+    if len(layouts) != 2:
+        meta["players"] = len(layouts)
     try:
         _write(path, strategy, layouts, meta)
     except OSError as exc:
@@ -54,7 +57,7 @@ def _write(path: Path, strategy, layouts, meta: dict) -> None:
                 with zf.open(f"{name}.npy", "w", force_zip64=True) as out:
                     np.lib.format.write_array(out, np.asanyarray(arr), allow_pickle=False)
 
-            for p in (0, 1):
+            for p in range(len(layouts)):
                 if callable(strategy):
                     _policy_member(zf, path.with_name(f"{path.name}.policy{p}.npy"), p, layouts[p].size, strategy)
                 else:
@@ -95,6 +98,14 @@ def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
 PROB_TOLERANCE = 1e-6
 ARRAYS = ("meta", *(f"{name}{p}" for p in (0, 1) for name in ("policy", "block_start", "block_count", "block_actions")))
 KINDS = ("average", "current")
+#: most players a strategy file holds
+MAX_PLAYERS = 6
+
+
+def _player_arrays(players: int) -> tuple[str, ...]:
+    """The arrays of players 2 .. players - 1 (a game of more than two players)."""
+    return tuple(f"{name}{p}" for p in range(2, players) for name in ("policy", "block_start", "block_count",
+                                                                      "block_actions"))
 
 
 def load_strategy(path, game=None, where: str = ""):
@@ -158,13 +169,32 @@ def load_strategy(path, game=None, where: str = ""):
     it = meta.get("iteration")
     if not isinstance(it, int) or isinstance(it, bool) or it < 0:
         raise SolverkitError(f"{path}: meta iteration = {it!r:.60}; expected an integer >= 0")
+    players = meta.get("players", 2)
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= MAX_PLAYERS:
+        raise SolverkitError(f"{path}: meta players = {players!r:.60}; expected an integer from 2 to {MAX_PLAYERS}")
+    more = _player_arrays(players)
+    if more:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                missing = [n for n in more if n not in data.files]
+                if missing:
+                    raise SolverkitError(f"{path}: missing array(s) {', '.join(missing)} of a {players}-player "
+                                         "strategy (a damaged file: solve again, or resume from the checkpoint)")
+                arrays.update({n: data[n] for n in more})
+        except SolverkitError:
+            raise
+        except Exception as exc:
+            raise SolverkitError(f"cannot read strategy file {path}: {' '.join(str(exc).split())[:200]}") from None
+    if game is not None and game.num_players != players:
+        raise SolverkitError(f"{path}: a {players}-player strategy, but game {game.name!r} has {game.num_players} "
+                             "players")
     identified = game is None
     if game is not None:
         from .identity import check_identity
 
         identified = check_identity(path, meta, game, where or "the game it is checked against", warn=False)
     strategy, layouts = [], []
-    for p in (0, 1):
+    for p in range(players):
         for name in ("block_start", "block_count", "block_actions"):
             arr = arrays[f"{name}{p}"]
             if arr.dtype.kind not in "iu" or arr.ndim != 1:
@@ -194,7 +224,7 @@ def load_strategy(path, game=None, where: str = ""):
         strategy.append(pol.astype(np.float64))
     if game is not None:
         check_layout(path, layouts, game)
-    for p in (0, 1):
+    for p in range(players):
         _check_probabilities(path, p, strategy[p], layouts[p], game)
     if not identified:  # an older file, read whole: said now, so that an error above stays one line
         from .identity import warn_unchecked
@@ -240,7 +270,7 @@ def _key(game, player, index) -> str:
 
 def check_layout(path, layouts, game) -> None:
     """Raise unless the file's layouts are the game's (same game, same parameters)."""
-    for p in (0, 1):
+    for p in range(len(layouts)):
         mine = game.layout(p)
         theirs = layouts[p]
         same = all(

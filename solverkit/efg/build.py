@@ -34,16 +34,23 @@ class FlatTree:
     prob: np.ndarray  # float64 [N]: probability of the chance edge into the node (1.0 below a decision)
     util: np.ndarray  # float64 [N]: player 0's utility at a terminal
     infoset: np.ndarray  # int64 [N]: the acting player's information-set index (-1: none)
-    level: np.ndarray  # int64 [2, N]: decisions of each player strictly above the node
+    level: np.ndarray  # int64 [players, N]: decisions of each player strictly above the node
     layouts: tuple  # per player: Layout of its information sets
     keys: tuple  # per player: list of information-set key strings, in layout order
     actions: tuple  # per player: list of action lists (the game's action objects), in layout order
     offsets: tuple  # per player: int64 value offset of each information set
     br_order: tuple  # per player: (order int64 [N], bounds int64 [levels, 3]) for best response
+    #: float64 [N, players]: every player's utility at a terminal (games of more than two players;
+    #: None for two, whose kernels read `util`)
+    utils: np.ndarray | None = None
 
     @property
     def num_nodes(self) -> int:
         return int(self.node.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return len(self.layouts)
 
 
 def _where(history) -> str:
@@ -108,17 +115,18 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
     """Walk `game` (a :class:`~solverkit.efg.tree.TreeGame`) breadth first into a FlatTree;
     ConfigError names the first information set or history that breaks a rule."""
     name = game.name or type(game).__name__
+    P = int(getattr(game, "num_players", 2))
     kinds, players, isets, firsts, nchild, probs, utils, levels = [], [], [], [], [], [], [], []
     # per player: key -> index; per index: (acting histories' actions, last own (infoset, action))
-    index = ({}, {})
-    iset_actions = ([], [])
-    iset_prev = ([], [])
-    iset_where = ([], [])
+    index = tuple({} for _ in range(P))
+    iset_actions = tuple([] for _ in range(P))
+    iset_prev = tuple([] for _ in range(P))
+    iset_where = tuple([] for _ in range(P))
     reps = []
     fit = affordable(NODE_BYTES)  # this machine's memory caps the walk too: it fails fast, never swaps
     limit = max_nodes if fit is None else min(max_nodes, fit)
     _refuse_by_estimate(game, name, limit, max_nodes)
-    queue = deque([(game.initial_state(), (), (-1, -1), (0, 0))])
+    queue = deque([(game.initial_state(), (), (-1,) * P, (0,) * P)])
     count = 1
     budget = MEMORY_SHARE * physical_memory()
     next_check = RSS_EVERY
@@ -128,14 +136,14 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
         levels.append(lvl)
         if game.is_terminal(state):
             u = game.returns(state)
-            u0 = _check_returns(name, u, history)
+            u0 = _check_returns(name, u, history) if P == 2 else _check_returns_n(name, u, history, P)
             kinds.append(TERMINAL), players.append(-1), isets.append(-1), utils.append(u0)
             firsts.append(0), nchild.append(0), reps.append(0)
             continue
-        utils.append(0.0)
+        utils.append(0.0 if P == 2 else (0.0,) * P)
         who = game.player(state)
         if who == game.CHANCE:
-            outcomes = _listed(game.chance_outcomes(state), f"game {name!r}: chance_outcomes at {_where(history)}",
+            outcomes = _listed(game.chance_outcomes(state), lambda: f"game {name!r}: chance_outcomes at {_where(history)}",
                                "(action, probability) pairs")
             _check_chance(name, outcomes, history)
             kinds.append(CHANCE), players.append(-1), isets.append(-1), reps.append(0)
@@ -144,20 +152,22 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
                 queue.append((game.child(state, action), history + (game.action_label(action, None),), prev, lvl))
                 probs.append(float(p))
             count += len(outcomes)
-        elif who in (0, 1):
+        elif who in range(P):
             q = int(who)
-            acts = _listed(game.legal_actions(state), f"game {name!r}: legal_actions at {_where(history)}", "actions")
+            acts = _listed(game.legal_actions(state), lambda: f"game {name!r}: legal_actions at {_where(history)}",
+                           "actions")
             if not acts:
                 raise ConfigError(f"game {name!r}: player {q} has no legal action at {_where(history)} "
                                   "(a state without actions must be terminal)")
             key = game.infoset_key(state, q)
             if not isinstance(key, str):
                 key = str(key)
-            other = index[1 - q].get(key)
-            if other is not None:
-                raise ConfigError(
-                    f"game {name!r}: information set {key!r} is player {q}'s at {_where(history)} but player "
-                    f"{1 - q}'s at {iset_where[1 - q][other]}; an information set has one acting player")
+            for o in range(P):
+                other = index[o].get(key) if o != q else None
+                if other is not None:
+                    raise ConfigError(
+                        f"game {name!r}: information set {key!r} is player {q}'s at {_where(history)} but player "
+                        f"{o}'s at {iset_where[o][other]}; an information set has one acting player")
             i = index[q].get(key)
             own = prev[q]
             if i is None:
@@ -181,7 +191,7 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
                         "a player's information set must follow the same own information sets and actions")
             kinds.append(DECISION), players.append(q), isets.append(i)
             firsts.append(count), nchild.append(len(acts))
-            nxt = (lvl[0] + 1, lvl[1]) if q == 0 else (lvl[0], lvl[1] + 1)
+            nxt = tuple(x + 1 if j == q else x for j, x in enumerate(lvl))
             for a, action in enumerate(acts):
                 step = list(prev)
                 step[q] = (i, a)
@@ -189,7 +199,8 @@ def enumerate_tree(game, max_nodes: int) -> FlatTree:
                 probs.append(1.0)
             count += len(acts)
         else:
-            raise ConfigError(f"game {name!r}: player({_where(history)}) returned {who!r}; expected 0, 1 or "
+            expect = "0, 1" if P == 2 else f"0 .. {P - 1}"
+            raise ConfigError(f"game {name!r}: player({_where(history)}) returned {who!r}; expected {expect} or "
                               f"TreeGame.CHANCE ({game.CHANCE!r})")
         if count >= next_check:  # states may be heavier than NODE_BYTES (OpenSpiel's): watch the process too
             next_check += RSS_EVERY
@@ -221,15 +232,21 @@ def _own(game, keys, actions, own):
     return f"action {game.action_label(actions[own[0]][own[1]], None)} at {key!r}"
 
 
-def _listed(items, what: str, of: str) -> list:
+def _listed(items, what, of: str) -> list:
     """`items` (any sequence or iterable a game method returned) as a list, or a ConfigError
     naming `what`: None, a number, a string or a mapping is not a list of `of`."""
     if items is None or isinstance(items, (str, bytes, dict)):
-        raise ConfigError(f"{what} returned {items!r:.60}; expected a list of {of}")
+        raise ConfigError(f"{_text(what)} returned {items!r:.60}; expected a list of {of}")
     try:
         return list(items)
     except TypeError:
-        raise ConfigError(f"{what} returned {items!r:.60}; expected a list of {of}") from None
+        raise ConfigError(f"{_text(what)} returned {items!r:.60}; expected a list of {of}") from None
+
+
+def _text(what) -> str:
+    """An error's subject: `what`, or what it returns when it is a function (built only for an
+    error: the walk passes every node's subject this way, and most never need it)."""
+    return what() if callable(what) else what
 
 
 def _real(value, what: str) -> float:
@@ -237,13 +254,13 @@ def _real(value, what: str) -> float:
     ConfigError naming `what`: no complex (whose imaginary part float() drops or refuses), no
     strings ("0.5" would pass float()), no booleans."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ConfigError(f"{what} = {value!r:.60} is not a real number; expected an int or a float")
+        raise ConfigError(f"{_text(what)} = {value!r:.60} is not a real number; expected an int or a float")
     return float(value)
 
 
 def _check_returns(name, u, history) -> float:
     """Player 0's utility from `returns` (a number, or both players' pair that must sum to 0)."""
-    what = f"game {name!r}: returns at {_where(history)}"
+    what = lambda: f"game {name!r}: returns at {_where(history)}"  # noqa: E731 (built for an error only)
     if isinstance(u, (str, bytes)) or np.ndim(u) == 0:
         u0 = _real(u, what)
         pair = None
@@ -263,6 +280,18 @@ def _check_returns(name, u, history) -> float:
     return u0
 
 
+def _check_returns_n(name, u, history, players) -> tuple:
+    """Every player's utility from `returns` in a game of more than two players: a sequence of
+    `players` finite numbers (any sum: NashConv needs no zero-sum)."""
+    what = lambda: f"game {name!r}: returns at {_where(history)}"  # noqa: E731 (built for an error only)
+    if isinstance(u, (str, bytes)) or len(np.shape(u)) != 1 or len(u) != players:
+        raise ConfigError(f"{what()} = {u!r:.60}; expected {players} utilities, one per player")
+    vals = tuple(_real(x, what) for x in u)
+    if not all(math.isfinite(x) for x in vals):
+        raise ConfigError(f"{what()} = {u!r:.80} are not finite; utilities must be finite numbers")
+    return vals
+
+
 def _check_chance(name, outcomes, history) -> None:
     if not outcomes:
         raise ConfigError(f"game {name!r}: chance node at {_where(history)} has no outcomes")
@@ -272,7 +301,7 @@ def _check_chance(name, outcomes, history) -> None:
             raise ConfigError(f"game {name!r}: chance outcome {outcome!r:.60} at {_where(history)} is not an "
                               "(action, probability) pair")
         action, p = outcome
-        p = _real(p, f"game {name!r}: probability of chance outcome {action!r:.40} at {_where(history)}")
+        p = _real(p, lambda: f"game {name!r}: probability of chance outcome {action!r:.40} at {_where(history)}")
         if not math.isfinite(p) or p < 0.0:
             raise ConfigError(f"game {name!r}: chance outcome {action!r} at {_where(history)} has probability "
                               f"{p!r}; probabilities must be finite and >= 0")
@@ -328,8 +357,9 @@ def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps,
     kind = np.array(kinds, dtype=np.int64)
     player = np.array(players, dtype=np.int64)
     infoset = np.array(isets, dtype=np.int64)
+    P = len(iset_actions)
     layouts, offsets = [], []
-    for q in (0, 1):
+    for q in range(P):
         lay, off = _layout(iset_actions[q])
         layouts.append(lay)
         offsets.append(off)
@@ -337,7 +367,7 @@ def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps,
     node[:, KIND] = kind
     node[:, PLAYER] = player
     dec = kind == DECISION
-    for q in (0, 1):
+    for q in range(P):
         m = dec & (player == q)
         node[m, OFF] = offsets[q][infoset[m]]
     node[:, REP] = np.array(reps, dtype=np.int64)
@@ -347,10 +377,16 @@ def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps,
     # the edge into node c carries its chance probability when the parent is a chance node
     edge_probs = np.array(probs, dtype=np.float64)
     prob[1:] = edge_probs
-    level = np.array(levels, dtype=np.int64).T.copy().reshape(2, N)
-    keys = tuple([k for k, _ in sorted(index[q].items(), key=lambda kv: kv[1])] for q in (0, 1))
+    level = np.array(levels, dtype=np.int64).T.copy().reshape(P, N)
+    keys = tuple([k for k, _ in sorted(index[q].items(), key=lambda kv: kv[1])] for q in range(P))
+    many = None
+    if P == 2:
+        util = np.array(utils, dtype=np.float64)
+    else:
+        many = np.array(utils, dtype=np.float64).reshape(N, P)
+        util = many[:, 0].copy()
     return FlatTree(
-        node=node, prob=prob, util=np.array(utils, dtype=np.float64), infoset=infoset, level=level,
+        node=node, prob=prob, util=util, infoset=infoset, level=level,
         layouts=tuple(layouts), keys=keys, actions=tuple(list(a) for a in iset_actions),
-        offsets=tuple(offsets), br_order=tuple(_br_order(kind, player, level, p) for p in (0, 1)),
+        offsets=tuple(offsets), br_order=tuple(_br_order(kind, player, level, p) for p in range(P)), utils=many,
     )

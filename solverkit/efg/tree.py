@@ -15,9 +15,10 @@ import threading
 import numpy as np
 
 from ..core import passes
+from ..core.arith import regret_matching
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
-from . import kernels, sampled
+from . import kernels, nkernels, sampled
 from .build import FlatTree, enumerate_tree
 
 
@@ -97,6 +98,53 @@ class TreeGame(Game):
     def layout(self, player):
         return self.tree.layouts[player]
 
+    @property
+    def _base(self) -> np.ndarray:
+        """Where each player's values start in the concatenated arrays of the N-player kernels
+        (players + 1 entries, the last one the total size)."""
+        base = self.__dict__.get("_base_cache")
+        if base is None:
+            sizes = [self.layout(p).size for p in range(self.num_players)]
+            base = self._base_cache = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        return base
+
+    def _nbufs(self):
+        """Per-thread scratch of the N-player kernels: concatenated policy, regret deltas and average
+        contributions, reach [N, players + 1], values [N, players], best-response sums and node values."""
+        bufs = getattr(self._local, "nbufs", None)
+        if bufs is None:
+            N, P, S = self.tree.num_nodes, self.num_players, int(self._base[-1])
+            m = max(self.layout(p).size for p in range(P))
+            bufs = (np.zeros(S), np.zeros(S), np.zeros(S), np.zeros((N, P + 1)), np.zeros((N, P)), np.zeros(m),
+                    np.zeros(N), np.zeros(N), np.zeros(P))
+            self._local.nbufs = bufs
+        return bufs
+
+    def _concat_blocks(self):
+        """(block_start, block_count, block_actions) of every player's layout, concatenated."""
+        cache = self.__dict__.get("_cat_blocks")
+        if cache is None:
+            lays = [self.layout(p) for p in range(self.num_players)]
+            cache = self._cat_blocks = (
+                np.concatenate([lay.block_start + b for lay, b in zip(lays, self._base)]).astype(np.int64),
+                np.concatenate([lay.block_count for lay in lays]).astype(np.int64),
+                np.concatenate([lay.block_actions for lay in lays]).astype(np.int64))
+        return cache
+
+    def _profile(self, sources, out):
+        """`out` (concatenated) = regret matching of each player's source (policies normalise)."""
+        base = self._base
+        for p in range(self.num_players):
+            regret_matching(np.asarray(sources[p], dtype=np.float64), *self._blocks(p), out[base[p]:base[p + 1]])
+        return out
+
+    def _avg_players(self, players) -> list[int]:
+        """Whose averages a pass of `players` adds to: with alternating updates the player who
+        updated just before (player p - 1; the opponent for two players, as Tammelin et al.
+        2015), with simultaneous updates everyone."""
+        P = self.num_players
+        return [(players[0] - 1) % P] if len(players) == 1 else list(range(P))
+
     def _bufs(self):
         """Per-thread scratch: policies, regret deltas, reach, values, best-response sums."""
         bufs = getattr(self._local, "bufs", None)
@@ -114,6 +162,8 @@ class TreeGame(Game):
 
     def warmup(self):
         """Compile or load the kernels (one tiny pass of each)."""
+        if self.num_players != 2:
+            return self._warmup_n()
         self.best_response([np.full(self.layout(p).size, 1.0) for p in (0, 1)])
         self.expected_values([np.full(self.layout(p).size, 1.0) for p in (0, 1)])
         sig0, sig1, d0, d1, reach, v = self._bufs()[:6]
@@ -127,6 +177,26 @@ class TreeGame(Game):
                                   t.util, t.infoset, z[0], z[1], z[0], z[1], z[0], z[1], *self._avg_scale("external"),
                                   *self._sampling_bufs())
 
+    def _warmup_n(self):
+        P = self.num_players
+        ones = [np.full(self.layout(p).size, 1.0) for p in range(P)]
+        self.best_response(ones)
+        self.expected_values(ones)
+        t = self.tree
+        sig, d, ac, reach, v = self._nbufs()[:5]
+        z = np.zeros(0, dtype=np.int64)
+        nkernels.cfr_block_n(t.node, t.prob, t.utils, self._base, *self._concat_blocks(), np.zeros(sig.size),
+                             np.zeros(sig.size), z, z, np.zeros((0, 6)), sig, reach, v, d, ac)
+        nkernels.cfr_pass_n(t.node, t.prob, t.utils, self._base, self._profile(ones, sig), 0, 0, reach, v, d, ac)
+        nkernels.fold(self._base, 0, np.zeros(0), d, 1.0, 1.0, 1.0, 0.0)
+        nkernels.fold_average(self._base, 0, np.zeros(0), ac, 1.0, 0.0)
+        none = np.zeros(0, dtype=np.int64)
+        S = sig.size
+        for mode in sampled.MODES.values():  # no pass (empty block): compiles or loads the kernel
+            sampled.sampled_block_n(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), t.node, t.prob,
+                                    t.utils, t.infoset, self._base, self._ibase, np.zeros(S), np.zeros(S),
+                                    self._avg_scale_n("external"), *self._sampling_bufs_n())
+
     # --- passes --------------------------------------------------------------------------------
 
     def cfr_pass(self, store, job: PassJob, transport=None) -> int:
@@ -135,6 +205,8 @@ class TreeGame(Game):
         if job.sampler is not None and job.sampler.sampled:
             return self.cfr_block(store, PassBlock(job.iteration, 1, (job.players,), job.rule, job.averaging,
                                                    job.sampler), transport)
+        if self.num_players != 2:
+            return self._cfr_pass_n(store, job)
         upd = _bits(job.players)
         others = [1 - p for p in job.players] if len(job.players) == 1 else [0, 1]
         pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
@@ -150,11 +222,87 @@ class TreeGame(Game):
             passes.finish_segment(seg, reg, avg, job, upd, avg_mask)
         return t.num_nodes
 
+    def _cfr_pass_n(self, store, job: PassJob) -> int:
+        """:meth:`cfr_pass` of a game of more than two players: the kernel leaves instantaneous
+        regrets and average contributions, folded here by the rule and the averaging scheme."""
+        P = self.num_players
+        upd = _bits(job.players)
+        pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
+        rule, averaging = job.rule, job.averaging
+        avg_mask = 0
+        if averaging.keeps_average and (weight != 0.0 or decay != 1.0 or not averaging.inline):
+            avg_mask = _bits(self._avg_players(job.players))
+        t = self.tree
+        base = self._base
+        sig, d, ac, reach, v = self._nbufs()[:5]
+        with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
+            self._profile([passes.policy_source(store, seg, "root", p, rule) for p in range(P)], sig)
+            nkernels.cfr_pass_n(t.node, t.prob, t.utils, base, sig, upd, avg_mask, reach, v, d, ac)
+            for p in job.players:
+                if rule.inline:
+                    nkernels.fold(base, p, seg[f"regret{p}"], d, pre, pos, neg, floor)
+                else:
+                    job.update_regret(seg[f"regret{p}"], d[base[p]:base[p + 1]].copy(),
+                                      passes.state_of(seg, rule, p))
+            for q in range(P):
+                if (avg_mask >> q) & 1 and f"avg{q}" in seg:
+                    if averaging.inline:
+                        nkernels.fold_average(base, q, seg[f"avg{q}"], ac, decay, weight)
+                    else:
+                        averaging.update(seg[f"avg{q}"], ac[base[q]:base[q + 1]].copy(), job.iteration)
+        return t.num_nodes
+
+    def blocks_passes(self, rule, averaging, store) -> bool:
+        """True (games of more than two players) when a block of full passes runs in one kernel
+        call with the numbers of one call per pass: a rule that updates in the kernel and plays
+        its regrets, an averaging scheme in the kernel or none, a store that keeps doubles as
+        they are (a lossy store rounds at every encode)."""
+        return (self.num_players != 2 and rule.inline and rule.plain_policy and not rule.state
+                and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
+
+    def _cfr_block_n(self, store, block: PassBlock) -> int:
+        """A block of full passes of an N-player game in one kernel call (:meth:`blocks_passes`)."""
+        P = self.num_players
+        rule, averaging = block.rule, block.averaging
+        masks, avgmasks, coeffs = [], [], []
+        for job in block.jobs():
+            pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
+            masks.append(_bits(job.players))
+            keep = averaging.keeps_average and (weight != 0.0 or decay != 1.0)
+            avgmasks.append(_bits(self._avg_players(job.players)) if keep else 0)
+            coeffs.append((pre, pos, neg, floor, decay, weight))
+        masks = np.array(masks, dtype=np.int64)
+        avgmasks = np.array(avgmasks, dtype=np.int64)
+        coeffs = np.array(coeffs, dtype=np.float64).reshape(-1, 6)
+        upd_all, avg_all = int(np.bitwise_or.reduce(masks)), int(np.bitwise_or.reduce(avgmasks))
+        job = PassJob(block.first, tuple(range(P)), rule, averaging)
+        t = self.tree
+        base = self._base
+        sig, d, ac, reach, v = self._nbufs()[:5]
+        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
+            reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
+            have_avg = averaging.keeps_average and "avg0" in seg
+            avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if have_avg else np.zeros(sig.size)
+            if not have_avg:
+                avgmasks[:] = 0
+            nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
+                                 coeffs, sig, reach, v, d, ac)
+            for p in range(P):
+                if (upd_all >> p) & 1:
+                    seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
+                if have_avg and (avg_all >> p) & 1:
+                    seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
+        return t.num_nodes * masks.size
+
     def cfr_block(self, store, block: PassBlock, transport=None) -> int:
         """A block of passes; sampled ones run in one kernel call. Returns the nodes visited."""
         sampler = block.sampler
         if sampler is None or not sampler.sampled:
+            if self.blocks_passes(block.rule, block.averaging, store):
+                return self._cfr_block_n(store, block)
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        if self.num_players != 2:
+            return self._sampled_block_n(store, block)
         rule, averaging = block.rule, block.averaging
         ts = range(block.first, block.first + block.count)
         co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
@@ -185,6 +333,82 @@ class TreeGame(Game):
                                              avgmasks.astype(np.int64), floors, weights, t.node, t.prob, t.util,
                                              t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
                                              *self._sampling_bufs()))
+
+    @property
+    def _ibase(self) -> np.ndarray:
+        """Where each player's information sets start in the concatenated per-set arrays."""
+        counts = [self.layout(p).num_infosets for p in range(self.num_players)]
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def _sampled_block_n(self, store, block: PassBlock) -> int:
+        """:meth:`cfr_block` of sampled passes in a game of more than two players: every player's
+        regrets and averages concatenated for one kernel call, written back after it."""
+        sampler, rule, averaging = block.sampler, block.rule, block.averaging
+        P = self.num_players
+        ts = range(block.first, block.first + block.count)
+        co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+        if averaging.keeps_average:
+            aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
+        else:
+            aw = np.zeros((block.count, 2))
+            aw[:, 0] = 1.0
+        bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
+        if bad.size:
+            sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
+        G = len(block.groups)
+        masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
+        avgs = np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64)
+        iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
+        floors = np.repeat(co[:, 3], G)
+        weights = np.repeat(aw[:, 1], G)
+        keep = averaging.keeps_average
+        avgmasks = (np.tile(avgs, block.count) * (weights != 0.0) if keep else np.zeros(iters.size)).astype(np.int64)
+        upd_all = int(np.bitwise_or.reduce(masks))
+        avg_all = int(np.bitwise_or.reduce(avgmasks)) if avgmasks.size else 0
+        job = PassJob(block.first, tuple(range(P)), rule, averaging, sampler)
+        t = self.tree
+        base = self._base
+        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
+            reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
+            have_avg = keep and "avg0" in seg
+            avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if have_avg else np.zeros(reg.size)
+            if not have_avg:
+                avgmasks[:] = 0
+            count = int(sampled.sampled_block_n(sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0,
+                                                iters, np.tile(masks, block.count), avgmasks, floors, weights, t.node,
+                                                t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
+                                                self._avg_scale_n(sampler.scheme), *self._sampling_bufs_n()))
+            for p in range(P):
+                if (upd_all >> p) & 1:
+                    seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
+                if have_avg and (avg_all >> p) & 1:
+                    seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
+        return count
+
+    def _sampling_bufs_n(self):
+        """Per-thread scratch of N-player sampled passes: regret deltas (zero between passes),
+        touched marks, touched nodes and their count, node-indexed values, reach r and g, edge
+        policy, sampled child, stack, path, path's samples and prefix probabilities."""
+        bufs = getattr(self._local, "sbufs_n", None)
+        if bufs is None:
+            N = self.tree.num_nodes
+            bufs = (np.zeros(int(self._base[-1])), np.zeros(int(self._ibase[-1]), dtype=np.int8),
+                    np.zeros(int(self._ibase[-1]), dtype=np.int64), np.zeros(1, dtype=np.int64),
+                    np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, dtype=np.int64),
+                    np.zeros(2 * N + 2, dtype=np.int64), np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
+                    np.zeros(N))
+            self._local.sbufs_n = bufs
+        return bufs
+
+    def _avg_scale_n(self, scheme):
+        """:meth:`_avg_scale` of every player's information sets, concatenated."""
+        cache = self.__dict__.setdefault("_scales_n", {})
+        if scheme not in cache:
+            t = self.tree
+            c, h = sampled.infoset_mass_n(t.node, t.prob, t.infoset, self._ibase)
+            m = h if scheme == "outcome" else c
+            cache[scheme] = np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
+        return cache[scheme]
 
     def _sampling_bufs(self):
         """Per-thread scratch of sampled passes: regret deltas and touched marks per player
@@ -217,7 +441,9 @@ class TreeGame(Game):
 
     # --- evaluation ----------------------------------------------------------------------------
 
-    def _br(self, sources) -> tuple[float, float]:
+    def _br(self, sources) -> tuple[float, ...]:
+        if self.num_players != 2:
+            return self._br_n(sources)
         t = self.tree
         _, _, _, _, _, v, sig, qb, w = self._bufs()
         out = []
@@ -229,22 +455,44 @@ class TreeGame(Game):
                                                    *self._blocks(o), s, qb, w, v)))
         return out[0], out[1]
 
+    def _br_n(self, sources) -> tuple[float, ...]:
+        """Every player's best-response value against the others' policies (regret matching of
+        `sources`, which normalises policies and cumulative strategies)."""
+        t = self.tree
+        sig, _, _, _, _, q_buf, w, vn = self._nbufs()[:8]
+        self._profile(sources, sig)
+        out = []
+        for p in range(self.num_players):
+            order, bounds = t.br_order[p]
+            out.append(float(nkernels.best_response_n(t.node, t.prob, t.utils, order, bounds, p, self._base, sig,
+                                                      q_buf[: self.layout(p).size], w, vn)))
+        return tuple(out)
+
     def best_response(self, strategy):
-        """(br_0, br_1) against flat per-player policies (normalised per information set)."""
-        return self._br([np.asarray(strategy[p], dtype=np.float64) for p in (0, 1)])
+        """(br_0, br_1, ...): each player's best-response value against the others' flat policies
+        (normalised per information set)."""
+        return self._br([np.asarray(strategy[p], dtype=np.float64) for p in range(self.num_players)])
 
     def best_response_from_store(self, store, kind, transport=None):
         """(br_0, br_1) of the store's average (cumulative strategies, normalised by the kernel)
         or current policy (the rule's policy source)."""
         seg = store.read("root")
+        P = self.num_players
         if kind == "average":
             if "avg0" not in seg:
                 return None
-            return self._br([np.array(seg["avg0"]), np.array(seg["avg1"])])
-        return self._br([np.array(passes.policy_source(store, seg, "root", p)) for p in (0, 1)])
+            return self._br([np.array(seg[f"avg{p}"]) for p in range(P)])
+        return self._br([np.array(passes.policy_source(store, seg, "root", p)) for p in range(P)])
 
-    def expected_values(self, strategy) -> tuple[float, float]:
-        """(v_0, v_1): each player's expected utility when both play `strategy`."""
+    def expected_values(self, strategy) -> tuple[float, ...]:
+        """(v_0, v_1, ...): each player's expected utility when everyone plays `strategy`."""
+        if self.num_players != 2:
+            t = self.tree
+            sig, _, _, _, v = self._nbufs()[:5]
+            out = self._nbufs()[8]
+            self._profile([np.asarray(x, dtype=np.float64) for x in strategy], sig)
+            nkernels.expected_values_n(t.node, t.prob, t.utils, self._base, sig, v, out)
+            return tuple(float(x) for x in out)
         t = self.tree
         sig0, sig1, _, _, _, v = self._bufs()[:6]
         x = float(kernels.expected_value(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1),
