@@ -103,6 +103,73 @@ def cfr_pass_n(node, prob, utils, base, sig, upd_mask, avg_mask, reach, v, d, ac
 
 
 @njit(cache=True, nogil=True)
+def cfr_pass_one(node, prob, utils, base, sig, i, qa, do_avg, x, y, v, d, ac):
+    """:func:`cfr_pass_n` updating player i alone (alternating updates), adding to player qa's
+    average when do_avg: two reaches per node instead of every player's (x: every other
+    player's and chance's, the counterfactual reach of i; y: qa's own) and i's value only."""
+    N = node.shape[0]
+    x[0] = 1.0
+    y[0] = 1.0
+    for n in range(N):
+        k = node[n, 0]
+        if k == TERMINAL:
+            continue
+        first = node[n, 4]
+        A = node[n, 5]
+        if k == CHANCE:
+            for a in range(A):
+                c = first + a
+                x[c] = x[n] * prob[c]
+                y[c] = y[n]
+            continue
+        q = node[n, 1]
+        off = base[q] + node[n, 2]
+        if q == i:
+            for a in range(A):
+                x[first + a] = x[n]
+                y[first + a] = y[n]
+            continue
+        for a in range(A):
+            x[first + a] = x[n] * sig[off + a]
+        if q == qa:
+            for a in range(A):
+                y[first + a] = y[n] * sig[off + a]
+            if do_avg and node[n, 3]:
+                for a in range(A):
+                    ac[off + a] = sig[off + a] * y[n]
+        else:
+            for a in range(A):
+                y[first + a] = y[n]
+    d[base[i]:base[i + 1]] = 0.0
+    for n in range(N - 1, -1, -1):
+        k = node[n, 0]
+        if x[n] == 0.0:  # the others never get here: the value is weighted 0 above, the regrets by x = 0
+            v[n] = 0.0
+            continue
+        if k == TERMINAL:
+            v[n] = utils[n, i]
+            continue
+        first = node[n, 4]
+        A = node[n, 5]
+        ev = 0.0
+        if k == CHANCE:
+            for a in range(A):
+                ev += prob[first + a] * v[first + a]
+            v[n] = ev
+            continue
+        q = node[n, 1]
+        off = base[q] + node[n, 2]
+        for a in range(A):
+            ev += sig[off + a] * v[first + a]
+        v[n] = ev
+        if q == i:
+            cf = x[n]
+            if cf != 0.0:
+                for a in range(A):
+                    d[off + a] += cf * (v[first + a] - ev)
+
+
+@njit(cache=True, nogil=True)
 def fold(base, p, values, delta, pre, pos, neg, floor):
     """values[i] = rule_step(values[i], delta[base[p] + i], ...): a rule of the discounted family
     applied to player p's regrets."""
@@ -119,8 +186,31 @@ def fold_average(base, q, total, contrib, decay, weight):
         total[i] = avg_step(total[i], weight, contrib[b + i], decay)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _single(mask):
+    """The player of a one-player mask, else -1."""
+    if mask != 0 and mask & (mask - 1) == 0:
+        p = 0
+        while (mask >> p) & 1 == 0:
+            p += 1
+        return p
+    return -1
+
+
 @njit(cache=True, nogil=True)
-def cfr_block_n(node, prob, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, coeffs, sig, reach, v, d, ac):
+def cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w):
+    """:func:`cfr_pass_one` when one player updates and the average (if any) is the one before
+    it (alternating updates), else :func:`cfr_pass_n`; x, y, w: node-sized scratch."""
+    P = utils.shape[1]
+    one = _single(upd)
+    if one >= 0 and (am == 0 or _single(am) == (one - 1) % P):
+        cfr_pass_one(node, prob, utils, base, sig, one, (one - 1) % P, am != 0, x, y, w, d, ac)
+    else:
+        cfr_pass_n(node, prob, utils, base, sig, upd, am, reach, v, d, ac)
+
+
+@njit(cache=True, nogil=True)
+def cfr_block_n(node, prob, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, coeffs, sig, reach, v, d, ac, x, y, w):
     """Passes k = 0, 1, ... in one call: regret matching of `reg` (every player's regrets,
     concatenated; blocks bs/bc/ba of the concatenated layout), :func:`cfr_pass_n` updating
     masks[k]'s players, then rule_step with coeffs[k, :4] on their regrets and avg_step with
@@ -131,15 +221,15 @@ def cfr_block_n(node, prob, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, 
         regret_matching(reg, bs, bc, ba, sig)
         upd = masks[k]
         am = avgmasks[k]
-        cfr_pass_n(node, prob, utils, base, sig, upd, am, reach, v, d, ac)
+        cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w)
         pre, pos, neg, floor, decay, weight = coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5]
         for p in range(P):
             if (upd >> p) & 1:
-                for i in range(base[p], base[p + 1]):
-                    reg[i] = rule_step(reg[i], d[i], pre, pos, neg, floor)
+                for j in range(base[p], base[p + 1]):
+                    reg[j] = rule_step(reg[j], d[j], pre, pos, neg, floor)
             if (am >> p) & 1:
-                for i in range(base[p], base[p + 1]):
-                    avg[i] = avg_step(avg[i], weight, ac[i], decay)
+                for j in range(base[p], base[p + 1]):
+                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
 
 
 @njit(cache=True, nogil=True)

@@ -110,15 +110,21 @@ class TreeGame(Game):
 
     def _nbufs(self):
         """Per-thread scratch of the N-player kernels: concatenated policy, regret deltas and average
-        contributions, reach [N, players + 1], values [N, players], best-response sums and node values."""
+        contributions, reach [N, players + 1], values [N, players], best-response sums, three node-sized
+        scratch arrays (reach and values of one player's pass, best response) and the players' values."""
         bufs = getattr(self._local, "nbufs", None)
         if bufs is None:
             N, P, S = self.tree.num_nodes, self.num_players, int(self._base[-1])
             m = max(self.layout(p).size for p in range(P))
             bufs = (np.zeros(S), np.zeros(S), np.zeros(S), np.zeros((N, P + 1)), np.zeros((N, P)), np.zeros(m),
-                    np.zeros(N), np.zeros(N), np.zeros(P))
+                    np.zeros(N), np.zeros(N), np.zeros(P), np.zeros(N))
             self._local.nbufs = bufs
         return bufs
+
+    def _node_bufs(self):
+        """(x, y, w): node-sized scratch of a one-player pass (:func:`.nkernels.cfr_pass_one`)."""
+        b = self._nbufs()
+        return b[6], b[7], b[9]
 
     def _concat_blocks(self):
         """(block_start, block_count, block_actions) of every player's layout, concatenated."""
@@ -186,8 +192,9 @@ class TreeGame(Game):
         sig, d, ac, reach, v = self._nbufs()[:5]
         z = np.zeros(0, dtype=np.int64)
         nkernels.cfr_block_n(t.node, t.prob, t.utils, self._base, *self._concat_blocks(), np.zeros(sig.size),
-                             np.zeros(sig.size), z, z, np.zeros((0, 6)), sig, reach, v, d, ac)
-        nkernels.cfr_pass_n(t.node, t.prob, t.utils, self._base, self._profile(ones, sig), 0, 0, reach, v, d, ac)
+                             np.zeros(sig.size), z, z, np.zeros((0, 6)), sig, reach, v, d, ac, *self._node_bufs())
+        nkernels.cfr_pass_any(t.node, t.prob, t.utils, self._base, self._profile(ones, sig), 0, 0, reach, v, d, ac,
+                              *self._node_bufs())
         nkernels.fold(self._base, 0, np.zeros(0), d, 1.0, 1.0, 1.0, 0.0)
         nkernels.fold_average(self._base, 0, np.zeros(0), ac, 1.0, 0.0)
         none = np.zeros(0, dtype=np.int64)
@@ -237,7 +244,8 @@ class TreeGame(Game):
         sig, d, ac, reach, v = self._nbufs()[:5]
         with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
             self._profile([passes.policy_source(store, seg, "root", p, rule) for p in range(P)], sig)
-            nkernels.cfr_pass_n(t.node, t.prob, t.utils, base, sig, upd, avg_mask, reach, v, d, ac)
+            nkernels.cfr_pass_any(t.node, t.prob, t.utils, base, sig, upd, avg_mask, reach, v, d, ac,
+                                  *self._node_bufs())
             for p in job.players:
                 if rule.inline:
                     nkernels.fold(base, p, seg[f"regret{p}"], d, pre, pos, neg, floor)
@@ -264,16 +272,15 @@ class TreeGame(Game):
         """A block of full passes of an N-player game in one kernel call (:meth:`blocks_passes`)."""
         P = self.num_players
         rule, averaging = block.rule, block.averaging
-        masks, avgmasks, coeffs = [], [], []
-        for job in block.jobs():
-            pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
-            masks.append(_bits(job.players))
-            keep = averaging.keeps_average and (weight != 0.0 or decay != 1.0)
-            avgmasks.append(_bits(self._avg_players(job.players)) if keep else 0)
-            coeffs.append((pre, pos, neg, floor, decay, weight))
-        masks = np.array(masks, dtype=np.int64)
-        avgmasks = np.array(avgmasks, dtype=np.int64)
-        coeffs = np.array(coeffs, dtype=np.float64).reshape(-1, 6)
+        G = len(block.groups)
+        ts = range(block.first, block.first + block.count)
+        # an iteration's passes share its coefficients: computed once per iteration
+        co = np.array([passes.kernel_coefficients_at(t, rule, averaging) for t in ts], dtype=np.float64).reshape(-1, 6)
+        coeffs = np.repeat(co, G, axis=0)
+        masks = np.tile(np.array([_bits(g) for g in block.groups], dtype=np.int64), block.count)
+        avgs = np.tile(np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64), block.count)
+        keep = (coeffs[:, 5] != 0.0) | (coeffs[:, 4] != 1.0) if averaging.keeps_average else np.zeros(masks.size, bool)
+        avgmasks = np.where(keep, avgs, 0).astype(np.int64)
         upd_all, avg_all = int(np.bitwise_or.reduce(masks)), int(np.bitwise_or.reduce(avgmasks))
         job = PassJob(block.first, tuple(range(P)), rule, averaging)
         t = self.tree
@@ -286,7 +293,7 @@ class TreeGame(Game):
             if not have_avg:
                 avgmasks[:] = 0
             nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
-                                 coeffs, sig, reach, v, d, ac)
+                                 coeffs, sig, reach, v, d, ac, *self._node_bufs())
             for p in range(P):
                 if (upd_all >> p) & 1:
                     seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]

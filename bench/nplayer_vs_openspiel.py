@@ -1,0 +1,146 @@
+"""Games of three and four players: seconds per CFR / CFR+ iteration and NashConv after the same
+iterations, solverkit's generic tree engine against OpenSpiel's C++ solvers (pyspiel.CFRSolver,
+pyspiel.CFRPlusSolver), on 3- and 4-player Kuhn and 3-player Leduc.
+
+Both run in this process on one thread, interleaved in blocks of iterations so that background
+load falls on both alike; the figure is the ratio of medians OpenSpiel / solverkit (goal: >= 20).
+CFR is regret matching, uniform average, alternating updates (what CFRSolver runs); CFR+ is the
+cfr_plus preset (RM+, linear average, alternating: CFRPlusSolver's). NashConv is each tool's own
+(solverkit's exact best responses; pyspiel.nash_conv) and, as a check, pyspiel.nash_conv of
+solverkit's policy exported (it must equal solverkit's). Building the trees is not timed.
+
+    python bench/nplayer_vs_openspiel.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+#: (label, solverkit [game] table, OpenSpiel game string, iterations, block)
+GAMES = [
+    ("Kuhn, 3 players", {"name": "kuhn_tree", "players": 3}, "kuhn_poker(players=3)", 1000, 100),
+    ("Kuhn, 4 players", {"name": "kuhn_tree", "players": 4}, "kuhn_poker(players=4)", 200, 20),
+    ("Leduc, 3 players", {"name": "leduc_tree", "players": 3}, "leduc_poker(players=3)", 10, 2),
+]
+#: (label, solverkit config without the game, OpenSpiel solver class name)
+ALGORITHMS = [
+    ("CFR", {"rule": "rm", "averaging": "uniform", "solver": {"update": "alternating"}}, "CFRSolver"),
+    ("CFR+", {"preset": "cfr_plus"}, "CFRPlusSolver"),
+]
+
+
+def run_pair(pyspiel, game, table, os_game, cfg, os_cls, iterations, block):
+    """Interleaved blocks of OpenSpiel's and solverkit's iterations: (per-iteration medians, NashConvs)."""
+    import dataclasses
+
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import Solver
+
+    # the assembly of a small game, given the game built once (Leduc's tree takes a while)
+    a = load_config({**cfg, "game": {"name": "kuhn_tree", "players": 3}})
+    a = dataclasses.replace(a, game=game, resolved={**a.resolved, "game": dict(table)})
+    ours = Solver(a)
+    theirs = getattr(pyspiel, os_cls)(os_game)
+    times = {"openspiel": [], "solverkit": []}
+    done = 0
+    try:
+        while done < iterations:
+            n = min(block, iterations - done)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                theirs.evaluate_and_update_policy()
+            times["openspiel"].append((time.perf_counter() - t0) / n)
+            t0 = time.perf_counter()
+            ours.step(n)
+            times["solverkit"].append((time.perf_counter() - t0) / n)
+            done += n
+        row = ours.evaluate(exact=True)
+        table = a.game.openspiel_table(ours.strategy())
+    finally:
+        ours.close()
+    os_nc = pyspiel.nash_conv(os_game, theirs.average_policy())
+    exported = pyspiel.nash_conv(os_game, pyspiel.TabularPolicy({k: list(v.items()) for k, v in table.items()}))
+    return ({k: statistics.median(v) for k, v in times.items()},
+            {"openspiel": os_nc, "solverkit": row["nash_conv"], "solverkit_by_openspiel": exported})
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the iterations, Kuhn only (a smoke run)")
+    args = ap.parse_args(argv)
+
+    import pyspiel
+
+    from solverkit.core.config import load_config
+
+    rows = []
+    for label, table, spec, iterations, block in GAMES:
+        if args.quick:
+            if "leduc" in spec:
+                continue
+            iterations, block = max(iterations // 10, 2), max(block // 10, 1)
+        t0 = time.perf_counter()
+        game = load_config({"preset": "cfr_plus", "game": table}).game
+        build = time.perf_counter() - t0
+        os_game = pyspiel.load_game(spec)
+        for alg, cfg, os_cls in ALGORITHMS:
+            per_it, nc = run_pair(pyspiel, game, table, os_game, cfg, os_cls, iterations, block)
+            rows.append({"game": label, "openspiel_game": spec, "algorithm": alg, "iterations": iterations,
+                         "nodes": game.tree.num_nodes, "build_seconds": build, "seconds_per_iteration": per_it,
+                         "speedup": per_it["openspiel"] / per_it["solverkit"], "nash_conv": nc})
+            print(json.dumps(rows[-1]), flush=True)
+    result = {
+        "command": " ".join(["python", "bench/" + Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared)",
+        "openspiel": getattr(pyspiel, "__version__", "") or _version("open_spiel"),
+        "rows": rows,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    name = "nplayer_vs_openspiel" + ("_quick" if args.quick else "")
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [
+        "# Games of 3 and 4 players: solverkit's tree engine vs OpenSpiel's C++ CFR / CFR+",
+        "",
+        f"`{result['command']}` on {result['machine']}, one thread each, interleaved blocks in one process; "
+        "per-iteration times are medians of the blocks. NashConv in chips: each tool's own, and OpenSpiel's "
+        "`pyspiel.nash_conv` of solverkit's exported policy (it must equal solverkit's).",
+        "",
+        "| game | algorithm | iterations | OpenSpiel us/it | solverkit us/it | speed-up | NashConv OpenSpiel | "
+        "NashConv solverkit | solverkit's by pyspiel |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        t, nc = r["seconds_per_iteration"], r["nash_conv"]
+        lines.append(f"| {r['game']} ({r['nodes']:,} nodes) | {r['algorithm']} | {r['iterations']} | "
+                     f"{t['openspiel'] * 1e6:,.0f} | {t['solverkit'] * 1e6:,.1f} | {r['speedup']:,.0f}x | "
+                     f"{nc['openspiel']:.6g} | {nc['solverkit']:.6g} | {nc['solverkit_by_openspiel']:.6g} |")
+    lines += ["", "Tree enumeration (Python, once, not timed above): " + ", ".join(
+        f"{r['game']} {r['build_seconds']:.1f} s" for r in rows if r["algorithm"] == "CFR") + "."]
+    text = "\n".join(lines) + "\n"
+    (RESULTS / f"{name}.md").write_text(text)
+    print(text)
+
+
+def _version(dist: str) -> str:
+    try:
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:
+        return ""
+
+
+if __name__ == "__main__":
+    main()
