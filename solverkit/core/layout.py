@@ -71,16 +71,28 @@ def policy_in_parts(values: np.ndarray, layout: Layout, out: np.ndarray, release
                     part_values: int = POLICY_PART_VALUES) -> np.ndarray:
     """:func:`policy` into `out` a few million values at a time, calling `release()` after each
     part: with `out` a memory map whose pages `release` hands back, a large policy is never
-    resident whole (the numbers are those of one :func:`policy` call)."""
+    resident whole (the numbers are those of one :func:`policy` call). `values` may also be a
+    function ``(start, stop) -> values[start:stop]`` (a compact store's decoder), so that the
+    values are never resident whole either; the layout's blocks must then follow each other."""
+    for lo, hi, start, stop in parts(layout, part_values):
+        if callable(values):
+            regret_matching(values(start, stop), layout.block_start[lo:hi] - start, layout.block_count[lo:hi],
+                            layout.block_actions[lo:hi], out[start:stop])
+        else:
+            regret_matching(values, layout.block_start[lo:hi], layout.block_count[lo:hi],
+                            layout.block_actions[lo:hi], out)
+        if release is not None:
+            release()
+    return out
+
+
+def parts(layout: Layout, part_values: int = POLICY_PART_VALUES):
+    """Yield (first block, end block, first value, end value) of runs of whole blocks of about
+    `part_values` values (at least one block each), in order."""
     sizes = layout.block_count * layout.block_actions
     ends = np.cumsum(sizes)
     lo = 0
     while lo < len(sizes):
-        # whole blocks up to about part_values values (at least one block)
         hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + part_values, side="right")))
-        regret_matching(values, layout.block_start[lo:hi], layout.block_count[lo:hi], layout.block_actions[lo:hi],
-                        out)
-        if release is not None:
-            release()
+        yield lo, hi, int(layout.block_start[lo]), int(layout.block_start[hi - 1] + sizes[hi - 1])
         lo = hi
-    return out

@@ -702,6 +702,20 @@ class _CompactSegment(_Lazy):
         self.live.add(name)
         return self.store.compact_views(self.key, name)
 
+    def decode_range(self, name: str, start: int, stop: int) -> np.ndarray:
+        """Values [start, stop) of array `name`, decoded from its live blocks (whole blocks: the
+        range must start and end at block edges): a part of a large array without the rest."""
+        g = self.store.grid(self.key, name)
+        scales, q = self.store.compact_views(self.key, name)
+        b0, b1 = np.searchsorted(g.offset, [start, stop])
+        ends = g.offset[b0:b1] + g.hands[b0:b1] * g.actions[b0:b1]
+        if b0 == b1 or g.offset[b0] != start or ends[-1] != stop or np.any(g.offset[b0 + 1:b1] != ends[:-1]):
+            raise SolverkitError(f"segment {self.key!r} array {name!r}: values {start}..{stop} are not a run of "
+                                 "whole blocks")
+        out = np.empty(stop - start)
+        block16.decode(scales[b0:b1], q[start:stop], g.offset[b0:b1] - start, g.hands[b0:b1], g.actions[b0:b1], out)
+        return out
+
     def encode_back(self) -> None:
         """Encode the decoded arrays the caller may have changed (`writes`; None: all looked up)."""
         for name, arr in dict.items(self):

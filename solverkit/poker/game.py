@@ -17,6 +17,7 @@ would.
 from __future__ import annotations
 
 import threading
+import functools
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ..core.layout import Layout
 from ..core.params import Param
 from ..core.rng import stream
 from ..core.passes import (NO_COEFFS, finish_segment, kernel_coefficients, kernel_coefficients_at, policy_source,
-                           segment_arrays, writes)
+                           rule_of, segment_arrays, writes)
 from ..core.store import SegmentSpec
 from ..core.units import Unit
 from ..core.wire import check_keys, field
@@ -116,6 +117,10 @@ class _Region:
 
     def offset(self, node: int, k: int, player: int, rnd: int) -> int:
         return int(self.node_off[node] + k * self.stride[player, rnd])
+
+
+#: values per part of a compact segment's policy scattered into a whole-game strategy (2 MB)
+SCATTER_PART_VALUES = 1 << 18
 
 
 @dataclass
@@ -1230,7 +1235,8 @@ class PokerGame(Game):
         segment is normalised on its own (information sets never straddle segments) and copied
         into `out` (a new array, or for example a memory-mapped file), and `release()` is called
         after each one, so only one segment's values are in memory besides `out`."""
-        from ..core.layout import policy, policy_in_parts
+        from ..core.arith import regret_matching
+        from ..core.layout import parts, policy, policy_in_parts
 
         def values(seg_name):
             seg = store.read(seg_name)
@@ -1239,7 +1245,15 @@ class PokerGame(Game):
         if out is None:
             out = np.zeros(self.layout(player).size)
         if not self.split:  # straight into `out`, part by part, so a memory map's pages can go
-            policy_in_parts(values("root"), self.layout(player), out.view(np.ndarray), release)
+            seg = store.read("root")
+            rule = rule_of(store)
+            name = f"avg{player}" if which != "current" else f"regret{player}"
+            if hasattr(seg, "decode_range") and (which != "current" or rule is None or rule.plain_policy):
+                # a compact store: decoded part by part too, never resident whole
+                src = functools.partial(seg.decode_range, name)
+            else:
+                src = values("root")
+            policy_in_parts(src, self.layout(player), out.view(np.ndarray), release)
             return out
         segments = [(self.trunk, None, "trunk")]
         # a trunk-only game decodes a subgame with a game built for its cut board: board by board
@@ -1248,8 +1262,23 @@ class PokerGame(Game):
             region, first = self._sub_region(*key)
             segments.append((region, first, self._segment_name(key)))
         for region, first, seg_name in segments:
-            pol = policy(values(seg_name), self._layout_of(region, player))
-            self._scatter(out, region, pol, first, player)
+            seg = store.read(seg_name)
+            layout = self._layout_of(region, player)
+            if hasattr(seg, "decode_range") and (which != "current" or rule_of(store) is None
+                                                 or rule_of(store).plain_policy):
+                # a compact store: a part decoded at a time, never the segment whole; small parts,
+                # since one part's blocks land on every board of the whole-game layout, and a
+                # memory-mapped `out` holds a page (a large folio) per board touched until release
+                name = f"avg{player}" if which != "current" else f"regret{player}"
+                for lo, hi, start, stop in parts(layout, SCATTER_PART_VALUES):
+                    pol = np.empty(stop - start)
+                    regret_matching(seg.decode_range(name, start, stop), layout.block_start[lo:hi] - start,
+                                    layout.block_count[lo:hi], layout.block_actions[lo:hi], pol)
+                    self._scatter(out, region, pol, first, player, (lo, hi), start)
+                    if release is not None:
+                        release()
+            else:
+                self._scatter(out, region, policy(values(seg_name), layout), first, player)
             if release is not None:
                 release()
         return out
@@ -1299,19 +1328,22 @@ class PokerGame(Game):
         return InfosetPlace(key, p, self.value_offset(n, g, h), tuple(self.action_labels(n)), seg, seg_offset,
                             found.key)
 
-    def _scatter(self, flat, region, values, first, p):
+    def _scatter(self, flat, region, values, first, p, units=None, base=0):
         """Copy player p's values of a segment into the unsplit layout; `first` = the
-        segment's first board per round (None: the trunk)."""
+        segment's first board per round (None: the trunk). `units` (lo, hi): only those blocks,
+        whose values start at `base` of the segment's array."""
         t = self.tree
         bet = t.bet
         seg_lo = self.round_start if first is None else first
         nodes, k = region.units[p]
+        if units is not None:
+            nodes, k = nodes[units[0]:units[1]], k[units[0]:units[1]]
         rnd = bet.round[nodes]
         length = t.hands_of(p) * bet.num_actions[nodes].astype(np.int64)
         src = region.node_off[nodes] + k * region.stride[p, rnd]
         kf = k + seg_lo[rnd] - self.round_start[rnd]
         dst = self.full.node_off[nodes] + kf * self.full.stride[p, rnd]
-        copy_runs(values, flat, src, dst, length)
+        copy_runs(values, flat, src - base, dst, length)
 
     def warmup(self):
         """Load the kernel: a best-response walk over the trunk alone where the game is cut
