@@ -1278,9 +1278,12 @@ class PokerGame(Game):
                     if release is not None:
                         release()
             else:
-                self._scatter(out, region, policy(values(seg_name), layout), first, player)
-            if release is not None:
-                release()
+                pol = policy(values(seg_name), layout)
+                for lo, hi, start, _ in parts(layout, SCATTER_PART_VALUES):
+                    self._scatter(out, region, pol[start:], first, player, (lo, hi), start)
+                    if release is not None:
+                        release()
+                del pol
         return out
 
     def segment_policy(self, store, segment, which, player):
