@@ -9,7 +9,7 @@ cfr_plus preset (RM+, linear average, alternating: CFRPlusSolver's). NashConv is
 (solverkit's exact best responses; pyspiel.nash_conv) and, as a check, pyspiel.nash_conv of
 solverkit's policy exported (it must equal solverkit's). Building the trees is not timed.
 
-    python bench/nplayer_vs_openspiel.py [--quick]
+    python bench/nplayer_vs_openspiel.py [--quick] [--render bench/results/nplayer_vs_openspiel.json]
 """
 
 from __future__ import annotations
@@ -79,7 +79,14 @@ def run_pair(pyspiel, game, table, os_game, cfg, os_cls, iterations, block):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of the iterations, Kuhn only (a smoke run)")
+    ap.add_argument("--render", metavar="JSON", help="write the markdown of an earlier result again and stop")
     args = ap.parse_args(argv)
+    if args.render:
+        path = Path(args.render)
+        text = render(json.loads(path.read_text()))
+        path.with_suffix(".md").write_text(text)
+        print(text)
+        return
 
     import pyspiel
 
@@ -110,27 +117,37 @@ def main(argv=None):
     RESULTS.mkdir(exist_ok=True)
     name = "nplayer_vs_openspiel" + ("_quick" if args.quick else "")
     (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    text = render(result)
+    (RESULTS / f"{name}.md").write_text(text)
+    print(text)
+
+
+def render(result: dict) -> str:
+    """The markdown table of a result (``python bench/nplayer_vs_openspiel.py --render FILE.json``
+    writes it again from the JSON)."""
+    rows = result["rows"]
     lines = [
         "# Games of 3 and 4 players: solverkit's tree engine vs OpenSpiel's C++ CFR / CFR+",
         "",
         f"`{result['command']}` on {result['machine']}, one thread each, interleaved blocks in one process; "
-        "per-iteration times are medians of the blocks. NashConv in chips: each tool's own, and OpenSpiel's "
-        "`pyspiel.nash_conv` of solverkit's exported policy (it must equal solverkit's).",
+        "per-iteration times are medians of the blocks. NashConv in chips after the same iterations: each "
+        "tool's own, and OpenSpiel's `pyspiel.nash_conv` of solverkit's exported policy (the last column: its "
+        "relative difference from solverkit's own).",
         "",
         "| game | algorithm | iterations | OpenSpiel us/it | solverkit us/it | speed-up | NashConv OpenSpiel | "
-        "NashConv solverkit | solverkit's by pyspiel |",
+        "NashConv solverkit | pyspiel's of solverkit's policy |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         t, nc = r["seconds_per_iteration"], r["nash_conv"]
+        rel = abs(nc["solverkit_by_openspiel"] - nc["solverkit"]) / abs(nc["solverkit"])
         lines.append(f"| {r['game']} ({r['nodes']:,} nodes) | {r['algorithm']} | {r['iterations']} | "
                      f"{t['openspiel'] * 1e6:,.0f} | {t['solverkit'] * 1e6:,.1f} | {r['speedup']:,.0f}x | "
-                     f"{nc['openspiel']:.6g} | {nc['solverkit']:.6g} | {nc['solverkit_by_openspiel']:.6g} |")
+                     f"{nc['openspiel']:.6g} | {nc['solverkit']:.6g} | {nc['solverkit_by_openspiel']:.6g} "
+                     f"(rel. {rel:.1e}) |")
     lines += ["", "Tree enumeration (Python, once, not timed above): " + ", ".join(
         f"{r['game']} {r['build_seconds']:.1f} s" for r in rows if r["algorithm"] == "CFR") + "."]
-    text = "\n".join(lines) + "\n"
-    (RESULTS / f"{name}.md").write_text(text)
-    print(text)
+    return "\n".join(lines) + "\n"
 
 
 def _version(dist: str) -> str:

@@ -103,19 +103,21 @@ class Solution:
         tables = self.__dict__.get("_tables")
         if tables is None:
             strategy = self._strategy()
-            tables = [policy_dict(self.game, strategy, p) for p in (0, 1)]
+            tables = [policy_dict(self.game, strategy, p) for p in range(self.game.num_players)]
             self.__dict__["_tables"] = tables
         return tables
 
     @property
     def policy_table(self) -> dict[str, dict[str, float]]:
-        """Both players' information-set keys -> {action label: probability}."""
-        t0, t1 = self.policy_tables
-        both = set(t0) & set(t1)
-        if both:
-            raise SolverkitError(f"game {self.game.name!r}: key {sorted(both)[0]!r} names information sets of both "
-                                 "players; use policy_tables[player]")
-        return {**t0, **t1}
+        """Every player's information-set keys -> {action label: probability}."""
+        merged = {}
+        for table in self.policy_tables:
+            both = set(merged) & set(table)
+            if both:
+                raise SolverkitError(f"game {self.game.name!r}: key {sorted(both)[0]!r} names information sets of "
+                                     "two players; use policy_tables[player]")
+            merged.update(table)
+        return merged
 
     def policy(self, key: str, player: int | None = None) -> dict[str, float]:
         """{action label: probability} at the information set `key` (of `player` when both

@@ -398,7 +398,7 @@ class Game:
         index = self.__dict__.get("_infoset_index")
         if index is None:
             index = {}
-            for p in (0, 1):
+            for p in range(self.num_players):
                 for i, k in enumerate(self.infoset_keys(p)):
                     index.setdefault(k, []).append((p, i))
             self._infoset_index = index
