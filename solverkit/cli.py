@@ -252,14 +252,24 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
                        force=force)
     if result.stop_reason:
         click.echo(result.stop_reason)
-    click.echo(
-        f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
-        f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
-        f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
-    )
+    players = assembly.game.num_players
+    if players == 2:
+        click.echo(
+            f"iterations {result.iterations}  seconds {result.seconds:.3f}  "
+            f"br_0 {result.br[0]:.6g}  br_1 {result.br[1]:.6g}  "
+            f"(player 0's game value in [{-result.br[1]:.6g}, {result.br[0]:.6g}])"
+        )
+    else:  # NashConv and each player's gain (docs/players.md)
+        row = result.metrics[-1]
+        gains = "  ".join(f"gain_{p} {row[f'gain_{p}']:.6g}" for p in range(players))
+        click.echo(f"iterations {result.iterations}  seconds {result.seconds:.3f}  {gains}")
     line = store_line(result)
     click.echo((line + "  " if line else "") + f"peak RSS {_peak_rss_mb():.0f} MB")
-    click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
+    if players != 2:
+        click.echo(f"nash_conv {describe(assembly.game, result.metrics[-1]['nash_conv'])}  (exploitability = "
+                   f"nash_conv / {players}: {describe(assembly.game, result.exploitability)}; outputs in {out})")
+    else:
+        click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs and a checkpoint saved in {out}; "
                    f"go on with: solverkit solve --resume {out}", err=True)
