@@ -243,14 +243,15 @@ def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
 
 
 def flat_policy(game, policy) -> list[np.ndarray]:
-    """Per-player flat arrays (the game's layout) from a user policy: two flat arrays, or a dict
-    information-set key -> {action label: probability} (OpenSpiel games: the label is the action
+    """Per-player flat arrays (the game's layout) from a user policy: one flat array per player, or
+    a dict information-set key -> {action label: probability} (OpenSpiel games: the label is the action
     id, given as an int or a string) or a sequence of probabilities in the game's action order.
     Every information set must be given (not slots no deal reaches, :meth:`Game.impossible_infosets`);
     ConfigErrors name the key and the bad value."""
-    if isinstance(policy, (list, tuple)) and len(policy) == 2 and not isinstance(policy[0], (dict, str)):
+    if (isinstance(policy, (list, tuple)) and len(policy) == game.num_players
+            and not isinstance(policy[0], (dict, str))):
         out = []
-        for p in (0, 1):
+        for p in range(game.num_players):
             x = _real_numbers(policy[p], f"policy of player {p}")
             size = game.layout(p).size
             if x.size != size:
@@ -265,7 +266,7 @@ def flat_policy(game, policy) -> list[np.ndarray]:
                           f"arrays, got {type(policy).__name__}")
     used = set()
     out = []
-    for p in (0, 1):
+    for p in range(game.num_players):
         lay = game.layout(p)
         x = np.zeros(lay.size)
         missing = []
@@ -330,13 +331,18 @@ def _check_probs(game, key, x) -> None:
 
 
 def exploitability(game, policy) -> float:
-    """Exploitability (br_0 + br_1) / 2 of a policy profile in the game's utility unit; `game`
-    is a Game or a game name, `policy` as :func:`flat_policy` takes it."""
+    """Exploitability (br_0 + br_1) / 2 of a policy profile in the game's utility unit (NashConv /
+    players with more than two); `game` is a Game or a game name, `policy` as :func:`flat_policy`
+    takes it."""
     from .core.game import Game
 
     if isinstance(game, str):
         game = load_game(game)
     elif not isinstance(game, Game):
         raise ConfigError(f"exploitability(game={_short(game)}): expected a game (solverkit.load_game) or a game name")
+    if game.num_players != 2:  # NashConv / players (docs/players.md)
+        from .core.solver import exploitability as of_profile
+
+        return of_profile(game, flat_policy(game, policy))[0]
     br0, br1 = game.best_response(flat_policy(game, policy))
     return (br0 + br1) / 2.0

@@ -82,6 +82,7 @@ def _os_table(game, strategy):
     ("kuhn_tree", "kuhn_poker(players=3)", 3, "cfr", "simultaneous"),
     ("kuhn_tree", "kuhn_poker(players=4)", 4, "cfr_plus", "alternating"),
     ("openspiel", "kuhn_poker(players=3)", 3, "dcfr", "alternating"),
+    ("openspiel", "first_sealed_auction(players=3,max_value=3)", 3, "cfr_plus", "simultaneous"),  # general-sum
 ])
 def test_nash_conv_and_gains_are_openspiels(name, spec, players, preset, update):
     """solverkit's NashConv and each player's gain of its average strategy, and OpenSpiel's of the
@@ -100,7 +101,7 @@ def test_nash_conv_and_gains_are_openspiels(name, spec, players, preset, update)
         py.action_probability_array[py.state_lookup[key]] = [probs.get(i, 0.0) for i in range(py.action_probability_array.shape[1])]
     gains = nash_conv(os_game, py, return_only_nash_conv=False).player_improvements
     assert [row[f"gain_{p}"] for p in range(players)] == pytest.approx(list(gains), rel=1e-9, abs=1e-12)
-    assert row["exploitability"] == pytest.approx(row["nash_conv"] / players, rel=1e-15)
+    assert row["exploitability"] == pytest.approx(row["nash_conv"] / players, rel=1e-14)
     assert row["nash_conv"] == pytest.approx(sum(row[f"gain_{p}"] for p in range(players)), rel=1e-12)
 
 
@@ -335,3 +336,14 @@ def test_resume_and_encoded_stores(tmp_path):
         run = run_solve(load_config({"preset": "cfr_plus", "game": {"name": "kuhn_tree", "players": 3},
                                      "store": store, "compressor": {"name": compressor}}), iterations=60)
         assert run.metrics[-1]["nash_conv"] < 0.01 and len(run.strategy) == 3
+
+
+def test_python_api():
+    """solverkit.solve on 3-player Kuhn: every player's policy table, and exploitability (NashConv
+    / 3) of that table (keys -> probabilities) or of the flat arrays equal to the solve's."""
+    import solverkit
+
+    sol = solverkit.solve({"preset": "cfr_plus", "game": {"name": "kuhn_tree", "players": 3}}, iterations=50)
+    assert len(sol.policy_tables) == 3 and len(sol.policy_table) == sum(map(len, sol.policy_tables))
+    assert solverkit.exploitability(sol.game, sol.policy_table) == pytest.approx(sol.exploitability, rel=1e-12)
+    assert solverkit.exploitability(sol.game, sol.strategy) == pytest.approx(sol.exploitability, rel=1e-12)
