@@ -179,6 +179,85 @@ def _showdown2(reach, n, o, hands, order, strength, count, hands_o, order_o, str
         cfv[n, p, h] = f * (win - lose)
 
 
+#: showdown nodes of one board evaluated together by _showdown2_batch (its scratch is sized by it)
+SD_BATCH = 16
+
+
+@njit(cache=True, nogil=True)
+def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hands_o, order_o, strength_o, count_o,
+                     i, R, C, acc, cfv, p):
+    """_showdown2 for M showdown nodes of one board at once (nodes[:M], stakes fs[:M]): one merge of
+    the two strength orders serves them all, and every step of it is a loop over the nodes
+    (contiguous: vectorised). Per node, the same additions in the same order as _showdown2, so the
+    same doubles. Scratch: R [hands, SD_BATCH] (the opponent's reach in strength order), C [3 x
+    deck, SD_BATCH] (per card: mass below, at or below, all), acc [3, SD_BATCH]."""
+    H = hands.shape[0]
+    k = hands.shape[1]
+    deck = C.shape[0] // 3
+    for m in range(M):
+        n = nodes[m]
+        for h in range(H):
+            cfv[n, p, h] = 0.0
+    for c in range(3 * deck):
+        for m in range(M):
+            C[c, m] = 0.0
+    for m in range(M):
+        acc[0, m] = 0.0  # all
+        acc[1, m] = 0.0  # strictly below
+        acc[2, m] = 0.0  # at or below
+    for t in range(count_o):
+        q = order_o[i, t]
+        for m in range(M):
+            R[t, m] = reach[nodes[m], o, q]
+    for t in range(count_o):
+        for m in range(M):
+            acc[0, m] += R[t, m]
+        for j in range(k):
+            c = 2 * deck + hands_o[order_o[i, t], j]
+            for m in range(M):
+                C[c, m] += R[t, m]
+    tb = 0
+    tl = 0
+    for t in range(count):
+        h = order[i, t]
+        s = strength[i, t]
+        while tb < count_o and strength_o[i, tb] < s:
+            q = order_o[i, tb]
+            for m in range(M):
+                acc[1, m] += R[tb, m]
+            for j in range(k):
+                c = hands_o[q, j]
+                for m in range(M):
+                    C[c, m] += R[tb, m]
+            tb += 1
+        while tl < count_o and strength_o[i, tl] <= s:
+            q = order_o[i, tl]
+            for m in range(M):
+                acc[2, m] += R[tl, m]
+            for j in range(k):
+                c = deck + hands_o[q, j]
+                for m in range(M):
+                    C[c, m] += R[tl, m]
+            tl += 1
+        if k == 2:
+            c0 = hands[h, 0]
+            c1 = hands[h, 1]
+            for m in range(M):
+                win = acc[1, m] - C[c0, m] - C[c1, m]
+                lose = acc[0, m] - acc[2, m] - (C[2 * deck + c0, m] - C[deck + c0, m]) \
+                    - (C[2 * deck + c1, m] - C[deck + c1, m])
+                cfv[nodes[m], p, h] = fs[m] * (win - lose)
+        else:
+            for m in range(M):
+                win = acc[1, m]
+                lose = acc[0, m] - acc[2, m]
+                for j in range(k):
+                    c = hands[h, j]
+                    win -= C[c, m]
+                    lose -= C[2 * deck + c, m] - C[deck + c, m]
+                cfv[nodes[m], p, h] = fs[m] * (win - lose)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _showdown(reach, n, o, hands, sd_order, sd_strength, i, count, card, f, cfv, p):
     """cfv[n, p, h] = f * (reach[n, o] of weaker minus stronger hands not clashing with h).
@@ -556,10 +635,12 @@ def _reach_down2(n, q, H, off, c0, c1, src, avg, do_avg, decay, weight, reach, l
 
 
 @njit(cache=True, nogil=True)
-def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
+def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
     """Fold and showdown values at board g. The winner gets the loser's spent plus extra[n] (dead
     money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
-    non-clashing mass), a showdown with stake S + x/2 plus a fold-like term."""
+    non-clashing mass), a showdown with stake S + x/2 plus a fold-like term. Players with their
+    own hand lists evaluate a board's live showdowns SD_BATCH at a time (_showdown2_batch; `sd`:
+    its scratch)."""
     kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
     hands0, hands1, same0, same1, valid0, valid1 = T.hands0, T.hands1, T.same0, T.same1, T.valid0, T.valid1
     sd_order0, sd_order1, sd_strength0, sd_strength1 = T.sd_order0, T.sd_order1, T.sd_strength0, T.sd_strength1
@@ -567,6 +648,8 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
     H0 = hands0.shape[0]
     H1 = hands1.shape[0]
     card2 = card[: 2 * T.deck]  # _showdown's scratch: two deck-size halves
+    sd_nodes = np.empty(SD_BATCH, dtype=np.int64)
+    nsd = 0
     for n in range(lo, hi):
         kd = kind[n]
         if (kd == FOLD or kd == SHOWDOWN) and not live[n]:
@@ -584,6 +667,12 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
                         _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, payoff * scale[r], cfv, 0, False)
                     else:
                         _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, payoff * scale[r], cfv, 1, False)
+        elif kd == SHOWDOWN and not shared:
+            sd_nodes[nsd] = n
+            nsd += 1
+            if nsd == SD_BATCH:
+                _showdown_flush(T, r, g, sd_nodes, nsd, val_mask, reach, cfv, card, sd)
+                nsd = 0
         elif kd == SHOWDOWN:
             i = g - last_board_lo
             x = extra[n]
@@ -605,6 +694,42 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live):
                         _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, 0.5 * x * scale[r], cfv, 0, True)
                     else:
                         _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, 0.5 * x * scale[r], cfv, 1, True)
+
+    if nsd:
+        _showdown_flush(T, r, g, sd_nodes, nsd, val_mask, reach, cfv, card, sd)
+
+
+@njit(cache=True, nogil=True)
+def _showdown_flush(T, r, g, nodes, M, val_mask, reach, cfv, card, sd):
+    """Values of M live showdown nodes of board g (players with their own hand lists): the batch
+    kernel for each evaluated player, then each node's dead money / rake, as _terminals does
+    for one node."""
+    R, C, acc, fs = sd
+    spent, extra, scale = T.spent, T.extra, T.scale
+    i = g - T.last_board_lo
+    for p in range(2):
+        if not (val_mask >> p) & 1:
+            continue
+        for m in range(M):
+            n = nodes[m]
+            x = extra[n]
+            fs[m] = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
+        if p == 0:
+            _showdown2_batch(reach, nodes, fs, M, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], T.hands1,
+                             T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0)
+        else:
+            _showdown2_batch(reach, nodes, fs, M, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], T.hands0,
+                             T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1)
+        for m in range(M):
+            n = nodes[m]
+            x = extra[n]
+            if x != 0.0:
+                if p == 0:
+                    _fold(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, 0.5 * x * scale[r], cfv, 0,
+                          True)
+                else:
+                    _fold(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, 0.5 * x * scale[r], cfv, 1,
+                          True)
 
 
 @njit(cache=True, nogil=True)
@@ -836,6 +961,10 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
     card = np.zeros(3 * T.deck, dtype=np.float64)
+    # batched showdowns' scratch (players with their own hand lists)
+    nsd = 1 if T.shared else SD_BATCH
+    sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((3 * T.deck, nsd)), np.empty((3, nsd)),
+          np.empty(nsd))
     # a compact walk's scratch: one decoded block of the policy source, one of the average
     nscr = max(H0, H1) * T.children.shape[1] if V.compact else 1
     S = np.empty(nscr)
@@ -945,7 +1074,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                             for h in range(H):
                                 cfv[e, p, h] = 0.0
         if do_backward:
-            _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live)
+            _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live, sd)
             _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
                             floor, cfv, live, S)
         if level == 0:
