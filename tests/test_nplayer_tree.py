@@ -155,7 +155,8 @@ def test_blocks_of_passes_give_the_numbers_of_one_pass_each():
 
 @pytest.mark.parametrize("preset, update", [("cfr", "simultaneous"), ("cfr", "alternating"), ("cfr_plus", "alternating"),
                                             ("lcfr", "alternating"), ("dcfr", "simultaneous"),
-                                            ("pcfr_plus", "alternating"), ("dcfr_plus", "alternating")])
+                                            ("pcfr_plus", "alternating"), ("dcfr_plus", "alternating"),
+                                            ("pdcfr_plus", "simultaneous")])
 def test_rules_lower_nash_conv(preset, update):
     """Every built-in variant runs on 4-player Kuhn and its NashConv falls (no guarantee for
     N players, but it does here)."""
@@ -308,7 +309,7 @@ def test_the_docs_example_solves(tmp_path):
 
 @pytest.mark.slow
 def test_three_player_leduc_nash_conv_is_openspiels():
-    """3-player Leduc (1.8M nodes; about 70 s to enumerate, so -m slow): NashConv after 2
+    """3-player Leduc (1.8M nodes; about 30 s to enumerate, so -m slow): NashConv after 2
     CFR+ iterations, solverkit's and pyspiel.nash_conv's of the exported policy."""
     a = load_config({"preset": "cfr_plus", "game": {"name": "leduc_tree", "players": 3}})
     r = run_solve(a, iterations=2)

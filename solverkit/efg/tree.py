@@ -184,6 +184,8 @@ class TreeGame(Game):
                                   *self._sampling_bufs())
 
     def _warmup_n(self):
+        """:meth:`warmup` of a game of more than two players: every N-player kernel once, on
+        empty blocks where a pass would change values."""
         P = self.num_players
         ones = [np.full(self.layout(p).size, 1.0) for p in range(P)]
         self.best_response(ones)
