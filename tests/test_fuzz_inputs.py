@@ -572,6 +572,9 @@ def good_value(p):
 
 _REG = Registry()
 API_PARAMS = {("game", n): spec_of(_REG.get("game", n)).params for n in API_GAMES}
+# leduc_tree with 3 players or more is a tree of millions of nodes (half a minute to build): its
+# players are checked like kuhn_tree's, whose largest (5 players) builds in about two seconds
+API_PARAMS[("game", "leduc_tree")] = {k: p for k, p in API_PARAMS[("game", "leduc_tree")].items() if k != "players"}
 API_PARAMS.update({(k, n): spec_of(_REG.get(k, n)).params for k in API_KINDS for n in _REG.names(k)})
 API_PARAMS[("solver", None)] = {k: p for k, p in SOLVER_PARAMS.params.items() if k != "checkpoint_every"}
 API_PARAMS[("store", None)] = {k: p for k, p in STORE_PARAMS.params.items() if k not in ("path", "backend")}
