@@ -348,3 +348,29 @@ def test_python_api():
     assert len(sol.policy_tables) == 3 and len(sol.policy_table) == sum(map(len, sol.policy_tables))
     assert solverkit.exploitability(sol.game, sol.policy_table) == pytest.approx(sol.exploitability, rel=1e-12)
     assert solverkit.exploitability(sol.game, sol.strategy) == pytest.approx(sol.exploitability, rel=1e-12)
+
+
+def test_damaged_three_player_strategy_files_are_refused(tmp_path):
+    """A 3-player strategy.npz without player 2's arrays, with a bad `players`, or read for a
+    two-player game is refused with one line naming what is wrong."""
+    from solverkit.core.strategy_file import load_strategy
+    from solverkit.errors import SolverkitError
+
+    a = load_config({"preset": "cfr_plus", "game": {"name": "kuhn_tree", "players": 3}})
+    run_solve(a, iterations=3, out=tmp_path / "run")
+    with np.load(tmp_path / "run" / "strategy.npz") as data:
+        arrays = {n: data[n] for n in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    cases = {
+        "missing": ({k: v for k, v in arrays.items() if k != "policy2"}, r"missing array\(s\) policy2 of a 3-player"),
+        "players": ({**arrays, "meta": np.array(json.dumps({**meta, "players": 9}))},
+                    r"meta players = 9; expected an integer from 2 to 6"),
+    }
+    for name, (content, message) in cases.items():
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **content)
+        with pytest.raises(SolverkitError, match=message):
+            load_strategy(path, a.game)
+    two = load_config({"preset": "cfr_plus", "game": {"name": "kuhn_tree"}}).game
+    with pytest.raises(SolverkitError, match="a 3-player strategy, but game 'kuhn_tree' has 2 players"):
+        load_strategy(tmp_path / "run" / "strategy.npz", two)

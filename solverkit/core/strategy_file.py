@@ -181,6 +181,10 @@ def load_strategy(path, game=None, where: str = ""):
                     raise SolverkitError(f"{path}: missing array(s) {', '.join(missing)} of a {players}-player "
                                          "strategy (a damaged file: solve again, or resume from the checkpoint)")
                 arrays.update({n: data[n] for n in more})
+            for n in more:
+                if not isinstance(arrays[n], np.ndarray):
+                    raise SolverkitError(f"cannot read strategy file {path}: member {n}.npy has no .npy header (the "
+                                         "file is damaged: solve again, or resume from the checkpoint)")
         except SolverkitError:
             raise
         except Exception as exc:
