@@ -63,3 +63,30 @@ def test_a_batch_of_showdowns_equals_one_node_at_a_time(seed):
         untouched = np.ones(nodes_total, dtype=bool)
         untouched[nodes[:M]] = False
         assert np.isnan(got[untouched]).all()  # nodes beyond M are left alone
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_batch_of_folds_equals_one_node_at_a_time(seed):
+    from solverkit.poker.kernels import _fold, _fold_batch
+
+    rng = np.random.default_rng(100 + seed)
+    deck = 20
+    H0, H1 = int(rng.integers(3, 30)), int(rng.integers(3, 30))
+    hands0, hands1 = _hands(rng, H0, deck), _hands(rng, H1, deck)
+    # same[h]: the opponent's index of hand h itself (shared combos between the ranges)
+    index1 = {tuple(h): i for i, h in enumerate(hands1)}
+    same0 = np.array([index1.get(tuple(h), -1) for h in hands0], dtype=np.int64)
+    valid0 = rng.integers(0, 2, (4, H0)).astype(np.float64)
+    nodes_total = 24
+    reach = rng.random((nodes_total, 2, max(H0, H1)))
+    M = int(rng.integers(1, SD_BATCH + 1))
+    nodes = rng.choice(nodes_total, size=SD_BATCH, replace=False).astype(np.int64)
+    fs = rng.normal(size=SD_BATCH)
+    g = int(rng.integers(0, 4))
+    want = np.full((nodes_total, 2, max(H0, H1)), np.nan)
+    for m in range(M):
+        _fold(reach, nodes[m], 1, hands0, hands1, same0, valid0, g, np.zeros(3 * deck), fs[m], want, 0, False)
+    got = np.full_like(want, np.nan)
+    _fold_batch(reach, nodes, fs, M, 1, hands0, hands1, same0, valid0, g, np.empty((max(H0, H1), SD_BATCH)),
+                np.empty((3 * deck, SD_BATCH)), np.empty((3, SD_BATCH)), got, 0)
+    np.testing.assert_array_equal(got[nodes[:M], 0, :H0].view(np.uint64), want[nodes[:M], 0, :H0].view(np.uint64))

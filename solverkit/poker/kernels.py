@@ -639,23 +639,21 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
     """Fold and showdown values at board g. The winner gets the loser's spent plus extra[n] (dead
     money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
     non-clashing mass), a showdown with stake S + x/2 plus a fold-like term. Players with their
-    own hand lists evaluate a board's live showdowns SD_BATCH at a time (_showdown2_batch; `sd`:
-    its scratch)."""
+    own hand lists (spots) take _terminals_batched (`sd`: its scratch)."""
+    if not T.shared:
+        _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd)
+        return
     kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
-    hands0, hands1, same0, same1, valid0, valid1 = T.hands0, T.hands1, T.same0, T.same1, T.valid0, T.valid1
-    sd_order0, sd_order1, sd_strength0, sd_strength1 = T.sd_order0, T.sd_order1, T.sd_strength0, T.sd_strength1
-    sd_count0, sd_count1, shared, last_board_lo = T.sd_count0, T.sd_count1, T.shared, T.last_board_lo
+    hands0, same0, valid0 = T.hands0, T.same0, T.valid0
+    sd_order0, sd_strength0, sd_count0, last_board_lo = T.sd_order0, T.sd_strength0, T.sd_count0, T.last_board_lo
     H0 = hands0.shape[0]
-    H1 = hands1.shape[0]
     card2 = card[: 2 * T.deck]  # _showdown's scratch: two deck-size halves
-    sd_nodes = np.empty(SD_BATCH, dtype=np.int64)
-    nsd = 0
     for n in range(lo, hi):
         kd = kind[n]
         if (kd == FOLD or kd == SHOWDOWN) and not live[n]:
             for p in range(2):
                 if (val_mask >> p) & 1:
-                    for h in range(H0 if p == 0 else H1):
+                    for h in range(H0):
                         cfv[n, p, h] = 0.0
             continue
         if kd == FOLD:
@@ -663,16 +661,7 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
             for p in range(2):
                 if (val_mask >> p) & 1:
                     payoff = -spent[n, p] if f == p else spent[n, 1 - p] + extra[n]
-                    if p == 0:
-                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, payoff * scale[r], cfv, 0, False)
-                    else:
-                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, payoff * scale[r], cfv, 1, False)
-        elif kd == SHOWDOWN and not shared:
-            sd_nodes[nsd] = n
-            nsd += 1
-            if nsd == SD_BATCH:
-                _showdown_flush(T, r, g, sd_nodes, nsd, val_mask, reach, cfv, card, sd)
-                nsd = 0
+                    _fold(reach, n, 1 - p, hands0, hands0, same0, valid0, g, card, payoff * scale[r], cfv, p, False)
         elif kd == SHOWDOWN:
             i = g - last_board_lo
             x = extra[n]
@@ -680,56 +669,126 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                 if not (val_mask >> p) & 1:
                     continue
                 f = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
-                if shared:
-                    _showdown(reach, n, 1 - p, hands0, sd_order0, sd_strength0, i, sd_count0[i], card2, f,
-                              cfv, p)
-                elif p == 0:
-                    _showdown2(reach, n, 1, hands0, sd_order0, sd_strength0, sd_count0[i], hands1,
-                               sd_order1, sd_strength1, sd_count1[i], i, card, f, cfv, 0)
-                else:
-                    _showdown2(reach, n, 0, hands1, sd_order1, sd_strength1, sd_count1[i], hands0,
-                               sd_order0, sd_strength0, sd_count0[i], i, card, f, cfv, 1)
+                _showdown(reach, n, 1 - p, hands0, sd_order0, sd_strength0, i, sd_count0[i], card2, f, cfv, p)
                 if x != 0.0:
-                    if p == 0:
-                        _fold(reach, n, 1, hands0, hands1, same0, valid0, g, card, 0.5 * x * scale[r], cfv, 0, True)
-                    else:
-                        _fold(reach, n, 0, hands1, hands0, same1, valid1, g, card, 0.5 * x * scale[r], cfv, 1, True)
-
-    if nsd:
-        _showdown_flush(T, r, g, sd_nodes, nsd, val_mask, reach, cfv, card, sd)
+                    _fold(reach, n, 1 - p, hands0, hands0, same0, valid0, g, card, 0.5 * x * scale[r], cfv, p, True)
 
 
 @njit(cache=True, nogil=True)
-def _showdown_flush(T, r, g, nodes, M, val_mask, reach, cfv, card, sd):
-    """Values of M live showdown nodes of board g (players with their own hand lists): the batch
-    kernel for each evaluated player, then each node's dead money / rake, as _terminals does
-    for one node."""
-    R, C, acc, fs = sd
-    spent, extra, scale = T.spent, T.extra, T.scale
+def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
+    """_terminals for players with their own hand lists: the board's live folds and showdowns
+    SD_BATCH nodes at a time (_fold_batch, _showdown2_batch), each node's numbers as one at a time."""
+    R, C, acc, fs, fnodes, snodes = sd
+    kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
+    H0 = T.hands0.shape[0]
+    H1 = T.hands1.shape[0]
+    nf = 0
+    ns = 0
+    for n in range(lo, hi):
+        kd = kind[n]
+        if kd != FOLD and kd != SHOWDOWN:
+            continue
+        if not live[n]:
+            for p in range(2):
+                if (val_mask >> p) & 1:
+                    for h in range(H0 if p == 0 else H1):
+                        cfv[n, p, h] = 0.0
+        elif kd == FOLD:
+            fnodes[nf] = n
+            nf += 1
+        else:
+            snodes[ns] = n
+            ns += 1
     i = g - T.last_board_lo
     for p in range(2):
         if not (val_mask >> p) & 1:
             continue
+        for b in range(0, nf, SD_BATCH):
+            M = min(SD_BATCH, nf - b)
+            nodes = fnodes[b: b + M]
+            for m in range(M):
+                n = nodes[m]
+                fs[m] = (-spent[n, p] if player[n] == p else spent[n, 1 - p] + extra[n]) * scale[r]
+            if p == 0:
+                _fold_batch(reach, nodes, fs, M, 1, T.hands0, T.hands1, T.same0, T.valid0, g, R, C, acc, cfv, 0)
+            else:
+                _fold_batch(reach, nodes, fs, M, 0, T.hands1, T.hands0, T.same1, T.valid1, g, R, C, acc, cfv, 1)
+        for b in range(0, ns, SD_BATCH):
+            M = min(SD_BATCH, ns - b)
+            nodes = snodes[b: b + M]
+            for m in range(M):
+                n = nodes[m]
+                x = extra[n]
+                fs[m] = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
+            if p == 0:
+                _showdown2_batch(reach, nodes, fs, M, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i],
+                                 T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0)
+            else:
+                _showdown2_batch(reach, nodes, fs, M, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i],
+                                 T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1)
+            for m in range(M):
+                n = nodes[m]
+                x = extra[n]
+                if x != 0.0:
+                    if p == 0:
+                        _fold(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, 0.5 * x * scale[r], cfv,
+                              0, True)
+                    else:
+                        _fold(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, 0.5 * x * scale[r], cfv,
+                              1, True)
+
+
+@njit(cache=True, nogil=True)
+def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, acc, cfv, p):
+    """_fold (not adding) for M fold nodes of one board at once, stakes fs[:M]: per node the same
+    additions in the same order, so the same doubles; each step a loop over the nodes."""
+    H = hands.shape[0]
+    Ho, k = hands_o.shape
+    deck = C.shape[0] // 3
+    for m in range(M):
+        acc[0, m] = 0.0
+    for h in range(Ho):
         for m in range(M):
-            n = nodes[m]
-            x = extra[n]
-            fs[m] = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
-        if p == 0:
-            _showdown2_batch(reach, nodes, fs, M, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], T.hands1,
-                             T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0)
+            R[h, m] = reach[nodes[m], o, h]
+    for h in range(Ho):
+        for m in range(M):
+            acc[0, m] += R[h, m]
+    if k == 1:
+        for h in range(H):
+            s = same[h]
+            ok = valid[g, h] != 0
+            for m in range(M):
+                cfv[nodes[m], p, h] = fs[m] * (acc[0, m] - (R[s, m] if s >= 0 else 0.0)) if ok else 0.0
+        return
+    for c in range(deck):
+        for m in range(M):
+            C[c, m] = 0.0
+    for h in range(Ho):
+        for j in range(k):
+            c = hands_o[h, j]
+            for m in range(M):
+                C[c, m] += R[h, m]
+    for h in range(H):
+        if valid[g, h] == 0:
+            for m in range(M):
+                cfv[nodes[m], p, h] = 0.0
+            continue
+        s = same[h]
+        if k == 2:
+            c0 = hands[h, 0]
+            c1 = hands[h, 1]
+            if s >= 0:
+                for m in range(M):
+                    cfv[nodes[m], p, h] = fs[m] * (acc[0, m] + R[s, m] - C[c0, m] - C[c1, m])
+            else:
+                for m in range(M):
+                    cfv[nodes[m], p, h] = fs[m] * (acc[0, m] + 0.0 - C[c0, m] - C[c1, m])
         else:
-            _showdown2_batch(reach, nodes, fs, M, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], T.hands0,
-                             T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1)
-        for m in range(M):
-            n = nodes[m]
-            x = extra[n]
-            if x != 0.0:
-                if p == 0:
-                    _fold(reach, n, 1, T.hands0, T.hands1, T.same0, T.valid0, g, card, 0.5 * x * scale[r], cfv, 0,
-                          True)
-                else:
-                    _fold(reach, n, 0, T.hands1, T.hands0, T.same1, T.valid1, g, card, 0.5 * x * scale[r], cfv, 1,
-                          True)
+            for m in range(M):
+                x = acc[0, m] + (R[s, m] if s >= 0 else 0.0)
+                for j in range(k):
+                    x -= C[hands[h, j], m]
+                cfv[nodes[m], p, h] = fs[m] * x
 
 
 @njit(cache=True, nogil=True)
@@ -963,8 +1022,9 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     card = np.zeros(3 * T.deck, dtype=np.float64)
     # batched showdowns' scratch (players with their own hand lists)
     nsd = 1 if T.shared else SD_BATCH
+    nn = 1 if T.shared else T.kind.shape[0]
     sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((3 * T.deck, nsd)), np.empty((3, nsd)),
-          np.empty(nsd))
+          np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64))
     # a compact walk's scratch: one decoded block of the policy source, one of the average
     nscr = max(H0, H1) * T.children.shape[1] if V.compact else 1
     S = np.empty(nscr)
