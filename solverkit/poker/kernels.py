@@ -499,6 +499,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                               _hand_key(code, n))
             elif A == 2:
                 _reach_down2(n, q, Hq, 0, children[n, 0], children[n, 1], S, Av, do_avg, decay, weight, reach, live)
+            elif A == 3:
+                _reach_down3(n, q, Hq, 0, children[n, 0], children[n, 1], children[n, 2], S, Av, do_avg, decay,
+                             weight, reach, live)
             else:
                 _reach_down(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live)
             if do_avg:
@@ -529,6 +532,13 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             else:
                 _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight,
                              reach, live)
+        elif A == 3:
+            if q == 0:
+                _reach_down3(n, q, Hq, off, children[n, 0], children[n, 1], children[n, 2], src0, avg0, do_avg, decay,
+                             weight, reach, live)
+            else:
+                _reach_down3(n, q, Hq, off, children[n, 0], children[n, 1], children[n, 2], src1, avg1, do_avg, decay,
+                             weight, reach, live)
         elif q == 0:
             _reach_down(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live)
         else:
@@ -632,6 +642,38 @@ def _reach_down2(n, q, H, off, c0, c1, src, avg, do_avg, decay, weight, reach, l
         live[c0] = 1
     if nz1:
         live[c1] = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach_down3(n, q, H, off, c0, c1, c2, src, avg, do_avg, decay, weight, reach, live):
+    """_reach_down for three actions, unrolled (same arithmetic, same rounding: rm3's sum and
+    quotients are rm_total's and rm_prob's)."""
+    nz0 = False
+    nz1 = False
+    nz2 = False
+    for h in range(H):
+        rq = reach[n, q, h]
+        b = off + 3 * h
+        s0, s1, s2 = rm3(src[b], src[b + 1], src[b + 2])
+        r0 = s0 * rq
+        r1 = s1 * rq
+        r2 = s2 * rq
+        reach[c0, q, h] = r0
+        reach[c1, q, h] = r1
+        reach[c2, q, h] = r2
+        nz0 |= r0 != 0.0
+        nz1 |= r1 != 0.0
+        nz2 |= r2 != 0.0
+        if do_avg:
+            avg[b] = avg_step(avg[b], weight, r0, decay)
+            avg[b + 1] = avg_step(avg[b + 1], weight, r1, decay)
+            avg[b + 2] = avg_step(avg[b + 2], weight, r2, decay)
+    if nz0:
+        live[c0] = 1
+    if nz1:
+        live[c1] = 1
+    if nz2:
+        live[c2] = 1
 
 
 @njit(cache=True, nogil=True)
