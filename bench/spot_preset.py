@@ -28,10 +28,11 @@ PUBLISHED = {"equity": (0.55347, 0.44653), "ev": (105.11, 74.89)}
 DESKTOP_POSTFLOP = {"core_seconds": 266.0, "rss_mb_16bit": 679.0, "rss_mb_32bit": 1270.0}
 
 
-def solve(out: Path, threads: int) -> dict:
+def solve(out: Path, threads: int, precision: str = "float64") -> dict:
     """Run the solve under /usr/bin/time -v; (wall s, peak RSS MB) from its report."""
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "solverkit", "solve", str(CONFIG), "--out", str(out), "--force",
-           "--set", "game.split_round=1", "--set", "transport.name=local", "--set", f"transport.threads={threads}"]
+           "--set", "game.split_round=1", "--set", "transport.name=local", "--set", f"transport.threads={threads}",
+           "--set", f"store.precision={precision}"]
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t
@@ -50,6 +51,9 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=Path("runs/spot_preset"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-log", type=Path, help="with --run: the /usr/bin/time -v output of that run")
+    ap.add_argument("--precision", choices=("float64", "block16"), default="float64",
+                    help="[store] precision (block16: 16-bit values, Desktop Postflop's 16-bit mode's counterpart)")
+    ap.add_argument("--results", default="spot_preset", help="results file name under bench/results (no extension)")
     args = ap.parse_args(argv)
     timing = {}
     if args.run is not None and args.time_log is not None:
@@ -65,7 +69,7 @@ def main(argv=None):
     run = args.run
     if run is None:
         run = args.out
-        timing = solve(run, args.threads)
+        timing = solve(run, args.threads, args.precision)
     result = json.loads((run / "result.json").read_text())
     rows = []
     for key, unit in (("equity", ""), ("ev", " chips")):
@@ -90,8 +94,8 @@ def main(argv=None):
     text = "\n".join(lines) + "\n"
     res = ROOT / "bench" / "results"
     res.mkdir(parents=True, exist_ok=True)
-    (res / "spot_preset.md").write_text(text)
-    (res / "spot_preset.json").write_text(json.dumps({"result": {k: result[k] for k in (
+    (res / f"{args.results}.md").write_text(text)
+    (res / f"{args.results}.json").write_text(json.dumps({"result": {k: result[k] for k in (
         "iterations", "exploitability", "seconds", "ev", "equity")}, "timing": timing, "published": PUBLISHED},
         indent=2) + "\n")
     print(text)
