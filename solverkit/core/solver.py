@@ -250,8 +250,9 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
             if hold == "decoded" and not codec.passthrough:
                 fix = "encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)"
             else:
-                fix = ("as fixed point and compressed ([store] regret_scale, avg_scale and a [compressor]), or on "
-                       "disk ([store] backend = \"disk\")")
+                fix = ("as 16-bit values ([store] precision = \"block16\": a quarter of the memory), as fixed point "
+                       "and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] "
+                       "backend = \"disk\")")
             raise ConfigError(
                 f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
                 f"{human_bytes(est)} as float64 in memory "
