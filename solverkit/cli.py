@@ -382,7 +382,8 @@ def export(run_dir, fmt, output):
 @click.option("--infoset", "keys", multiple=True, metavar="KEY",
               help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. Leduc's 'Kh|Qh|cc/r'); "
                    "repeat for more.")
-@click.option("--player", type=option_type("int", 0, 1), default=None, help="The player, when both have a set KEY.")
+@click.option("--player", type=option_type("int", 0, None), default=None,
+              help="The player (0 .. players - 1), when more than one has a set KEY.")
 @click.option("--node", "node_path", default=None, metavar="PATH",
               help="A node by the line to it, in games that have node views (postflop spots: e.g. 'check,bet "
                    "94,call,Kd' or 'x,bet 52%'): every hand's strategy, weight and EV there (docs/spots.md).")
@@ -398,6 +399,9 @@ def strategy(run_dir, keys, player, node_path, as_json):
     if not keys and node_path is None:
         raise click.UsageError("give --infoset KEY (repeatable) or --node PATH")
     game = load_config(run_config(run_dir)).game
+    if player is not None and player >= game.num_players:
+        raise click.BadParameter(f"{player} is invalid for game {game.name!r} of {game.num_players} players: "
+                                 f"expected 0 .. {game.num_players - 1}", param_hint="'--player'")
     if node_path is not None:
         from .core.strategy_file import load_strategy
 

@@ -98,16 +98,22 @@ class PassJob:
         return {"iteration": int(self.iteration), "players": [int(p) for p in self.players]}
 
     @classmethod
-    def from_wire(cls, data, rule, averaging, where: str = "pass job") -> "PassJob":
+    def from_wire(cls, data, rule, averaging, where: str = "pass job", num_players: int = 2) -> "PassJob":
         """A job from :meth:`to_wire` data, with the receiver's own rule and averaging
-        instances; a ProtocolError names a bad field."""
+        instances; a ProtocolError names a bad field. `players` must be one player of
+        0 .. num_players - 1 (alternating updates) or all of them in order (simultaneous)."""
         if not isinstance(data, dict):
             raise ProtocolError(f"{where}: {type(data).__name__} {data!r:.60}, expected a map")
         check_keys(data, ("iteration", "players"), where)
         iteration = field(data, "iteration", where, "int", lo=1)
         players = field(data, "players", where, "int_list")
-        if players not in ([0], [1], [0, 1]):
-            raise ProtocolError(f"{where}: field 'players' = {players!r} is invalid: expected [0], [1] or [0, 1]")
+        every = list(range(num_players))
+        if not (players == every or (len(players) == 1 and 0 <= players[0] < num_players)):
+            if num_players == 2:
+                expect = "[0], [1] or [0, 1]"
+            else:
+                expect = f"one player [p] with p in 0 .. {num_players - 1} (a game of {num_players} players) or {every}"
+            raise ProtocolError(f"{where}: field 'players' = {players!r} is invalid: expected {expect}")
         return cls(iteration, tuple(players), rule, averaging)
 
 
@@ -334,7 +340,7 @@ class Game:
     def job_from_wire(self, data, rule, averaging):
         """The job from :meth:`job_to_wire` data, with the worker's own `rule` and `averaging`
         instances built from the same config; a ProtocolError names a bad field."""
-        return PassJob.from_wire(data, rule, averaging)
+        return PassJob.from_wire(data, rule, averaging, num_players=self.num_players)
 
     def best_response_from_store(self, store, kind: str, transport=None) -> tuple[float, float] | None:
         """Optional fast path: (br_0, br_1) of the store's ``kind`` strategy ("average" or
@@ -406,8 +412,9 @@ class Game:
         if not found:
             raise unknown_infoset(self, key, player, index)
         if len(found) > 1:
-            raise SolverkitError(f"information set {key!r} exists for both players of game {self.name!r}; pass "
-                                 "player 0 or 1")
+            who = ", ".join(str(p) for p, _ in found)
+            raise SolverkitError(f"information set {key!r} exists for players {who} of game {self.name!r}; pass "
+                                 f"one of them (--player {found[0][0]})")
         p, i = found[0]
         lay = self.layout(p)
         first = np.concatenate(([0], np.cumsum(lay.block_count)))

@@ -19,7 +19,9 @@ from ..core.arith import regret_matching
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
 from . import kernels, nkernels, sampled
+from ..errors import ConfigError
 from .build import FlatTree, enumerate_tree
+from .split import split_tree
 
 
 def _bits(players) -> int:
@@ -44,6 +46,9 @@ class TreeGame(Game):
     engine_params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
                            "about 150 bytes per node)", min=1),
+        "split_actions": Param("int", 0, "cut the tree below this many decisions into a trunk and subgames "
+                               "(subtrees sharing an information set are one subgame) that a zmq or dask "
+                               "transport's workers own; games of 3 or more players; 0: no cut", min=0, max=1000),
     }
     params = dict(engine_params)  # a subclass with params of its own takes these too (Game.__init_subclass__)
 
@@ -54,6 +59,14 @@ class TreeGame(Game):
             max_nodes = self.params["max_nodes"].default
         self.tree: FlatTree = enumerate_tree(self, int(max_nodes))
         self._local = threading.local()
+        cut = int(params.get("split_actions") or 0)
+        self.split = None
+        if cut:
+            if self.num_players == 2:
+                raise ConfigError(f"[game] split_actions = {cut} is invalid for game {self.name!r} of 2 players: "
+                                  "a tree game is cut into subgames only with 3 or more players ([game] players); "
+                                  "use split_actions = 0")
+            self.split = split_tree(self.tree, cut, self.name or type(self).__name__)
 
     # --- the description (to implement) --------------------------------------------------------
 
@@ -214,6 +227,8 @@ class TreeGame(Game):
         if job.sampler is not None and job.sampler.sampled:
             return self.cfr_block(store, PassBlock(job.iteration, 1, (job.players,), job.rule, job.averaging,
                                                    job.sampler), transport)
+        if self.split is not None:
+            return self._cfr_pass_split(store, job, transport)
         if self.num_players != 2:
             return self._cfr_pass_n(store, job)
         upd = _bits(job.players)
@@ -248,26 +263,208 @@ class TreeGame(Game):
             self._profile([passes.policy_source(store, seg, "root", p, rule) for p in range(P)], sig)
             nkernels.cfr_pass_any(t.node, t.prob, t.utils, base, sig, upd, avg_mask, reach, v, d, ac,
                                   *self._node_bufs())
-            for p in job.players:
-                if rule.inline:
-                    nkernels.fold(base, p, seg[f"regret{p}"], d, pre, pos, neg, floor)
-                else:
-                    job.update_regret(seg[f"regret{p}"], d[base[p]:base[p + 1]].copy(),
-                                      passes.state_of(seg, rule, p))
-            for q in range(P):
-                if (avg_mask >> q) & 1 and f"avg{q}" in seg:
-                    if averaging.inline:
-                        nkernels.fold_average(base, q, seg[f"avg{q}"], ac, decay, weight)
-                    else:
-                        averaging.update(seg[f"avg{q}"], ac[base[q]:base[q + 1]].copy(), job.iteration)
+            self._fold_n(seg, job, base, d, ac, avg_mask)
         return t.num_nodes
+
+    def _pass_masks(self, job: PassJob) -> tuple[int, int]:
+        """(players updated, averages added to) of an N-player full pass."""
+        upd = _bits(job.players)
+        _, _, _, _, decay, weight = passes.kernel_coefficients(job)
+        averaging = job.averaging
+        avg_mask = 0
+        if averaging.keeps_average and (weight != 0.0 or decay != 1.0 or not averaging.inline):
+            avg_mask = _bits(self._avg_players(job.players))
+        return upd, avg_mask
+
+    def _fold_n(self, seg, job: PassJob, base, d, ac, avg_mask: int) -> None:
+        """Fold a pass's instantaneous regrets `d` and average contributions `ac` (concatenated
+        at `base`) into an open segment with the rule and the averaging scheme."""
+        pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
+        rule, averaging = job.rule, job.averaging
+        for p in job.players:
+            if rule.inline:
+                nkernels.fold(base, p, seg[f"regret{p}"], d, pre, pos, neg, floor)
+            else:
+                job.update_regret(seg[f"regret{p}"], d[base[p]:base[p + 1]].copy(), passes.state_of(seg, rule, p))
+        for q in range(self.num_players):
+            if (avg_mask >> q) & 1 and f"avg{q}" in seg:
+                if averaging.inline:
+                    nkernels.fold_average(base, q, seg[f"avg{q}"], ac, decay, weight)
+                else:
+                    averaging.update(seg[f"avg{q}"], ac[base[q]:base[q + 1]].copy(), job.iteration)
+
+    # --- a tree cut into a trunk and subgames ([game] split_actions) -----------------------------
+
+    def _part_profile(self, part, store, seg, key: str, rule, out) -> np.ndarray:
+        """`out` (concatenated over `part`'s layouts) = every player's current policy in segment `key`."""
+        for p in range(self.num_players):
+            lay = part.layouts[p]
+            src = passes.policy_source(store, seg, key, p, rule)
+            regret_matching(np.asarray(src, dtype=np.float64), lay.block_start, lay.block_count,
+                            lay.block_actions, out[part.base[p]:part.base[p + 1]])
+        return out
+
+    @staticmethod
+    def _part_bufs(part):
+        """Scratch of one part's pass: policy, regret deltas, average contributions, reach, values."""
+        S, N, P = int(part.base[-1]), part.num_nodes, len(part.layouts)
+        return np.zeros(S), np.zeros(S), np.zeros(S), np.zeros((N, P + 1)), np.zeros((N, P))
+
+    def _cfr_pass_split(self, store, job: PassJob, transport) -> int:
+        """A full pass of a split game: the trunk's forward sweep here, each subgame's pass
+        through `transport` (reach of its roots in, their values out), the trunk's backward sweep."""
+        if job.sampler is not None and job.sampler.sampled:
+            raise NotImplementedError("sampled passes of a split tree game")  # check_sampler refuses them first
+        sp = self.split
+        trunk, P = sp.trunk, self.num_players
+        upd, avg_mask = self._pass_masks(job)
+        sig, d, ac, reach, v = self._part_bufs(trunk)
+        cut_vals = np.zeros((sp.cuts.shape[0], P))
+        ones = np.ones((1, P + 1))
+        with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
+            self._part_profile(trunk, store, seg, "root", job.rule, sig)
+            nkernels.cfr_part_n(trunk.node, trunk.prob, trunk.utils, trunk.base, sig, upd, avg_mask, trunk.roots,
+                                ones, cut_vals, True, False, reach, v, d, ac)
+            inputs = {}
+            for s, at in enumerate(sp.cut_nodes):
+                x = np.zeros((sp.max_roots, P + 1))
+                x[: at.size] = reach[at]
+                inputs[(s,)] = x
+            if transport is None:
+                outs = {k: self.subgame_pass(k, job, x, store) for k, x in inputs.items()}
+            else:
+                outs = transport.map_subgames(job, inputs)
+            for s, at in enumerate(sp.cut_nodes):
+                cut_vals[trunk.node[at, 4]] = np.asarray(outs[(s,)])[: at.size]
+            nkernels.cfr_part_n(trunk.node, trunk.prob, trunk.utils, trunk.base, sig, upd, avg_mask, trunk.roots,
+                                ones, cut_vals, False, True, reach, v, d, ac)
+            self._fold_n(seg, job, trunk.base, d, ac, avg_mask)
+        return self.tree.num_nodes
+
+    def subgame_pass(self, key, job, inputs, store):
+        """The pass of `job` inside subgame `key` = (s,): its roots' reach rows `inputs`
+        ([max roots, players + 1]) in, their values ([max roots, players]) out."""
+        s = key[0]
+        part = self.split.subgames[s]
+        name = self.subgame_segment(key)
+        upd, avg_mask = self._pass_masks(job)
+        sig, d, ac, reach, v = self._part_bufs(part)
+        R = part.roots.size
+        with store.open(name, passes.writes(job, upd, avg_mask)) as seg:
+            self._part_profile(part, store, seg, name, job.rule, sig)
+            nkernels.cfr_part_n(part.node, part.prob, part.utils, part.base, sig, upd, avg_mask, part.roots,
+                                np.ascontiguousarray(inputs[:R], dtype=np.float64), np.zeros((0, 1)), True, True,
+                                reach, v, d, ac)
+            self._fold_n(seg, job, part.base, d, ac, avg_mask)
+        out = np.zeros((self.split.max_roots, self.num_players))
+        out[:R] = v[part.roots]
+        return out
+
+    def subgame_keys(self):
+        """(s,) per subgame of a split game; none otherwise."""
+        return [] if self.split is None else [(s,) for s in range(len(self.split.subgames))]
+
+    def subgame_segment(self, key):
+        return f"sub{key[0]}"
+
+    def subgame_shape(self):
+        """Reach in: [root, player (and chance last)], padded to the largest subgame's roots."""
+        return (self.split.max_roots, self.num_players + 1)
+
+    def subgame_output_shape(self, job):
+        """Values out: [root, player]."""
+        return (self.split.max_roots, self.num_players)
+
+    def _parts(self):
+        """(segment name, part) of every part of a split game, the trunk first."""
+        sp = self.split
+        return [("root", sp.trunk), *((f"sub{s}", part) for s, part in enumerate(sp.subgames))]
+
+    def segments(self, with_average: bool):
+        """One segment per part of a split game (``root``: the trunk, ``sub<s>``: subgame s)."""
+        if self.split is None:
+            return super().segments(with_average)
+        from ..core.store import SegmentSpec
+
+        out = []
+        for name, part in self._parts():
+            arrays = {f"regret{p}": part.layouts[p].size for p in range(self.num_players)}
+            if with_average:
+                arrays.update({f"avg{p}": part.layouts[p].size for p in range(self.num_players)})
+            out.append(SegmentSpec(name, arrays))
+        return out
+
+    def segment_grid(self, key, name):
+        if self.split is None:
+            return super().segment_grid(key, name)
+        from ..core.codec import Grid
+
+        part = dict(self._parts()).get(key)
+        if part is not None and name[-1:].isdigit() and int(name[-1]) < self.num_players:
+            return Grid.from_layout(part.layouts[int(name[-1])])
+        return None
+
+    def _gather(self, store, which: str, raw: bool) -> list[np.ndarray]:
+        """Every player's values over the whole tree from a split game's segments: the policy
+        ("current" or "average"), or with `raw` the values it is normalised from."""
+        from ..core.layout import policy as normalise
+
+        P = self.num_players
+        out = [np.zeros(self.layout(p).size) for p in range(P)]
+        for name, part in self._parts():
+            seg = store.read(name)
+            for p in range(P):
+                if which == "average":
+                    vals = seg[f"avg{p}"]
+                else:
+                    vals = passes.policy_source(store, seg, name, p)
+                vals = np.asarray(vals, dtype=np.float64)
+                out[p][part.index[p]] = vals if raw else normalise(vals, part.layouts[p])
+        return out
+
+    def strategy(self, store, which):
+        if self.split is None:
+            return super().strategy(store, which)
+        return self._gather(store, which, raw=False)
+
+    def segment_policy(self, store, segment, which, player):
+        if self.split is None:
+            return super().segment_policy(store, segment, which, player)
+        from ..core.layout import policy as normalise
+
+        part = dict(self._parts()).get(segment)
+        if part is None:
+            raise KeyError(f"game {self.name!r} has no segment {segment!r}")
+        seg = store.read(segment)
+        vals = seg[f"avg{player}"] if which == "average" else passes.policy_source(store, seg, segment, player)
+        return normalise(np.asarray(vals, dtype=np.float64), part.layouts[player])
+
+    def infoset_place(self, key, player=None):
+        """As the default, with a split game's segment and the set's offset in that segment."""
+        import dataclasses
+
+        place = super().infoset_place(key, player)
+        if self.split is None:
+            return place
+        for name, part in self._parts():
+            at = np.flatnonzero(part.index[place.player] == place.offset)
+            if at.size:
+                return dataclasses.replace(place, segment=name, segment_offset=int(at[0]))
+        return place
+
+    def check_sampler(self, sampler, solver):
+        if self.split is not None and sampler.sampled:
+            raise ConfigError(f"[sampler] name = {sampler.scheme!r} is invalid for game {self.name!r} cut into "
+                              "subgames ([game] split_actions): sampled passes run on the whole tree; use "
+                              "[sampler] name = \"full\" or split_actions = 0")
+        super().check_sampler(sampler, solver)
 
     def blocks_passes(self, rule, averaging, store) -> bool:
         """True (games of more than two players) when a block of full passes runs in one kernel
         call with the numbers of one call per pass: a rule that updates in the kernel and plays
         its regrets, an averaging scheme in the kernel or none, a store that keeps doubles as
         they are (a lossy store rounds at every encode)."""
-        return (self.num_players != 2 and rule.inline and rule.plain_policy and not rule.state
+        return (self.num_players != 2 and self.split is None and rule.inline and rule.plain_policy and not rule.state
                 and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
 
     def _cfr_block_n(self, store, block: PassBlock) -> int:
@@ -485,6 +682,10 @@ class TreeGame(Game):
     def best_response_from_store(self, store, kind, transport=None):
         """(br_0, br_1) of the store's average (cumulative strategies, normalised by the kernel)
         or current policy (the rule's policy source)."""
+        if self.split is not None:
+            if kind == "average" and "avg0" not in store.read("root"):
+                return None
+            return self._br(self._gather(store, kind, raw=True))
         seg = store.read("root")
         P = self.num_players
         if kind == "average":
