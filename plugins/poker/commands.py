@@ -119,6 +119,80 @@ def _nolimit_table(game_name, params, specs):
     return NoLimitTable(gd) if isinstance(gd, NoLimitGameDef) else None
 
 
+def _table_run(specs):
+    """The tree game of the first run directory in `specs` when it is of 3 or more players and has
+    an ACPC table (N-player matches, solverkit.poker.table), else None."""
+    from solverkit.cli import run_config
+    from solverkit.core.config import load_config
+    from solverkit.poker.table import TABLE_BASELINES, key_map
+
+    runs = [s for s in specs if s not in TABLE_BASELINES]
+    if not runs or not (Path(runs[0]) / "config.toml").is_file():
+        return None
+    game = load_config(run_config(Path(runs[0]))).game
+    if is_poker_game(game) or game.num_players == 2:  # two players: the poker engine's matches
+        return None
+    try:
+        key_map(game)
+    except SolverkitError:
+        return None
+    return game
+
+
+def _table_match(specs, hands, seed, game_name, sets, no_exact) -> bool:
+    """Run and print an N-player table match when the players' game is a tree game with an
+    ACPC table; False (nothing done) for the poker engine's two-player matches."""
+    from solverkit.poker.table import load_table_player, run_table_match
+
+    game = _table_run(specs)
+    if game is None:
+        return False
+    if game_name or sets:
+        raise click.BadParameter("the game of a table match is its first run directory's", param_hint="--game")
+    if no_exact and not hands:
+        raise click.BadParameter("with --hands 0 (the default) there is nothing left to measure: give --hands N",
+                                 param_hint="--no-exact")
+    players = [load_table_player(s, game) for s in specs]
+    for line in run_table_match(players, hands=hands, seed=seed, exact=not no_exact).lines():
+        click.echo(line)
+    return True
+
+
+def _nplayer_gamedef(game_name, sets):
+    """The TableDef of ``acpc --set gamedef=FILE`` when FILE is a limit game of 3 or more players
+    (the N-player dealer deals it from the rules alone), else None."""
+    from solverkit.poker.gamedef import gamedef_text, read_gamedef
+    from solverkit.poker.nplayer import parse_table
+
+    params = _parse_sets(sets)
+    if game_name != "acpc" or set(params) != {"gamedef"} or not isinstance(params["gamedef"], str):
+        return None
+    text, source = gamedef_text(params["gamedef"])
+    betting, _, fields = read_gamedef(text, source)
+    if betting != "limit" or fields.get("numplayers", (0, [2]))[1][0] == 2:
+        return None
+    return parse_table(text, source)
+
+
+def _table_dealer(gd, hands, seed, duplicate, timeout, ports, host):
+    """`solverkit dealer` of an N-player limit table: one port per seat, then each seat's chips/game."""
+    from solverkit.core.address import check_port
+    from solverkit.poker.table import TableDealer
+
+    P = gd.num_players
+    seat_ports = ["0"] * P if ports == "0,0" else ports.split(",")
+    if len(seat_ports) != P:
+        raise SolverkitError(f"--ports {ports!r:.60}: expected {P} ports, one per seat of {gd.source} (0: a free port)")
+    seat_ports = [check_port(p, f"--ports {ports!r:.60}", allow_zero=True) for p in seat_ports]
+    dealer = TableDealer(gd, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout,
+                         host=host, ports=seat_ports)
+    click.echo(" ".join(str(p) for p in dealer.ports))
+    result = dealer.run()
+    for seat in range(P):
+        mean, half, n = result.per_game(seat)
+        click.echo(f"seat {seat}: {mean:+.4f} +/- {half:.4f} chips/game over {len(result.seat_chips)} hands")
+
+
 def _parse_sets(sets):
     from solverkit.core.config import parse_value
 
@@ -151,7 +225,12 @@ def add_play_commands(cli: click.Group) -> None:
         from solverkit.core.address import split_host_port
 
         host, port = split_host_port(address, "--connect")  # before loading: a typo costs nothing
-        player = load_player(run_dir)
+        if _table_run([run_dir]) is not None:  # an N-player strategy of a tree game: its ACPC table
+            from solverkit.poker.table import load_table_player
+
+            player = load_table_player(run_dir)
+        else:
+            player = load_player(run_dir)
         click.echo(f"playing {player.name} at {host}:{port}", err=True)
         stats = play_agent(player, host, port, seed=seed, timeout=timeout)
         click.echo(f"match over: {stats['hands']} hands, {stats['actions']} actions")
@@ -162,24 +241,38 @@ def add_play_commands(cli: click.Group) -> None:
                        "own bets clamped to the legal sizes")
 
     @cli.command("match")
-    @click.argument("a")
-    @click.argument("b")
+    @click.argument("players", nargs=-1, required=True, metavar="A B [C ...]")
     @click.option("--hands", type=option_type("int", 0), default=0, show_default=True,
-                  help="Hands of a sampled duplicate match through the dealer (even; 0: exact value only).")
+                  help="Hands of a sampled duplicate match through the dealer (even; N players: a multiple of "
+                       "N!; 0: exact value only).")
     @click.option("--seed", type=option_type("int", 0), default=0, show_default=True, help="Seed of the deals.")
     @click.option("--game", "game_name", metavar="NAME", help="The game, when both players are baselines.")
     @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
     @click.option("--no-exact", is_flag=True, help="Skip the exact expected value.")
-    def match_cmd(a, b, hands, seed, game_name, sets, no_exact):
-        """A against B: each a solve's output directory or a baseline (random, call, raise; in
-        no-limit games the baselines bet any legal size and there is no exact value).
+    def match_cmd(players, hands, seed, game_name, sets, no_exact):
+        """A against B (and C ...): each a solve's output directory or a baseline (random, call,
+        raise; in no-limit games the baselines bet any legal size and there is no exact value).
 
         Prints A's expected winnings in mbb/g computed exactly over every deal, both seatings,
         and with --hands N a sampled duplicate match through solverkit's ACPC dealer (each deal
-        played twice with the seats swapped) with its 95% interval."""
+        played twice with the seats swapped) with its 95% interval.
+
+        Three to six players (strategies of kuhn_tree / leduc_tree with players = N, or of
+        openspiel's kuhn_poker(players=N); baselines random, call, raise, fold): every player's
+        chips per game, exact over every deal and seating, and sampled over N! seatings a deal."""
         from solverkit.poker.match import run_match
         from solverkit.poker.players import load_player
 
+        if not 2 <= len(players) <= 6:
+            raise click.BadParameter(f"{len(players)} player(s) {' '.join(players)!r:.80}: expected 2 to 6",
+                                     param_hint="A B [C ...]")
+        if _table_match(players, hands, seed, game_name, sets, no_exact):
+            return
+        if len(players) != 2:
+            raise SolverkitError(f"{len(players)} players: matches of more than two play strategies of tree games with "
+                                 "an ACPC table (kuhn_tree, leduc_tree with players = N, openspiel kuhn_poker(players=N)); "
+                                 "give a run directory of one first")
+        a, b = players
         if hands % 2:
             raise click.BadParameter(f"{hands} is odd: a duplicate match plays each deal twice", param_hint="--hands")
         if no_exact and not hands:  # it printed the two players' names and exited 0, having measured nothing
@@ -212,6 +305,10 @@ def add_play_commands(cli: click.Group) -> None:
 
         from solverkit.core.address import check_port
 
+        table = _nplayer_gamedef(game_name, sets)
+        if table is not None:
+            _table_dealer(table, hands, seed, duplicate, timeout, ports, host)
+            return
         seat_ports = ports.split(",")
         if len(seat_ports) != 2:
             raise SolverkitError(f"--ports {ports!r:.60}: expected two ports P1,P2 (0: a free port), e.g. 18791,18792")

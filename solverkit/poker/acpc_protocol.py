@@ -1,5 +1,6 @@
-"""The ACPC dealer protocol 2.0.0 for two-player games: match-state lines, read and written, and
-the ACPC server's no-limit betting rules (:class:`NoLimitState`).
+"""The ACPC dealer protocol 2.0.0: match-state lines, read and written (two positions, or N for
+the limit tables of :mod:`solverkit.poker.nplayer`), and the ACPC server's no-limit betting
+rules for two players (:class:`NoLimitState`).
 
 A line is ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` (a reply repeats it and appends
 ``:<action>``). ``betting`` is the hand's actions, ``f`` / ``c`` / ``r`` (in no-limit games
@@ -79,13 +80,22 @@ def parse_matchstate(line: str, gd: GameDef) -> MatchState:
         raise ProtocolMismatch(f"expected 'MATCHSTATE:<position>:<hand>:<betting>:<cards>' (ACPC protocol 2.0.0), "
                                f"got {line[:120]!r}")
     _, pos, hand, betting, cards = parts
-    if pos not in ("0", "1"):  # isdigit would take '²' and '١', and int() refuses 4,301 digits
-        raise ProtocolMismatch(f"position {pos[:20]!r} in {line[:120]!r}: expected 0 or 1 (two-player games only)")
+    players = getattr(gd, "num_players", 2)  # an N-player table (solverkit.poker.nplayer.TableDef) says how many
+    if pos not in [str(p) for p in range(players)]:  # isdigit would take '²' and '١', and int() refuses 4,301 digits
+        valid = "0 or 1 (two-player games only)" if players == 2 else f"0..{players - 1} (a game of {players} players)"
+        raise ProtocolMismatch(f"position {pos[:20]!r} in {line[:120]!r}: expected {valid}")
     if not (hand.isascii() and hand.isdigit()) or len(hand) > 18:
         raise ProtocolMismatch(f"hand number {hand[:20]!r} in {line[:120]!r}: expected an integer >= 0")
     if isinstance(gd, NoLimitGameDef):
         try:
             NoLimitState.from_betting(gd, betting)
+        except ProtocolMismatch as exc:
+            raise ProtocolMismatch(f"{exc} in {line[:200]!r}") from None
+    elif players != 2:
+        from .nplayer import LimitState
+
+        try:
+            LimitState.from_betting(gd, betting)
         except ProtocolMismatch as exc:
             raise ProtocolMismatch(f"{exc} in {line[:200]!r}") from None
     else:
@@ -96,8 +106,9 @@ def parse_matchstate(line: str, gd: GameDef) -> MatchState:
                                    "supported in a limit game)")
     segments = cards.split("/")
     holes = segments[0].split("|")
-    if len(holes) != 2:
-        raise ProtocolMismatch(f"cards {cards!r} in {line!r}: expected two positions' hole cards separated by '|'")
+    if len(holes) != players:
+        count = "two" if players == 2 else str(players)
+        raise ProtocolMismatch(f"cards {cards!r} in {line!r}: expected {count} positions' hole cards separated by '|'")
     hole = tuple(_cards(h, gd, line, "hole cards") for h in holes)
     for p, h in enumerate(hole):
         if h and len(h) != gd.num_hole_cards:

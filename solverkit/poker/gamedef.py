@@ -257,20 +257,23 @@ BUNDLED_DIR = "gamedefs"
 MAX_FILE_BYTES = 1 << 20
 
 
-def bundled_names(betting: str = "limit") -> list[str]:
+def bundled_names(betting: str = "limit", players: int | None = 2) -> list[str]:
     """Names of the game definitions shipped with solverkit (file stems) of one betting type:
-    "limit", "nolimit", or "any"."""
-    return [name for name, kind in _bundled().items() if betting in ("any", kind)]
+    "limit", "nolimit", or "any"; of `players` players (None: any number; the poker engine's
+    are the two-player ones, ``kuhn.limit.3p`` is for N-player matches, solverkit.poker.nplayer)."""
+    return [name for name, (kind, n) in _bundled().items()
+            if betting in ("any", kind) and players in (None, n)]
 
 
 @lru_cache(maxsize=1)
-def _bundled() -> dict[str, str]:
-    """Bundled name -> its betting type (read from the file's betting line)."""
+def _bundled() -> dict[str, tuple[str, int]]:
+    """Bundled name -> its betting type (read from the file's betting line) and numPlayers."""
     folder = resources.files("solverkit.poker").joinpath(BUNDLED_DIR)
     out = {}
     for p in sorted(folder.iterdir(), key=lambda p: p.name):
         if p.name.endswith(".game"):
-            out[p.name[: -len(".game")]] = read_gamedef(p.read_text(), p.name)[0] or "limit"
+            kind, _, fields = read_gamedef(p.read_text(), p.name)
+            out[p.name[: -len(".game")]] = (kind or "limit", fields.get("numplayers", (0, [2]))[1][0])
     return out
 
 
@@ -279,7 +282,7 @@ def gamedef_text(name_or_path: str) -> tuple[str, str]:
     file of that name) or of a game file by path; ConfigError when it cannot be read."""
     from ..core.params import expand_path
 
-    names = bundled_names("any")
+    names = bundled_names("any", None)
     path = expand_path(name_or_path, "[game] gamedef")  # ~ and ~user as in every path parameter
     try:  # a name the OS refuses (too long, say) is a bad value, not a crash
         exists, is_file = path.exists(), path.is_file()
