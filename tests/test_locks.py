@@ -66,13 +66,39 @@ def test_bad_locks_are_refused_naming_the_entry(lock, match):
         HoldemSpot(**{**RIVER, "lock": lock}, isomorphism=True).kernel_tree()
 
 
-def test_a_lock_on_a_named_card_needs_isomorphism_off_and_a_whole_tree():
+def test_a_lock_on_a_named_card_needs_isomorphism_off():
     turn = {**RIVER, "board": "QsJh2h7d", "sizes": {"turn": {"bet": "50%"}, "river": {"bet": "50%"}}}
     lock = {"check,check,Kd": {"check": 1.0}}
     with pytest.raises(ConfigError, match="isomorphism = false"):
         HoldemSpot(**turn, lock=lock, isomorphism=True).kernel_tree()
-    game = HoldemSpot(**turn, lock=lock, isomorphism=False)
-    has, lock0, _ = game.kernel_tree()[-3:]
-    assert has.sum() == 1 and np.isfinite(lock0).sum() > 0
-    with pytest.raises(ConfigError, match="split_round"):
-        HoldemSpot(**turn, lock={"check": {"check": 1.0}}, isomorphism=True, split_round=1).kernel_tree()
+    kt = HoldemSpot(**turn, lock=lock, isomorphism=False).kernel_tree()
+    assert kt.has_lock.sum() == 1 and np.isfinite(kt.lock0).sum() > 0
+
+
+TURN = {**RIVER, "board": "QsJh2h7d", "sizes": {"turn": {"bet": "50%, a"}, "river": {"bet": "50%", "raise": "a"}}}
+# a river node (below the cut of split_round = 1) and a turn node (above it)
+TURN_LOCK = {"check,check,check": {"KK,AQs": {"bet 50": 1.0}}, "check,bet 50": {"JJ": {"fold": 0.5, "call": 0.5}}}
+
+
+@pytest.mark.parametrize("variant", [
+    {"game": {"split_round": 1}},
+    {"store": {"precision": "block16"}, "game": {"split_round": 1}},
+])
+def test_locks_hold_in_a_split_game_and_a_compact_store(tmp_path, variant):
+    """A split game (subgames find their locks by board) and the compact store (locked blocks
+    decoded in the kernel) solve the locked game as the whole float64 tree does."""
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import run_solve
+
+    base = {"preset": "dcfr", "solver": {"iterations": 40, "eval_every": 40},
+            "game": {"name": "holdem_spot", **TURN, "lock": TURN_LOCK}}
+    whole = run_solve(load_config(base))
+    cfg = {**base, "game": {**base["game"], **variant["game"]}, **{k: v for k, v in variant.items() if k != "game"}}
+    other = run_solve(load_config(cfg))
+    rel = 1e-9 if "store" not in variant else 0.05
+    assert other.exploitability == pytest.approx(whole.exploitability, rel=rel)
+    game = HoldemSpot(**TURN, lock=TURN_LOCK, isomorphism=True)
+    for res in (whole, other):  # the locked combos play their lock in the output strategy
+        view = node_view(game, res.strategy, "check,check,Kc,check")
+        probs = {c: p for c, p, w in zip(view.combos, view.policy, view.reach) if w > 0}
+        assert list(probs["KsKh"]) == [0.0, 1.0] and list(probs["AdQd"]) == [0.0, 1.0]  # check, bet 50

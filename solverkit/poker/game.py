@@ -879,14 +879,15 @@ class PokerGame(Game):
                 s0.hands, s1.hands, s0.valid, s1.valid, s0.perms, s1.perms, s0.same, s1.same,
                 s0.sd_order, s1.sd_order, s0.sd_strength, s1.sd_strength, s0.sd_count, s1.sd_count,
                 t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale,
-                *self.locks())
+                *self.locks(), np.ascontiguousarray(b.round_start, dtype=np.int64))
         return kt
 
     def locks(self):
-        """(has_lock [nodes] uint8, lock0, lock1): hands whose policy is fixed (node locking; a
-        spot's [game.lock]); none by default."""
+        """(has_lock [nodes] uint8, lock_start [nodes] int64, lock0, lock1): hands whose policy is
+        fixed (node locking; a spot's [game.lock], see PublicTree); none by default."""
         none = np.zeros(1)
-        return np.zeros(self.tree.bet.num_nodes, dtype=np.uint8), none, none
+        N = self.tree.bet.num_nodes
+        return np.zeros(N, dtype=np.uint8), np.full(N, -1, dtype=np.int64), none, none
 
     @staticmethod
     def _walk_plan(region, b0, c_first, c_last, seg_board_lo) -> Walk:
@@ -928,10 +929,10 @@ class PokerGame(Game):
         return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
 
     def _kernel_compact(self, job: _Job, pj: PassJob | None) -> bool:
-        """True when the kernel can work on block16 values itself: no locked hands, a policy
-        source it reads as stored (regrets or averages), and a pass whose rule and averaging
+        """True when the kernel can work on block16 values itself: a policy source it reads as
+        stored (regrets or averages), and a pass whose rule and averaging
         update in the kernel and play the regrets (else the segment is decoded to float64)."""
-        if self.locks()[0].any() or job.source not in ("regret", "avg"):
+        if job.source not in ("regret", "avg"):
             return False
         if pj is None:
             return True

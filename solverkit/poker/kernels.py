@@ -38,14 +38,16 @@ _HAND_MIX = np.uint64(0x9E3779B97F4A7C15)
 #: tree, the boards, and per player its hands (hands<p> [H_p, k], valid<p> [boards, H_p], perms<p>
 #: hand maps of suit orbits, sd_* showdown orders of the last round's boards, same<p>[h] the
 #: other player's index of hand h or -1); shared: both players hold one list (limit games);
-#: has_lock[n]: node n has locked hands, whose policy lock<p>[value offset] holds (NaN: not locked;
-#: the offsets of the whole-game layout: locks need an unsplit game)
+#: has_lock[n]: node n has locked hands, whose policies lock<p> holds from lock_start[n] on: the block
+#: of board g (a board of n's round r) at lock_start[n] + (g - round_board_lo[r]) x H_p x A, hands
+#: outer, actions inner, NaN for a hand that is not locked (boards counted over the whole game, so
+#: a segment of a split game finds its locks as the whole game does)
 PublicTree = namedtuple("PublicTree", (
     "kind", "player", "spent", "extra", "nact", "children", "re_index",
     "child_start", "child_end", "perm_start", "perm_end", "bcode",
     "hands0", "hands1", "valid0", "valid1", "perms0", "perms1", "same0", "same1",
     "sd_order0", "sd_order1", "sd_strength0", "sd_strength1", "sd_count0", "sd_count1",
-    "shared", "last_board_lo", "deck", "scale", "has_lock", "lock0", "lock1"))
+    "shared", "last_board_lo", "deck", "scale", "has_lock", "lock_start", "lock0", "lock1", "round_board_lo"))
 #: what one walk covers (see _walk): rounds r0..r_end from node n0 on board b0, dealing b0's
 #: children c_first..c_last-1; node ranges per round; where each node's values start
 Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "round_lo", "round_hi", "node_off",
@@ -494,7 +496,15 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                 decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
                 if do_avg:
                     decode_block(qavg1, off, nv, savg1, bid, Av, 0)
-            if q == samp_player:
+            if has_lock[n]:
+                lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
+                if q == 0:
+                    _reach_down_locked(n, q, A, Hq, 0, children, S, T.lock0, lb, Av, do_avg, decay, weight, reach,
+                                       live)
+                else:
+                    _reach_down_locked(n, q, A, Hq, 0, children, S, T.lock1, lb, Av, do_avg, decay, weight, reach,
+                                       live)
+            elif q == samp_player:
                 _reach_sample(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live, key,
                               _hand_key(code, n))
             elif A == 2:
@@ -513,11 +523,12 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
         if has_lock[n]:
+            lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
             if q == 0:
-                _reach_down_locked(n, q, A, Hq, off, children, src0, T.lock0, avg0, do_avg, decay, weight,
+                _reach_down_locked(n, q, A, Hq, off, children, src0, T.lock0, lb, avg0, do_avg, decay, weight,
                                    reach, live)
             else:
-                _reach_down_locked(n, q, A, Hq, off, children, src1, T.lock1, avg1, do_avg, decay, weight,
+                _reach_down_locked(n, q, A, Hq, off, children, src1, T.lock1, lb, avg1, do_avg, decay, weight,
                                    reach, live)
         elif q == samp_player:
             hk = _hand_key(code, n)
@@ -546,19 +557,20 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
 
 
 @njit(cache=True, nogil=True)
-def _reach_down_locked(n, q, A, H, off, children, src, lock, avg, do_avg, decay, weight, reach, live):
-    """_reach_down at a node with locked hands: a locked hand plays lock's policy (a hand is locked
-    where lock[its first value] is not NaN), the others regret matching of src."""
+def _reach_down_locked(n, q, A, H, off, children, src, lock, lb, avg, do_avg, decay, weight, reach, live):
+    """_reach_down at a node with locked hands: a locked hand plays lock's policy (its block from
+    lb on; a hand is locked where lock[its first value] is not NaN), the others regret matching of src."""
     for h in range(H):
         rq = reach[n, q, h]
         base = off + h * A
+        lh = lb + h * A
         if rq == 0.0:
             _unreached(n, q, h, A, base, children, avg, do_avg, decay, reach)
             continue
-        locked = lock[base] == lock[base]
+        locked = lock[lh] == lock[lh]
         total = 0.0 if locked else rm_total(src, base, A)
         for a in range(A):
-            x = (lock[base + a] if locked else rm_prob(src[base + a], total, A)) * rq
+            x = (lock[lh + a] if locked else rm_prob(src[base + a], total, A)) * rq
             c = children[n, a]
             reach[c, q, h] = x
             if x != 0.0:
@@ -568,16 +580,17 @@ def _reach_down_locked(n, q, A, H, off, children, src, lock, avg, do_avg, decay,
 
 
 @njit(cache=True, nogil=True)
-def _own_values_locked(n, p, A, H, off, children, src, lock, reg, update, pre, pos, neg, floor, cfv, best):
-    """_own_values at a node with locked hands: a locked hand's value follows lock's policy and its
-    regrets are left alone; a free hand's is regret matching's (or, with `best`, its best
-    action's: a best response moves only where the strategy is free)."""
+def _own_values_locked(n, p, A, H, off, children, src, lock, lb, reg, update, pre, pos, neg, floor, cfv, best):
+    """_own_values at a node with locked hands: a locked hand's value follows lock's policy (its
+    block from lb on) and its regrets are left alone; a free hand's is regret matching's (or, with
+    `best`, its best action's: a best response moves only where the strategy is free)."""
     for h in range(H):
         base = off + h * A
-        if lock[base] == lock[base]:
+        lh = lb + h * A
+        if lock[lh] == lock[lh]:
             v = 0.0
             for a in range(A):
-                v += lock[base + a] * cfv[children[n, a], p, h]
+                v += lock[lh + a] * cfv[children[n, a], p, h]
             cfv[n, p, h] = v
             continue
         if best:
@@ -872,14 +885,33 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     c = children[n, a]
                     for h in range(H):
                         cfv[n, p, h] += cfv[c, p, h]
+            elif has_lock[n] and compact:
+                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+                bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
+                lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
+                update = (upd_mask >> q) & 1
+                nv = H * A
+                if q == 0:
+                    decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                    _own_values_locked(n, p, A, H, 0, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
+                                       p == br_player)
+                    if update:
+                        encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
+                else:
+                    decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                    _own_values_locked(n, p, A, H, 0, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
+                                       p == br_player)
+                    if update:
+                        encode_block(S, 0, nv, qsrc1, off, ssrc1, bid)
             elif has_lock[n]:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
+                lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
                 update = (upd_mask >> q) & 1
                 if q == 0:
-                    _own_values_locked(n, p, A, H, off, children, src0, T.lock0, reg0, update, pre, pos, neg,
+                    _own_values_locked(n, p, A, H, off, children, src0, T.lock0, lb, reg0, update, pre, pos, neg,
                                        floor, cfv, p == br_player)
                 else:
-                    _own_values_locked(n, p, A, H, off, children, src1, T.lock1, reg1, update, pre, pos, neg,
+                    _own_values_locked(n, p, A, H, off, children, src1, T.lock1, lb, reg1, update, pre, pos, neg,
                                        floor, cfv, p == br_player)
             elif p == br_player:
                 c = children[n, 0]

@@ -76,13 +76,15 @@ def _strategy(game, node, spec, where) -> np.ndarray:
 
 
 def build_locks(game, table: dict):
-    """(has_lock [nodes] uint8, lock0, lock1) of a spot's [game.lock] table over its layout."""
+    """(has_lock [nodes] uint8, lock_start [nodes] int64, lock0, lock1) of a spot's [game.lock]
+    table: each locked node holds a block of policies per board of its round (kernels.PublicTree),
+    NaN for the hands it leaves free; the same for a whole game or a split one."""
     t = game.tree
     bet = t.bet
     has = np.zeros(bet.num_nodes, dtype=np.uint8)
-    locks = [np.full(game.layout(p).size, np.nan) for p in (0, 1)]
-    if game.split:
-        raise ConfigError("[game.lock] needs the whole tree in one piece: remove [game] split_round")
+    start = np.full(bet.num_nodes, -1, dtype=np.int64)
+    sizes = [0, 0]
+    lines = []
     for path, spec in table.items():
         where = f"[game.lock.{path!r}]"
         if not isinstance(spec, dict) or not spec:
@@ -109,15 +111,23 @@ def build_locks(game, table: dict):
         else:
             raise ConfigError(f"{where}: mix of action = probability and range = {{...}} entries; use one form")
         r = int(bet.round[node])
+        if start[node] < 0:
+            lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
+            start[node] = sizes[q]
+            sizes[q] += (hi - lo) * side.num_hands * int(bet.num_actions[node])
+        lines.append((node, q, r, cards, entries, side))
+        has[node] = 1
+    locks = [np.full(max(n, 1), np.nan) for n in sizes]
+    for node, q, r, cards, entries, side in lines:
         A = int(bet.num_actions[node])
+        H = side.num_hands
         lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
         for g in range(lo, hi):
             dealt = t.boards.cards[g, : t.boards.num_cards[g]]
             if any(int(dealt[len(game.gd.board) + rr - 1]) != c for rr, c in cards.items()):
                 continue
+            base = int(start[node]) + (g - lo) * H * A
             for mask, probs in entries:
                 for u in np.flatnonzero(mask & (side.valid[g] > 0)):
-                    off = game.value_offset(node, g, int(u))
-                    locks[q][off: off + A] = probs
-        has[node] = 1
-    return has, locks[0], locks[1]
+                    locks[q][base + int(u) * A: base + int(u) * A + A] = probs
+    return has, start, locks[0], locks[1]
