@@ -188,3 +188,45 @@ def test_match_and_dealer_commands_seat_three_players(kuhn3):
     assert all(np.allclose(x.reshape(-1, 2).sum(axis=1), 1.0) for x in fold)
     assert exact_values(game, [load_table_player(k, game) for k in ("call", "call", "call")]) == \
         pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
+
+
+@pytest.mark.parametrize("players, fields", [(3, KUHN3), (3, LEDUC3), (4, HOLDEM4)], ids=["kuhn3", "leduc3", "holdem4"])
+def test_universal_poker_keys_of_match_states_are_openspiels_own(players, fields):
+    """A match state (own cards only, the ACPC dealer's names) replayed in universal_poker gives
+    the information-state string of the real hand at every decision of random hands."""
+    from solverkit.poker.table import UniversalPokerKeys
+
+    gd = parse_table(_gamedef(players, fields))
+    spiel = pyspiel.load_game("universal_poker", {"betting": "limit", "numPlayers": players, **fields})
+    keys = UniversalPokerKeys(spiel)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        s = spiel.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(int(rng.choice([a for a, _ in s.chance_outcomes()])))
+                continue
+            p = s.current_player()
+            line = next(x for x in str(s).splitlines() if x.startswith("ACPC State: "))
+            _, hand, betting, cards = line[len("ACPC State: "):].split(":")
+            segments = _top_of_deck(cards, gd).split("/")
+            mine = "|".join(h if i == p else "" for i, h in enumerate(segments[0].split("|")))
+            state = parse_matchstate(f"MATCHSTATE:{p}:{hand}:{betting}:{'/'.join([mine, *segments[1:]])}", gd)
+            assert keys.key(state, gd) == s.information_state_string(p)
+            s.apply_action(int(rng.choice(s.legal_actions())))
+
+
+def test_a_universal_poker_strategy_plays_as_the_same_rules_tree_game(kuhn3, tmp_path):
+    """3-player Kuhn solved as OpenSpiel's universal_poker (kuhn.limit.3p's fields) and as kuhn_tree:
+    the same table, and the same exact values over every seating against an always-fold player."""
+    spec = ("universal_poker(betting=limit,numPlayers=3,numRounds=1,blind=1 1 1,raiseSize=1 ,firstPlayer=1 ,"
+            "maxRaises=1 ,numSuits=1,numRanks=4,numHoleCards=1,numBoardCards=0 )")  # '1 ': a string to OpenSpiel
+    run_solve(load_config({"preset": "cfr_plus", "game": {"name": "openspiel", "game": spec},
+                           "solver": {"iterations": 300}}), out=tmp_path / "up")
+    up = load_table_player(str(tmp_path / "up"))
+    assert up.game.gd.__dict__ == {**load_table("kuhn.limit.3p").__dict__, "source": spec}
+    tree = load_table_player(str(kuhn3))
+    a = run_table_match([up, load_table_player("fold", up.tree_game), up], hands=120, seed=3)
+    b = run_table_match([tree, load_table_player("fold", tree.tree_game), tree], hands=0)
+    assert a.exact == pytest.approx(b.exact, abs=1e-9) and a.exact[1] < -0.15
+    assert all(abs(m - e) <= h for m, h, e in zip(a.sampled, a.half_width, a.exact)), a.lines()

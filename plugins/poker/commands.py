@@ -258,7 +258,8 @@ def add_play_commands(cli: click.Group) -> None:
         played twice with the seats swapped) with its 95% interval.
 
         Three to six players (strategies of kuhn_tree / leduc_tree with players = N, or of
-        openspiel's kuhn_poker(players=N); baselines random, call, raise, fold): every player's
+        openspiel's kuhn_poker(players=N) or limit universal_poker; baselines random, call,
+        raise, fold): every player's
         chips per game, exact over every deal and seating, and sampled over N! seatings a deal."""
         from solverkit.poker.match import run_match
         from solverkit.poker.players import load_player
@@ -270,8 +271,8 @@ def add_play_commands(cli: click.Group) -> None:
             return
         if len(players) != 2:
             raise SolverkitError(f"{len(players)} players: matches of more than two play strategies of tree games with "
-                                 "an ACPC table (kuhn_tree, leduc_tree with players = N, openspiel kuhn_poker(players=N)); "
-                                 "give a run directory of one first")
+                                 "an ACPC table (kuhn_tree, leduc_tree with players = N, openspiel kuhn_poker(players=N) or "
+                                 "universal_poker(betting=limit, ...)); give a run directory of one first")
         a, b = players
         if hands % 2:
             raise click.BadParameter(f"{hands} is odd: a duplicate match plays each deal twice", param_hint="--hands")
