@@ -32,7 +32,7 @@ from ..core.passes import (NO_COEFFS, finish_segment, kernel_coefficients, kerne
 from ..core.store import SegmentSpec
 from ..core.units import Unit
 from ..core.wire import check_keys, field
-from ..errors import ConfigError, ProtocolError
+from ..errors import ConfigError, ProtocolError, SolverkitError
 from .betting import ACTION_CHARS, DECISION, ROUND_END
 from .cards import card_name
 from .gamedef import GameDef
@@ -250,6 +250,10 @@ class PokerGame(Game):
             from .tree import split_sides
 
             self.tree.sides = split_sides(self.tree, sides)
+            # each player's showdown tables replace the shared list's (freed: not views of them)
+            t = self.tree
+            t.sd_order, t.sd_strength = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.int64)
+            t.sd_count = np.zeros(0, dtype=np.int64)
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)
         self._local = threading.local()
@@ -707,6 +711,8 @@ class PokerGame(Game):
         orbits). Clashing hands get -1. Integers, so that the sum is exact in any order: a
         trunk-only game gets its cut boards' sums from a rollout (:func:`.cut.rollout_wins`)
         equal to the whole tree's. Orders hands for the store's predictor."""
+        if self.tree.sides is not None:
+            raise SolverkitError(f"game {self.name!r}: its players hold different hands: no shared strength order")
         if getattr(self, "_strength", None) is None:
             t = self.tree
             b = t.boards
@@ -737,6 +743,8 @@ class PokerGame(Game):
     def hand_orders(self):
         """[boards, H]: each board's hands by rollout strength, weakest first, clashing hands
         first (they hold zeros); the predictor's 'previous hand'."""
+        if self.tree.sides is not None:  # each player its own hands: the predictor takes them in index order
+            return np.zeros((self.tree.valid.shape[0], 0), dtype=np.int64)
         if getattr(self, "_hand_orders", None) is None:
             self._hand_orders = np.argsort(self.hand_strength(), axis=1, kind="stable").astype(np.int64)
         return self._hand_orders
