@@ -98,3 +98,23 @@ def test_strategy_player_takes_any_player_of_the_game_and_names_the_range(tmp_pa
         res = CliRunner().invoke(cli, ["strategy", str(tmp_path / "run"), "--infoset", "Ks||cc", "--player", bad])
         assert res.exit_code != 0
         assert f"{bad} is invalid for game 'kuhn_tree' of 3 players: expected 0 .. 2" in res.output
+
+
+def test_distributed_checkpoints_of_more_than_two_players_are_refused_by_name(tmp_path):
+    zmq = {"name": "zmq", "workers": 1, "spawn": 1, "checkpoint": "distributed", **FAST}
+    with pytest.raises(ConfigError, match=r"checkpoint = \"distributed\" is invalid for game 'kuhn_tree' of 3 "
+                                          r"players: .* use checkpoint = \"file\""):
+        run_solve(load_config(config(transport=zmq)), out=tmp_path / "run")
+
+
+@pytest.mark.slow
+def test_a_three_player_solve_through_dask_workers_equals_the_local_one(tmp_path):
+    """As the zmq test, with two workers placed by a local Dask cluster (seconds to start: slow)."""
+    pytest.importorskip("distributed")
+    local = run_solve(load_config(config(split=2)), out=tmp_path / "local")
+    remote = run_solve(load_config(config(split=2, transport={"name": "dask", "workers": 2, "threads": 1, **FAST})),
+                       out=tmp_path / "dask")
+    assert [r["nash_conv"] for r in remote.metrics] == [r["nash_conv"] for r in local.metrics]
+    a, b = strategies(tmp_path / "local" / "strategy.npz"), strategies(tmp_path / "dask" / "strategy.npz")
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])

@@ -164,6 +164,10 @@ class ZmqTransport(Transport):
         if self.config["workers"] > len(keys):
             raise ConfigError(f"[transport] (zmq) workers = {self.config['workers']} is invalid: game "
                               f"{game.name!r} has {len(keys)} subgames (expected workers <= {len(keys)})")
+        if self.distributed and game.num_players != 2:
+            raise ConfigError(f"[transport] ({self.name}) checkpoint = \"distributed\" is invalid for game {game.name!r} of "
+                              f"{game.num_players} players: distributed parts hold two players' policies; use "
+                              "checkpoint = \"file\"")
         self._shape = tuple(game.subgame_shape())
         self._resolved = assembly.resolved
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}
