@@ -230,3 +230,29 @@ def test_a_universal_poker_strategy_plays_as_the_same_rules_tree_game(kuhn3, tmp
     b = run_table_match([tree, load_table_player("fold", tree.tree_game), tree], hands=0)
     assert a.exact == pytest.approx(b.exact, abs=1e-9) and a.exact[1] < -0.15
     assert all(abs(m - e) <= h for m, h, e in zip(a.sampled, a.half_width, a.exact)), a.lines()
+
+
+def test_play_command_takes_a_seat_of_the_three_player_dealer(kuhn3):
+    """`solverkit play RUN` of a 3-player run at seat 0 of the N-seat dealer, agents at the others."""
+    import threading
+
+    from solverkit.poker.dealer import play_agent
+    from solverkit.poker.table import TableDealer
+
+    dealer = TableDealer(load_table("kuhn.limit.3p"), 12, seed=4, action_timeout=20, connect_timeout=20)
+    out = {}
+    threads = [threading.Thread(target=lambda: out.update(result=dealer.run()), daemon=True)]
+    for seat in (1, 2):
+        player = load_table_player(str(kuhn3))
+        threads.append(threading.Thread(target=play_agent, args=(player, "127.0.0.1", dealer.ports[seat]),
+                                        kwargs={"seed": seat, "timeout": 20}, daemon=True))
+    for t in threads:
+        t.start()
+    res = CliRunner().invoke(cli, ["play", str(kuhn3), "--connect", f"127.0.0.1:{dealer.ports[0]}", "--seed", "9"])
+    for t in threads:
+        t.join(20)
+    assert res.exit_code == 0, res.output
+    assert "match over: 12 hands" in res.output
+    result = out["result"]
+    assert len(result.seat_chips) == 12 and result.illegal == [0, 0, 0]
+    assert all(abs(sum(c)) < 1e-12 for c in result.seat_chips)  # zero-sum, hand by hand
