@@ -547,7 +547,17 @@ def _toml_value(value) -> str:
 
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in value) + "]"
+    if isinstance(value, dict):  # an inline table (a spot's sizes: {flop = {bet = "52%"}})
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
     return tomli_w.dumps({"v": value})[4:].strip()
+
+
+def _toml_key(key) -> str:
+    """A table key as TOML writes it: bare when it can be, quoted otherwise."""
+    import re
+
+    key = str(key)
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_value(key)
 
 
 def run_config(run_dir: Path) -> Path:

@@ -461,6 +461,15 @@ def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
     assert params["chunks"].split()[:2] == ["chunks", "1"]
 
 
+def test_info_shows_a_table_parameter_on_its_line():
+    """A spot's [game.sizes] table was printed as TOML sections, breaking the parameter list."""
+    res = CliRunner().invoke(cli, ["info", str(ROOT / "configs" / "spot_preset.toml")])
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("  * sizes"))
+    assert '{flop = {bet = "52%", raise = "45%"}, turn = {bet = "55%"' in line
+    assert "memory as 16-bit blocks" in res.output
+
+
 def test_the_strategy_help_example_key_is_a_real_leduc_key(tmp_path):
     """`strategy --help` showed 'Kh|Qh|cr', which Leduc refuses (a board with first-round betting)."""
     text = " ".join(invoke("strategy", "--help").output.split())
