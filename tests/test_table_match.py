@@ -256,3 +256,40 @@ def test_play_command_takes_a_seat_of_the_three_player_dealer(kuhn3):
     result = out["result"]
     assert len(result.seat_chips) == 12 and result.illegal == [0, 0, 0]
     assert all(abs(sum(c)) < 1e-12 for c in result.seat_chips)  # zero-sum, hand by hand
+
+
+@pytest.mark.parametrize("cls, players", [("LeducTree", 3), ("LeducTree", 4), ("KuhnTree", 5)])
+def test_tree_games_rules_and_keys_are_their_tables(cls, players):
+    """kuhn_tree / leduc_tree of N players against their ACPC table on random hands, without
+    enumerating the tree (3-player Leduc has 1.8M nodes): the same player to act and legal
+    actions, the match state's key is the tree's information-set key, and the same payoffs."""
+    import solverkit_efg.games as trees
+    from solverkit.poker.cards import card_name
+    from solverkit.poker.nplayer import deal_cards
+    from solverkit.poker.table import AcpcKeys
+
+    kind = getattr(trees, cls)
+    game = kind.__new__(kind)  # the rules only: no tree
+    game.config, game.num_players, game.ranks = {}, players, players + 1
+    gd = tree_table(game)
+    name = lambda c: card_name(c, gd.num_suits, gd.num_ranks)  # noqa: E731
+    rng = np.random.default_rng(2)
+    for d in range(150):
+        deal = deal_cards(gd, 11, d)
+        holes = tuple(h[0] for h in deal.hole)
+        st, state = LimitState(gd), (holes, ("",))
+        while not st.finished:
+            board = tuple(c for b in deal.board[:st.round] for c in b)
+            state = (holes + board, state[1])
+            p = st.current_player()
+            assert not game.is_terminal(state) and game.player(state) == p
+            assert game.legal_actions(state) == st.legal()
+            mine = "|".join(name(holes[q]) if q == p else "" for q in range(players))
+            line = f"MATCHSTATE:{p}:{d}:{st.betting()}:{mine}" + "".join(f"/{name(c)}" for c in board)
+            assert AcpcKeys().key(parse_matchstate(line, gd), gd) == game.infoset_key(state, p)
+            letter = str(rng.choice(st.legal()))
+            st.apply(letter)
+            state = game.child(state, letter)
+        final = (holes + tuple(c for b in deal.board[:st.round] for c in b), state[1])
+        assert game.is_terminal(final)
+        assert st.payoffs(strengths(gd, deal) if st.showdown else None) == pytest.approx(game.returns(final))
