@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solverkit.poker.kernels import SD_BATCH, _showdown2, _showdown2_batch
+from solverkit.poker.kernels import SD_BATCH, _showdown2_batch
+
+from .showdown_reference import _showdown2
 
 
 def _hands(rng, n, deck):

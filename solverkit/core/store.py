@@ -589,14 +589,20 @@ class _Lazy(dict):
         self.store, self.key, self.blobs, self.pool, self.buffers = store, key, blobs, pool, []
 
     def __missing__(self, name):
+        if name not in self.blobs:
+            raise KeyError(name)
         out = None
         if self.pool is not None:
             n = self.store.specs[self.key].arrays[name]
             buf = self.pool.take(n)
             self.buffers.append(buf)
             out = buf[:n]
-        arr = self[name] = self.store._decode_array(self.key, name, self.blobs[name], out)
+        arr = self[name] = self._decode(name, out)
         return arr
+
+    def _decode(self, name, out):
+        """Array `name` decoded (into `out` when given)."""
+        return self.store._decode_array(self.key, name, self.blobs[name], out)
 
     def __contains__(self, name):
         return name in self.blobs
@@ -682,17 +688,8 @@ class _CompactSegment(_Lazy):
         self.writes = writes
         self.live: set[str] = set()
 
-    def __missing__(self, name):
-        if name not in self.blobs:
-            raise KeyError(name)
-        out = None
-        if self.pool is not None:
-            n = self.store.specs[self.key].arrays[name]
-            buf = self.pool.take(n)
-            self.buffers.append(buf)
-            out = buf[:n]
-        arr = self[name] = self.store._compact_decode(self.key, name, out)
-        return arr
+    def _decode(self, name, out):
+        return self.store._compact_decode(self.key, name, out)
 
     def compact(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(scales, int16 values) of array `name`, live (not to be mixed with its decoded copy)."""
