@@ -382,7 +382,7 @@ def export(run_dir, fmt, output):
 @click.option("--infoset", "keys", multiple=True, metavar="KEY",
               help="An information set as the game names it (poker '<hand>|<board>|<betting>', e.g. Leduc's 'Kh|Qh|cc/r'); "
                    "repeat for more.")
-@click.option("--player", type=option_type("int", 0, None), default=None,
+@click.option("--player", type=option_type("int", 0, 5), default=None,
               help="The player (0 .. players - 1), when more than one has a set KEY.")
 @click.option("--node", "node_path", default=None, metavar="PATH",
               help="A node by the line to it, in games that have node views (postflop spots: e.g. 'check,bet "

@@ -215,7 +215,8 @@ def test_a_float_store_that_cannot_fit_is_refused(monkeypatch):
                        "solver": {"iterations": 1}})
     game = asm.game
     game.store_estimate = 10**12  # as if the regrets needed a terabyte
-    with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as fixed point"):
+    with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as 16-bit values "
+                                          r"\(\[store\] precision = \"block16\".*as fixed point"):
         Solver(asm)
 
 

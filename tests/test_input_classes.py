@@ -111,7 +111,7 @@ def test_checkpoint_every_zeros_mean_never():
     ["play", "/nonexistent", "--connect", "localhost:1", "--timeout", "1e999"],
     ["worker", "--connect", "tcp://localhost:1", "--wait", "inf"],
     ["study", "x.toml", "--out", "o", "--jobs", str(2**64)],
-    ["strategy", "/nonexistent", "--infoset", "x", "--player", "2"],
+    ["strategy", "/nonexistent", "--infoset", "x", "--player", "6"],  # games have 2 to 6 players
 ])
 def test_numeric_options_of_every_command_are_finite_and_bounded(args):
     flag = next(a for a in args if a.startswith("--") and a not in ("--connect", "--out", "--infoset"))
@@ -239,7 +239,7 @@ def test_a_tree_game_declaring_its_own_params_keeps_max_nodes(fresh_registry):
             register(StakeCoin)
 
     fresh_registry.add(Plugin())
-    assert list(StakeCoin.params) == ["max_nodes", "stake"]
+    assert list(StakeCoin.params) == ["max_nodes", "split_actions", "stake"]
     sol = solverkit.solve({"preset": "cfr_plus", "game": {"name": "stake_coin_test", "stake": 2.0}}, iterations=50)
     assert sol.exploitability < 0.1 and sol.game.tree.num_nodes == 7
     with pytest.raises(ConfigError, match="more than 3 nodes"):
