@@ -279,7 +279,7 @@ def random_fields(rng):
     return (f"{blind[0]} {blind[1]}", per_round(1, 4), per_round(1, 2), per_round(0, 2), suits, ranks, hole, board)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", [*range(4), *(pytest.param(s, marks=pytest.mark.slow) for s in range(4, 8))])
 def test_random_small_games_equal_openspiel(tmp_path, seed):
     """Games nobody listed: random fields, the same fixed policy, OpenSpiel's values."""
     fields = random_fields(np.random.default_rng(1000 + seed))

@@ -155,7 +155,7 @@ def test_damaged_checkpoints_are_refused(saved):
     assert "no checkpoint at" in resume_error(saved)
 
 
-@pytest.mark.parametrize("length", [5 << 30, (1 << 30) - 64])
+@pytest.mark.parametrize("length", [5 << 30, pytest.param((1 << 30) - 64, marks=pytest.mark.slow)])
 def test_a_damaged_footer_length_is_refused_without_reading_it_into_memory(saved, length):
     # a sparse checkpoint of 5 GiB whose trailer names a footer of its whole length was read
     # whole before its checksum was checked (20 GiB of memory for a 20 GiB file)

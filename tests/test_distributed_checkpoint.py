@@ -288,6 +288,7 @@ def test_the_query_reads_any_games_strategy_npz_in_place(tmp_path):
         solverkit.read_policy(tmp_path / "kuhn", "As||x")
 
 
+@pytest.mark.slow  # (CI time)
 def test_a_replacement_that_cannot_see_the_lost_workers_part_stops_the_run_naming_it(tmp_path):
     """Checkpoints on each machine's own disk (a --checkpoint-dir per worker): a replacement
     elsewhere (here: a spare with a directory of its own) cannot restore the lost share."""

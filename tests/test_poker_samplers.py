@@ -165,6 +165,7 @@ def test_resume_gives_the_numbers_of_one_run(tmp_path):
 SPLIT = {"name": "leduc", "split_round": 1, "chunks": 2}
 
 
+@pytest.mark.slow  # (CI time: the zmq transport tests compare zmq with local runs too)
 def test_zmq_workers_give_the_local_numbers():
     """Only the sampled subgames go to the workers, which draw their boards from the same stream."""
     zmq = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 1, "heartbeat": 0.2, "timeout": 30.0,

@@ -525,7 +525,8 @@ def test_a_worker_that_fails_or_breaks_the_protocol_stops_the_run_with_its_name(
 
 
 @pytest.mark.parametrize("sig, message", [(signal.SIGKILL, r"(exited with status -9|cannot be reached)"),
-                                          (signal.SIGSTOP, r"silent for \d+\.\d s \(timeout 4 s\): it died, hung")])
+                                          pytest.param(signal.SIGSTOP, r"silent for \d+\.\d s \(timeout 4 s\): it died, hung",
+                                                       marks=pytest.mark.slow)])
 def test_a_dead_or_stopped_worker_stops_the_run_within_the_timeout(sig, message):
     solver = Solver(load_config(config(ZMQ2)))
     victim = next(iter(solver.transport._workers.values()))
@@ -561,7 +562,7 @@ def _solve(tmp_path, iterations=100000):
     return proc, pids
 
 
-@pytest.mark.parametrize("presses", [1, 2])
+@pytest.mark.parametrize("presses", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_ctrl_c_on_the_trunk_stops_its_workers(tmp_path, presses):
     """Once: the iteration ends, the outputs are saved; twice: the trunk stops at once. Either
     way its workers (in a session of their own, so the terminal's SIGINT reaches the trunk only)

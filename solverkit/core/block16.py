@@ -35,7 +35,7 @@ def block_scale(m):
     return s
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def encode_block(x, xo, n, q, qo, scales, b):
     """Values x[xo:xo+n] of block b into q[qo:qo+n] and scales[b]."""
     m = 0.0
@@ -52,7 +52,7 @@ def encode_block(x, xo, n, q, qo, scales, b):
         q[qo + i] = np.int16(np.rint(x[xo + i] * inv))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def decode_block(q, qo, n, scales, b, x, xo):
     """Block b's values q[qo:qo+n] x scales[b] into x[xo:xo+n]."""
     s = scales[b]

@@ -454,16 +454,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                 else:
                     _reach_down_locked(n, q, A, Hq, 0, children, S, T.lock1, lb, Av, do_avg, decay, weight, reach,
                                        live)
-            elif q == samp_player:
-                _reach_sample(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live, key,
-                              _hand_key(code, n))
-            elif A == 2:
-                _reach_down2(n, q, Hq, 0, children[n, 0], children[n, 1], S, Av, do_avg, decay, weight, reach, live)
-            elif A == 3:
-                _reach_down3(n, q, Hq, 0, children[n, 0], children[n, 1], children[n, 2], S, Av, do_avg, decay,
-                             weight, reach, live)
             else:
-                _reach_down(n, q, A, Hq, 0, children, S, Av, do_avg, decay, weight, reach, live)
+                _reach_down_block(n, q, A, Hq, children, S, Av, do_avg, decay, weight, reach, live, samp_player, key,
+                                  code)
             if do_avg:
                 if q == 0:
                     encode_block(Av, 0, nv, qavg0, off, savg0, bid)
@@ -493,13 +486,6 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             else:
                 _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight,
                              reach, live)
-        elif A == 3:
-            if q == 0:
-                _reach_down3(n, q, Hq, off, children[n, 0], children[n, 1], children[n, 2], src0, avg0, do_avg, decay,
-                             weight, reach, live)
-            else:
-                _reach_down3(n, q, Hq, off, children[n, 0], children[n, 1], children[n, 2], src1, avg1, do_avg, decay,
-                             weight, reach, live)
         elif q == 0:
             _reach_down(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live)
         else:
@@ -637,6 +623,35 @@ def _reach_down3(n, q, H, off, c0, c1, c2, src, avg, do_avg, decay, weight, reac
         live[c1] = 1
     if nz2:
         live[c2] = 1
+
+
+@njit(cache=True, nogil=True)
+def _reach_down_block(n, q, A, H, children, S, Av, do_avg, decay, weight, reach, live, samp_player, key, code):
+    """A compact walk's reach sweep at player q's node n over its decoded block (policy source S,
+    average Av): one call per node, so the sweeps are inlined once here rather than at every
+    call site (compile time)."""
+    if q == samp_player:
+        _reach_sample(n, q, A, H, 0, children, S, Av, do_avg, decay, weight, reach, live, key, _hand_key(code, n))
+    elif A == 2:
+        _reach_down2(n, q, H, 0, children[n, 0], children[n, 1], S, Av, do_avg, decay, weight, reach, live)
+    elif A == 3:
+        _reach_down3(n, q, H, 0, children[n, 0], children[n, 1], children[n, 2], S, Av, do_avg, decay, weight,
+                     reach, live)
+    else:
+        _reach_down(n, q, A, H, 0, children, S, Av, do_avg, decay, weight, reach, live)
+
+
+@njit(cache=True, nogil=True)
+def _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv):
+    """A compact walk's own values at player p's node n over its decoded block S (policy source and
+    regrets both): one call per node, as _reach_down_block."""
+    if A == 2:
+        _own_values2(n, p, H, 0, children[n, 0], children[n, 1], S, S, update, pre, pos, neg, floor, cfv)
+    elif A == 3:
+        _own_values3(n, p, H, 0, children[n, 0], children[n, 1], children[n, 2], S, S, update, pre, pos, neg,
+                     floor, cfv)
+    else:
+        _own_values(n, p, A, H, 0, children, S, S, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True)
@@ -882,13 +897,7 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
                 else:
                     decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
-                if A == 2:
-                    _own_values2(n, p, H, 0, children[n, 0], children[n, 1], S, S, update, pre, pos, neg, floor, cfv)
-                elif A == 3:
-                    _own_values3(n, p, H, 0, children[n, 0], children[n, 1], children[n, 2], S, S, update, pre, pos,
-                                 neg, floor, cfv)
-                else:
-                    _own_values(n, p, A, H, 0, children, S, S, update, pre, pos, neg, floor, cfv)
+                _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv)
                 if update:
                     if q == 0:
                         encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
