@@ -101,6 +101,7 @@ def test_evaluator_ranks_every_five_card_hand_like_phevaluator():
     _same_order(ours, theirs)
 
 
+@pytest.mark.slow  # (CI time)
 def test_evaluator_ranks_random_seven_card_hands_like_phevaluator():
     from phevaluator import evaluate_cards
 

@@ -465,6 +465,7 @@ def test_a_dealer_sending_anything_ends_the_match_or_a_solverkit_error(leduc, ch
 @given(sent=st.lists(st.one_of(st.binary(max_size=30), st.sampled_from([
     b"VERSION:2.0.0\r\n", b"VERSION:2.0.0\n", b"MATCHSTATE:0:0::Ks|:c\r\n", b"MATCHSTATE:1:0::|Ks:r\r\n", b"\r\n"])),
     max_size=5))
+@pytest.mark.slow  # (CI time)
 def test_a_seat_sending_anything_plays_on_or_ends_the_match_with_a_match_error(leduc, sent):
     """Whatever seat 0 sends (seat 1 is a real agent), the dealer finishes its hands or raises a
     one-line MatchError naming seat 0, within its timeout."""

@@ -344,6 +344,7 @@ def test_resume_keeps_finished_runs_and_extends_stopped_ones(tmp_path, monkeypat
     assert _final(parts) == _final(whole)
 
 
+@pytest.mark.slow  # (CI time)
 def test_resume_refuses_a_run_whose_settings_changed(tmp_path):
     path = _resumable(tmp_path, "s", iterations=30)
     out = tmp_path / "out"

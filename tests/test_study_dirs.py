@@ -116,6 +116,7 @@ def test_resume_refuses_a_finished_run_whose_settings_changed_without_a_checkpoi
     assert digest(out) == before
 
 
+@pytest.mark.slow  # (CI time)
 def test_resume_extends_a_finished_run_from_its_checkpoint(tmp_path):
     path = study(tmp_path, iterations=20, every="5")
     out = tmp_path / "out"

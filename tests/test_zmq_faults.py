@@ -147,6 +147,7 @@ def test_a_killed_worker_is_replaced_and_the_run_ends_as_an_uninterrupted_one(
     assert pids_gone([int(w["worker"].split(":")[1]) for w in summary["workers"]])
 
 
+@pytest.mark.slow  # (CI time)
 def test_a_worker_that_keeps_dying_stops_the_run_after_max_recoveries(tmp_path):
     asm = load_config(config({**ZMQ2, "max_recoveries": 1}, iterations=ITERATIONS))
     killed = []
@@ -216,6 +217,7 @@ def test_a_hand_started_worker_is_replaced_by_a_spare_started_by_hand(tmp_path, 
         _stop(*procs)
 
 
+@pytest.mark.slow  # (CI time)
 def test_a_lost_worker_not_replaced_in_time_stops_the_run(tmp_path):
     endpoint = f"tcp://127.0.0.1:{_free_port()}"
     worker = _hand_worker(endpoint)

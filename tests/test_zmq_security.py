@@ -180,6 +180,7 @@ def test_loopback_and_ipc_binds_need_no_keys(bind):
 # --- who may join ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # (CI time)
 def test_a_peer_without_the_run_keys_cannot_join_or_disturb_a_keyed_run(keydir):
     asm = load_config(config(one_worker(keys=str(keydir), bind="tcp://127.0.0.1:0"), **{"solver": {
         "iterations": 4, "eval_every": 1}}))
@@ -218,6 +219,7 @@ def test_a_peer_without_the_run_keys_cannot_join_or_disturb_a_keyed_run(keydir):
     ("unlisted", "the trunk refused this worker's key (not on its allow-list"),
     ("other_trunk", "the CURVE handshake failed (is trunk.key the key of the trunk at this address?)"),
 ])
+@pytest.mark.slow  # (CI time)
 def test_a_worker_with_an_unlisted_key_or_another_trunks_key_is_never_served_and_says_why(keydir, tmp_path, case,
                                                                                            says):
     other = tmp_path / "other"
