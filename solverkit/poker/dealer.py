@@ -284,6 +284,30 @@ class MatchResult:
         return float(x.mean()) if n else float("nan"), half, len(self.seat_chips)
 
 
+def serve_seats(listen, ports, connect_timeout: float, action_timeout: float, play):
+    """Accept one player on each listening socket, check each one's version line, return
+    play(seats); every connection and socket is closed whatever happens (both dealers' loop)."""
+    seats = []
+    try:
+        for i, s in enumerate(listen):
+            try:
+                conn, _ = s.accept()
+            except (socket.timeout, TimeoutError):
+                raise MatchError(f"no player connected to seat {i} (port {ports[i]}) within "
+                                 f"{connect_timeout:g} s") from None
+            seats.append(_Seat(conn, i, action_timeout))
+        for seat in seats:
+            version = seat.read("its version line")
+            if version != VERSION:
+                raise MatchError(f"seat {seat.index} speaks {version[:60]!r}; this dealer speaks {VERSION}")
+        return play(seats)
+    finally:
+        for seat in seats:
+            seat.close()
+        for s in listen:
+            s.close()
+
+
 class _Seat:
     """One connected seat: lines in and out with timeouts."""
 
@@ -357,25 +381,7 @@ class Dealer:
 
     def run(self) -> MatchResult:
         """Accept both seats, play the match, close the connections."""
-        seats = []
-        try:
-            for i, s in enumerate(self._listen):
-                try:
-                    conn, _ = s.accept()
-                except (socket.timeout, TimeoutError):
-                    raise MatchError(f"no player connected to seat {i} (port {self.ports[i]}) within "
-                                     f"{self.connect_timeout:g} s") from None
-                seats.append(_Seat(conn, i, self.action_timeout))
-            for seat in seats:
-                version = seat.read("its version line")
-                if version != VERSION:
-                    raise MatchError(f"seat {seat.index} speaks {version[:60]!r}; this dealer speaks {VERSION}")
-            return self._play(seats)
-        finally:
-            for seat in seats:
-                seat.close()
-            for s in self._listen:
-                s.close()
+        return serve_seats(self._listen, self.ports, self.connect_timeout, self.action_timeout, self._play)
 
     def _play(self, seats) -> MatchResult:
         rules, gd = self.rules, self.rules.gd

@@ -20,9 +20,9 @@ import numpy as np
 
 from ..core.address import check_host, check_port
 from ..errors import SolverkitError, choices
-from .acpc_protocol import VERSION, MatchState, ProtocolMismatch
+from .acpc_protocol import MatchState, ProtocolMismatch
 from .cards import card_name
-from .dealer import ACTION_TIMEOUT, CONNECT_TIMEOUT, MatchError, _is_int, _Seat, check_timeout, play_agent
+from .dealer import ACTION_TIMEOUT, CONNECT_TIMEOUT, MatchError, _is_int, check_timeout, play_agent, serve_seats
 from .nplayer import LimitState, TableDef, deal_cards, load_table, strengths, tree_table
 
 #: the baselines of a table, by name (they play the game's tree like a strategy does)
@@ -310,25 +310,7 @@ class TableDealer:
 
     def run(self) -> TableResult:
         """Accept every seat, play the match, close the connections."""
-        seats = []
-        try:
-            for i, s in enumerate(self._listen):
-                try:
-                    conn, _ = s.accept()
-                except (socket.timeout, TimeoutError):
-                    raise MatchError(f"no player connected to seat {i} (port {self.ports[i]}) within "
-                                     f"{self.connect_timeout:g} s") from None
-                seats.append(_Seat(conn, i, self.action_timeout))
-            for seat in seats:
-                version = seat.read("its version line")
-                if version != VERSION:
-                    raise MatchError(f"seat {seat.index} speaks {version[:60]!r}; this dealer speaks {VERSION}")
-            return self._play(seats)
-        finally:
-            for seat in seats:
-                seat.close()
-            for s in self._listen:
-                s.close()
+        return serve_seats(self._listen, self.ports, self.connect_timeout, self.action_timeout, self._play)
 
     def _line(self, hand: int, st: LimitState, deal, position: int) -> str:
         """What `position` sees: its hole cards (at a showdown those of every player still in)."""
