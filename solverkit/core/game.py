@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from .codec import Grid
-from ..errors import ProtocolError, SolverkitError
+from ..errors import ConfigError, ProtocolError, SolverkitError
 from .layout import Layout, policy
 from .params import Param
 from .passes import policy_source, state_of
@@ -460,6 +460,14 @@ class Game:
         """OpenSpiel information-state string -> {action id: probability} (``solverkit export
         --format openspiel``); only games with an OpenSpiel counterpart implement it."""
         raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")
+
+    def with_abstraction(self, abstraction, definition: dict) -> "Game":
+        """This game played over a card abstraction: `abstraction` is the ``[abstraction]`` plugin
+        (its ``table(spec)`` gives the buckets), `definition` its resolved table (part of the
+        game's identity). Games without cards to bucket refuse."""
+        raise ConfigError(
+            f"game {self.name!r} takes no [abstraction]: card abstraction buckets the private cards of the poker "
+            "engine's games (acpc, kuhn, leduc, hulhe, rhode_island) and of the blueprint engine")
 
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:

@@ -1381,6 +1381,14 @@ class PokerGame(Game):
                   float_values(z, z, z, z, z, z), self._root_entry(), none, none, np.zeros((0, 6)),
                   np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none, self._bufs())
 
+    def with_abstraction(self, abstraction, definition: dict):
+        """This game over the card abstraction's buckets (:mod:`.abstracted`): the store holds
+        abstract arrays; strategies and best responses stay the real game's."""
+        from ..abstraction.table import CardSpec
+        from .abstracted import abstracted
+
+        return abstracted(self, abstraction.table(CardSpec.of(self.gd)), definition)
+
     # --- presentation ------------------------------------------------------------------------
 
     def definition(self) -> dict:
