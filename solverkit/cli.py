@@ -323,7 +323,10 @@ def _peak_rss_mb():
 
 @cli.command()
 @click.argument("run_dir", type=UserPath(file_okay=False))
-def exploit(run_dir):
+@click.option("--real", is_flag=True,
+              help="In the real, unabstracted game: a run with [abstraction] plays each hand its bucket's policy "
+                   "there (docs/abstraction.md); without an abstraction the game is the real one.")
+def exploit(run_dir, real):
     """Recompute the exploitability of the strategy saved in RUN_DIR."""
     from .core.config import load_config
     from .core.solver import exploitability
@@ -334,18 +337,25 @@ def exploit(run_dir):
     assembly = load_config(run_config(run_dir))
     strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
     click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
-    if assembly.game.num_players != 2:  # NashConv and each player's gain (docs/players.md)
+    game = assembly.game
+    abstraction = getattr(game, "abstraction_definition", None)
+    if real:
+        game, strategy = game.real_policy(strategy)
+    if abstraction is not None or real:
+        shown = ", ".join(f"{k} {v}" for k, v in (abstraction or {}).items())
+        click.echo(f"in the real game {game.name!r}" + (f" (abstraction: {shown})" if shown else " (no abstraction)"))
+    if game.num_players != 2:  # NashConv and each player's gain (docs/players.md)
         from .core.solver import nash_row
 
-        row = nash_row(assembly.game, strategy)
-        for p in range(assembly.game.num_players):
+        row = nash_row(game, strategy)
+        for p in range(game.num_players):
             click.echo(f"player {p}: br {row[f'br_{p}']:.12g}  gain {row[f'gain_{p}']:.12g}")
-        click.echo(f"nash_conv {row['nash_conv']:.12g}  (exploitability = nash_conv / {assembly.game.num_players}: "
-                   f"{describe(assembly.game, row['exploitability'], digits=12, unit_digits=6)})")
+        click.echo(f"nash_conv {row['nash_conv']:.12g}  (exploitability = nash_conv / {game.num_players}: "
+                   f"{describe(game, row['exploitability'], digits=12, unit_digits=6)})")
         return
-    expl, br0, br1 = exploitability(assembly.game, strategy)
+    expl, br0, br1 = exploitability(game, strategy)
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
-    click.echo(f"exploitability {describe(assembly.game, expl, digits=12, unit_digits=6)}")
+    click.echo(f"exploitability {describe(game, expl, digits=12, unit_digits=6)}")
 
 
 @cli.command()

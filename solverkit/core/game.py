@@ -469,6 +469,12 @@ class Game:
             f"game {self.name!r} takes no [abstraction]: card abstraction buckets the private cards of the poker "
             "engine's games (acpc, kuhn, leduc, hulhe, rhode_island) and of the blueprint engine")
 
+    def real_policy(self, strategy: list[np.ndarray]):
+        """(game, strategy): the real game and this game's `strategy` played in it, for
+        ``solverkit exploit --real``: the game itself for games without abstraction; an abstracted
+        game maps its policy onto the unabstracted game where that is small enough."""
+        return self, strategy
+
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:
         """``solverkit info`` lines for these parameters; default: build the game and count

@@ -160,12 +160,24 @@ class AbstractedPoker:
     def blocks_passes(self, rule, averaging, store) -> bool:
         return False
 
-    def _gathered(self, player: int, values: np.ndarray) -> np.ndarray:
+    def _gathered(self, player: int, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Abstract values laid out over the whole game (each hand gets its bucket's row)."""
         idx = self._abs[player][1]
-        out = np.empty(idx.size)
+        if out is None:
+            out = np.empty(idx.size)
         _gather(np.ascontiguousarray(values, dtype=np.float64), idx, out)
         return out
+
+    def _scratch(self, what: str, player: int, zero: bool) -> np.ndarray:
+        """A whole-game buffer kept between passes (allocating and faulting in three arrays of
+        the real game's size each pass cost more than the gather)."""
+        bufs = self.__dict__.setdefault("_abs_scratch", {})
+        buf = bufs.get((what, player))
+        if buf is None:
+            buf = bufs[(what, player)] = np.zeros(self._abs[player][1].size)
+        elif zero:
+            buf.fill(0.0)
+        return buf
 
     def _summed(self, player: int, values: np.ndarray) -> np.ndarray:
         """Whole-game values summed per abstract value."""
@@ -183,10 +195,11 @@ class AbstractedPoker:
         keep = averaging.keeps_average
         t = self.tree
         with store.open("root", writes(job, upd, avgm)) as seg:
-            src = [self._gathered(p, policy_source(store, seg, "root", p, rule)) for p in (0, 1)]
-            reg = [np.zeros(src[p].size) if (upd >> p) & 1 else np.zeros(1) for p in (0, 1)]
+            src = [self._gathered(p, policy_source(store, seg, "root", p, rule), self._scratch("src", p, False))
+                   for p in (0, 1)]
+            reg = [self._scratch("reg", p, True) if (upd >> p) & 1 else np.zeros(1) for p in (0, 1)]
             grows = [bool(keep and (avgm >> q) & 1 and f"avg{q}" in seg) for q in (0, 1)]
-            avg = [np.zeros(src[q].size) if grows[q] else np.zeros(1) for q in (0, 1)]
+            avg = [self._scratch("avg", q, True) if grows[q] else np.zeros(1) for q in (0, 1)]
             dj = replace(kjob, coeffs=(*DELTA_COEFFS, 1.0, 1.0 if keep else 0.0), inline_rule=False,
                          inline_avg=False, prune=bool(self.pruning))
             self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, dj)
