@@ -110,7 +110,7 @@ def solver_spec(game) -> ParamSpec:
     return ParamSpec(params)
 
 
-TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "sampler", "solver", "store")
+TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "sampler", "solver", "store", "abstraction")
 DEFAULT_SAMPLER = "full"
 
 _SCHEDULE = re.compile(r"(?P<num>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\s*(?P<unit>s|m|h|nodes?)?")
@@ -155,6 +155,9 @@ class Assembly:
     resolved: dict = field(default_factory=dict)
     store: dict = field(default_factory=lambda: STORE_PARAMS.resolve({}, "[store]", ignore=()))
     source: str = "<dict>"
+    #: the [abstraction] plugin instance (solverkit.abstraction.plugin.Abstraction, checked
+    #: against the game's cards: its ``spec`` is the game's CardSpec), or None without the table
+    abstraction: object = None
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.resolved)
@@ -337,6 +340,29 @@ def _resolve_sampler(raw, registry, instances, seed):
     return sampler
 
 
+def _resolve_abstraction(raw, registry, game, base_dir):
+    """The optional [abstraction] plugin instance, its parameters checked against the game's
+    cards (buckets: one entry per round); None when the config has no such table."""
+    if "abstraction" not in raw:
+        return None
+    from ..abstraction.spec import CardSpec
+
+    table = _table(raw, "abstraction")
+    name = table.get("name")
+    if not isinstance(name, str):
+        raise ConfigError(f"[abstraction] name = {shown(name)} is invalid: expected one of "
+                          f"{choices(registry.names('abstraction'))}")
+    try:
+        cls = registry.get("abstraction", name, where="[abstraction] name")
+    except PluginError as exc:
+        raise ConfigError(str(exc)) from None
+    params = spec_of(cls).resolve(table, f"[abstraction] ({name})")
+    _files_absolute(params, cls, base_dir)
+    instance = cls(**params)
+    instance.check(CardSpec.of_game(game))
+    return instance
+
+
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
     from .numba_blas import skip_blas_check
@@ -424,6 +450,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         store["path"] = str(path if path.is_absolute() else (base_dir / path).resolve())
     if "store" in raw:
         resolved["store"] = store
+    abstraction = _resolve_abstraction(raw, registry, instances["game"], base_dir)
+    if abstraction is not None:
+        resolved["abstraction"] = {"name": abstraction.name,
+                                   **{k: v for k, v in abstraction.config.items() if v is not None}}
     return Assembly(
         game=instances["game"],
         rule=instances["rule"],
@@ -435,4 +465,5 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         store=store,
         resolved=resolved,
         source=source,
+        abstraction=abstraction,
     )

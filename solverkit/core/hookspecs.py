@@ -83,6 +83,20 @@ def register_transports(register):
     """
 
 
+# --- Card abstraction ------------------------------------------------------------------------
+
+
+@hookspec
+def register_abstractions(register):
+    """Register card abstractions (how a poker game's hands are grouped into buckets per round).
+
+    Called when the registry is built. ``register(cls)`` takes a subclass of
+    ``solverkit.abstraction.plugin.Abstraction`` with a unique ``name``; configs select it in an
+    optional ``[abstraction]`` table, and its ``table(spec)`` returns the BucketTable of a game's
+    cards. Return nothing.
+    """
+
+
 # --- Named combinations ----------------------------------------------------------------------
 
 

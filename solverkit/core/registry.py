@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pluggy
 
+from ..abstraction.plugin import Abstraction
 from ..errors import PluginError, choices, shown
 from . import hookspecs
 from .averaging import Averaging, check_averaging_class
@@ -41,6 +42,7 @@ KINDS = {
     "sampler": ("register_samplers", Sampler, "sampler"),
     "compressor": ("register_compressors", Compressor, "compressor"),
     "transport": ("register_transports", Transport, "transport"),
+    "abstraction": ("register_abstractions", Abstraction, "abstraction"),
 }
 #: the hooks that are not one per kind: presets (collected here) and commands (by the CLI)
 PRESET_HOOK = "register_presets"

@@ -1,0 +1,115 @@
+"""Seeded, deterministic k-means: k-means++ initialisation, Lloyd iterations, restarts.
+
+Distances are squared L2 (OCHS vectors) or L1 (equity histograms given as CDFs: the L1
+distance between two CDFs of equal-width bins is the earth mover's distance between the
+histograms). Centres are means in both cases, the standard approach for EMD clustering of
+hand histograms. Assignment runs in parallel over points; sums run in a fixed order, so one
+seed gives one result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, nogil=True)
+def _dist(a, b, l1):
+    d = 0.0
+    for j in range(a.shape[0]):
+        x = a[j] - b[j]
+        d += abs(x) if l1 else x * x
+    return d
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _assign(points, centers, l1, labels, dist):
+    """labels[i], dist[i]: the nearest centre of each point (lowest index on ties)."""
+    for i in prange(points.shape[0]):
+        best, arg = np.inf, 0
+        for c in range(centers.shape[0]):
+            d = _dist(points[i], centers[c], l1)
+            if d < best:
+                best, arg = d, c
+        labels[i] = arg
+        dist[i] = best
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _closer(points, center, l1, dist):
+    """dist[i] = min(dist[i], distance to `center`) (k-means++ seeding)."""
+    for i in prange(points.shape[0]):
+        d = _dist(points[i], center, l1)
+        if d < dist[i]:
+            dist[i] = d
+
+
+@njit(cache=True, nogil=True)
+def _means(points, labels, k, centers, dist):
+    """Centres as means of their points; an empty cluster takes the point farthest from its
+    centre (which then leaves its own cluster)."""
+    n, d = points.shape
+    sums = np.zeros((k, d))
+    count = np.zeros(k, dtype=np.int64)
+    for i in range(n):
+        count[labels[i]] += 1
+        for j in range(d):
+            sums[labels[i], j] += points[i, j]
+    for c in range(k):
+        if count[c] == 0:
+            far = np.argmax(dist)
+            dist[far] = 0.0
+            centers[c, :] = points[far]
+        else:
+            centers[c, :] = sums[c] / count[c]
+
+
+def _seed(points, k, l1, rng):
+    """k-means++: each next centre drawn with probability proportional to its distance (L1)
+    or squared distance (L2) to the nearest centre so far."""
+    n = points.shape[0]
+    centers = np.empty((k, points.shape[1]))
+    centers[0] = points[rng.integers(n)]
+    dist = np.full(n, np.inf)
+    for c in range(1, k):
+        _closer(points, centers[c - 1], l1, dist)
+        total = dist.sum()
+        if total <= 0:  # fewer distinct points than centres: repeat one
+            centers[c] = points[rng.integers(n)]
+            continue
+        centers[c] = points[min(np.searchsorted(np.cumsum(dist), rng.random() * total, side="right"), n - 1)]
+    return centers
+
+
+def kmeans(points, k: int, l1: bool, seed: int, restarts: int = 1, iterations: int = 100):
+    """(centres, inertia) of the best of `restarts` runs of k-means on float64 `points`."""
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    n = points.shape[0]
+    k = min(int(k), n)
+    rng = np.random.default_rng(seed)
+    best = (None, np.inf)
+    labels = np.empty(n, dtype=np.int64)
+    dist = np.empty(n)
+    for _ in range(max(1, restarts)):
+        centers = _seed(points, k, l1, rng)
+        previous = None
+        for _ in range(max(1, iterations)):
+            _assign(points, centers, l1, labels, dist)
+            if previous is not None and np.array_equal(previous, labels):
+                break
+            previous = labels.copy()
+            _means(points, labels, k, centers, dist)
+        _assign(points, centers, l1, labels, dist)
+        inertia = float(dist.sum())
+        if inertia < best[1]:
+            best = (centers.copy(), inertia)
+    return best
+
+
+def nearest(points, centers, l1: bool) -> np.ndarray:
+    """int32 index of the nearest centre of each point."""
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    labels = np.empty(points.shape[0], dtype=np.int64)
+    dist = np.empty(points.shape[0])
+    _assign(points, np.ascontiguousarray(centers, dtype=np.float64), l1, labels, dist)
+    return labels.astype(np.int32)
