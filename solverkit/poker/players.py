@@ -96,6 +96,20 @@ class Player:
         off = game.value_offset(n, g, h)
         return np.asarray(self.strategy[state.position][off:off + A], dtype=np.float64), game.action_labels(n)
 
+    def hand_policies(self, n: int, board_sets) -> np.ndarray:
+        """float64 [hands, actions]: the policy at tree node n on a board (card sets per round, as
+        MatchState.board_sets gives them) of every hand of the game's hand table, in one gather from
+        the stored (suit-canonical) board's block: PokerGame.locate's suit permutation moves all the
+        hands at once. Rows of hands that clash with the board are whatever the block holds there."""
+        game = self.game
+        g, moved = board_map(game, board_sets)
+        bet = game.tree.bet
+        A, p = int(bet.num_actions[n]), int(bet.player[n])
+        H = game.tree.hands_of(p)
+        off = game.value_offset(n, g, 0)
+        block = np.asarray(self.strategy[p][off:off + H * A], dtype=np.float64).reshape(H, A)
+        return block[moved]
+
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
         """An action letter sampled from the policy."""
         probs, labels = self.probabilities(state)
@@ -248,6 +262,42 @@ class NoLimitBot:
         if choice == "r":
             return f"r{int(rng.integers(span[0], span[1] + 1))}"
         return choice
+
+
+def board_map(game, board_sets) -> tuple[int, np.ndarray]:
+    """(global board id, int64 [hands]: each hand's index at that board) of a board given as card
+    sets per round: the stored board and hand images PokerGame.locate finds (the first suit
+    permutation that moves the board to a stored one, applied to every hand), cached per board."""
+    from itertools import permutations
+
+    from .tree import _HandIndex
+
+    cache = game.__dict__.setdefault("_board_maps", {})
+    key = tuple(tuple(sorted(int(c) for c in st)) for st in board_sets)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    t = game.tree
+    S = game.gd.num_suits
+    used = {c for st in key for c in st}
+    probe = next(tuple(int(c) for c in row) for row in t.hands if not used & set(int(c) for c in row))
+    g, _ = game.locate(key, probe)  # builds the game's board lookup; raises KeyError off the game's boards
+    perms = list(permutations(range(S))) if game.tree_isomorphic else [tuple(range(S))]
+    allowed = game.suit_perms()
+    if allowed is not None:
+        keep = {tuple(int(x) for x in q) for q in allowed}
+        perms = [q for q in perms if tuple(q) in keep]
+    for perm in perms:  # locate's order: the first permutation whose image is stored
+        image = tuple(tuple(sorted(c - c % S + perm[c % S] for c in st)) for st in key)
+        if game._board_lookup.get(image) is not None:
+            break
+    if len(cache) > 100_000:
+        cache.clear()
+    index = game.__dict__.get("_hand_index")
+    if index is None:
+        index = game._hand_index = _HandIndex(t.hands, game.gd.deck_size, S)
+    cache[key] = hit = (g, index.moved(perm))
+    return hit
 
 
 def is_poker_game(game) -> bool:
