@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import solverkit
+from solverkit.abstraction.plugin import Abstraction
 from solverkit.cli import cli
 from solverkit.core import registry as registry_module
 from solverkit.core.averaging import Averaging
@@ -117,8 +118,18 @@ class WideOutcome(Sampler):
         return 1.0
 
 
+class InlineAbstraction(Abstraction):
+    name = "test_inline_abstraction"
+    description = "EHS under another name"
+
+    def build(self, spec, progress=None):
+        from solverkit.abstraction.build import build_table
+
+        return build_table(spec, "ehs", self.table_params(spec), progress)
+
+
 class InlinePlugin:
-    """Implements every hook: the six kinds, a preset and a command."""
+    """Implements every hook: the seven kinds, a preset and a command."""
 
     @hookimpl
     def register_games(self, register):
@@ -145,6 +156,10 @@ class InlinePlugin:
         register(InlineTransport)
 
     @hookimpl
+    def register_abstractions(self, register):
+        register(InlineAbstraction)
+
+    @hookimpl
     def register_presets(self, register):
         register(INLINE_PRESET, {"rule": "test_clipped_rm", "averaging": {"name": "power", "gamma": 3.0},
                                  "update": "simultaneous", "description": "clipped RM, t^3 average"})
@@ -167,6 +182,7 @@ INLINE_NAMES = {
     "sampler": "test_wide_outcome",
     "compressor": "test_reverse",
     "transport": "test_inline_transport",
+    "abstraction": "test_inline_abstraction",
 }
 
 
@@ -217,7 +233,7 @@ def test_inline_plugin_registers_every_kind(inline_registry):
 
 
 def test_inline_plugins_solve_through_the_process_wide_registry(inline_registry):
-    config = {"solver": {"iterations": 3000}, **{kind: name for kind, name in INLINE_NAMES.items() if kind != "sampler"}}
+    config = {"solver": {"iterations": 3000}, **{kind: name for kind, name in INLINE_NAMES.items() if kind not in ("sampler", "abstraction")}}
     result = solverkit.solve(config)
     assert result.exploitability < 1e-3
     assert result.br[0] == pytest.approx(0.2, abs=1e-3)  # the game's value
@@ -359,7 +375,7 @@ def test_unknown_name_lists_available(fresh_registry):
 
 
 def test_unknown_kind_lists_kinds(fresh_registry):
-    with pytest.raises(PluginError, match="unknown plugin kind 'games'; kinds: averaging, compressor, game, rule, sampler, transport"):
+    with pytest.raises(PluginError, match="unknown plugin kind 'games'; kinds: abstraction, averaging, compressor, game, rule, sampler, transport"):
         fresh_registry.get("games", "skewed_pennies")
 
 
@@ -769,7 +785,7 @@ def test_builtin_plugin_commands(fresh_registry):
 
     added, warnings = collect(fresh_registry, cli.commands)
     assert warnings == []
-    assert set(added) == {"plot", "worker", "keys", "play", "match", "dealer"} and set(added["plot"].commands) == {"preflop"}
+    assert set(added) == {"plot", "worker", "keys", "play", "match", "dealer", "abstraction"} and set(added["plot"].commands) == {"preflop"}
     assert not set(added) & set(cli.commands)  # the core defines neither
 
 

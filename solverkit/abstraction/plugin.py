@@ -61,7 +61,6 @@ class Abstraction:
     def table(self, spec: CardSpec, progress=None):
         """The BucketTable of `spec`: read from ``table`` when that file exists (refused when it
         was built otherwise), else built (and written to ``table`` when given)."""
-        from .build import build_table
         from .table import BucketTable
 
         self.check(spec)
@@ -69,12 +68,20 @@ class Abstraction:
         path = self.config.get("table")
         if path and Path(path).exists():
             return BucketTable.load(path, spec, self.name, params)
-        table = build_table(spec, self.name, params, progress)
+        table = self.build(spec, progress)
         if path:
             table.save(path)
             if progress is not None:
                 progress(f"wrote {path}")
         return table
+
+
+    def build(self, spec: CardSpec, progress=None):
+        """Compute the BucketTable of `spec` (checked); the built-in methods share one builder,
+        a plugin overrides this."""
+        from .build import build_table
+
+        return build_table(spec, self.name, self.table_params(spec), progress)
 
 
 class Isomorphism(Abstraction):
