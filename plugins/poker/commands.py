@@ -1,6 +1,6 @@
 """The poker plugin's commands, added through register_commands: ``plot preflop`` (the 13x13
-preflop chart of a hold'em strategy), ``play`` (an ACPC agent), ``match`` (duplicate matches)
-and ``dealer`` (an ACPC-protocol dealer)."""
+preflop chart of a hold'em strategy), ``play`` (an ACPC agent), ``match`` (duplicate matches),
+``lbr`` (local best response) and ``dealer`` (an ACPC-protocol dealer)."""
 
 from __future__ import annotations
 
@@ -193,6 +193,20 @@ def _table_dealer(gd, hands, seed, duplicate, timeout, ports, host):
         click.echo(f"seat {seat}: {mean:+.4f} +/- {half:.4f} chips/game over {len(result.seat_chips)} hands")
 
 
+def _bundled_game(game_name, sets):
+    """(game, sets) of --game: a bundled game definition's name that is no game's is the acpc game
+    of that file (holdem.nolimit.2p.reverse_blinds)."""
+    from solverkit.core.registry import get_registry
+    from solverkit.poker.gamedef import bundled_names
+
+    if game_name not in get_registry().names("game") and game_name in bundled_names("any"):
+        if any(s.partition("=")[0].strip() == "gamedef" for s in sets):
+            raise click.BadParameter(f"--game {game_name} is a bundled game definition: drop --set gamedef=...",
+                                     param_hint="--set")
+        return "acpc", (*sets, f"gamedef={game_name}")
+    return game_name, sets
+
+
 def _parse_sets(sets):
     from solverkit.core.config import parse_value
 
@@ -284,6 +298,62 @@ def add_play_commands(cli: click.Group) -> None:
         report = run_match(game, pa, pb, hands=hands, seed=seed, exact=not no_exact)
         for line in report.lines():
             click.echo(line)
+
+    @cli.command("lbr")
+    @click.argument("run_dir", required=False, type=UserPath(file_okay=False))
+    @click.option("--opponent", type=click.Choice(["call", "raise", "random"]),
+                  help="Evaluate a baseline of the run's game or of --game instead of the run's strategy.")
+    @click.option("--game", "game_name", metavar="NAME",
+                  help="The game of --opponent without a run: a game name (acpc with --set gamedef=...) or a bundled "
+                       "game definition (holdem.nolimit.2p.reverse_blinds, leduc.nolimit, ...).")
+    @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
+    @click.option("--hands", type=option_type("int", 2), default=2000, show_default=True,
+                  help="Hands to play (even: each deal twice, LBR in each seat).")
+    @click.option("--seed", type=option_type("int", 0), default=0, show_default=True,
+                  help="Seed of the deals, the opponent's actions and LBR's sampled rollouts.")
+    @click.option("--sizes", metavar="LIST", help="No-limit bets/raises of LBR: <x>p (x pots), <x>% or a (all-in), "
+                                                  "comma-separated  [default: 1p,a]")
+    @click.option("--preflop", type=click.Choice(["auto", "call", "lbr"]), default="auto", show_default=True,
+                  help="LBR's first round: call (check/call, the paper's hold'em setting), lbr, or auto (call when "
+                       "an exact first-round rollout would be costly, i.e. hold'em).")
+    def lbr_cmd(run_dir, opponent, game_name, sets, hands, seed, sizes, preflop):
+        """Local best response (Lisy & Bowling 2017) against the strategy in RUN_DIR (or a baseline):
+        a lower bound on its exploitability, from hands LBR plays against it in the real game.
+
+        Prints LBR's winnings per game with a 95% interval (over deals) in chips and mbb/g, and
+        writes RUN_DIR/lbr.json when it evaluates the run's strategy (docs/lbr.md)."""
+        from solverkit.poker.lbr import (LocalBestResponse, opponent_for, parse_sizes, real_player, table_game,
+                                         write_result)
+        from solverkit.poker.players import load_player
+
+        if hands % 2:
+            raise click.BadParameter(f"{hands} is odd: each deal is played twice, LBR in each seat", param_hint="--hands")
+        if sizes is not None:
+            parse_sizes(sizes)  # a typo costs nothing
+        if run_dir is None and opponent is None:
+            raise click.BadParameter("give RUN_DIR (a solve's output) or --opponent call|raise|random with --game NAME",
+                                     param_hint="RUN_DIR")
+        if run_dir is not None and game_name:
+            raise click.BadParameter("the game is RUN_DIR's; --game names the game of --opponent without a run",
+                                     param_hint="--game")
+        if run_dir is None and not game_name:
+            raise click.BadParameter(f"--opponent {opponent} needs a game: RUN_DIR or --game NAME", param_hint="--game")
+        if game_name:
+            game_name, sets = _bundled_game(game_name, sets)
+        if opponent is None:
+            player = real_player(load_player(run_dir))
+            game = player.game
+        else:
+            player = opponent
+            game = table_game(game_name, _parse_sets(sets)) if game_name else None
+            if game is None:
+                game = _player_game([run_dir] if run_dir else [opponent], game_name, sets)
+        evaluator = LocalBestResponse(game, opponent_for(game, player), sizes=sizes, preflop=preflop)
+        result = evaluator.run(hands, seed)
+        for line in result.lines():
+            click.echo(line)
+        if run_dir is not None and opponent is None:
+            click.echo(f"wrote {write_result(result, Path(run_dir))}")
 
     @cli.command("dealer")
     @click.argument("game_name", metavar="GAME")

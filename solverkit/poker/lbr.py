@@ -44,7 +44,7 @@ DEFAULT_SIZES = "1p,a"
 #: (opponent hand, runout) draws of a sampled rollout
 SAMPLES = 1000
 #: runouts x hands in the range up to which a rollout is exact
-BUDGET = 50_000
+BUDGET = 20_000
 
 
 def parse_sizes(text: str) -> list[float]:
@@ -156,7 +156,8 @@ class LocalBestResponse:
             first = math.comb(gd.deck_size - 2 * k, self.board_total) * H
             preflop = "call" if first > self.budget else "lbr"
         self.preflop = preflop
-        self.codes = node_codes(tree.bet) if not self.nolimit else None
+        self.bet = None if self.nolimit else (tree.bet if tree is not None else game.bet)
+        self.codes = node_codes(self.bet) if not self.nolimit else None
 
     # --- one hand ---------------------------------------------------------------------------
 
@@ -177,7 +178,7 @@ class LocalBestResponse:
 
     def play_hand(self, hole, board, seat: int, rng) -> int:
         """LBR's chips in one hand, LBR in position `seat`."""
-        state = NoLimitState(self.gd) if self.nolimit else LimitState(self.game.tree.bet, self.codes)
+        state = NoLimitState(self.gd) if self.nolimit else LimitState(self.bet, self.codes)
         opp = self.opp
         opp.new_hand(rng)
         own, theirs = hole[seat], self._hand_index(hole[1 - seat])
@@ -307,15 +308,46 @@ def _check_game(game) -> None:
 
 
 def opponent_for(game, player):
-    """The lbr_policy opponent of a Player, NoLimitPlayer or NoLimitBot of `game`."""
-    from .players import NoLimitBot, NoLimitPlayer
+    """The lbr_policy opponent of a Player or NoLimitPlayer of `game`, or of a baseline's name
+    (players.BASELINES) or NoLimitBot."""
+    from .players import BASELINES, NoLimitBot, NoLimitPlayer
 
-    if isinstance(player, NoLimitBot):
-        H = math.comb(game.gd.deck_size, game.gd.num_hole_cards)
-        return BotOpponent(player, H)
+    if isinstance(player, (str, NoLimitBot)):
+        kind = player if isinstance(player, str) else player.kind
+        if kind not in BASELINES:
+            raise ConfigError(f"unknown baseline {kind!r}; valid: {', '.join(BASELINES)}")
+        return BotOpponent(kind, math.comb(game.gd.deck_size, game.gd.num_hole_cards))
     if isinstance(player, NoLimitPlayer):
         return TranslatingOpponent(player)
     return TreeOpponent(player)
+
+
+class LimitTable:
+    """A limit game definition with its betting tree and no public tree: what LBR needs to play
+    a baseline in a game too large to build (heads-up limit hold'em)."""
+
+    def __init__(self, gd):
+        from .betting import build_betting_tree
+
+        self.gd, self.name, self.tree = gd, "acpc", None
+        self.bet = build_betting_tree(gd)
+
+    def strength_function(self):
+        return None  # ACPC ranking
+
+
+def table_game(game_name: str, params: dict):
+    """The game of a baseline LBR plays without a solve: for ``acpc`` with a ``gamedef`` file, the
+    rules alone (dealer.NoLimitTable, LimitTable: full hold'em builds no tree); None otherwise."""
+    from .dealer import NoLimitTable
+    from .gamedef import load_any_gamedef
+
+    if game_name != "acpc" or set(params) != {"gamedef"} or not isinstance(params["gamedef"], str):
+        return None
+    gd = load_any_gamedef(params["gamedef"])
+    if getattr(gd, "num_players", 2) != 2:
+        raise ConfigError(f"{gd.source}: local best response plays two-player games; this one has {gd.num_players}")
+    return NoLimitTable(gd) if isinstance(gd, NoLimitGameDef) else LimitTable(gd)
 
 
 def real_player(player):

@@ -7,7 +7,8 @@ that it folds to a bet), and how it follows the hand. Three kinds of player:
 - :class:`TranslatingOpponent`: a no-limit strategy over an action abstraction, followed as
   :class:`~solverkit.poker.players.NoLimitPlayer` plays it (LBR's sizes are mapped into its tree by
   the pseudo-harmonic mapping; off the tree it checks or calls to the end);
-- :class:`BotOpponent`: a no-limit baseline (NoLimitBot), whose policy ignores its cards.
+- :class:`BotOpponent`: a baseline (always call, always raise, uniform random), whose policy
+  ignores its cards: the same in every game, no tree needed (limit and no-limit hold'em).
 
 A player's options at a state are (probabilities [hands, K], tokens): tokens are the real
 actions ('f' | 'c' | 'r', raise-to chips); ('r', -1) is a raise to a size drawn uniformly from the
@@ -270,11 +271,12 @@ class TranslatingOpponent:
 
 
 class BotOpponent:
-    """A no-limit baseline (NOLIMIT_BASELINES): call, raise (a uniform legal size) or random
-    (fold when facing a bet, call, raise, equally likely), whatever its cards."""
+    """A baseline (players.BASELINES, NOLIMIT_BASELINES): call, raise (in no-limit games to a
+    uniformly drawn legal size) or random (fold when facing a bet, call, raise, equally likely
+    among the legal ones), whatever its cards."""
 
-    def __init__(self, bot, hands: int):
-        self.kind, self.name, self.H = bot.kind, bot.name, hands
+    def __init__(self, kind: str, hands: int):
+        self.kind, self.name, self.H = kind, kind, hands
 
     def new_hand(self, rng) -> None:
         self.rng = rng
