@@ -326,7 +326,11 @@ def _peak_rss_mb():
 @click.option("--real", is_flag=True,
               help="In the real, unabstracted game: a run with [abstraction] plays each hand its bucket's policy "
                    "there (docs/abstraction.md); without an abstraction the game is the real one.")
-def exploit(run_dir, real):
+@click.option("--search", "search", is_flag=True,
+              help="Also with search: the exact exploitability of this strategy as a blueprint with the run's "
+                   "[search] re-solving (default: resolve) at every public state, the strategy `play` would follow "
+                   "(docs/search.md; two-player poker engine games).")
+def exploit(run_dir, real, search):
     """Recompute the exploitability of the strategy saved in RUN_DIR."""
     from .core.config import load_config
     from .core.solver import exploitability
@@ -356,6 +360,11 @@ def exploit(run_dir, real):
     expl, br0, br1 = exploitability(game, strategy)
     click.echo(f"br_0 {br0:.12g}  br_1 {br1:.12g}  (player 0's game value in [{-br1:.12g}, {br0:.12g}])")
     click.echo(f"exploitability {describe(game, expl, digits=12, unit_digits=6)}")
+    if search:
+        from .search.exploit import searched_exploitability
+
+        for line in searched_exploitability(assembly, strategy):
+            click.echo(line)
 
 
 @cli.command()

@@ -110,7 +110,7 @@ def solver_spec(game) -> ParamSpec:
     return ParamSpec(params)
 
 
-TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "sampler", "solver", "store", "abstraction")
+TOP_KEYS = ("preset", *PLUGIN_SECTIONS, "sampler", "solver", "store", "abstraction", "search")
 DEFAULT_SAMPLER = "full"
 
 _SCHEDULE = re.compile(r"(?P<num>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\s*(?P<unit>s|m|h|nodes?)?")
@@ -158,6 +158,8 @@ class Assembly:
     #: the [abstraction] plugin instance (solverkit.abstraction.plugin.Abstraction, checked
     #: against the game's cards: its ``spec`` is the game's CardSpec), or None without the table
     abstraction: object = None
+    #: the checked [search] table (solverkit.search.params), or None without one
+    search: dict | None = None
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.resolved)
@@ -454,6 +456,14 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     if abstraction is not None:
         resolved["abstraction"] = {"name": abstraction.name,
                                    **{k: v for k, v in abstraction.config.items() if v is not None}}
+        # the game over the abstraction's buckets (its table built or read here: the game's identity
+        # includes the abstraction, so strategies and checkpoints of another one are refused)
+        instances["game"] = instances["game"].with_abstraction(abstraction, resolved["abstraction"])
+    search = None
+    if "search" in raw:
+        from ..search.params import resolve_search
+
+        search = resolved["search"] = resolve_search(_table(raw, "search"))
     return Assembly(
         game=instances["game"],
         rule=instances["rule"],
@@ -466,4 +476,5 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         resolved=resolved,
         source=source,
         abstraction=abstraction,
+        search=search,
     )

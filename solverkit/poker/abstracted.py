@@ -250,6 +250,10 @@ class AbstractedPoker:
         raw = [self._gathered(p, self._source(store, which, p)) for p in (0, 1)]
         return self.best_response(raw)
 
+    def real_policy(self, strategy):
+        """The unabstracted game (same tree, plain store) and `strategy`, which is already its."""
+        return self._real_game, strategy
+
     def infoset_place(self, key, player=None):
         place = super().infoset_place(key, player)
         return replace(place, segment="strategy", segment_offset=place.offset)
@@ -264,5 +268,6 @@ def abstracted(game, table, definition: dict):
         cls = _CLASSES[base] = type(f"Abstracted{base.__name__}", (AbstractedPoker, base), {"__module__": __name__})
     out = object.__new__(cls)
     out.__dict__.update(game.__dict__)
+    out._real_game = game
     out._setup_abstraction(table, definition)
     return out

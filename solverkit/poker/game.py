@@ -1384,10 +1384,10 @@ class PokerGame(Game):
     def with_abstraction(self, abstraction, definition: dict):
         """This game over the card abstraction's buckets (:mod:`.abstracted`): the store holds
         abstract arrays; strategies and best responses stay the real game's."""
-        from ..abstraction.table import CardSpec
+        from ..abstraction.spec import CardSpec
         from .abstracted import abstracted
 
-        return abstracted(self, abstraction.table(CardSpec.of(self.gd)), definition)
+        return abstracted(self, abstraction.table(CardSpec.of_game(self)), definition)
 
     # --- presentation ------------------------------------------------------------------------
 

@@ -1,0 +1,239 @@
+"""Subgame re-solving from a blueprint on the poker engine: at the start of a betting round, for
+every public state (betting so far, board including the round's new cards), re-solve the rest
+of the game with the real cards, both players' ranges taken from the blueprint (Bayes).
+
+Methods: ``unsafe`` (the ranges fixed, the subgame solved as if they were chance: may be more
+exploitable than the blueprint), ``resolve`` (the re-solve gadget of Burch, Johanson & Bowling
+2014: at the root the opponent chooses, hand by hand, between entering and the blueprint's
+counterfactual value) and ``maxmargin`` (Moravčík et al. 2016: maximise the smallest margin
+by which every opponent hand does worse than in the blueprint). The safe methods re-solve once
+per player (each keeps its own part): the opponent's counterfactual values never exceed the
+blueprint's, so the combined strategy is no more exploitable than the blueprint (Burch et al.),
+up to how far the re-solve converged. Each re-solve runs CFR+ with linear averaging through the
+engine's kernels (one walk of the subgame per pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.passes import NO_COEFFS
+from ..errors import ConfigError
+from ..poker.game import _Job
+from ..poker.kernels import copy_runs
+
+METHODS = {
+    "unsafe": "the blueprint's ranges as chance at the root: fast, no safety guarantee",
+    "resolve": "the re-solve gadget (Burch et al. 2014): each opponent hand may take its blueprint value instead",
+    "maxmargin": "maximise the smallest margin of the opponent's hands against their blueprint values "
+                 "(Moravcik et al. 2016)",
+}
+
+
+@dataclass
+class SubgameResult:
+    """One public state's re-solve: each player's average policy over the subgame segment's
+    layout, and the opponent's root values before (blueprint) and after, per re-solving player."""
+
+    key: tuple
+    policy: list
+    blueprint_values: np.ndarray  # [2, H]: each player's best-response values at the root against the blueprint
+    values: np.ndarray  # [2, H]: each player's best-response values at the root against the other's re-solve
+
+
+def split_game(real, start_round: int):
+    """The real game cut at `start_round`, one subgame per (betting, board of the new round)."""
+    R = real.gd.num_rounds
+    if not 1 <= start_round < R:
+        raise ConfigError(f"[search] round = {start_round} is invalid for game {real.name!r} of {R} rounds: "
+                          f"re-solving starts at a round with cards still to come, 1 to {R - 1}")
+    return type(real)(**{**real.config, "split_round": start_round, "chunks": 10_000})
+
+
+def to_segment(game, full: np.ndarray, region, first, p: int) -> np.ndarray:
+    """Player p's values of the whole-game layout copied into one segment's layout (the
+    inverse of PokerGame._scatter)."""
+    t = game.tree
+    bet = t.bet
+    seg_lo = game.round_start if first is None else first
+    nodes, k = region.units[p]
+    rnd = bet.round[nodes]
+    length = t.hands_of(p) * bet.num_actions[nodes].astype(np.int64)
+    dst = region.node_off[nodes] + k * region.stride[p, rnd]
+    kf = k + seg_lo[rnd] - game.round_start[rnd]
+    src = game.full.node_off[nodes] + kf * game.full.stride[p, rnd]
+    out = np.zeros(region.sizes[p])
+    copy_runs(np.ascontiguousarray(full, dtype=np.float64), out, src, dst, length)
+    return out
+
+
+def _trunk_reach(game, strategy):
+    """Reach [2, H] at every subgame root of `game` (split) when both play `strategy`."""
+    t = game.tree
+    trunk = [to_segment(game, strategy[p], game.trunk, None, p) for p in (0, 1)]
+    nre = int(np.count_nonzero(game.re_index[game.entries] >= 0))
+    boundary = np.zeros((nre, len(game.sub_boards), 2, t.max_hands))
+    job = _Job(0, 0, 3, -1, NO_COEFFS, prune=False)
+    game._call(game.trunk, 0, game._root_entry(), t.boards.round_start, trunk, trunk, [np.zeros(1), np.zeros(1)],
+               job, boundary_mode=1, boundary=boundary, do_backward=False)
+    base = int(t.boards.round_start[game.split - 1])
+    return {key: boundary[game.re_index[key[0]], key[1] - base].copy() for key in game.subgame_keys()}
+
+
+def _walk(game, key, entry, src, reg, avg, upd, avg_mask, val_mask, coeffs, br_player=-1):
+    e, b, j = key
+    region, first = game._sub_region(e, b, j)
+    job = _Job(upd, avg_mask, val_mask, br_player, coeffs, prune=False)
+    return game._call(region, b, entry, first, src, reg, avg, job, children=game._chunks[b][j])
+
+
+def _valid(game, key, p: int) -> np.ndarray:
+    """Player p's hands that clash with no card of subgame `key`'s board (its one board of the cut round)."""
+    e, b, j = key
+    c0, _ = game._chunks[b][j]
+    side = game.tree.side(p)
+    out = np.zeros(game.tree.max_hands, dtype=bool)
+    out[: side.num_hands] = side.valid[c0].astype(bool)
+    return out
+
+
+def _rm_plus(regret: np.ndarray) -> np.ndarray:
+    """Regret matching over the last axis (uniform where no regret is positive)."""
+    pos = np.maximum(regret, 0.0)
+    total = pos.sum(axis=-1, keepdims=True)
+    n = regret.shape[-1]
+    return np.where(total > 0, pos / np.where(total > 0, total, 1.0), 1.0 / n)
+
+
+def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: int, players=(0, 1)) -> SubgameResult:
+    """Re-solve subgame `key` of split `game` given the blueprint's reach [2, H] at its root and
+    the blueprint's policy in its segment (per player). `players`: whose re-solved policy is kept
+    (a safe method solves once per player)."""
+    if method not in METHODS:
+        raise ConfigError(f"[search] name = {method!r} is not a re-solving method; valid: {', '.join(METHODS)}")
+    e, b, j = key
+    region, _ = game._sub_region(e, b, j)
+    sizes = region.sizes
+    dummy = np.zeros(1)
+    bp = best_values(game, key, reach, blueprint_seg)
+    policy = [None, None]
+    values = np.zeros_like(bp)
+    runs = [(None, (0, 1))] if method == "unsafe" else [(p, (p,)) for p in players]
+    for me, keep in runs:
+        reg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
+        avg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
+        opp = None if me is None else 1 - me
+        # every hand the opponent can hold here counts, reached by the blueprint or not: a best
+        # response may steer any of them into this subgame (the safety guarantee needs them all)
+        live = _valid(game, key, opp) if opp is not None else None
+        gadget = np.zeros((reach.shape[1], 2)) if method == "resolve" else np.zeros(reach.shape[1])
+        for t in range(1, iterations + 1):
+            coeffs = (1.0, 1.0, 1.0, 0.0, 1.0, float(t))  # CFR+: floor 0; linear averaging
+            for p in (0, 1):
+                entry = reach.copy()
+                if opp is not None and p == me:  # the opponent enters as the gadget lets it
+                    if method == "resolve":
+                        entry[opp] = np.where(live, _rm_plus(gadget)[:, 1], 0.0)
+                    else:
+                        z = np.where(live, np.maximum(gadget, 0.0), 0.0)
+                        s = z.sum()
+                        entry[opp] = z / s if s > 0 else live / max(int(live.sum()), 1)
+                out = _walk(game, key, entry, reg, reg, avg, 1 << p, 1 << (1 - p), 1 << p, coeffs)
+                if opp is not None and p == opp:  # the gadget's update from the opponent's root values
+                    v, bv = out[opp], bp[opp]
+                    if method == "resolve":
+                        sig = _rm_plus(gadget)
+                        u = sig[:, 0] * bv + sig[:, 1] * v
+                        gadget[:, 0] = np.maximum(gadget[:, 0] + bv - u, 0.0)
+                        gadget[:, 1] = np.maximum(gadget[:, 1] + v - u, 0.0)
+                        gadget[~live] = 0.0
+                    else:
+                        gain = np.where(live, v - bv, 0.0)
+                        z = np.where(live, np.maximum(gadget, 0.0), 0.0)
+                        s = z.sum()
+                        zn = z / s if s > 0 else live / max(int(live.sum()), 1)
+                        gadget = np.where(live, np.maximum(gadget + gain - float(zn @ gain), 0.0), 0.0)
+        for p in keep:
+            policy[p] = avg[p]
+        # what each kept player's re-solved policy leaves the other's best response
+        for p in keep:
+            values[1 - p] = best_values(game, key, reach, [avg[0], avg[1]])[1 - p]
+    return SubgameResult(key, policy, bp, values)
+
+
+def best_values(game, key, reach, src) -> np.ndarray:
+    """[2, H]: each player's best-response counterfactual values at subgame `key`'s root against
+    the other's policy in `src` (per player, the segment's layout), the other entering with `reach`."""
+    dummy = np.zeros(1)
+    out = np.zeros((2, reach.shape[1]))
+    for o in (0, 1):
+        out[o] = _walk(game, key, reach, src, src, [dummy, dummy], 0, 0, 1 << o, NO_COEFFS, br_player=o)[o]
+    return out
+
+
+@dataclass
+class SearchStats:
+    """What :func:`searched_strategy` did: public states re-solved, per round, and those where a
+    safe method's re-solve was dropped for the blueprint (it let some opponent hand gain)."""
+
+    resolved: dict
+    kept_blueprint: dict
+
+
+def searched_strategy(real, blueprint, method: str, iterations: int, start_round: int = 1, nested: bool = True,
+                      safety_check: bool = True, progress=None):
+    """(strategy, SearchStats): what an agent plays when it re-solves at the start of round
+    `start_round` (and, `nested`, of every later round, from the strategy re-solved so far) in
+    every public state, each player keeping its own re-solve; per player a policy over `real`'s
+    whole-game layout. `real` is the unsplit real game, `blueprint` its per-player policies.
+    `safety_check`: a safe method's re-solve that lets any opponent hand's best response gain
+    over the blueprint (it had not converged) is dropped there for the blueprint, so the result
+    is never more exploitable than the blueprint."""
+    from ..core.layout import policy
+
+    if iterations < 1:
+        raise ConfigError(f"[search] iterations = {iterations} is invalid: at least 1")
+    if method not in METHODS:
+        raise ConfigError(f"[search] name = {method!r} is not a re-solving method; valid: {', '.join(METHODS)}")
+    R = real.gd.num_rounds
+    if not 1 <= start_round < R:
+        split_game(real, start_round)  # the error naming the round and the valid ones
+    strategy = [np.array(x, dtype=np.float64) for x in blueprint]
+    stats = SearchStats({}, {})
+    for s in (range(start_round, R) if nested else [start_round]):
+        game = split_game(real, s)
+        reach = _trunk_reach(game, strategy)
+        new = [x.copy() for x in strategy]
+        keys = game.subgame_keys()
+        stats.resolved[s], stats.kept_blueprint[s] = 0, 0
+        for i, key in enumerate(keys):
+            if progress is not None:
+                progress(s, i + 1, len(keys))
+            if not reach[key].any(axis=1).all():
+                continue  # a player never gets here: nothing to re-solve
+            region, first = game._sub_region(*key)
+            seg = [to_segment(game, strategy[p], region, first, p) for p in (0, 1)]
+            res = resolve_subgame(game, key, reach[key], seg, method, iterations)
+            stats.resolved[s] += 1
+            for p in (0, 1):
+                if safety_check and method != "unsafe" and not _no_gain(game, key, res, 1 - p):
+                    stats.kept_blueprint[s] += 1
+                    continue
+                game._scatter(new[p], region, policy(res.policy[p], game._layout_of(region, p)), first, p)
+        strategy = new
+    return strategy, stats
+
+
+#: relative slack of the safety check (of the largest blueprint value at the root), for rounding
+SAFETY_SLACK = 1e-12
+
+
+def _no_gain(game, key, res: SubgameResult, opp: int) -> bool:
+    """True when no hand of `opp` has a larger best-response value against the re-solve than
+    against the blueprint."""
+    live = _valid(game, key, opp)
+    bp, now = res.blueprint_values[opp][live], res.values[opp][live]
+    slack = SAFETY_SLACK * max(float(np.abs(bp).max(initial=0.0)), 1e-300)
+    return bool(np.all(now <= bp + slack))
