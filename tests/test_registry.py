@@ -785,7 +785,7 @@ def test_builtin_plugin_commands(fresh_registry):
 
     added, warnings = collect(fresh_registry, cli.commands)
     assert warnings == []
-    assert set(added) == {"plot", "worker", "keys", "play", "match", "dealer", "abstraction"} and set(added["plot"].commands) == {"preflop"}
+    assert set(added) == {"plot", "worker", "keys", "play", "match", "dealer", "lbr", "abstraction"} and set(added["plot"].commands) == {"preflop"}
     assert not set(added) & set(cli.commands)  # the core defines neither
 
 
