@@ -7,10 +7,11 @@ from itertools import combinations, permutations
 import numpy as np
 import pytest
 
-from solverkit.abstraction.equity import EquityTables
+from solverkit.abstraction.equity import QMAX, FinalBoards
 from solverkit.abstraction.indexer import HandIndexer
 from solverkit.abstraction.kmeans import kmeans, nearest
 from solverkit.abstraction.plugin import Ehs, Emd, Isomorphism, Ochs
+from solverkit.abstraction.rollout import Rollout
 from solverkit.abstraction.spec import CardSpec
 from solverkit.abstraction.table import BucketTable
 from solverkit.errors import ConfigError
@@ -81,12 +82,13 @@ def test_holdem_river_equity_matches_brute_force():
 
     rng = np.random.default_rng(7)
     boards = [rng.permutation(52)[:5] for _ in range(3)]
-    et = EquityTables(HOLDEM, boards=np.array(boards))
+    fb = FinalBoards(HOLDEM, boards=np.array(boards))
+    q = fb.equity()
     for board in boards:
         rest = [c for c in range(52) if c not in board]
         holes = [rest[i:i + 2] for i in (0, 7, 20)]
         rows = np.array([list(h) + list(board) for h in holes])
-        got = et.features(3, et.indexer.index(3, rows))[:, 0]
+        got = q[fb.indexer.index(3, rows)] / QMAX
         for hole, value in zip(holes, got):
             mine = evaluate_cards(*map(_name, list(hole) + list(board)))  # lower is better
             score = n = 0
@@ -100,8 +102,10 @@ def test_holdem_river_equity_matches_brute_force():
 
 def test_leduc13_equities_match_brute_force():
     """Preflop EHS and river equity of 13-rank Leduc (pair beats high card, else higher card)."""
-    et = EquityTables(LEDUC13)
-    ix = et.indexer
+    fb = FinalBoards(LEDUC13)
+    ix = fb.indexer
+    q = fb.equity()
+    roll = Rollout(LEDUC13, ix)
     deck = range(26)
 
     def showdown(a, b, board):
@@ -116,13 +120,13 @@ def test_leduc13_equities_match_brute_force():
                 continue
             opps = [o for o in deck if o not in (hole, board)]
             river = sum(showdown(hole, o, board) for o in opps) / len(opps)
-            got = et.features(1, ix.index(1, np.array([[hole, board]])))[0, 0]
-            assert got == pytest.approx(river, abs=2e-5)
+            assert q[ix.index(1, np.array([[hole, board]]))[0]] / QMAX == pytest.approx(river, abs=2e-5)
             total += river
             n += 1
-        assert et.features(0, ix.index(0, np.array([[hole]])))[0, 0] == pytest.approx(total / n, abs=2e-5)
-        hist = et.features(0, ix.index(0, np.array([[hole]])), bins=4)[0]
-        assert hist.sum() == pytest.approx(1.0)
+        pre = ix.index(0, np.array([[hole]]))
+        assert roll.mean(0, pre, q, 1.0 / QMAX)[0] == pytest.approx(total / n, abs=2e-5)
+        counts = roll.bins(0, pre, q, 4)[0]
+        assert counts.sum() == 25 == roll.completions(0)
 
 
 def test_kmeans_deterministic_and_separates():

@@ -1,12 +1,12 @@
-"""Hand strength features: equity of every hand on every canonical final board, then per
-canonical hand of a round its equity (final round), its expected equity or equity histogram over
-the board completions (earlier rounds), or its equity against opponent clusters (OCHS).
+"""Final-round hand strength: the equity of every canonical final hand against a uniform random
+opponent hand (or against each opponent cluster, OCHS), computed board by board.
 
-Equity against a uniform random opponent hand on one final board comes from one sorted sweep
-over the hands by strength, with card removal by inclusion-exclusion over the hand's cards (no
-pairwise loop): opponents below = all below - those holding one of our cards (+ those holding
-both: only our own hand). Boards are canonical under suit permutation (suit masks sorted), so a
-hold'em river table has 134,459 boards x 1,326 hands.
+The canonical final boards (suit masks sorted; hold'em: 134,459 boards) are visited in
+parallel; on each, every hole hand is ranked by the game's evaluator, and one sorted sweep over
+the hands by strength gives each hand's equity with card removal by inclusion-exclusion over its
+cards (opponents below = all below - those holding one of our cards, + those holding both: only
+our own hand), never a pairwise loop. Each (board, hand) then writes its canonical final hand:
+every class is reached, since each suit orbit holds a hand on the canonical board.
 """
 
 from __future__ import annotations
@@ -18,67 +18,25 @@ import numpy as np
 from numba import njit, prange
 
 from ..poker.evaluator import acpc_rank
-from .indexer import HandIndexer, canonical_row
+from .indexer import HandIndexer, canonical_index
 from .spec import CardSpec
 
-#: equities are stored as round(equity * QMAX) in uint16
+#: equities are stored as round(equity * QMAX) in uint16 (resolution 1.5e-5)
 QMAX = 65535
-
-
-@njit(cache=True, nogil=True)
-def board_key(cards, lo, hi, ns, nr, perm):
-    """Canonical key of the set cards[lo:hi] (suit masks sorted descending, packed) and, in
-    `perm`, the suit each suit maps to."""
-    masks = np.zeros(4, dtype=np.int64)
-    for i in range(lo, hi):
-        masks[cards[i] % ns] |= 1 << (cards[i] // ns)
-    order = np.arange(4)
-    for i in range(1, ns):
-        j = i
-        while j > 0 and masks[order[j - 1]] < masks[order[j]]:
-            t = order[j - 1]
-            order[j - 1] = order[j]
-            order[j] = t
-            j -= 1
-    key = 0
-    for i in range(ns):
-        key = (key << nr) | masks[order[i]]
-        perm[order[i]] = i
-    return key
-
-
-@njit(cache=True, nogil=True)
-def _lookup(keys, key):
-    lo, hi = 0, keys.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if keys[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, nogil=True)
-def _hand_id(cards, lo, hi, ns, perm, binom):
-    """Colex index of the hole cards cards[lo:hi] after mapping suits through `perm`."""
-    k = hi - lo
-    h = np.empty(k, dtype=np.int64)
-    for i in range(k):
-        c = cards[lo + i]
-        h[i] = (c // ns) * ns + perm[c % ns]
-    h.sort()
-    out = 0
-    for i in range(k):
-        out += binom[h[i], i + 1]
-    return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _board_keys(combos, ns, nr, out):
+    """Canonical key of each board (a row of cards): its suit masks sorted descending, packed."""
     for i in prange(combos.shape[0]):
-        perm = np.empty(4, dtype=np.int64)
-        out[i] = board_key(combos[i], 0, combos.shape[1], ns, nr, perm)
+        masks = np.zeros(4, dtype=np.int64)
+        for c in combos[i]:
+            masks[c % ns] |= 1 << (c // ns)
+        masks[::-1].sort()
+        key = 0
+        for s in range(ns):
+            key = (key << nr) | masks[s]
+        out[i] = key
 
 
 @njit(cache=True, nogil=True)
@@ -163,94 +121,60 @@ def _brute(strength, hands, cluster, nk, out):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _board_table(boards, hands, cluster, nk, ns, deck, strengths, use_acpc, out):
-    """out[b, h, k]: quantised equity of hand h vs cluster k on board b; strengths per board
-    come from `strengths` or, with use_acpc, from acpc_rank."""
+def _final_pass(boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, centers, mode, q_out, feat_out,
+                label_out):
+    """Visit every board: mode 0 writes q_out[class] (quantised equity), mode 1 feat_out[board *
+    hands + hand] (equity vs each cluster; -1 where the hand clashes), mode 2 label_out[class]
+    (nearest of `centers`, squared L2)."""
     nb, B = boards.shape
     nh, H = hands.shape
+    ns = arrays[0][1]
+    deck = arrays[0][0] * ns
     for b in prange(nb):
         s = np.empty(nh, dtype=np.int64)
-        if use_acpc:
-            cards = np.empty(H + B, dtype=np.int64)
-            for i in range(B):
-                cards[H + i] = boards[b, i]
-            for h in range(nh):
-                clash = False
-                for j in range(H):
-                    cards[j] = hands[h, j]
-                    for i in range(B):
-                        if hands[h, j] == boards[b, i]:
-                            clash = True
-                s[h] = -1 if clash else acpc_rank(cards, ns)
-        else:
-            s[:] = strengths[b]
+        row = np.empty(H + B, dtype=np.int64)
+        for i in range(B):
+            row[H + i] = boards[b, i]
+        for h in range(nh):
+            clash = False
+            for j in range(H):
+                row[j] = hands[h, j]
+                for i in range(B):
+                    if hands[h, j] == boards[b, i]:
+                        clash = True
+            if clash:
+                s[h] = -1
+            elif use_acpc:
+                s[h] = acpc_rank(row, ns)
+            else:
+                s[h] = strengths[b, h]
         e = np.zeros((nh, nk))
         if H <= 2:
             _sweep(s, hands, cluster, nk, deck, e)
         else:
             _brute(s, hands, cluster, nk, e)
         for h in range(nh):
-            for k in range(nk):
-                out[b, h, k] = np.uint16(np.rint(e[h, k] * 65535.0))
-
-
-@njit(cache=True, nogil=True)
-def _final_equity(row, H, n, ns, nr, keys, table, binom, k):
-    """Quantised equity (dimension k) of the final hand row[:n] (hole cards first)."""
-    perm = np.empty(4, dtype=np.int64)
-    key = board_key(row, H, n, ns, nr, perm)
-    b = _lookup(keys, key)
-    return table[b, _hand_id(row, 0, H, ns, perm, binom), k]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _class_features(arrays, r, ids, deck, n_final, keys, table, binom, bins, out):
-    """Per canonical hand ids[i] of round r: with bins == 0 the equity against each opponent
-    cluster (final round) or the mean final equity over every completion of the board; with
-    bins > 0 the histogram (fractions) of final equity over the completions."""
-    meta = arrays[0]
-    nr, ns, H = meta[0], meta[1], meta[3]
-    n = arrays[2][r]
-    need = n_final - n
-    nk = table.shape[2]
-    for i in prange(ids.shape[0]):
-        row = np.empty(n_final, dtype=np.int64)
-        canonical_row(arrays, r, ids[i], row)
-        if need == 0:
-            for k in range(nk):
-                out[i, k] = _final_equity(row, H, n_final, ns, nr, keys, table, binom, k) / 65535.0
-            continue
-        free = np.empty(deck - n, dtype=np.int64)
-        taken = np.zeros(deck, dtype=np.bool_)
-        for j in range(n):
-            taken[row[j]] = True
-        m = 0
-        for c in range(deck):
-            if not taken[c]:
-                free[m] = c
-                m += 1
-        pick = np.arange(need)
-        acc = np.zeros(out.shape[1])
-        count = 0
-        while True:
-            for j in range(need):
-                row[n + j] = free[pick[j]]
-            q = _final_equity(row, H, n_final, ns, nr, keys, table, binom, 0)
-            if bins > 0:
-                acc[min(q * bins // 65536, bins - 1)] += 1.0
+            if mode == 1:
+                for k in range(nk):
+                    feat_out[b * nh + h, k] = -1.0 if s[h] < 0 else e[h, k]
+                continue
+            if s[h] < 0:
+                continue
+            for j in range(H):
+                row[j] = hands[h, j]
+            cls = canonical_index(arrays, rf, row)
+            if mode == 0:
+                q_out[cls] = np.uint16(np.rint(e[h, 0] * 65535.0))
             else:
-                acc[0] += q / 65535.0
-            count += 1
-            j = need - 1  # next combination of `need` free cards
-            while j >= 0 and pick[j] == m - need + j:
-                j -= 1
-            if j < 0:
-                break
-            pick[j] += 1
-            for t in range(j + 1, need):
-                pick[t] = pick[t - 1] + 1
-        for k in range(out.shape[1]):
-            out[i, k] = acc[k] / count
+                best, arg = np.inf, 0
+                for c in range(centers.shape[0]):
+                    d = 0.0
+                    for k in range(nk):
+                        x = e[h, k] - centers[c, k]
+                        d += x * x
+                    if d < best:
+                        best, arg = d, c
+                label_out[cls] = arg
 
 
 def _decode_boards(keys, B, ns, nr) -> np.ndarray:
@@ -266,12 +190,12 @@ def _decode_boards(keys, B, ns, nr) -> np.ndarray:
     return out
 
 
-class EquityTables:
-    """The final-board equity tables of a CardSpec, and features of canonical hands from them."""
+class FinalBoards:
+    """The canonical final boards and hole hands of a CardSpec, and the passes over them."""
 
-    def __init__(self, spec: CardSpec, indexer: HandIndexer | None = None, cluster=None, nk: int = 1, boards=None):
-        """Equities on every canonical final board (or only those of the final `boards` given,
-        rows of cards, for spot checks); `cluster` (per hand, in colex order) and `nk` for OCHS."""
+    def __init__(self, spec: CardSpec, indexer: HandIndexer | None = None, boards=None):
+        """Every canonical final board, or only the canonical forms of the `boards` given (rows
+        of cards; spot checks)."""
         self.spec = spec
         self.indexer = indexer or HandIndexer(spec)
         ns, nr, H, deck = spec.num_suits, spec.num_ranks, spec.hole_cards, spec.deck_size
@@ -279,40 +203,48 @@ class EquityTables:
         if boards is None:
             combos = np.array(list(combinations(range(deck), B)), dtype=np.int64).reshape(-1, B)
         else:
-            combos = np.ascontiguousarray(np.sort(np.atleast_2d(boards), axis=1), dtype=np.int64).reshape(-1, B)
+            combos = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int64).reshape(-1, B)
         keys = np.empty(combos.shape[0], dtype=np.int64)
         _board_keys(combos, ns, nr, keys)
-        self.keys = np.unique(keys)
-        self.boards = _decode_boards(self.keys, B, ns, nr)  # the canonical board of each key
+        self.boards = _decode_boards(np.unique(keys), B, ns, nr)
         hands = list(combinations(range(deck), H))
-        hands.sort(key=lambda h: sum(comb(c, i + 1) for i, c in enumerate(h)))  # colex order
-        self.hands = np.array(hands, dtype=np.int64)
-        self.binom = np.array([[comb(n, k) for k in range(H + 2)] for n in range(deck + 1)], dtype=np.int64)
-        self.cluster = np.zeros(len(hands), dtype=np.int64) if cluster is None else np.asarray(cluster, np.int64)
-        self.nk = int(nk)
-        table = np.empty((self.boards.shape[0], len(hands), self.nk), dtype=np.uint16)
+        self.hands = np.array(hands, dtype=np.int64).reshape(-1, H)
         if spec.evaluator == "acpc":
-            strengths = np.empty((0, len(hands)), dtype=np.int64)
-        else:
-            strengths = np.empty((self.boards.shape[0], len(hands)), dtype=np.int64)
+            self.strengths = np.empty((0, len(hands)), dtype=np.int64)
+        else:  # the game's own ranking, once per canonical board
+            self.strengths = np.empty((self.boards.shape[0], len(hands)), dtype=np.int64)
             for b, board in enumerate(self.boards):
-                spec.strength(self.hands, board, strengths[b])
-        _board_table(self.boards, self.hands, self.cluster, self.nk, ns, deck, strengths, spec.evaluator == "acpc",
-                     table)
-        self.table = table
+                spec.strength(self.hands, board, self.strengths[b])
 
-    def features(self, r: int, ids, bins: int = 0) -> np.ndarray:
-        """float64[len(ids), dims] for canonical hands `ids` of round r: equity vs each cluster
-        (final round, bins 0), mean final equity (earlier rounds, bins 0) or its histogram."""
-        spec = self.spec
-        ids = np.ascontiguousarray(ids, dtype=np.int64)
-        final = r == spec.rounds - 1
-        dims = self.nk if final and not bins else max(bins, 1)
-        out = np.empty((ids.shape[0], dims))
-        _class_features(self.indexer.arrays, r, ids, spec.deck_size, spec.cards_in(spec.rounds - 1), self.keys,
-                        self.table, self.binom, 0 if final else bins, out)
-        if final and bins:  # a final hand's histogram: one bin holds all
-            eq = out[:, 0].copy()
-            out = np.zeros((ids.shape[0], bins))
-            out[np.arange(ids.shape[0]), np.minimum((eq * bins).astype(np.int64), bins - 1)] = 1.0
-        return out
+    def _run(self, mode, cluster, nk, centers, rows=None, q=None, feat=None, labels=None):
+        """One pass of _final_pass over every board, or the boards `rows` (indices)."""
+        boards, strengths = self.boards, self.strengths
+        if rows is not None:
+            boards = np.ascontiguousarray(boards[rows])
+            strengths = strengths if strengths.shape[0] == 0 else np.ascontiguousarray(strengths[rows])
+        _final_pass(boards, self.hands, strengths, self.spec.evaluator == "acpc", self.indexer.arrays,
+                    self.spec.rounds - 1, np.ascontiguousarray(cluster, dtype=np.int64), nk,
+                    np.ascontiguousarray(centers, dtype=np.float64), mode,
+                    np.empty(0, np.uint16) if q is None else q, np.empty((0, nk)) if feat is None else feat,
+                    np.empty(0, np.int32) if labels is None else labels)
+
+    def equity(self) -> np.ndarray:
+        """uint16[size(final)]: round(equity * QMAX) of each canonical final hand."""
+        q = np.zeros(self.indexer.size(self.spec.rounds - 1), dtype=np.uint16)
+        self._run(0, np.zeros(self.hands.shape[0]), 1, np.empty((0, 1)), q=q)
+        return q
+
+    def cluster_features(self, cluster, nk: int, rows) -> np.ndarray:
+        """float64[n, nk]: equity vs each opponent cluster of every valid hand on the boards
+        `rows` (indices into self.boards): a training sample for OCHS."""
+        rows = np.asarray(rows, dtype=np.int64)
+        feat = np.empty((rows.shape[0] * self.hands.shape[0], nk))
+        self._run(1, cluster, nk, np.empty((0, nk)), rows=rows, feat=feat)
+        return feat[feat[:, 0] >= 0]
+
+    def cluster_labels(self, cluster, nk: int, centers) -> np.ndarray:
+        """int32[size(final)]: the nearest of `centers` (squared L2) to each canonical final
+        hand's vector of equities against the opponent clusters."""
+        labels = np.zeros(self.indexer.size(self.spec.rounds - 1), dtype=np.int32)
+        self._run(2, cluster, nk, centers, labels=labels)
+        return labels

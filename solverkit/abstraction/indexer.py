@@ -21,127 +21,123 @@ from ..errors import ConfigError
 from .spec import CardSpec
 
 
-@njit(cache=True, nogil=True)
-def _binom(n, k):
-    """C(n, k) for the small k of multisets and rank sets (exact in int64 for the sizes used)."""
-    if k < 0 or n < k:
-        return 0
+#: a suit's index sits in the low 40 bits of its sort key, below its count vector
+_LOW = (1 << 40) - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _multi(a, k):
+    """C(a + k - 1, k): the colex weight of the k-th smallest index of a multiset (k <= 4)."""
     if k == 1:
-        return n
-    r = 1
-    for j in range(k):
-        r = r * (n - j) // (j + 1)
-    return r
+        return a
+    if k == 2:
+        return (a + 1) * a // 2
+    if k == 3:
+        return (a + 2) * (a + 1) * a // 6
+    return (a + 3) * (a + 2) * (a + 1) * a // 24
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pick(i, a, b, c, d):
+    if i == 0:
+        return a
+    if i == 1:
+        return b
+    if i == 2:
+        return c
+    return d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _suit_index(h, b, nr, popc, binom):
+    """Index of one suit's cards: the colex rank of its hole ranks `h` plus C(nr, |h|) times the
+    colex rank of its board ranks `b` among the ranks `h` leaves free."""
+    rank_h, j, m = 0, 0, h
+    while m:
+        low = m & -m
+        j += 1
+        rank_h += binom[popc[low - 1], j]
+        m ^= low
+    rank_b, j, m = 0, 0, b
+    while m:
+        low = m & -m
+        j += 1
+        rank_b += binom[popc[low - 1] - popc[(low - 1) & h], j]
+        m ^= low
+    return rank_h + binom[nr, popc[h]] * rank_b
 
 
 @njit(cache=True, nogil=True)
 def canonical_index(arrays, r, row):
     """Canonical index in round `r` of `row` (int64 cards: hole cards, then the board cards
-    dealt up to round r in deal order); `arrays` is ``HandIndexer.arrays``."""
-    meta, binom = arrays[0], arrays[1]
+    dealt up to round r in deal order); `arrays` is ``HandIndexer.arrays``. Allocates nothing."""
+    meta, binom, round_cards, radix = arrays[0], arrays[1], arrays[2], arrays[4]
+    cfg_key, cfg_off, round_cfg, cfg_mult, popc = arrays[5], arrays[6], arrays[10], arrays[11], arrays[12]
+    cardbit = arrays[14]
     nr, ns, V, H = meta[0], meta[1], meta[2], meta[3]
-    round_cards, round_groups = arrays[2], arrays[3]
-    cfg_key, cfg_off, cfg_vec, cfg_cnt, cfg_S, round_cfg = arrays[5], arrays[6], arrays[7], arrays[8], arrays[9], arrays[10]
-    bradix = arrays[4][1]
-    ng = round_groups[r]
+    bradix = radix[1]
     m0 = 0  # hole ranks, 16 bits per suit
     m1 = 0  # board ranks
     for i in range(round_cards[r]):
-        c = row[i]
-        bit = 1 << (16 * (c % ns) + c // ns)
+        bit = 1 << cardbit[row[i]]  # a table, not two divisions
         if i < H:
             m0 |= bit
         else:
             m1 |= bit
-    w = np.empty(12, dtype=np.int64)  # [0:4] suit order, [4:8] vectors, [8:12] suit indices
-    for s in range(ns):
-        a = (m0 >> (16 * s)) & 0xFFFF
+    k0 = k1 = k2 = k3 = -1
+    for s in range(ns):  # sort key: count vector (descending), then suit index (ascending)
+        h = (m0 >> (16 * s)) & 0xFFFF
         b = (m1 >> (16 * s)) & 0xFFFF
-        ca = 0
-        while a:
-            a &= a - 1
-            ca += 1
-        cb = 0
-        while b:
-            b &= b - 1
-            cb += 1
-        w[4 + s] = ca * bradix + cb
-        w[s] = s
-    for i in range(1, ns):  # suits by descending count vector (insertion sort)
-        j = i
-        while j > 0 and w[4 + w[j - 1]] < w[4 + w[j]]:
-            t = w[j - 1]
-            w[j - 1] = w[j]
-            w[j] = t
-            j -= 1
+        key = ((popc[h] * bradix + popc[b]) << 40) | (_LOW - _suit_index(h, b, nr, popc, binom))
+        if s == 0:
+            k0 = key
+        elif s == 1:
+            k1 = key
+        elif s == 2:
+            k2 = key
+        else:
+            k3 = key
+    if k0 < k1:  # a sorting network, descending
+        k0, k1 = k1, k0
+    if k2 < k3:
+        k2, k3 = k3, k2
+    if k0 < k2:
+        k0, k2 = k2, k0
+    if k1 < k3:
+        k1, k3 = k3, k1
+    if k1 < k2:
+        k1, k2 = k2, k1
     key = 0
     for i in range(ns):
-        key = key * V + w[4 + w[i]]
+        key = key * V + (_pick(i, k0, k1, k2, k3) >> 40)
     lo, hi = round_cfg[r], round_cfg[r + 1]
     while lo < hi:  # the configuration, by binary search of its key
-        mid = (lo + hi) // 2
+        mid = (lo + hi) >> 1
         if cfg_key[mid] < key:
             lo = mid + 1
         else:
             hi = mid
-    c = lo
-    for i in range(ns):
-        s = w[i]
-        idx, mult, used, free = 0, 1, 0, nr
-        for g in range(ng):
-            m = ((m0 if g == 0 else m1) >> (16 * s)) & 0xFFFF
-            k = cfg_cnt[c, i, g]
-            rank, j = 0, 0
-            mm = m
-            while mm:
-                low = mm & -mm
-                below = used & (low - 1)
-                q = 0
-                x = low - 1
-                while x:  # position of the bit among free ranks
-                    x &= x - 1
-                    q += 1
-                while below:
-                    below &= below - 1
-                    q -= 1
-                j += 1
-                rank += binom[q, j]
-                mm &= mm - 1
-            idx += mult * rank
-            mult *= binom[free, k]
-            free -= k
-            used |= m
-        w[8 + i] = idx
-    total, mult = 0, 1
-    i = 0
-    while i < ns:  # suits of equal vectors: their indices ranked as a multiset
-        j = i + 1
-        while j < ns and cfg_vec[c, j] == cfg_vec[c, i]:
-            j += 1
-        m = j - i
-        for a in range(i + 1, j):  # ascending
-            b = a
-            while b > i and w[8 + b - 1] > w[8 + b]:
-                t = w[8 + b - 1]
-                w[8 + b - 1] = w[8 + b]
-                w[8 + b] = t
-                b -= 1
-        rank = 0
-        for k in range(m):
-            rank += _binom(w[8 + i + k] + k, k + 1)
-        total += rank * mult
-        mult *= _binom(cfg_S[c, i] + m - 1, m)
-        i = j
-    return cfg_off[c] + total
+    total = cfg_off[lo]
+    prev, mult, k = -1, 0, 0
+    for i in range(ns):  # suits of equal vectors: their indices ranked as a multiset
+        x = _pick(i, k0, k1, k2, k3)
+        v = x >> 40
+        if v != prev:
+            prev, mult, k = v, cfg_mult[lo, i], 0
+        k += 1
+        total += mult * _multi(_LOW - (x & _LOW), k)
+    return total
 
 
 @njit(cache=True, nogil=True)
 def _largest(k, rem, hi):
-    """Largest b in [k - 1, hi] with C(b, k) <= rem (binary search)."""
+    """Largest b in [k - 1, hi] with C(b + 0, k) <= rem, as _multi counts: C(b, k) = _multi(b - k + 1, k)."""
+    if k == 1:
+        return rem
     lo = k - 1
     while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _binom(mid, k) <= rem:
+        mid = (lo + hi + 1) >> 1
+        if _multi(mid - k + 1, k) <= rem:
             lo = mid
         else:
             hi = mid - 1
@@ -149,63 +145,70 @@ def _largest(k, rem, hi):
 
 
 @njit(cache=True, nogil=True)
+def _unrank_set(rem, k, top, binom):
+    """Mask of the k-subset of positions 0..top-1 with colex rank `rem`."""
+    mask, p = 0, top - 1
+    for t in range(k, 0, -1):
+        while binom[p, t] > rem:
+            p -= 1
+        rem -= binom[p, t]
+        mask |= 1 << p
+        p -= 1
+    return mask
+
+
+@njit(cache=True, nogil=True)
 def canonical_row(arrays, r, index, out):
     """Write into `out` one hand of round `r` whose canonical index is `index` (the inverse of
-    :func:`canonical_index` up to suit permutation)."""
-    meta = arrays[0]
+    :func:`canonical_index` up to suit permutation): hole cards, then board cards, each ascending."""
+    meta, binom, round_cards = arrays[0], arrays[1], arrays[2]
+    cfg_off, cfg_vec, cfg_cnt, cfg_S, round_cfg, cfg_radix = arrays[6], arrays[7], arrays[8], arrays[9], arrays[10], arrays[13]
     nr, ns, H = meta[0], meta[1], meta[3]
-    round_cards, round_groups = arrays[2], arrays[3]
-    cfg_off, cfg_vec, cfg_cnt, cfg_S, round_cfg = arrays[6], arrays[7], arrays[8], arrays[9], arrays[10]
-    ng = round_groups[r]
     lo, hi = round_cfg[r], round_cfg[r + 1] - 1
     while lo < hi:  # last configuration starting at or before index
-        mid = (lo + hi + 1) // 2
+        mid = (lo + hi + 1) >> 1
         if cfg_off[mid] <= index:
             lo = mid
         else:
             hi = mid - 1
     c = lo
-    within = index - cfg_off[c]
-    sidx = np.zeros(4, dtype=np.int64)
+    rem = index - cfg_off[c]
+    m0 = 0
+    m1 = 0
     i = 0
     while i < ns:
         j = i + 1
         while j < ns and cfg_vec[c, j] == cfg_vec[c, i]:
             j += 1
-        m = j - i
-        radix = _binom(cfg_S[c, i] + m - 1, m)
-        rem = within % radix
-        within //= radix
-        for k in range(m, 0, -1):
-            b = _largest(k, rem, cfg_S[c, i] + m - 1)
-            rem -= _binom(b, k)
-            sidx[i + k - 1] = b - (k - 1)
+        g = rem % cfg_radix[c, i]
+        rem //= cfg_radix[c, i]
+        for k in range(j - i, 0, -1):  # the group's multiset of suit indices, largest first
+            b = _largest(k, g, cfg_S[c, i] + k - 1)
+            g -= _multi(b - k + 1, k)
+            sidx = b - (k - 1)
+            s = i + k - 1  # canonical suit of this index
+            ch = cfg_cnt[c, s, 0]
+            space = binom[nr, ch]
+            h = _unrank_set(sidx % space, ch, nr, binom)
+            compressed = _unrank_set(sidx // space, cfg_cnt[c, s, 1], nr - ch, binom)
+            bmask, q = 0, 0
+            for p in range(nr):  # the q-th free rank for each compressed position q
+                if not (h >> p) & 1:
+                    if (compressed >> q) & 1:
+                        bmask |= 1 << p
+                    q += 1
+            m0 |= h << (16 * s)
+            m1 |= bmask << (16 * s)
         i = j
-    pos = np.array([0, H, round_cards[r]])
-    fill = pos.copy()
-    for s in range(ns):
-        idx, used, free = sidx[s], 0, nr
-        for g in range(ng):
-            k = cfg_cnt[c, s, g]
-            radix = _binom(free, k)
-            rem = idx % radix
-            idx //= radix
-            first = fill[g]
-            for t in range(k, 0, -1):
-                q = _largest(t, rem, free - 1)
-                rem -= _binom(q, t)
-                p = -1  # the q-th free rank (0-based) of this suit
-                while q >= 0:
-                    p += 1
-                    if not (used >> p) & 1:
-                        q -= 1
-                out[fill[g]] = p * ns + s
-                fill[g] += 1
-            for t in range(first, fill[g]):  # mark after the group: positions were relative to `used`
-                used |= 1 << (out[t] // ns)
-            free -= k
-    for g in range(ng):  # ascending within each group
-        out[pos[g]:pos[g + 1]] = np.sort(out[pos[g]:pos[g + 1]])
+    fh, fb = 0, H
+    for p in range(nr):  # ascending cards
+        for s in range(ns):
+            if (m0 >> (16 * s + p)) & 1:
+                out[fh] = p * ns + s
+                fh += 1
+            if (m1 >> (16 * s + p)) & 1:
+                out[fb] = p * ns + s
+                fb += 1
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -268,7 +271,7 @@ class HandIndexer:
         boards = [sum(spec.board_cards[: r + 1]) for r in range(spec.rounds)]
         radix = [H + 1, max(boards) + 1]
         V = radix[0] * radix[1]
-        keys, offs, vecs, cnts, spaces, round_cfg, sizes = [], [], [], [], [], [0], []
+        keys, offs, vecs, cnts, spaces, round_cfg, sizes, mults, radices = [], [], [], [], [], [0], [], [], []
         for r in range(spec.rounds):
             groups = [H, boards[r]] if boards[r] else [H]
             ng = len(groups)
@@ -289,12 +292,17 @@ class HandIndexer:
                 cnts.append(full)
                 spaces.append(sp)
                 within, i = 1, 0
+                mult, rad = [0] * ns, [0] * ns
                 while i < ns:
                     j = i
                     while j < ns and ids[j] == ids[i]:
                         j += 1
-                    within *= comb(sp[i] + j - i - 1, j - i)
+                    mult[i] = within
+                    rad[i] = comb(sp[i] + j - i - 1, j - i)
+                    within *= rad[i]
                     i = j
+                mults.append(mult)
+                radices.append(rad)
                 size += within
             if size >= 2**62:
                 raise ConfigError(f"card spec {spec.key()[:4]}: round {r} has too many hands to index in 64 bits")
@@ -309,7 +317,10 @@ class HandIndexer:
             np.array(seen, dtype=np.int64), np.array(radix, dtype=np.int64), np.array(keys, dtype=np.int64),
             np.array(offs, dtype=np.int64), np.array(vecs, dtype=np.int64).reshape(-1, ns),
             np.array(cnts, dtype=np.int64).reshape(-1, ns, 2), np.array(spaces, dtype=np.int64).reshape(-1, ns),
-            np.array(round_cfg, dtype=np.int64),
+            np.array(round_cfg, dtype=np.int64), np.array(mults, dtype=np.int64).reshape(-1, ns),
+            np.array([bin(x).count("1") for x in range(1 << 13)], dtype=np.int64),
+            np.array(radices, dtype=np.int64).reshape(-1, ns),
+            np.array([16 * (c % ns) + c // ns for c in range(nr * ns)], dtype=np.int64),
         )
 
     def size(self, r: int) -> int:
