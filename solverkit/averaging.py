@@ -18,13 +18,18 @@ class UniformAveraging(Averaging):
 
 
 class LinearAveraging(Averaging):
-    """Iteration t weighs t: sigma_bar = 2/(T^2+T) sum t sigma^t (CFR+, Tammelin 2014)."""
+    """Iteration t weighs t: sigma_bar = 2/(T^2+T) sum t sigma^t (CFR+, Tammelin 2014).
+    ``until = N``: weight t up to N, then N + 1 (Pluribus: the average discounted by t/(t+1)
+    after its first N iterations only, plain sums after)."""
 
     name = "linear"
-    description = "weight t (CFR+)"
+    description = "weight t (CFR+); until = N: weight t up to N, then N + 1"
+    params = {"until": Param("int", 0, "weight t for the first `until` iterations, until + 1 after (Pluribus); "
+                             "0: weight t always", min=0)}
 
     def coefficients(self, t):
-        return 1.0, float(t)
+        until = int(self.config.get("until", 0) or 0)
+        return 1.0, float(t if until == 0 else min(t, until + 1))
 
 
 class QuadraticAveraging(Averaging):

@@ -35,14 +35,30 @@ class LinearCFR(RegretRule):
     """Linear CFR (Brown and Sandholm 2019): iteration t's regrets weighted by t.
 
     Implemented as DCFR(1, 1): after iteration t all cumulative regrets are scaled by t/(t+1).
+    ``until = N``: only after iterations 1..N, then plain sums (Pluribus discounted its first
+    400 minutes). Sampled passes of the tree and blueprint engines weight iteration t's regrets
+    by :meth:`increment_weight` instead of rescaling every stored regret (the same policies).
     """
 
     name = "lcfr"
-    description = "regrets of iteration t weighted by t (Linear CFR)"
+    description = "regrets of iteration t weighted by t (Linear CFR); until = N: the first N iterations only"
+    params = {"until": Param("int", 0, "discount after iterations 1..until only, plain sums after (Pluribus); "
+                             "0: every iteration", min=0)}
+
+    def _discounts(self, t) -> bool:
+        until = int(self.config.get("until", 0) or 0)
+        return until == 0 or t <= until
 
     def coefficients(self, t):
-        s = t / (t + 1.0)
+        s = t / (t + 1.0) if self._discounts(t) else 1.0
         return s, s, -math.inf
+
+    def increment_weight(self, t) -> float:
+        """Weight of iteration t's regrets when the old ones are left unscaled: the regrets
+        stored are the discounted ones times the product of 1 / (s / (s + 1)) over s < t, that
+        is min(t, until + 1)."""
+        until = int(self.config.get("until", 0) or 0)
+        return float(t if until == 0 else min(t, until + 1))
 
 
 class DiscountedCFR(RegretRule):

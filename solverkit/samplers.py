@@ -36,6 +36,14 @@ class ExternalSampler(Sampler):
     name = "external"
     description = "chance and opponent sampled, updating player's actions explored (ES-MCCFR)"
     scheme = "external"
+    params = {
+        "prune_threshold": Param("float", 0.0, "negative-regret pruning (Pluribus): in a pruning traversal the "
+                                 "updating player's actions of regret below this are not walked nor updated (never "
+                                 "an action whose child is terminal); in the regret's units; 0: off", max=0.0),
+        "prune_probability": Param("float", 0.95, "share of traversals that prune (Pluribus 0.95); the others "
+                                   "explore every action", min=0.0, max=1.0),
+        "prune_start": Param("int", 0, "iterations before pruning starts (Pluribus: its first 200 minutes)", min=0),
+    }
 
 
 class PublicChanceSampler(Sampler):

@@ -188,7 +188,8 @@ def test_sampled_passes_are_unbiased(scheme):
     for seed in range(K):
         reg, avg = reg0.copy(), np.zeros(S)
         sampled.sampled_block_n(sampled.MODES[scheme], eps, seed, 0, np.array([1]), np.array([1]), np.array([4]),
-                                np.array([-np.inf]), np.array([1.0]), t.node, t.prob, t.utils, t.infoset, base, ib,
+                                np.array([-np.inf]), np.array([1.0]), np.ones(1), np.zeros(1), 0.0, t.node, t.prob,
+                                t.utils, t.infoset, base, ib,
                                 reg, avg, game._avg_scale_n(scheme), *game._sampling_bufs_n())
         draws[seed] = np.concatenate([(reg - reg0)[base[0]:base[1]], avg[base[2]:base[3]]])
     err = np.abs(draws.mean(axis=0) - full)

@@ -61,6 +61,18 @@ class Sampler:
         """Outcome sampling: the updating player's exploration (uniform with this weight)."""
         return float(self.config.get("epsilon", 0.0))
 
+    def prune_threshold(self) -> float:
+        """External sampling: regret below which an action is pruned (< 0), 0.0 when off."""
+        return float(self.config.get("prune_threshold", 0.0) or 0.0)
+
+    def prune_probability(self) -> float:
+        """External sampling: the share of traversals that prune (the others explore everything)."""
+        return float(self.config.get("prune_probability", 0.95))
+
+    def prune_start(self) -> int:
+        """External sampling: iterations before pruning starts (Pluribus: its first 200 minutes)."""
+        return int(self.config.get("prune_start", 0) or 0)
+
     def check(self, game, rule, averaging) -> None:
         """ConfigError unless `game`'s engine runs this scheme and `rule` / `averaging` can be
         applied sparsely (see the class docstring)."""
@@ -88,16 +100,22 @@ class Sampler:
                 f"[sampler] name = {self.name!r}: averaging {averaging.name!r} is of the custom family (a sweep "
                 "over the whole array); sampled passes need a linear-family scheme without decay: uniform, "
                 "linear, quadratic, delayed, or current")
+        if self.prune_threshold() and not getattr(game, "prunes", False):
+            raise ConfigError(
+                f"[sampler] prune_threshold = {self.prune_threshold():g}: game {game.name!r} does not prune; pruning "
+                "runs in the generic tree engine (e.g. leduc_tree) and the blueprint engine; remove prune_threshold")
+        lazy = hasattr(rule, "increment_weight") and getattr(game, "lazy_rule_weights", False)
         for t in (1, 2, 3, 10):
-            self.check_coefficients(rule, averaging, t)
+            self.check_coefficients(rule, averaging, t, lazy)
 
-    def check_coefficients(self, rule, averaging, t: int) -> None:
+    def check_coefficients(self, rule, averaging, t: int, lazy: bool = False) -> None:
         """ConfigError when iteration t's coefficients would need a sweep: a rule that rescales
-        old regrets (pre, pos, neg != 1) or an averaging decay != 1."""
+        old regrets (pre, pos, neg != 1; `lazy`: an engine that weights the deltas by the rule's
+        ``increment_weight`` instead takes it) or an averaging decay != 1."""
         if not self.sampled:
             return
         pre, pos, neg, _ = rule.kernel_coefficients(t)
-        if (pre, pos, neg) != (1.0, 1.0, 1.0):
+        if (pre, pos, neg) != (1.0, 1.0, 1.0) and not lazy:
             raise ConfigError(
                 f"[sampler] name = {self.name!r}: regret rule {rule.name!r} rescales every stored regret at "
                 f"iteration {t} (pre, pos, neg = {pre:g}, {pos:g}, {neg:g}), which a sampled pass that touches only "

@@ -12,6 +12,15 @@ Averages (scaled so that a pass's expected contribution equals the full pass's, 
 docs/samplers.md): ``chance`` adds w * pi_o(h) sigma / c(I) and ``external`` w * sigma / c(I)
 at the opponent's visited histories (c(I): chance probability of reaching I), ``outcome`` adds
 w * pi_o(h) sigma / (q(h) n(I)) (q(h): probability the pass visits h, n(I): histories of I).
+
+External sampling prunes as Pluribus did (Brown and Sandholm 2019, supplement): in a traversal
+drawn to prune (``uniform(key, num_nodes) < prune_probability``) an action of the updating player
+whose stored regret is below the threshold is neither walked nor updated, unless its child is
+terminal or no action of the set has positive regret (its policy is then uniform and skipping would
+bias the set's value). Below such an action a traversal that does not prune divides the average
+increments of the other players by 1 - prune_probability, so that their expected average is the
+unpruned one (Pluribus kept its average in separate passes instead). Iteration k's regret deltas are multiplied by ``rweights[k]`` before the
+fold: Linear CFR's discount of all regrets by t/(t+1), applied lazily (docs/samplers.md).
 """
 
 from __future__ import annotations
@@ -46,14 +55,24 @@ def _touch(n, node, infoset, seen, touched, nt):
         nt[0] += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _skip(prunes, src, off, a, node, c, thr):
+    """True when a pruning visit (prunes: the traversal prunes and the set has a positive regret)
+    skips action a (child c): its regret is below thr and its child is not terminal."""
+    return prunes and src[off + a] < thr and node[c, 0] != TERMINAL
+
+
 @njit(cache=True, nogil=True)
 def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i, seen_i, touched_i, nt_i,
-                     avg_o, ascale_o, do_avg, weight, v, r, pol, chosen, stack):
+                     avg_o, ascale_o, do_avg, weight, v, r, pol, chosen, stack, prune, thr, explore):
     """One chance- or external-sampled traversal for updating player i; returns nodes visited.
 
     Depth first with an explicit stack of (node << 1 | exiting). r[n] is the opponent's reach
     of the explored part (chance and, for external, the opponent are sampled, so their reach is
-    the sampling probability and cancels); d_i takes sign * r * (v_a - v) at i's histories."""
+    the sampling probability and cancels); d_i takes sign * r * (v_a - v) at i's histories.
+    prune: this traversal skips i's actions of regret below thr (see the module docstring). With
+    external sampling r is 1 but for `explore` (1 - prune_probability) below each action a pruning
+    traversal would skip, by which the opponent's average increments there are divided."""
     sign = 1.0 if i == 0 else -1.0
     count = 0
     sp = 1
@@ -88,7 +107,7 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
             if q != i and do_avg:
                 s = ascale_o[infoset[n]]
                 for a in range(A):
-                    x = pol[first + a] * s if mode == MODE_EXTERNAL else r[n] * pol[first + a] * s
+                    x = pol[first + a] * s / r[n] if mode == MODE_EXTERNAL else r[n] * pol[first + a] * s
                     avg_o[off + a] = avg_step(avg_o[off + a], weight, x, 1.0)
             stack[sp] = (n << 1) | 1
             sp += 1
@@ -99,9 +118,14 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
                 stack[sp] = c << 1
                 sp += 1
                 continue
-            for a in range(A - 1, -1, -1):  # every action explored
+            prunes = thr < 0.0 and q == i and rm_total(src_i, off, A) > 0.0
+            for a in range(A - 1, -1, -1):  # every action explored (but pruned ones)
                 c = first + a
-                r[c] = r[n] if q == i else r[n] * pol[c]
+                skip = _skip(prunes, src_i, off, a, node, c, thr)
+                if skip and prune:
+                    v[c] = 0.0  # its policy is 0: no part of the set's value
+                    continue
+                r[c] = (r[n] * explore if skip else r[n]) if q == i else r[n] * pol[c]
                 stack[sp] = c << 1
                 sp += 1
         else:  # leaving n: its value from its children's
@@ -117,9 +141,11 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
             if node[n, 1] == i:
                 _touch(n, node, infoset, seen_i, touched_i, nt_i)
                 off = node[n, 2]
-                cf = sign * r[n]
+                cf = sign if mode == MODE_EXTERNAL else sign * r[n]
+                prunes = prune and rm_total(src_i, off, A) > 0.0
                 for a in range(A):
-                    d_i[off + a] += cf * (v[first + a] - ev)
+                    if not _skip(prunes, src_i, off, a, node, first + a, thr):
+                        d_i[off + a] += cf * (v[first + a] - ev)
     return count
 
 
@@ -194,26 +220,28 @@ def outcome_traverse(i, key, eps, node, prob, util, infoset, src_i, src_o, d_i, 
 
 
 @njit(cache=True, nogil=True)
-def apply_touched(node, infoset, reg, d, seen, touched, nt, floor):
-    """Fold the summed deltas of the touched information sets into `reg` (rule_step with
-    pre = pos = neg = 1 and `floor`), zeroing the deltas and marks they used."""
+def apply_touched(node, infoset, reg, d, seen, touched, nt, floor, rw):
+    """Fold the summed deltas of the touched information sets, times rw, into `reg` (rule_step
+    with pre = pos = neg = 1 and `floor`), zeroing the deltas and marks they used."""
     for j in range(nt[0]):
         n = touched[j]
         off = node[n, 2]
         for a in range(node[n, 5]):
-            reg[off + a] = rule_step(reg[off + a], d[off + a], 1.0, 1.0, 1.0, floor)
+            reg[off + a] = rule_step(reg[off + a], rw * d[off + a], 1.0, 1.0, 1.0, floor)
             d[off + a] = 0.0
         seen[infoset[n]] = 0
     nt[0] = 0
 
 
 @njit(cache=True, nogil=True)
-def sampled_block(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weights, node, prob, util, infoset,
-                  src0, src1, reg0, reg1, avg0, avg1, ascale0, ascale1, d0, d1, seen0, seen1, touched0, touched1,
-                  nt, v, r, pol, chosen, stack, path, samp, qpre):
+def sampled_block(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weights, rweights, thresholds, pprob,
+                  node, prob, util, infoset, src0, src1, reg0, reg1, avg0, avg1, ascale0, ascale1, d0, d1, seen0,
+                  seen1, touched0, touched1, nt, v, r, pol, chosen, stack, path, samp, qpre):
     """Passes k = 0, 1, ... of iterations iters[k]: for each player i in masks[k], one traversal
     (its average of 1 - i when avgmasks[k] has it), then the regrets of masks[k]'s players
-    (rule floor floors[k]; averaging weight weights[k]). Returns the nodes visited in all.
+    (rule floor floors[k]; averaging weight weights[k]; regret deltas times rweights[k]); an
+    external traversal prunes below thresholds[k] (< 0) with probability pprob. Returns the
+    nodes visited in all.
     The regrets are the policy sources (plain regret matching), so later passes see earlier
     passes' updates, as alternating updates do."""
     count = 0
@@ -225,24 +253,27 @@ def sampled_block(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weig
             key = stream(seed, t, i, subgame)
             o = 1 - i
             do_avg = (avgmasks[k] >> o) & 1 == 1
+            prune = thresholds[k] < 0.0 and uniform(key, node.shape[0]) < pprob
             if i == 0:
                 if mode == MODE_OUTCOME:
                     count += outcome_traverse(0, key, eps, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
                                               nt[0:1], avg1, ascale1, do_avg, weights[k], pol, path, samp, qpre)
                 else:
                     count += explore_traverse(mode, 0, key, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
-                                              nt[0:1], avg1, ascale1, do_avg, weights[k], v, r, pol, chosen, stack)
+                                              nt[0:1], avg1, ascale1, do_avg, weights[k], v, r, pol, chosen, stack,
+                                              prune, thresholds[k], 1.0 - pprob)
             else:
                 if mode == MODE_OUTCOME:
                     count += outcome_traverse(1, key, eps, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
                                               nt[1:2], avg0, ascale0, do_avg, weights[k], pol, path, samp, qpre)
                 else:
                     count += explore_traverse(mode, 1, key, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
-                                              nt[1:2], avg0, ascale0, do_avg, weights[k], v, r, pol, chosen, stack)
+                                              nt[1:2], avg0, ascale0, do_avg, weights[k], v, r, pol, chosen, stack,
+                                              prune, thresholds[k], 1.0 - pprob)
         if masks[k] & 1:
-            apply_touched(node, infoset, reg0, d0, seen0, touched0, nt[0:1], floors[k])
+            apply_touched(node, infoset, reg0, d0, seen0, touched0, nt[0:1], floors[k], rweights[k])
         if masks[k] & 2:
-            apply_touched(node, infoset, reg1, d1, seen1, touched1, nt[1:2], floors[k])
+            apply_touched(node, infoset, reg1, d1, seen1, touched1, nt[1:2], floors[k], rweights[k])
     return count
 
 
@@ -285,11 +316,13 @@ def infoset_mass(node, prob, infoset, n0, n1):
 
 @njit(cache=True, nogil=True)
 def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase, reg, d, seen, touched, nt,
-                       avg, ascale, do_avg, weight, v, r, g, pol, chosen, stack):
+                       avg, ascale, do_avg, weight, v, r, g, pol, chosen, stack, prune, thr, explore):
     """One chance- or external-sampled traversal for updating player i (average of player qa
     when do_avg); returns nodes visited. r[n]: the others' reach of the explored part (for i's
     regrets); g[n]: chance sampling, qa's own reach; external, the third players' sampling
-    probability of the path (their actions are sampled)."""
+    probability of the path (their actions are sampled), times `explore` (1 - prune_probability)
+    below each action a pruning traversal would skip. prune: this traversal skips i's actions of
+    regret below thr (see the module docstring)."""
     count = 0
     sp = 1
     stack[0] = 0
@@ -334,10 +367,15 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 stack[sp] = c << 1
                 sp += 1
                 continue
-            for a in range(A - 1, -1, -1):  # every action explored
+            prunes = thr < 0.0 and q == i and rm_total(reg, off, A) > 0.0
+            for a in range(A - 1, -1, -1):  # every action explored (but pruned ones)
                 c = first + a
+                skip = _skip(prunes, reg, off, a, node, c, thr)
+                if skip and prune:
+                    v[c] = 0.0  # its policy is 0: no part of the set's value
+                    continue
                 r[c] = r[n] if q == i else r[n] * pol[c]
-                g[c] = g[n] * pol[c] if q == qa else g[n]
+                g[c] = g[n] * pol[c] if q == qa else (g[n] * explore if skip else g[n])
                 stack[sp] = c << 1
                 sp += 1
         else:  # leaving n: its value from its children's
@@ -354,8 +392,10 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 _touch_n(n, node, infoset, ibase, seen, touched, nt)
                 off = base[i] + node[n, 2]
                 cf = r[n]
+                prunes = prune and rm_total(reg, off, A) > 0.0
                 for a in range(A):
-                    d[off + a] += cf * (v[first + a] - ev)
+                    if not _skip(prunes, reg, off, a, node, first + a, thr):
+                        d[off + a] += cf * (v[first + a] - ev)
     return count
 
 
@@ -435,8 +475,9 @@ def outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase,
 
 
 @njit(cache=True, nogil=True)
-def sampled_block_n(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weights, node, prob, utils, infoset,
-                    base, ibase, reg, avg, ascale, d, seen, touched, nt, v, r, g, pol, chosen, stack, path, samp, qpre):
+def sampled_block_n(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weights, rweights, thresholds, pprob,
+                    node, prob, utils, infoset, base, ibase, reg, avg, ascale, d, seen, touched, nt, v, r, g, pol,
+                    chosen, stack, path, samp, qpre):
     """:func:`sampled_block` for three to six players over concatenated values: for each player
     i in masks[k], one traversal (adding to the average of player i - 1 when avgmasks[k] has
     it), then the touched regrets of masks[k]'s players."""
@@ -450,17 +491,19 @@ def sampled_block_n(mode, eps, seed, subgame, iters, masks, avgmasks, floors, we
             key = stream(seed, t, i, subgame)
             qa = (i - 1) % P
             do_avg = (avgmasks[k] >> qa) & 1 == 1
+            prune = thresholds[k] < 0.0 and uniform(key, node.shape[0]) < pprob
             if mode == MODE_OUTCOME:
                 count += outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase, reg, d, seen,
                                             touched, nt, avg, ascale, do_avg, weights[k], pol, path, samp, qpre)
             else:
                 count += explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase, reg, d, seen,
-                                            touched, nt, avg, ascale, do_avg, weights[k], v, r, g, pol, chosen, stack)
+                                            touched, nt, avg, ascale, do_avg, weights[k], v, r, g, pol, chosen, stack,
+                                            prune, thresholds[k], 1.0 - pprob)
         for j in range(nt[0]):
             n = touched[j]
             off = base[node[n, 1]] + node[n, 2]
             for a in range(node[n, 5]):
-                reg[off + a] = rule_step(reg[off + a], d[off + a], 1.0, 1.0, 1.0, floors[k])
+                reg[off + a] = rule_step(reg[off + a], rweights[k] * d[off + a], 1.0, 1.0, 1.0, floors[k])
                 d[off + a] = 0.0
             seen[ibase[node[n, 1]] + infoset[n]] = 0
         nt[0] = 0

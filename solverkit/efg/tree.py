@@ -31,6 +31,36 @@ def _bits(players) -> int:
     return m
 
 
+def sampled_coefficients(block: PassBlock):
+    """A sampled block's per-pass arrays: iterations, rule floors, averaging weights and
+    (regret weights, pruning thresholds, pruning probability). A rule that rescales all regrets
+    uniformly (Linear CFR) is applied lazily: iteration t's deltas are weighted by its
+    ``increment_weight(t)`` instead (regret matching is scale-free), and a pruning threshold,
+    given in the rescaled regret's units, is compared to the stored values times that weight."""
+    rule, averaging, sampler = block.rule, block.averaging, block.sampler
+    ts = range(block.first, block.first + block.count)
+    co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+    lazy = getattr(rule, "increment_weight", None)
+    rw = np.array([lazy(t) for t in ts], dtype=np.float64) if lazy else np.ones(block.count)
+    if lazy:
+        co[:, :3] = 1.0
+    if averaging.keeps_average:
+        aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
+    else:
+        aw = np.zeros((block.count, 2))
+        aw[:, 0] = 1.0
+    bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
+    if bad.size:
+        sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
+    G = len(block.groups)
+    iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
+    thr = sampler.prune_threshold() if sampler.scheme == "external" else 0.0
+    start = sampler.prune_start()
+    thresholds = np.where(np.arange(block.first, block.first + block.count) > start, thr * rw, 0.0)
+    return (iters, np.repeat(co[:, 3], G), np.repeat(aw[:, 1], G),
+            (np.repeat(rw, G), np.repeat(thresholds, G), sampler.prune_probability()))
+
+
 class TreeGame(Game):
     """Base class of games described as a tree (see the module docstring for the contract).
 
@@ -43,6 +73,8 @@ class TreeGame(Game):
     unit_name = "utility"
     store_walk_is_exact = True
     samplers = ("full", *sampled.MODES)  # the literature's schemes: chance, external, outcome
+    #: external sampling prunes ([sampler] prune_threshold); lcfr is applied as weighted deltas
+    prunes = lazy_rule_weights = True
     engine_params = {
         "max_nodes": Param("int", 5_000_000, "refuse trees with more nodes than this (enumeration is Python, "
                            "about 150 bytes per node)", min=1),
@@ -192,7 +224,8 @@ class TreeGame(Game):
                          z[0], z[1], 0, 0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, sig0, sig1, d0, d1, reach, v)
         none = np.zeros(0, dtype=np.int64)
         for mode in sampled.MODES.values():  # no pass (empty block): compiles or loads the kernel
-            sampled.sampled_block(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), t.node, t.prob,
+            sampled.sampled_block(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), np.zeros(0),
+                                  np.zeros(0), 0.0, t.node, t.prob,
                                   t.util, t.infoset, z[0], z[1], z[0], z[1], z[0], z[1], *self._avg_scale("external"),
                                   *self._sampling_bufs())
 
@@ -215,7 +248,8 @@ class TreeGame(Game):
         none = np.zeros(0, dtype=np.int64)
         S = sig.size
         for mode in sampled.MODES.values():  # no pass (empty block): compiles or loads the kernel
-            sampled.sampled_block_n(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), t.node, t.prob,
+            sampled.sampled_block_n(mode, 0.5, 0, 0, none, none, none, np.zeros(0), np.zeros(0), np.zeros(0),
+                                    np.zeros(0), 0.0, t.node, t.prob,
                                     t.utils, t.infoset, self._base, self._ibase, np.zeros(S), np.zeros(S),
                                     self._avg_scale_n("external"), *self._sampling_bufs_n())
 
@@ -510,22 +544,10 @@ class TreeGame(Game):
         if self.num_players != 2:
             return self._sampled_block_n(store, block)
         rule, averaging = block.rule, block.averaging
-        ts = range(block.first, block.first + block.count)
-        co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
-        if averaging.keeps_average:
-            aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
-        else:
-            aw = np.zeros((block.count, 2))
-            aw[:, 0] = 1.0
-        bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
-        if bad.size:
-            sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
         G = len(block.groups)
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
         others = np.array([_bits([1 - p for p in g]) if len(g) == 1 else 3 for g in block.groups], dtype=np.int64)
-        iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
-        floors = np.repeat(co[:, 3], G)
-        weights = np.repeat(aw[:, 1], G)
+        iters, floors, weights, rw = sampled_coefficients(block)
         avgmasks = np.tile(others, block.count) * (weights != 0.0) if averaging.keeps_average else np.zeros(iters.size, dtype=np.int64)
         upd_all = int(np.bitwise_or.reduce(masks))
         avg_all = int(np.bitwise_or.reduce(avgmasks)) if avgmasks.size else 0
@@ -536,7 +558,7 @@ class TreeGame(Game):
         with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
             src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
             return int(sampled.sampled_block(mode, sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count),
-                                             avgmasks.astype(np.int64), floors, weights, t.node, t.prob, t.util,
+                                             avgmasks.astype(np.int64), floors, weights, *rw, t.node, t.prob, t.util,
                                              t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
                                              *self._sampling_bufs()))
 
@@ -551,22 +573,9 @@ class TreeGame(Game):
         regrets and averages concatenated for one kernel call, written back after it."""
         sampler, rule, averaging = block.sampler, block.rule, block.averaging
         P = self.num_players
-        ts = range(block.first, block.first + block.count)
-        co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
-        if averaging.keeps_average:
-            aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
-        else:
-            aw = np.zeros((block.count, 2))
-            aw[:, 0] = 1.0
-        bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
-        if bad.size:
-            sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
-        G = len(block.groups)
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
         avgs = np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64)
-        iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
-        floors = np.repeat(co[:, 3], G)
-        weights = np.repeat(aw[:, 1], G)
+        iters, floors, weights, rw = sampled_coefficients(block)
         keep = averaging.keeps_average
         avgmasks = (np.tile(avgs, block.count) * (weights != 0.0) if keep else np.zeros(iters.size)).astype(np.int64)
         upd_all = int(np.bitwise_or.reduce(masks))
@@ -581,7 +590,7 @@ class TreeGame(Game):
             if not have_avg:
                 avgmasks[:] = 0
             count = int(sampled.sampled_block_n(sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0,
-                                                iters, np.tile(masks, block.count), avgmasks, floors, weights, t.node,
+                                                iters, np.tile(masks, block.count), avgmasks, floors, weights, *rw, t.node,
                                                 t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
                                                 self._avg_scale_n(sampler.scheme), *self._sampling_bufs_n()))
             for p in range(P):
