@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..core.passes import NO_COEFFS
 from ..errors import ConfigError
 from ..poker.game import _Job
-from ..poker.kernels import copy_runs
+from ..poker.kernels import copy_runs, dfs_block, float_values
 
 METHODS = {
     "unsafe": "the blueprint's ranges as chance at the root: fast, no safety guarantee",
@@ -107,6 +108,106 @@ def _rm_plus(regret: np.ndarray) -> np.ndarray:
     return np.where(total > 0, pos / np.where(total > 0, total, 1.0), 1.0 / n)
 
 
+class _Passes:
+    """CFR+ passes over one subgame through the engine's block kernel (dfs_block), its arrays
+    made once: a re-solve calls it twice an iteration, so Python's share per call stays small."""
+
+    def __init__(self, game, key, reg, avg):
+        e, b, j = key
+        region, first = game._sub_region(e, b, j)
+        c0, c1 = game._chunks[b][j]
+        self.args = (game.kernel_tree(), game._walk_plan(region, b, c0, c1, first),
+                     float_values(reg[0], reg[1], reg[0], reg[1], avg[0], avg[1]))
+        self.bufs = game._bufs()
+        self.coeffs = np.array([[1.0, 1.0, 1.0, 0.0, 1.0, 1.0]])  # CFR+: floor 0; linear averaging (weight t)
+        self.zero_i = np.zeros(1, dtype=np.int64)
+        self.none = np.full(1, -1, dtype=np.int64)
+        self.no_prune = np.zeros(1, dtype=np.bool_)
+        self.keys = np.zeros(1, dtype=np.uint64)
+        self.masks = {p: (np.array([1 << p], dtype=np.int64), np.array([1 << (1 - p)], dtype=np.int64))
+                      for p in (0, 1)}
+
+    def run(self, p: int, t: int, entry: np.ndarray) -> np.ndarray:
+        """Iteration t's pass updating player p (the other's average grows): p's root values [H]."""
+        self.coeffs[0, 5] = float(t)
+        upd, avg = self.masks[p]
+        _block_kernel()(*self.args, entry, upd, avg, self.coeffs, self.no_prune, self.zero_i, self.keys, self.none,
+                        self.bufs)
+        return self.bufs.out_cfv[p]
+
+    def block(self, iterations: int, entry: np.ndarray) -> None:
+        """`iterations` alternating iterations (player 0's pass, then player 1's) in one call."""
+        n = 2 * iterations
+        coeffs = np.repeat(self.coeffs, n, axis=0)
+        coeffs[:, 5] = np.repeat(np.arange(1, iterations + 1, dtype=np.float64), 2)
+        upd = np.tile(np.array([1, 2], dtype=np.int64), iterations)
+        _block_kernel()(*self.args, entry, upd, 3 - upd, coeffs, np.zeros(n, dtype=np.bool_),
+                        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.full(n, -1, dtype=np.int64),
+                        self.bufs)
+
+
+_BLOCK_ENTRY = []
+
+
+def _block_kernel():
+    """dfs_block's compiled entry point once it has its one signature (no per-call dispatch)."""
+    if _BLOCK_ENTRY:
+        return _BLOCK_ENTRY[0]
+    if len(dfs_block.signatures) == 1:
+        _BLOCK_ENTRY.append(dfs_block.overloads[dfs_block.signatures[0]].entry_point)
+    return dfs_block
+
+
+@njit(cache=True, nogil=True)
+def _resolve_entry(gadget, live, out):
+    """Re-solve gadget: the opponent enters with each hand as regret matching of (terminate, follow) says."""
+    for h in range(out.size):
+        a, b = max(gadget[h, 0], 0.0), max(gadget[h, 1], 0.0)
+        out[h] = (b / (a + b) if a + b > 0.0 else 0.5) if live[h] else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _resolve_update(gadget, live, v, bv):
+    """CFR+ on each opponent hand's choice between its blueprint value bv and entering (v)."""
+    for h in range(v.size):
+        if not live[h]:
+            continue
+        a, b = max(gadget[h, 0], 0.0), max(gadget[h, 1], 0.0)
+        f = b / (a + b) if a + b > 0.0 else 0.5
+        u = (1.0 - f) * bv[h] + f * v[h]
+        gadget[h, 0] = max(gadget[h, 0] + bv[h] - u, 0.0)
+        gadget[h, 1] = max(gadget[h, 1] + v[h] - u, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _margin_entry(gadget, live, out):
+    """Max-margin gadget: the opponent picks its hand by regret matching of the margins' regrets."""
+    total, n = 0.0, 0
+    for h in range(out.size):
+        if live[h]:
+            total += max(gadget[h], 0.0)
+            n += 1
+    for h in range(out.size):
+        if not live[h]:
+            out[h] = 0.0
+        elif total > 0.0:
+            out[h] = max(gadget[h], 0.0) / total
+        else:
+            out[h] = 1.0 / n
+
+
+@njit(cache=True, nogil=True)
+def _margin_update(gadget, live, v, bv, z):
+    """CFR+ on the opponent's choice of hand, each hand's payoff its gain v - bv over the blueprint."""
+    _margin_entry(gadget, live, z)
+    mean = 0.0
+    for h in range(v.size):
+        if live[h]:
+            mean += z[h] * (v[h] - bv[h])
+    for h in range(v.size):
+        gadget[h] = max(gadget[h] + v[h] - bv[h] - mean, 0.0) if live[h] else 0.0
+
+
 def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: int, players=(0, 1)) -> SubgameResult:
     """Re-solve subgame `key` of split `game` given the blueprint's reach [2, H] at its root and
     the blueprint's policy in its segment (per player). `players`: whose re-solved policy is kept
@@ -116,7 +217,7 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
     e, b, j = key
     region, _ = game._sub_region(e, b, j)
     sizes = region.sizes
-    dummy = np.zeros(1)
+    reach = np.ascontiguousarray(reach, dtype=np.float64)
     bp = best_values(game, key, reach, blueprint_seg)
     policy = [None, None]
     values = np.zeros_like(bp)
@@ -124,37 +225,30 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
     for me, keep in runs:
         reg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
         avg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
-        opp = None if me is None else 1 - me
-        # every hand the opponent can hold here counts, reached by the blueprint or not: a best
-        # response may steer any of them into this subgame (the safety guarantee needs them all)
-        live = _valid(game, key, opp) if opp is not None else None
-        gadget = np.zeros((reach.shape[1], 2)) if method == "resolve" else np.zeros(reach.shape[1])
-        for t in range(1, iterations + 1):
-            coeffs = (1.0, 1.0, 1.0, 0.0, 1.0, float(t))  # CFR+: floor 0; linear averaging
-            for p in (0, 1):
-                entry = reach.copy()
-                if opp is not None and p == me:  # the opponent enters as the gadget lets it
-                    if method == "resolve":
-                        entry[opp] = np.where(live, _rm_plus(gadget)[:, 1], 0.0)
-                    else:
-                        z = np.where(live, np.maximum(gadget, 0.0), 0.0)
-                        s = z.sum()
-                        entry[opp] = z / s if s > 0 else live / max(int(live.sum()), 1)
-                out = _walk(game, key, entry, reg, reg, avg, 1 << p, 1 << (1 - p), 1 << p, coeffs)
-                if opp is not None and p == opp:  # the gadget's update from the opponent's root values
-                    v, bv = out[opp], bp[opp]
-                    if method == "resolve":
-                        sig = _rm_plus(gadget)
-                        u = sig[:, 0] * bv + sig[:, 1] * v
-                        gadget[:, 0] = np.maximum(gadget[:, 0] + bv - u, 0.0)
-                        gadget[:, 1] = np.maximum(gadget[:, 1] + v - u, 0.0)
-                        gadget[~live] = 0.0
-                    else:
-                        gain = np.where(live, v - bv, 0.0)
-                        z = np.where(live, np.maximum(gadget, 0.0), 0.0)
-                        s = z.sum()
-                        zn = z / s if s > 0 else live / max(int(live.sum()), 1)
-                        gadget = np.where(live, np.maximum(gadget + gain - float(zn @ gain), 0.0), 0.0)
+        passes = _Passes(game, key, reg, avg)
+        if me is None:
+            passes.block(iterations, reach)
+        else:
+            opp = 1 - me
+            # every hand the opponent can hold here counts, reached by the blueprint or not: a best
+            # response may steer any of them into this subgame (the safety guarantee needs them all)
+            live = _valid(game, key, opp)
+            H = reach.shape[1]
+            gadget = np.zeros((H, 2)) if method == "resolve" else np.zeros(H)
+            entry = reach.copy()
+            z = np.zeros(H)
+            bv = np.ascontiguousarray(bp[opp])
+            for t in range(1, iterations + 1):
+                entry[opp] = reach[opp]
+                v = passes.run(opp, t, entry)  # the opponent's root values; my average grows
+                if method == "resolve":
+                    _resolve_update(gadget, live, v, bv)
+                    _resolve_entry(gadget, live, z)
+                else:
+                    _margin_update(gadget, live, v, bv, z)
+                    _margin_entry(gadget, live, z)
+                entry[opp] = z  # the opponent enters as the gadget lets it
+                passes.run(me, t, entry)
         for p in keep:
             policy[p] = avg[p]
         # what each kept player's re-solved policy leaves the other's best response
