@@ -90,3 +90,8 @@ def test_exploit_search_on_an_abstracted_run(tmp_path):
     after = float(lines["with search"].split()[3])
     assert after < before
     assert "in the real game" in r.output
+    # play and match use the run's [search]; blueprint:RUN plays the blueprint alone
+    r = CliRunner().invoke(cli, ["match", str(out), f"blueprint:{out}"])
+    assert r.exit_code == 0, r.output
+    assert "search resolve" in r.output.splitlines()[0] and "search" not in r.output.splitlines()[1]
+    assert "exact, both seats" in r.output

@@ -74,8 +74,9 @@ def _player_game(specs, game_name, sets):
     """The game of a match or a dealer: --game (with --set), else the first run directory's."""
     from solverkit.cli import run_config
     from solverkit.core.config import load_config
-    from solverkit.poker.players import BASELINES
+    from solverkit.poker.players import BASELINES, BLUEPRINT_PREFIX
 
+    specs = [s[len(BLUEPRINT_PREFIX):] if s.startswith(BLUEPRINT_PREFIX) else s for s in specs]
     if sets and not game_name:  # it would be ignored: the game is the first run's, as it solved it
         raise click.BadParameter(f"{sets[0]!r:.60} needs --game NAME (without it the game is the first run "
                                  "directory's, with the parameters it was solved with)", param_hint="--set")
@@ -266,6 +267,8 @@ def add_play_commands(cli: click.Group) -> None:
     def match_cmd(players, hands, seed, game_name, sets, no_exact):
         """A against B (and C ...): each a solve's output directory or a baseline (random, call,
         raise; in no-limit games the baselines bet any legal size and there is no exact value).
+        A run whose config has [search] plays with search (docs/search.md); blueprint:RUN_DIR
+        plays the same run's blueprint alone.
 
         Prints A's expected winnings in mbb/g computed exactly over every deal, both seatings,
         and with --hands N a sampled duplicate match through solverkit's ACPC dealer (each deal

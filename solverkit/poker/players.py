@@ -23,6 +23,8 @@ BASELINES = {
     "call": "always check or call",
     "raise": "always bet or raise (call when raising is capped)",
 }
+#: a player spec "blueprint:RUN_DIR" plays the run's strategy without the search its [search] asks for
+BLUEPRINT_PREFIX = "blueprint:"
 #: what the baselines do in no-limit games, where they play the real game's sizes (NoLimitBot)
 NOLIMIT_BASELINES = {
     "random": "fold (facing a bet), call or raise with equal chances; a raise to a size drawn uniformly from the "
@@ -320,6 +322,9 @@ def load_player(spec: str, game=None) -> Player:
     from ..core.config import load_config
     from ..core.strategy_file import check_layout, load_strategy
 
+    search = True
+    if spec.startswith(BLUEPRINT_PREFIX):  # the run's blueprint alone, without its [search]
+        spec, search = spec[len(BLUEPRINT_PREFIX):], False
     if spec in BASELINES:
         if game is None:
             raise SolverkitError(f"baseline {spec!r} needs a game: give a run directory for the other player or --game")
@@ -330,14 +335,24 @@ def load_player(spec: str, game=None) -> Player:
     if not (run / "config.toml").is_file():
         raise SolverkitError(f"{spec!r} is neither a solve output directory (no {run / 'config.toml'}) nor a "
                              f"baseline ({choices(BASELINES)})")
-    own = load_config(run / "config.toml").game
+    assembly = load_config(run / "config.toml")
+    own = assembly.game
     if not is_poker_game(own):
         raise SolverkitError(f"{spec}: game {own.name!r} is not a poker game of the poker engine")
     if game is not None:
         _check_same_rules(spec, own, game)
     strategy, layouts, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
+    label = f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)"
+    if search and assembly.search is not None:  # re-solving every public state (docs/search.md)
+        from ..search.resolve import searched_strategy
+
+        cfg = assembly.search
+        real, blueprint = own.real_policy(strategy)
+        strategy, _ = searched_strategy(real, blueprint, cfg["name"], cfg["iterations"], cfg["round"], cfg["nested"],
+                                        cfg["safety_check"])
+        label = f"{run.name} ({meta['kind']}, {meta['iteration']} iterations, search {cfg['name']})"
     if is_nolimit(own):  # its own abstraction of the real game: the dealer plays the game definition
-        return NoLimitPlayer(own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
+        return NoLimitPlayer(own, strategy, label)
     if game is not None and game is not own:
         try:
             check_layout(run / "strategy.npz", layouts, game)  # the same rules, another layout (isomorphism)
@@ -348,7 +363,7 @@ def load_player(spec: str, game=None) -> Player:
             raise SolverkitError(f"{spec} solved game {own.name!r} on other boards than the match's game "
                                  f"{game.name!r} ([game] flops?): its information sets are not the match's; both "
                                  "players must play the same game")
-    return Player(game or own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
+    return Player(game or own, strategy, label)
 
 
 def _same_boards(own, game) -> bool:
