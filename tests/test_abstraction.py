@@ -81,12 +81,14 @@ def test_holdem_river_equity_matches_brute_force():
     from phevaluator import evaluate_cards
 
     rng = np.random.default_rng(7)
-    boards = [rng.permutation(52)[:5] for _ in range(3)]
+    flush = [12 * 4 + 2, 11 * 4 + 2, 5 * 4 + 2, 0, 7 * 4 + 1]  # Ah Kh 7h 2c 9d: hearts can make a flush
+    boards = [rng.permutation(52)[:5] for _ in range(2)] + [np.array(flush)]
     fb = FinalBoards(HOLDEM, boards=np.array(boards))
     q = fb.equity()
     for board in boards:
         rest = [c for c in range(52) if c not in board]
-        holes = [rest[i:i + 2] for i in (0, 7, 20)]
+        holes = [list(rng.choice(rest, 2, replace=False)) for _ in range(3)] + [[10 * 4 + 2, 9 * 4 + 2], [1 * 4 + 2, 4]]
+        holes = [h for h in holes if not set(h) & set(board)]
         rows = np.array([list(h) + list(board) for h in holes])
         got = q[fb.indexer.index(3, rows)] / QMAX
         for hole, value in zip(holes, got):

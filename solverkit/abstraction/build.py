@@ -147,7 +147,7 @@ class _Builder:
             elif name == "ehs":
                 labels = percentile_buckets(data[r], k)
             else:
-                feats = lambda ids, r=r: np.cumsum(data[r][ids], axis=1, dtype=np.float64) / total[r]
+                feats = lambda ids, r=r: np.cumsum(data[r][ids], axis=1, dtype=np.float32) / np.float32(total[r])
                 labels, centers = self.kmeans_labels(feats, n, k, True, r, label)
                 if centers is not None:  # a histogram's mean is bins - the sum of its CDF (in bins)
                     labels = _dense(labels, self.bins - centers.sum(axis=1))
@@ -165,7 +165,7 @@ class _Builder:
         K = int(self.params.get("clusters", 8))
         n0 = ix.size(0)
         if spec.rounds > 1:
-            points = np.cumsum(data[0], axis=1, dtype=np.float64) / total[0]
+            points = np.cumsum(data[0], axis=1, dtype=np.float32) / np.float32(total[0])
         else:
             points = q.astype(np.float64)[:, None] / QMAX
         if n0 <= K:

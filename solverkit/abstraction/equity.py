@@ -128,22 +128,40 @@ def _final_pass(boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, cen
     (nearest of `centers`, squared L2)."""
     nb, B = boards.shape
     nh, H = hands.shape
-    ns = arrays[0][1]
-    deck = arrays[0][0] * ns
+    nr, ns = arrays[0][0], arrays[0][1]
+    deck = nr * ns
+    # ACPC ranking sees suits only through flushes (5 cards of a suit): hands with equal hole
+    # ranks and equal hole cards in the suits that can still make one rank equal, so one
+    # evaluation per such class (a cache of nr^H (ns + 1)^H entries per board) suffices
+    span = 1
+    for j in range(H):
+        span *= nr * (ns + 1)
+    cached = use_acpc and span <= 1 << 16
     for b in prange(nb):
         s = np.empty(nh, dtype=np.int64)
         row = np.empty(H + B, dtype=np.int64)
+        live = np.zeros(ns, dtype=np.int64)
         for i in range(B):
             row[H + i] = boards[b, i]
+            live[boards[b, i] % ns] += 1
+        cache = np.full(span if cached else 0, -2, dtype=np.int64)
         for h in range(nh):
             clash = False
+            key = 0
             for j in range(H):
-                row[j] = hands[h, j]
+                c = hands[h, j]
+                row[j] = c
+                suit = c % ns
+                key = (key * nr + c // ns) * (ns + 1) + (suit + 1 if live[suit] + H >= 5 else 0)
                 for i in range(B):
-                    if hands[h, j] == boards[b, i]:
+                    if c == boards[b, i]:
                         clash = True
             if clash:
                 s[h] = -1
+            elif cached:
+                if cache[key] == -2:
+                    cache[key] = acpc_rank(row, ns)
+                s[h] = cache[key]
             elif use_acpc:
                 s[h] = acpc_rank(row, ns)
             else:

@@ -13,20 +13,25 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
 def _dist(a, b, l1):
-    d = 0.0
-    for j in range(a.shape[0]):
-        x = a[j] - b[j]
-        d += abs(x) if l1 else x * x
+    """L1 or squared L2 distance (two loops, so that each vectorises)."""
+    d = np.float32(0.0)
+    if l1:
+        for j in range(a.shape[0]):
+            d += abs(a[j] - b[j])
+    else:
+        for j in range(a.shape[0]):
+            x = a[j] - b[j]
+            d += x * x
     return d
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True, fastmath=True)
 def _assign(points, centers, l1, labels, dist):
     """labels[i], dist[i]: the nearest centre of each point (lowest index on ties)."""
     for i in prange(points.shape[0]):
-        best, arg = np.inf, 0
+        best, arg = np.float32(np.inf), 0
         for c in range(centers.shape[0]):
             d = _dist(points[i], centers[c], l1)
             if d < best:
@@ -35,7 +40,7 @@ def _assign(points, centers, l1, labels, dist):
         dist[i] = best
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True, fastmath=True)
 def _closer(points, center, l1, dist):
     """dist[i] = min(dist[i], distance to `center`) (k-means++ seeding)."""
     for i in prange(points.shape[0]):
@@ -61,35 +66,37 @@ def _means(points, labels, k, centers, dist):
             dist[far] = 0.0
             centers[c, :] = points[far]
         else:
-            centers[c, :] = sums[c] / count[c]
+            for j in range(d):
+                centers[c, j] = sums[c, j] / count[c]
 
 
 def _seed(points, k, l1, rng):
     """k-means++: each next centre drawn with probability proportional to its distance (L1)
     or squared distance (L2) to the nearest centre so far."""
     n = points.shape[0]
-    centers = np.empty((k, points.shape[1]))
+    centers = np.empty((k, points.shape[1]), dtype=np.float32)
     centers[0] = points[rng.integers(n)]
-    dist = np.full(n, np.inf)
+    dist = np.full(n, np.inf, dtype=np.float32)
     for c in range(1, k):
         _closer(points, centers[c - 1], l1, dist)
-        total = dist.sum()
+        total = dist.sum(dtype=np.float64)
         if total <= 0:  # fewer distinct points than centres: repeat one
             centers[c] = points[rng.integers(n)]
             continue
-        centers[c] = points[min(np.searchsorted(np.cumsum(dist), rng.random() * total, side="right"), n - 1)]
+        centers[c] = points[min(np.searchsorted(np.cumsum(dist, dtype=np.float64), rng.random() * total,
+                                                side="right"), n - 1)]
     return centers
 
 
 def kmeans(points, k: int, l1: bool, seed: int, restarts: int = 1, iterations: int = 100):
-    """(centres, inertia) of the best of `restarts` runs of k-means on float64 `points`."""
-    points = np.ascontiguousarray(points, dtype=np.float64)
+    """(centres, inertia) of the best of `restarts` runs of k-means on `points` (as float32)."""
+    points = np.ascontiguousarray(points, dtype=np.float32)
     n = points.shape[0]
     k = min(int(k), n)
     rng = np.random.default_rng(seed)
     best = (None, np.inf)
     labels = np.empty(n, dtype=np.int64)
-    dist = np.empty(n)
+    dist = np.empty(n, dtype=np.float32)
     for _ in range(max(1, restarts)):
         centers = _seed(points, k, l1, rng)
         previous = None
@@ -100,7 +107,7 @@ def kmeans(points, k: int, l1: bool, seed: int, restarts: int = 1, iterations: i
             previous = labels.copy()
             _means(points, labels, k, centers, dist)
         _assign(points, centers, l1, labels, dist)
-        inertia = float(dist.sum())
+        inertia = float(dist.sum(dtype=np.float64))
         if inertia < best[1]:
             best = (centers.copy(), inertia)
     return best
@@ -108,8 +115,8 @@ def kmeans(points, k: int, l1: bool, seed: int, restarts: int = 1, iterations: i
 
 def nearest(points, centers, l1: bool) -> np.ndarray:
     """int32 index of the nearest centre of each point."""
-    points = np.ascontiguousarray(points, dtype=np.float64)
+    points = np.ascontiguousarray(points, dtype=np.float32)
     labels = np.empty(points.shape[0], dtype=np.int64)
-    dist = np.empty(points.shape[0])
-    _assign(points, np.ascontiguousarray(centers, dtype=np.float64), l1, labels, dist)
+    dist = np.empty(points.shape[0], dtype=np.float32)
+    _assign(points, np.ascontiguousarray(centers, dtype=np.float32), l1, labels, dist)
     return labels.astype(np.int32)
