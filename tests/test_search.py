@@ -95,3 +95,10 @@ def test_exploit_search_on_an_abstracted_run(tmp_path):
     assert r.exit_code == 0, r.output
     assert "search resolve" in r.output.splitlines()[0] and "search" not in r.output.splitlines()[1]
     assert "exact, both seats" in r.output
+
+
+def test_resolving_before_the_cards_is_safe_too(leduc_blueprint):
+    game, bp = leduc_blueprint
+    searched, stats = searched_strategy(game, bp, "maxmargin", 300, per_card=False)
+    assert stats.resolved[1] == 5  # one per betting sequence into round 1 (the board card inside)
+    assert _expl(game, searched) <= _expl(game, bp) * (1 + 1e-12)

@@ -44,13 +44,14 @@ class SubgameResult:
     values: np.ndarray  # [2, H]: each player's best-response values at the root against the other's re-solve
 
 
-def split_game(real, start_round: int):
-    """The real game cut at `start_round`, one subgame per (betting, board of the new round)."""
+def split_game(real, start_round: int, per_card: bool = True):
+    """The real game cut at `start_round`: one subgame per (betting, board with the new round's
+    cards) when `per_card`, else per (betting, board before them), the new cards inside."""
     R = real.gd.num_rounds
     if not 1 <= start_round < R:
         raise ConfigError(f"[search] round = {start_round} is invalid for game {real.name!r} of {R} rounds: "
                           f"re-solving starts at a round with cards still to come, 1 to {R - 1}")
-    return type(real)(**{**real.config, "split_round": start_round, "chunks": 10_000})
+    return type(real)(**{**real.config, "split_round": start_round, "chunks": 10_000 if per_card else 1})
 
 
 def to_segment(game, full: np.ndarray, region, first, p: int) -> np.ndarray:
@@ -91,12 +92,13 @@ def _walk(game, key, entry, src, reg, avg, upd, avg_mask, val_mask, coeffs, br_p
 
 
 def _valid(game, key, p: int) -> np.ndarray:
-    """Player p's hands that clash with no card of subgame `key`'s board (its one board of the cut round)."""
+    """Player p's hands that clash with no card of subgame `key`'s board (its board of the cut
+    round when the subgame holds one, else the board before it)."""
     e, b, j = key
-    c0, _ = game._chunks[b][j]
+    c0, c1 = game._chunks[b][j]
     side = game.tree.side(p)
     out = np.zeros(game.tree.max_hands, dtype=bool)
-    out[: side.num_hands] = side.valid[c0].astype(bool)
+    out[: side.num_hands] = side.valid[c0 if c1 - c0 == 1 else b].astype(bool)
     return out
 
 
@@ -277,11 +279,11 @@ class SearchStats:
 
 
 def searched_strategy(real, blueprint, method: str, iterations: int, start_round: int = 1, nested: bool = True,
-                      safety_check: bool = True, progress=None):
+                      safety_check: bool = True, progress=None, per_card: bool = True):
     """(strategy, SearchStats): what an agent plays when it re-solves at the start of round
     `start_round` (and, `nested`, of every later round, from the strategy re-solved so far) in
-    every public state, each player keeping its own re-solve; per player a policy over `real`'s
-    whole-game layout. `real` is the unsplit real game, `blueprint` its per-player policies.
+    every public state (`per_card`: after the round's new cards, else before them), each player
+    keeping its own re-solve; per player a policy over `real`'s whole-game layout. `real` is the unsplit real game, `blueprint` its per-player policies.
     `safety_check`: a safe method's re-solve that lets any opponent hand's best response gain
     over the blueprint (it had not converged) is dropped there for the blueprint, so the result
     is never more exploitable than the blueprint."""
@@ -297,7 +299,7 @@ def searched_strategy(real, blueprint, method: str, iterations: int, start_round
     strategy = [np.array(x, dtype=np.float64) for x in blueprint]
     stats = SearchStats({}, {})
     for s in (range(start_round, R) if nested else [start_round]):
-        game = split_game(real, s)
+        game = split_game(real, s, per_card)
         reach = _trunk_reach(game, strategy)
         new = [x.copy() for x in strategy]
         keys = game.subgame_keys()
