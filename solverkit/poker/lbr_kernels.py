@@ -23,26 +23,36 @@ MAX_TABLE = 50_000_000
 
 
 @njit(cache=True, nogil=True)
-def _colex(cards, n, binom):
-    """Colex index of the first n cards (any order): sum of C(card, i + 1) over the sorted cards."""
-    s = np.sort(cards[:n])
-    code = 0
-    for i in range(n):
-        code += binom[s[i], i + 1]
-    return code
+def _uniform(state):
+    """A uniform draw in [0, 1) from splitmix64 state[0] (advanced): a seeded stream that costs
+    nothing to compile, unlike numpy's generator."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, nogil=True)
 def _strength(hand, hcount, board, nb, num_suits, table, binom, index, buf):
     """Strength of hand (its hcount cards; `index` its row of the hand table) on the first nb
-    board cards: the table's (when it has rows) or ACPC's ranking."""
-    if table.shape[0] > 0:
-        return table[_colex(board, nb, binom), index]
+    board cards: the table's (when it has rows) or ACPC's ranking (buf: hcount + nb long, so
+    that acpc_rank takes it whole: a slice would cost a view per call)."""
+    if table.shape[0] > 0:  # the board's colex index: sum of C(card, its place among them + 1)
+        code = 0
+        for i in range(nb):
+            below = 0
+            for j in range(nb):
+                if board[j] < board[i]:
+                    below += 1
+            code += binom[board[i], below + 1]
+        return table[code, index]
     for j in range(hcount):
         buf[j] = hand[j]
     for j in range(nb):
         buf[hcount + j] = board[j]
-    return acpc_rank(buf[:hcount + nb], num_suits)
+    return acpc_rank(buf, num_suits)
 
 
 @njit(cache=True, nogil=True)
@@ -85,32 +95,71 @@ def win_probability(own, own_index, board, weights, hands, deck_size, num_suits,
     for i in range(to_deal):
         runouts = runouts * (nrest - i) / (i + 1)
     nfull = nb0 + to_deal
-    if runouts * active <= budget:
-        # every runout (combinations of the remaining cards, lexicographic), every hand in the range
-        idx = np.arange(to_deal)
-        num = 0.0
-        den = 0.0
-        while True:
+    exact = runouts * active <= budget
+    # exact: every runout (combinations of the remaining cards, lexicographic) against every hand
+    # of the range; sampled: an opponent hand from the range (inverse cdf), then a runout avoiding
+    # it. One loop, one evaluation site for each side (each inlines the ranking: compile time)
+    idx = np.arange(to_deal)
+    state = np.full(1, seed, dtype=np.uint64)
+    cdf = np.empty(H)
+    total = 0.0
+    for h in range(H):
+        total += w[h]
+        cdf[h] = total
+    taken = np.zeros(deck_size, dtype=np.bool_)
+    num = 0.0
+    den = 0.0
+    trial = 0
+    while exact or trial < samples:
+        trial += 1
+        first, last = 0, H
+        if exact:
             for i in range(to_deal):
                 full[nb0 + i] = rest[idx[i]]
-            mine = _strength(own, k, full, nfull, num_suits, table, binom, own_index, buf)
-            for h in range(H):
-                if w[h] == 0.0:
-                    continue
-                clash = False
-                for j in range(k):
-                    for i in range(to_deal):
-                        if hands[h, j] == full[nb0 + i]:
-                            clash = True
-                if clash:
-                    continue
-                theirs = _strength(hands[h], k, full, nfull, num_suits, table, binom, h, buf)
-                den += w[h]
-                if mine > theirs:
-                    num += w[h]
-                elif mine == theirs:
-                    num += 0.5 * w[h]
-            # next combination
+        else:
+            x = _uniform(state) * total
+            lo, hi = 0, H - 1  # the first hand whose cdf exceeds x
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cdf[mid] > x:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            while w[lo] == 0.0:  # a zero-weight hand at a boundary: the next with weight
+                lo = (lo + 1) % H
+            first, last = lo, lo + 1
+            for j in range(k):
+                taken[hands[lo, j]] = True
+            got = 0
+            while got < to_deal:
+                c = rest[min(int(_uniform(state) * nrest), nrest - 1)]
+                if not taken[c]:
+                    taken[c] = True
+                    full[nb0 + got] = c
+                    got += 1
+            for j in range(k):
+                taken[hands[lo, j]] = False
+            for i in range(to_deal):
+                taken[full[nb0 + i]] = False
+        mine = _strength(own, k, full, nfull, num_suits, table, binom, own_index, buf)
+        for h in range(first, last):
+            if w[h] == 0.0:
+                continue
+            clash = False
+            for j in range(k):
+                for i in range(to_deal):
+                    if hands[h, j] == full[nb0 + i]:
+                        clash = True
+            if clash:
+                continue
+            theirs = _strength(hands[h], k, full, nfull, num_suits, table, binom, h, buf)
+            weight = w[h] if exact else 1.0
+            den += weight
+            if mine > theirs:
+                num += weight
+            elif mine == theirs:
+                num += 0.5 * weight
+        if exact:  # the next combination, or the end
             i = to_deal - 1
             while i >= 0 and idx[i] == nrest - to_deal + i:
                 i -= 1
@@ -119,37 +168,7 @@ def win_probability(own, own_index, board, weights, hands, deck_size, num_suits,
             idx[i] += 1
             for j in range(i + 1, to_deal):
                 idx[j] = idx[j - 1] + 1
-        return (num / den if den > 0 else 0.5), True
-    # sampled: an opponent hand from the range (inverse cdf), then a runout avoiding it
-    np.random.seed(seed)
-    cdf = np.cumsum(w)
-    total = cdf[-1]
-    taken = np.zeros(deck_size, dtype=np.bool_)
-    score = 0.0
-    for _ in range(samples):
-        h = min(np.searchsorted(cdf, np.random.random() * total, side="right"), H - 1)
-        while w[h] == 0.0:  # a zero-weight hand at a boundary: step to the next with weight
-            h = (h + 1) % H
-        for j in range(k):
-            taken[hands[h, j]] = True
-        got = 0
-        while got < to_deal:
-            c = rest[np.random.randint(nrest)]
-            if not taken[c]:
-                taken[c] = True
-                full[nb0 + got] = c
-                got += 1
-        mine = _strength(own, k, full, nfull, num_suits, table, binom, own_index, buf)
-        theirs = _strength(hands[h], k, full, nfull, num_suits, table, binom, h, buf)
-        if mine > theirs:
-            score += 1.0
-        elif mine == theirs:
-            score += 0.5
-        for j in range(k):
-            taken[hands[h, j]] = False
-        for i in range(to_deal):
-            taken[full[nb0 + i]] = False
-    return score / samples, False
+    return (num / den if den > 0 else 0.5), exact
 
 
 def binomials(deck_size: int, most: int) -> np.ndarray:
