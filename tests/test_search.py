@@ -102,3 +102,12 @@ def test_resolving_before_the_cards_is_safe_too(leduc_blueprint):
     searched, stats = searched_strategy(game, bp, "maxmargin", 300, per_card=False)
     assert stats.resolved[1] == 5  # one per betting sequence into round 1 (the board card inside)
     assert _expl(game, searched) <= _expl(game, bp) * (1 + 1e-12)
+
+
+def test_a_spent_budget_cuts_the_iterations(leduc_blueprint):
+    game, bp = leduc_blueprint
+    for method, ran in (("unsafe", 16), ("resolve", 1)):  # unsafe runs blocks of 16 between checks
+        cut, _ = searched_strategy(game, bp, method, 300, budget=1e-9)
+        short, _ = searched_strategy(game, bp, method, ran)
+        for p in (0, 1):
+            np.testing.assert_array_equal(cut[p], short[p])

@@ -349,7 +349,7 @@ def load_player(spec: str, game=None) -> Player:
         cfg = assembly.search
         real, blueprint = own.real_policy(strategy)
         strategy, _ = searched_strategy(real, blueprint, cfg["name"], cfg["iterations"], cfg["round"], cfg["nested"],
-                                        cfg["safety_check"], per_card=cfg["per_card"])
+                                        cfg["safety_check"], per_card=cfg["per_card"], budget=cfg["budget"])
         label = f"{run.name} ({meta['kind']}, {meta['iteration']} iterations, search {cfg['name']})"
     if is_nolimit(own):  # its own abstraction of the real game: the dealer plays the game definition
         return NoLimitPlayer(own, strategy, label)

@@ -10,8 +10,9 @@ SEARCH_PARAMS = ParamSpec({
     "name": Param("str", "resolve", "re-solving method: " + "; ".join(f"{k}: {v}" for k, v in METHODS.items()),
                   choices=tuple(METHODS)),
     "iterations": Param("int", 300, "CFR+ iterations of each re-solve", min=1, max=1_000_000),
-    "budget": Param("float", 0.0, "seconds per decision in play (0: no limit; the iterations stop first when "
-                    "they are done); `exploit --search` runs the iterations whatever the time", min=0.0),
+    "budget": Param("float", 0.0, "seconds per re-solve (a decision) in play and match: the iterations stop when "
+                    "it is spent (0: no limit); `exploit --search` runs the iterations whatever the time, so that "
+                    "its number does not depend on the machine", min=0.0),
     "round": Param("int", 1, "first betting round re-solved (1: from the second round on)", min=1),
     "nested": Param("bool", True, "re-solve again at the start of every later round, from the ranges the "
                     "earlier re-solves leave"),

@@ -15,6 +15,7 @@ engine's kernels (one walk of the subgame per pass).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,11 +138,12 @@ class _Passes:
                         self.bufs)
         return self.bufs.out_cfv[p]
 
-    def block(self, iterations: int, entry: np.ndarray) -> None:
-        """`iterations` alternating iterations (player 0's pass, then player 1's) in one call."""
+    def block(self, iterations: int, entry: np.ndarray, first: int = 1) -> None:
+        """`iterations` alternating iterations (player 0's pass, then player 1's) in one call,
+        the first numbered `first` (its weight in the average)."""
         n = 2 * iterations
         coeffs = np.repeat(self.coeffs, n, axis=0)
-        coeffs[:, 5] = np.repeat(np.arange(1, iterations + 1, dtype=np.float64), 2)
+        coeffs[:, 5] = np.repeat(np.arange(first, first + iterations, dtype=np.float64), 2)
         upd = np.tile(np.array([1, 2], dtype=np.int64), iterations)
         _block_kernel()(*self.args, entry, upd, 3 - upd, coeffs, np.zeros(n, dtype=np.bool_),
                         np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.full(n, -1, dtype=np.int64),
@@ -210,10 +212,13 @@ def _margin_update(gadget, live, v, bv, z):
         gadget[h] = max(gadget[h] + v[h] - bv[h] - mean, 0.0) if live[h] else 0.0
 
 
-def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: int, players=(0, 1)) -> SubgameResult:
+def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: int, players=(0, 1),
+                    budget: float = 0.0) -> SubgameResult:
     """Re-solve subgame `key` of split `game` given the blueprint's reach [2, H] at its root and
     the blueprint's policy in its segment (per player). `players`: whose re-solved policy is kept
-    (a safe method solves once per player)."""
+    (a safe method solves once per player). `budget` > 0: seconds for the whole re-solve; the
+    iterations stop when it is spent (at least one runs)."""
+
     if method not in METHODS:
         raise ConfigError(f"[search] name = {method!r} is not a re-solving method; valid: {', '.join(METHODS)}")
     e, b, j = key
@@ -225,11 +230,19 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
     values = np.zeros_like(bp)
     runs = [(None, (0, 1))] if method == "unsafe" else [(p, (p,)) for p in players]
     for me, keep in runs:
+        # each run (a safe method runs one per player) gets its share of the budget
+        deadline = time.perf_counter() + budget / len(runs) if budget > 0 else None
         reg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
         avg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
         passes = _Passes(game, key, reg, avg)
         if me is None:
-            passes.block(iterations, reach)
+            done = 0
+            while done < iterations:  # blocks of iterations, the budget checked between them
+                n = iterations - done if deadline is None else min(iterations - done, 16)
+                passes.block(n, reach, first=done + 1)
+                done += n
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
         else:
             opp = 1 - me
             # every hand the opponent can hold here counts, reached by the blueprint or not: a best
@@ -251,6 +264,8 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
                     _margin_entry(gadget, live, z)
                 entry[opp] = z  # the opponent enters as the gadget lets it
                 passes.run(me, t, entry)
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
         for p in keep:
             policy[p] = avg[p]
         # what each kept player's re-solved policy leaves the other's best response
@@ -279,14 +294,15 @@ class SearchStats:
 
 
 def searched_strategy(real, blueprint, method: str, iterations: int, start_round: int = 1, nested: bool = True,
-                      safety_check: bool = True, progress=None, per_card: bool = True):
+                      safety_check: bool = True, progress=None, per_card: bool = True, budget: float = 0.0):
     """(strategy, SearchStats): what an agent plays when it re-solves at the start of round
     `start_round` (and, `nested`, of every later round, from the strategy re-solved so far) in
     every public state (`per_card`: after the round's new cards, else before them), each player
     keeping its own re-solve; per player a policy over `real`'s whole-game layout. `real` is the unsplit real game, `blueprint` its per-player policies.
     `safety_check`: a safe method's re-solve that lets any opponent hand's best response gain
     over the blueprint (it had not converged) is dropped there for the blueprint, so the result
-    is never more exploitable than the blueprint."""
+    is never more exploitable than the blueprint. `budget` > 0: seconds per re-solve (a decision
+    in play), the iterations cut short when it is spent."""
     from ..core.layout import policy
 
     if iterations < 1:
@@ -311,7 +327,7 @@ def searched_strategy(real, blueprint, method: str, iterations: int, start_round
                 continue  # a player never gets here: nothing to re-solve
             region, first = game._sub_region(*key)
             seg = [to_segment(game, strategy[p], region, first, p) for p in (0, 1)]
-            res = resolve_subgame(game, key, reach[key], seg, method, iterations)
+            res = resolve_subgame(game, key, reach[key], seg, method, iterations, budget=budget)
             stats.resolved[s] += 1
             for p in (0, 1):
                 if safety_check and method != "unsafe" and not _no_gain(game, key, res, 1 - p):
