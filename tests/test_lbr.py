@@ -160,10 +160,16 @@ def test_translation_of_lbr_sizes(runs):
     assert result.translation["translated"] > 0
 
 
-def test_same_seed_same_result():
+def test_same_seed_same_result(runs):
+    """A seed gives one result, whatever the number of threads playing the deals."""
     game = load_game("leduc")
-    runs = [LocalBestResponse(game, opponent_for(game, "random")).run(100, seed=s) for s in (4, 4, 5)]
-    assert runs[0].value == runs[1].value and runs[0].value != runs[2].value
+    again = [LocalBestResponse(game, opponent_for(game, "random")).run(100, seed=s) for s in (4, 4, 5)]
+    assert again[0].value == again[1].value and again[0].value != again[2].value
+    player = load_player(str(runs["nolimit"]))
+    lbr = LocalBestResponse(player.game, opponent_for(player.game, player), sizes="1.5p,a")
+    one, three = lbr.run(60, seed=2), lbr.run(60, seed=2, jobs=3)
+    assert (one.value, one.seat_values) == (three.value, three.seat_values)
+    assert one.translation == three.translation and one.translation["translated"] > 0
 
 
 def test_hunl_always_call_is_hugely_exploitable():

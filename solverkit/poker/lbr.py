@@ -176,10 +176,11 @@ class LocalBestResponse:
     def _hand_index(self, cards) -> int:
         return self.index[int(np.asarray(sorted(cards), dtype=np.int64) @ self.weights_code)]
 
-    def play_hand(self, hole, board, seat: int, rng) -> int:
-        """LBR's chips in one hand, LBR in position `seat`."""
+    def play_hand(self, hole, board, seat: int, rng, opp=None) -> int:
+        """LBR's chips in one hand, LBR in position `seat` (against `opp`, a clone of the
+        opponent for another thread; default the opponent)."""
         state = NoLimitState(self.gd) if self.nolimit else LimitState(self.bet, self.codes)
-        opp = self.opp
+        opp = opp or self.opp
         opp.new_hand(rng)
         own, theirs = hole[seat], self._hand_index(hole[1 - seat])
         weights = (~self.by_card[list(own)].any(axis=0)).astype(np.float64)
@@ -193,7 +194,7 @@ class LocalBestResponse:
                 if new:
                     weights[self.by_card[list(new)].any(axis=0)] = 0.0
             if state.current_player() == seat:
-                token = self._act(state, seat, own, cards, board_sets, weights, rng)
+                token = self._act(state, seat, own, cards, board_sets, weights, rng, opp)
                 opp.seen(state, token, rng)
             else:
                 probs, tokens = opp.options(state, board_sets)
@@ -233,7 +234,7 @@ class LocalBestResponse:
                 out.append(token)
         return out
 
-    def _act(self, state, seat, own, cards, board_sets, weights, rng) -> tuple[str, int]:
+    def _act(self, state, seat, own, cards, board_sets, weights, rng, opp) -> tuple[str, int]:
         """The action of the best local utility (check/call preflop with --preflop call)."""
         if state.round == 0 and self.preflop == "call":
             return ("c", 0)
@@ -248,7 +249,7 @@ class LocalBestResponse:
         total = weights.sum()
         cap = self.gd.stack[1 - seat] if self.nolimit else math.inf
         for token in self._raises(state, seat):
-            fp = float(np.dot(np.broadcast_to(self.opp.fold_after(state, board_sets, token), weights.shape),
+            fp = float(np.dot(np.broadcast_to(opp.fold_after(state, board_sets, token), weights.shape),
                               weights)) / total
             b = min(token[1], cap) - top
             u = fp * pot + (1 - fp) * (wp * (pot + b) - (1 - wp) * (asked + b))
@@ -260,28 +261,50 @@ class LocalBestResponse:
 
     # --- a match ----------------------------------------------------------------------------
 
-    def run(self, hands: int, seed: int = 0, progress=None) -> LbrResult:
-        """`hands` hands (even: each deal twice, LBR in each seat), reproducible from `seed`."""
+    def _play_deals(self, first: int, last: int, seed: int, chips: np.ndarray, opp) -> None:
+        """Deals first..last-1, both seats, into chips[d]: each deal draws from its own stream."""
+        for d in range(first, last):
+            rng = np.random.default_rng([seed, d])  # deal d's cards, then its two hands' draws
+            hole, board = self._deal(rng)
+            for seat in (0, 1):
+                chips[d, seat] = self.play_hand(hole, board, seat, rng, opp)
+
+    def run(self, hands: int, seed: int = 0, jobs: int = 1) -> LbrResult:
+        """`hands` hands (even: each deal twice, LBR in each seat), reproducible from `seed`
+        whatever `jobs` (threads, each playing a run of deals against its own opponent copy:
+        the kernel releases the GIL)."""
         if hands < 2 or hands % 2:
             raise ConfigError(f"--hands {hands}: expected an even number >= 2 (each deal is played twice, LBR in "
                               "each seat)")
         start = time.perf_counter()
-        chips = np.zeros((hands // 2, 2))
-        for d in range(hands // 2):
-            rng = np.random.default_rng([seed, d])  # deal d's cards, then its two hands' draws
-            hole, board = self._deal(rng)
-            for seat in (0, 1):
-                chips[d, seat] = self.play_hand(hole, board, seat, rng)
-            if progress is not None:
-                progress(d + 1, hands // 2)
+        deals = hands // 2
+        chips = np.zeros((deals, 2))
+        jobs = max(1, min(int(jobs), deals))
+        opps = [self.opp] + [self.opp.clone() for _ in range(jobs - 1)]
+        for o in opps:  # this run's counts only
+            if getattr(o, "stats", None):
+                o.stats = dict.fromkeys(o.stats, 0)
+        if jobs == 1:
+            self._play_deals(0, deals, seed, chips, self.opp)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            edges = np.linspace(0, deals, jobs + 1).round().astype(int)
+            with ThreadPoolExecutor(jobs) as pool:
+                for f in [pool.submit(self._play_deals, int(a), int(b), seed, chips, o)
+                          for a, b, o in zip(edges[:-1], edges[1:], opps)]:
+                    f.result()
         seconds = time.perf_counter() - start
         pairs = chips.mean(axis=1)
         half = 1.96 * float(pairs.std(ddof=1)) / math.sqrt(pairs.size) if pairs.size > 1 else math.inf
-        stats = dict(getattr(self.opp, "stats", {}) or {})
+        stats = {}
+        for o in opps:
+            for key, v in (getattr(o, "stats", None) or {}).items():
+                stats[key] = stats.get(key, 0) + v
         return LbrResult(self.opp.name, f"{self.game.name} ({self.gd.source})", float(pairs.mean()), half,
                          1000.0 / self.gd.big_blind, hands, seconds, tuple(float(x) for x in chips.mean(axis=0)),
                          {"sizes": self.sizes_text, "preflop": self.preflop, "seed": seed, "samples": self.samples,
-                          "budget": self.budget}, stats)
+                          "budget": self.budget, "jobs": jobs}, stats)
 
 
 def _draw(row: np.ndarray, u: float) -> int:

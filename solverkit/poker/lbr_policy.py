@@ -132,6 +132,10 @@ class TreeOpponent:
     def new_hand(self, rng) -> None:
         self.rng = rng
 
+    def clone(self) -> "TreeOpponent":
+        """A copy for another thread (its own cache)."""
+        return TreeOpponent(self.player)
+
     def options(self, state: LimitState, board_sets):
         n = state.node
         probs = self.policy(n, board_sets)
@@ -174,6 +178,10 @@ class TranslatingOpponent:
 
     def new_hand(self, rng) -> None:
         self.rng, self.node, self._slots = rng, 0, None
+
+    def clone(self) -> "TranslatingOpponent":
+        """A copy for another thread (its own node, cache and counts)."""
+        return TranslatingOpponent(self.player)
 
     def _sync(self, n: int, real) -> int:
         """Node n moved past round ends into the real state's round; -1 unless it is then the
@@ -280,6 +288,9 @@ class BotOpponent:
 
     def new_hand(self, rng) -> None:
         self.rng = rng
+
+    def clone(self) -> "BotOpponent":
+        return BotOpponent(self.kind, self.H)
 
     def _tokens(self, real) -> list:
         span = real.raise_range()
