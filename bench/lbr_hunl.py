@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -59,11 +60,14 @@ def main():
               f"{r.half_width_mbb:7.1f} mbb/g over {hands:,} hands, {row['hands_per_second']:,.0f} hands/s", flush=True)
     RESULTS.mkdir(exist_ok=True)
     meta = {"machine": platform.platform(), "processor": platform.processor() or platform.machine(),
-            "python": sys.version.split()[0], "command": " ".join(sys.argv), "seed": args.seed}
+            "python": sys.version.split()[0], "command": " ".join(sys.argv), "seed": args.seed,
+            "cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 1)}
     (RESULTS / "lbr_hunl.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     lines = ["# Local best response against heads-up hold'em baselines", "",
-             f"`{meta['command']}` on {meta['machine']} (Python {meta['python']}), one core, seed {args.seed}. "
-             "LBR's winnings per game, each deal played in both seats; the interval is 95% over deals.", "",
+             f"`{meta['command']}` on {meta['machine']} (Python {meta['python']}), one thread on a "
+             f"{meta['cores']}-core machine shared with other work (load average {meta['load_average']} at the end), "
+             f"seed {args.seed}. LBR's winnings per game, each deal played in both seats; the interval is 95% over "
+             "deals; hands/s are this machine's under that load.", "",
              "| game | opponent | LBR sizes | LBR preflop | hands | LBR value (mbb/g) | seat 0 | seat 1 | hands/s |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
