@@ -153,6 +153,18 @@ def test_lbr_is_below_the_exact_best_response_nolimit(runs):
     _check_below(game, call, 2000, 0.9, sizes="1p,a")
 
 
+def test_lbr_of_an_abstracted_run_plays_its_real_policy(tmp_path):
+    """A run with [abstraction] (EHS buckets) is played through its real-game policy: LBR stays
+    below the real game's exact exploitability (`exploit --real`)."""
+    from solverkit.poker.lbr import real_player
+
+    solve({"preset": "cfr_plus", "game": {"name": "leduc"}, "abstraction": {"name": "ehs", "buckets": [2, 3]}},
+          iterations=20, out=tmp_path / "ra")
+    player = real_player(load_player(str(tmp_path / "ra")))
+    assert player.game.layout(0).size == load_game("leduc").layout(0).size
+    _check_below(player.game, player, 2000, -1.0)
+
+
 def test_translation_of_lbr_sizes(runs):
     """LBR's off-tree sizes are translated into the strategy's tree (pseudo-harmonic), counted."""
     player = load_player(str(runs["nolimit"]))
