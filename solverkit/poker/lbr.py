@@ -33,7 +33,7 @@ from .cards import hand_table
 from .evaluator import acpc_strengths
 from .gamedef_nolimit import NoLimitGameDef
 from .lbr_kernels import binomials, strength_table, win_probability
-from .lbr_policy import RANDOM_SIZE, BotOpponent, LimitState, TranslatingOpponent, TreeOpponent, node_codes
+from .lbr_policy import RANDOM_SIZE, BotOpponent, LimitState, TranslatingOpponent, TreeOpponent, BetLists
 
 PREFLOP = {"auto": "call when rolling the first round out exactly would cost more than the exact budget "
                    "(hold'em), else lbr",
@@ -139,8 +139,7 @@ class LocalBestResponse:
         self.hands = np.ascontiguousarray(tree.hands if tree is not None else
                                           hand_table(gd.deck_size, gd.num_hole_cards), dtype=np.int64)
         H, k = self.hands.shape
-        self.weights_code = gd.deck_size ** np.arange(k, dtype=np.int64)
-        self.index = {int(c): i for i, c in enumerate(self.hands @ self.weights_code)}
+        self.index = {tuple(int(c) for c in row): i for i, row in enumerate(self.hands)}
         self.by_card = np.zeros((gd.deck_size, H), dtype=np.bool_)
         for j in range(k):
             self.by_card[self.hands[:, j], np.arange(H)] = True
@@ -157,7 +156,7 @@ class LocalBestResponse:
             preflop = "call" if first > self.budget else "lbr"
         self.preflop = preflop
         self.bet = None if self.nolimit else (tree.bet if tree is not None else game.bet)
-        self.codes = node_codes(self.bet) if not self.nolimit else None
+        self.lists = BetLists(self.bet) if not self.nolimit else None
 
     # --- one hand ---------------------------------------------------------------------------
 
@@ -174,12 +173,12 @@ class LocalBestResponse:
         return hole, board
 
     def _hand_index(self, cards) -> int:
-        return self.index[int(np.asarray(sorted(cards), dtype=np.int64) @ self.weights_code)]
+        return self.index[tuple(sorted(cards))]
 
     def play_hand(self, hole, board, seat: int, rng, opp=None) -> int:
         """LBR's chips in one hand, LBR in position `seat` (against `opp`, a clone of the
         opponent for another thread; default the opponent)."""
-        state = NoLimitState(self.gd) if self.nolimit else LimitState(self.bet, self.codes)
+        state = NoLimitState(self.gd) if self.nolimit else LimitState(self.lists)
         opp = opp or self.opp
         opp.new_hand(rng)
         own, theirs = hole[seat], self._hand_index(hole[1 - seat])
@@ -249,8 +248,8 @@ class LocalBestResponse:
         total = weights.sum()
         cap = self.gd.stack[1 - seat] if self.nolimit else math.inf
         for token in self._raises(state, seat):
-            fp = float(np.dot(np.broadcast_to(opp.fold_after(state, board_sets, token), weights.shape),
-                              weights)) / total
+            folds = opp.fold_after(state, board_sets, token)
+            fp = float(folds) if np.isscalar(folds) else float(np.dot(folds, weights)) / total
             b = min(token[1], cap) - top
             u = fp * pot + (1 - fp) * (wp * (pot + b) - (1 - wp) * (asked + b))
             if u > value:
@@ -308,8 +307,15 @@ class LocalBestResponse:
 
 
 def _draw(row: np.ndarray, u: float) -> int:
-    """The index a uniform u in [0, 1) picks from probabilities `row` (inverse cdf)."""
-    return min(int(np.searchsorted(np.cumsum(row), u * row.sum(), side="right")), row.size - 1)
+    """The index a uniform u in [0, 1) picks from probabilities `row` summing to 1 (inverse cdf;
+    a few actions: a Python scan beats numpy's calls)."""
+    acc = 0.0
+    probs = row.tolist()
+    for i, p in enumerate(probs):
+        acc += p
+        if u < acc:
+            return i
+    return len(probs) - 1
 
 
 def _check_game(game) -> None:

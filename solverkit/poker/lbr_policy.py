@@ -30,37 +30,48 @@ from .translation import translation_probabilities
 RANDOM_SIZE = -1  # the size of a raise drawn uniformly from the legal ones (a baseline's)
 
 
-class LimitState:
-    """A limit game's betting at a node of its tree, with NoLimitState's interface; `codes` is
-    every node's action codes (:func:`node_codes`)."""
+class BetLists:
+    """A limit betting tree's per-node arrays as Python lists (read once per game): a hand's
+    steps index them hundreds of thousands of times, where numpy scalars are slow."""
 
-    def __init__(self, bet, codes, node: int = 0):
-        self.bet, self.codes, self.node = bet, codes, node
+    def __init__(self, bet):
+        self.bet = bet
+        self.kind, self.round, self.player = bet.kind.tolist(), bet.round.tolist(), bet.player.tolist()
+        self.spent, self.children = bet.spent.tolist(), bet.children.tolist()
+        self.codes = [[int(c) for c in bet.actions[n, :int(bet.num_actions[n])]] for n in range(bet.num_nodes)]
+
+
+class LimitState:
+    """A limit game's betting at a node of its tree (`lists`: its BetLists), with
+    NoLimitState's interface."""
+
+    def __init__(self, lists: BetLists, node: int = 0):
+        self.lists, self.node = lists, node
 
     def copy(self) -> "LimitState":
-        return LimitState(self.bet, self.codes, self.node)
+        return LimitState(self.lists, self.node)
 
     @property
     def finished(self) -> bool:
-        return int(self.bet.kind[self.node]) in (FOLD, SHOWDOWN)
+        return self.lists.kind[self.node] in (FOLD, SHOWDOWN)
 
     @property
     def showdown(self) -> bool:
-        return int(self.bet.kind[self.node]) == SHOWDOWN
+        return self.lists.kind[self.node] == SHOWDOWN
 
     @property
     def round(self) -> int:
-        return int(self.bet.round[self.node])
+        return self.lists.round[self.node]
 
     @property
     def spent(self) -> list[int]:
-        return [int(x) for x in self.bet.spent[self.node]]
+        return self.lists.spent[self.node]
 
     def current_player(self) -> int:
-        return -1 if self.finished else int(self.bet.player[self.node])
+        return -1 if self.finished else self.lists.player[self.node]
 
     def _codes(self) -> list[int]:
-        return self.codes[self.node]
+        return self.lists.codes[self.node]
 
     def can_fold(self) -> bool:
         return not self.finished and FOLD_A in self._codes()
@@ -70,32 +81,28 @@ class LimitState:
         codes = self._codes() if not self.finished else []
         if RAISE_A not in codes:
             return None
-        child = int(self.bet.children[self.node, codes.index(RAISE_A)])
-        to = int(max(self.bet.spent[child]))
+        to = max(self.lists.spent[self.lists.children[self.node][codes.index(RAISE_A)]])
         return to, to
 
     def apply(self, letter: str, size: int = 0) -> None:
-        codes = self._codes()
-        code = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}[letter]
-        n = int(self.bet.children[self.node, codes.index(code)])
-        if int(self.bet.kind[n]) == ROUND_END:
-            n = int(self.bet.children[n, 0])
+        lists = self.lists
+        n = lists.children[self.node][self._codes().index(_CODES[letter])]
+        if lists.kind[n] == ROUND_END:
+            n = lists.children[n][0]
         self.node = n
 
     def payoffs(self, loser):
         """Chips each player wins: the folder (or the showdown's loser) loses what he put in."""
-        kind, spent = int(self.bet.kind[self.node]), self.bet.spent[self.node]
+        kind, spent = self.lists.kind[self.node], self.lists.spent[self.node]
         if kind == FOLD:
-            loser = int(self.bet.player[self.node])
+            loser = self.lists.player[self.node]
         elif loser is None:
             return 0, 0
-        won = int(spent[loser])
+        won = spent[loser]
         return (-won, won) if loser == 0 else (won, -won)
 
 
-def node_codes(bet) -> list[list[int]]:
-    """Every betting node's action codes, as Python ints (read once per game)."""
-    return [[int(c) for c in bet.actions[n, :int(bet.num_actions[n])]] for n in range(bet.num_nodes)]
+_CODES = {"f": FOLD_A, "c": CALL_A, "r": RAISE_A}
 
 
 class PolicyCache:
@@ -126,7 +133,6 @@ class TreeOpponent:
 
     def __init__(self, player):
         self.player, self.name = player, player.name
-        self.bet = player.game.tree.bet
         self.policy = PolicyCache(player)
 
     def new_hand(self, rng) -> None:
@@ -139,12 +145,8 @@ class TreeOpponent:
     def options(self, state: LimitState, board_sets):
         n = state.node
         probs = self.policy(n, board_sets)
-        tokens = []
-        for code in self.bet.actions[n, :int(self.bet.num_actions[n])]:
-            if int(code) == RAISE_A:
-                tokens.append(("r", state.raise_range()[1]))
-            else:
-                tokens.append(("f" if int(code) == FOLD_A else "c", 0))
+        tokens = [("r", state.raise_range()[1]) if code == RAISE_A else ("f" if code == FOLD_A else "c", 0)
+                  for code in state._codes()]
         return probs, tokens
 
     def chose(self, slot: int) -> None:
