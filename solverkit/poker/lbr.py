@@ -33,7 +33,7 @@ from .cards import hand_table
 from .evaluator import acpc_strengths
 from .gamedef_nolimit import NoLimitGameDef
 from .lbr_kernels import binomials, strength_table, win_probability
-from .lbr_policy import RANDOM_SIZE, BotOpponent, LimitState, TranslatingOpponent, TreeOpponent, BetLists
+from .lbr_policy import RANDOM_SIZE, BetLists, BotOpponent, LimitState, TranslatingOpponent, TreeOpponent
 
 PREFLOP = {"auto": "call when rolling the first round out exactly would cost more than the exact budget "
                    "(hold'em), else lbr",
