@@ -310,7 +310,7 @@ def add_play_commands(cli: click.Group) -> None:
                   help="The game of --opponent without a run: a game name (acpc with --set gamedef=...) or a bundled "
                        "game definition (holdem.nolimit.2p.reverse_blinds, leduc.nolimit, ...).")
     @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE", help="A parameter of --game.")
-    @click.option("--hands", type=option_type("int", 2), default=2000, show_default=True,
+    @click.option("--hands", type=option_type("int", 2, 10**8), default=2000, show_default=True,
                   help="Hands to play (even: each deal twice, LBR in each seat).")
     @click.option("--seed", type=option_type("int", 0), default=0, show_default=True,
                   help="Seed of the deals, the opponent's actions and LBR's sampled rollouts.")
