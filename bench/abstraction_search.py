@@ -47,6 +47,9 @@ def main():
     ap.add_argument("--iterations", type=int, default=0, help="CFR+ iterations (default: 1000 leduc13, 200 RI)")
     ap.add_argument("--search", nargs="*", default=["unsafe", "resolve", "maxmargin"])
     ap.add_argument("--search-iterations", type=int, default=0, help="per re-solve (default: 300 leduc13, 100 RI)")
+    ap.add_argument("--per-card", choices=("auto", "yes", "no"), default="auto",
+                    help="re-solve after each round's cards (yes) or before them (no); auto: yes for leduc13, no for "
+                         "Rhode Island (15,925 turn states after the card, 637 before)")
     ap.add_argument("--tag", default="abstraction_search")
     args = ap.parse_args()
     from solverkit.core.solver import exploitability
@@ -57,6 +60,7 @@ def main():
         table, rounds = GAMES[name]
         its = args.iterations or (1000 if name == "leduc13" else 200)
         sits = args.search_iterations or (300 if name == "leduc13" else 100)
+        per_card = args.per_card == "yes" or (args.per_card == "auto" and name == "leduc13")
         for b in args.buckets:
             game, result, secs = solve(table, rounds, args.method, b, its)
             real, bp = game.real_policy(result.strategy)
@@ -64,11 +68,12 @@ def main():
                    "solve_seconds": round(secs, 2), "real_exploitability": result.exploitability}
             for m in args.search:
                 t = time.perf_counter()
-                st, stats = searched_strategy(real, bp, m, sits)
+                st, stats = searched_strategy(real, bp, m, sits, per_card=per_card)
                 row[f"search_{m}"] = exploitability(real, st)[0]
                 row[f"search_{m}_seconds"] = round(time.perf_counter() - t, 2)
                 row[f"search_{m}_kept"] = sum(stats.kept_blueprint.values())
             row["search_iterations"] = sits
+            row["per_card"] = per_card
             rows.append(row)
             print(json.dumps(row), flush=True)
     RESULTS.mkdir(exist_ok=True)

@@ -202,7 +202,7 @@ def test_set_into_a_non_table_section():
 @pytest.mark.parametrize(
     "raw, parts",
     [
-        ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "averaging, compressor, game, preset, rule, sampler, solver, store, transport"]),
+        ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "abstraction, averaging, compressor, game, preset, rule, sampler, search, solver, store, transport"]),
         ({**BASE, "iterations": 5}, ["'iterations'", "valid:"]),
         ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "cfr, cfr_plus, dcfr, dcfr_plus, lcfr, pcfr_plus, pdcfr_plus"]),
         ({**BASE, "preset": 3}, ["unknown preset 3", "cfr_plus"]),
