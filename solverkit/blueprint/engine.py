@@ -1,0 +1,120 @@
+"""The blueprint driver: layout of regrets and averages over (betting node, bucket), blocks of
+iterations through the kernel, the exported strategy, and checkpoints.
+
+Regrets are float64 (8 bytes a value; the fixed-point int32 of Pluribus would halve that, but the
+lazy Linear CFR weights grow the stored values by up to ``until + 1``, which float64 absorbs
+exactly enough). The exported strategy is the average on the first ``average_rounds`` rounds
+and the current strategy (regret matching) on later ones, as Pluribus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..abstraction.spec import CardSpec
+from ..abstraction.table import BucketTable
+from ..errors import ConfigError
+from ..poker.nplayer import TableDef
+from . import kernels
+from .betting import TERMINAL, limit_tree
+
+
+def lossless_table(spec: CardSpec) -> BucketTable:
+    """Every canonical hand (suit isomorphism) its own bucket on every round."""
+    from ..abstraction.indexer import HandIndexer
+
+    ix = HandIndexer(spec)
+    return BucketTable(spec, "isomorphism", {}, [np.arange(ix.size(r), dtype=np.int32) for r in range(spec.rounds)],
+                       ix)
+
+
+class Blueprint:
+    """External-sampling MCCFR of an N-player limit ACPC game under a card abstraction.
+
+    `table`: a :class:`BucketTable` of the game's CardSpec (None: lossless). `rule` gives the
+    regret weight of iteration t (``increment_weight``: lcfr's lazy discount) or 1; `averaging`
+    the average weight (its coefficients' second value)."""
+
+    def __init__(self, gd: TableDef, table: BucketTable | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
+                 prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
+                 averaging=None):
+        self.gd = gd
+        self.spec = CardSpec(gd.num_ranks, gd.num_suits, gd.num_hole_cards, tuple(gd.num_board_cards))
+        self.table = table if table is not None else lossless_table(self.spec)
+        if self.table.spec.key()[:4] != self.spec.key()[:4]:
+            raise ConfigError(f"bucket table of {self.table.spec.key()[:4]} does not fit game {gd.source} "
+                              f"({self.spec.key()[:4]})")
+        if prune_threshold > 0:
+            raise ConfigError(f"prune_threshold = {prune_threshold:g} is invalid: expected a number <= 0 (0: off)")
+        self.tree = limit_tree(gd)
+        self.seed, self.prune = seed, (float(prune_threshold), float(prune_probability), int(prune_start))
+        self.average_rounds = int(average_rounds)
+        self.rule, self.averaging = rule, averaging
+        t = self.tree
+        self.buckets = np.array(self.table.buckets, dtype=np.int64)
+        sizes = np.where(t.kind == TERMINAL, 0, self.buckets[t.round] * t.nact)
+        self.off = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        asizes = np.where(t.round < self.average_rounds, sizes, 0)
+        self.aoff = np.where((t.kind != TERMINAL) & (t.round < self.average_rounds),
+                             np.concatenate(([0], np.cumsum(asizes)[:-1])), -1).astype(np.int64)
+        self.reg = np.zeros(int(sizes.sum()))
+        self.avg = np.zeros(int(asizes.sum()))
+        self.iteration = 0
+        ix = self.table.indexer
+        self._arrays = ix.arrays
+        self._assign = np.concatenate(self.table.assign).astype(np.int64)
+        self._assign_off = np.concatenate(([0], np.cumsum([a.size for a in self.table.assign])[:-1])).astype(np.int64)
+        self._cards_in = np.array([self.spec.cards_in(r) for r in range(self.spec.rounds)], dtype=np.int64)
+        N, P, k = t.num_nodes, gd.num_players, gd.num_hole_cards
+        nb = sum(gd.num_board_cards)
+        self._scratch = (np.zeros(gd.deck_size, np.int64), np.zeros((P, k), np.int64), np.zeros(nb, np.int64),
+                         np.zeros(P, np.int64), np.zeros(k + nb, np.int64), np.zeros((P, self.spec.rounds), np.int64),
+                         np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.int64), np.zeros(2 * N + 2, np.int64))
+
+    def run(self, iterations: int) -> int:
+        """`iterations` more iterations in one kernel call; returns the nodes visited."""
+        ts = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
+        lazy = getattr(self.rule, "increment_weight", None)
+        rw = np.array([lazy(int(t)) for t in ts]) if lazy else np.ones(ts.size)
+        w = (np.array([self.averaging.coefficients(int(t))[1] for t in ts]) if self.averaging is not None
+             else np.ones(ts.size))
+        thr, pprob, start = self.prune
+        thresholds = np.where(ts > start, thr * rw, 0.0)
+        t, gd = self.tree, self.gd
+        count = kernels.blueprint_block(
+            self.seed, ts, rw, thresholds, pprob, w, t.kind, t.player, t.round, t.first, t.nact, t.spent, t.alive,
+            self.off, self.aoff, self.reg, self.avg, self._arrays, self._assign, self._assign_off, self._cards_in,
+            gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *self._scratch)
+        self.iteration += iterations
+        return int(count)
+
+    def policy(self) -> np.ndarray:
+        """The exported strategy, in the regrets' layout: the average where kept (and visited),
+        the current strategy elsewhere."""
+        t = self.tree
+        out = np.empty_like(self.reg)
+        kernels.current_policy(self.reg, self.off, t.nact, t.kind, self.buckets, t.round, out)
+        for n in np.flatnonzero((t.kind != TERMINAL) & (self.aoff >= 0)):
+            A = int(t.nact[n])
+            nb = int(self.buckets[t.round[n]])
+            a = self.avg[self.aoff[n]:self.aoff[n] + nb * A].reshape(nb, A)
+            s = a.sum(axis=1, keepdims=True)
+            cur = out[self.off[n]:self.off[n] + nb * A].reshape(nb, A)
+            cur[:] = np.where(s > 0, a / np.where(s > 0, s, 1.0), cur)
+        return out
+
+    def save(self, path) -> Path:
+        """Checkpoint: the iteration, regrets and averages (resume with :meth:`load`)."""
+        path = Path(path)
+        np.savez(path, iteration=self.iteration, reg=self.reg, avg=self.avg, seed=self.seed)
+        return path
+
+    def load(self, path) -> None:
+        with np.load(path) as z:
+            if z["reg"].shape != self.reg.shape or z["avg"].shape != self.avg.shape or int(z["seed"]) != self.seed:
+                raise ConfigError(f"checkpoint {path} is of another blueprint (sizes or seed differ)")
+            self.iteration = int(z["iteration"])
+            self.reg[:] = z["reg"]
+            self.avg[:] = z["avg"]
