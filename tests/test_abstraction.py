@@ -126,7 +126,7 @@ def test_leduc13_equities_match_brute_force():
             total += river
             n += 1
         pre = ix.index(0, np.array([[hole]]))
-        assert roll.mean(0, pre, q, 1.0 / QMAX)[0] == pytest.approx(total / n, abs=2e-5)
+        assert roll.mean(0, pre, q.astype(np.float32), 1.0 / QMAX)[0] == pytest.approx(total / n, abs=2e-5)
         counts = roll.bins(0, pre, q, 4)[0]
         assert counts.sum() == 25 == roll.completions(0)
 
@@ -219,3 +219,20 @@ def test_config_carries_the_abstraction(tmp_path):
     t = a.abstraction.table(a.abstraction.spec)
     assert (tmp_path / "tables" / "l.npz").exists() and t.buckets == (3, 2)
     assert load_config({"preset": "cfr_plus", "game": "leduc"}).abstraction is None
+
+
+def test_cli_build_and_info(tmp_path):
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    out = tmp_path / "leduc.npz"
+    result = CliRunner().invoke(cli, ["abstraction", "build", "leduc", "--method", "ehs", "--buckets", "0,2",
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output and "buckets [3, 2]" in result.output
+    info = CliRunner().invoke(cli, ["abstraction", "info", str(out)])
+    assert info.exit_code == 0 and 'name: "ehs"' in info.output and "buckets: [3, 2]" in info.output
+    bad = CliRunner().invoke(cli, ["abstraction", "build", "leduc", "--method", "ehs", "--buckets", "0,2,2",
+                                   "-o", str(out)])
+    assert bad.exit_code != 0 and "expected 2 integers >= 0" in bad.output

@@ -124,7 +124,9 @@ class _Builder:
             for r in range(final - 1, -1 if ochs else min(lossy) - 1, -1):
                 n, label = ix.size(r), f"round {r} ({ix.size(r):,} canonical hands)"
                 if not hist:
-                    child, scale = (q, 1.0 / QMAX) if r + 1 == final else (data[r + 1], 1.0)
+                    if r + 1 == final and final not in data:
+                        data[final] = q.astype(np.float32)
+                    child, scale = (data[final], 1.0 / QMAX) if r + 1 == final else (data[r + 1], 1.0)
                     fn = lambda ids, r=r, child=child, scale=scale: roll.mean(r, ids, child, scale)
                 elif r + 1 == final:
                     fn = lambda ids, r=r: roll.bins(r, ids, q, self.bins)

@@ -15,28 +15,27 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..poker.evaluator import acpc_rank
 from .indexer import HandIndexer, canonical_index
 from .spec import CardSpec
+from .threads import run_ranges
 
 #: equities are stored as round(equity * QMAX) in uint16 (resolution 1.5e-5)
 QMAX = 65535
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _board_keys(combos, ns, nr, out):
+def _board_keys(combos, ns, nr) -> np.ndarray:
     """Canonical key of each board (a row of cards): its suit masks sorted descending, packed."""
-    for i in prange(combos.shape[0]):
-        masks = np.zeros(4, dtype=np.int64)
-        for c in combos[i]:
-            masks[c % ns] |= 1 << (c // ns)
-        masks[::-1].sort()
-        key = 0
-        for s in range(ns):
-            key = (key << nr) | masks[s]
-        out[i] = key
+    masks = np.zeros((combos.shape[0], ns), dtype=np.int64)
+    for j in range(combos.shape[1]):  # distinct cards: a sum of distinct bits is their union
+        masks[np.arange(combos.shape[0]), combos[:, j] % ns] += np.int64(1) << (combos[:, j] // ns)
+    masks = -np.sort(-masks, axis=1)
+    key = np.zeros(combos.shape[0], dtype=np.int64)
+    for s in range(ns):
+        key = (key << nr) | masks[:, s]
+    return key
 
 
 @njit(cache=True, nogil=True)
@@ -120,13 +119,13 @@ def _brute(strength, hands, cluster, nk, out):
             out[h, k] = 0.5 if n == 0 else w / n
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _final_pass(boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, centers, mode, q_out, feat_out,
+@njit(cache=True, nogil=True)
+def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, centers, mode, q_out, feat_out,
                 label_out):
-    """Visit every board: mode 0 writes q_out[class] (quantised equity), mode 1 feat_out[board *
+    """Visit boards lo..hi-1: mode 0 writes q_out[class] (quantised equity), mode 1 feat_out[board *
     hands + hand] (equity vs each cluster; -1 where the hand clashes), mode 2 label_out[class]
     (nearest of `centers`, squared L2)."""
-    nb, B = boards.shape
+    B = boards.shape[1]
     nh, H = hands.shape
     nr, ns = arrays[0][0], arrays[0][1]
     deck = nr * ns
@@ -137,7 +136,7 @@ def _final_pass(boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, cen
     for j in range(H):
         span *= nr * (ns + 1)
     cached = use_acpc and span <= 1 << 16
-    for b in prange(nb):
+    for b in range(lo, hi):
         s = np.empty(nh, dtype=np.int64)
         row = np.empty(H + B, dtype=np.int64)
         live = np.zeros(ns, dtype=np.int64)
@@ -222,9 +221,7 @@ class FinalBoards:
             combos = np.array(list(combinations(range(deck), B)), dtype=np.int64).reshape(-1, B)
         else:
             combos = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int64).reshape(-1, B)
-        keys = np.empty(combos.shape[0], dtype=np.int64)
-        _board_keys(combos, ns, nr, keys)
-        self.boards = _decode_boards(np.unique(keys), B, ns, nr)
+        self.boards = _decode_boards(np.unique(_board_keys(combos, ns, nr)), B, ns, nr)
         hands = list(combinations(range(deck), H))
         self.hands = np.array(hands, dtype=np.int64).reshape(-1, H)
         if spec.evaluator == "acpc":
@@ -240,7 +237,7 @@ class FinalBoards:
         if rows is not None:
             boards = np.ascontiguousarray(boards[rows])
             strengths = strengths if strengths.shape[0] == 0 else np.ascontiguousarray(strengths[rows])
-        _final_pass(boards, self.hands, strengths, self.spec.evaluator == "acpc", self.indexer.arrays,
+        run_ranges(_final_pass, boards.shape[0], boards, self.hands, strengths, self.spec.evaluator == "acpc", self.indexer.arrays,
                     self.spec.rounds - 1, np.ascontiguousarray(cluster, dtype=np.int64), nk,
                     np.ascontiguousarray(centers, dtype=np.float64), mode,
                     np.empty(0, np.uint16) if q is None else q, np.empty((0, nk)) if feat is None else feat,

@@ -15,10 +15,11 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import ConfigError
 from .spec import CardSpec
+from .threads import run_ranges
 
 
 #: a suit's index sits in the low 40 bits of its sort key, below its count vector
@@ -211,15 +212,15 @@ def canonical_row(arrays, r, index, out):
                 fb += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _index_rows(arrays, r, cards, out):
-    for i in prange(cards.shape[0]):
+@njit(cache=True, nogil=True)
+def _index_rows(lo, hi, arrays, r, cards, out):
+    for i in range(lo, hi):
         out[i] = canonical_index(arrays, r, cards[i])
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _unindex_rows(arrays, r, ids, out):
-    for i in prange(ids.shape[0]):
+@njit(cache=True, nogil=True)
+def _unindex_rows(lo, hi, arrays, r, ids, out):
+    for i in range(lo, hi):
         canonical_row(arrays, r, ids[i], out[i])
 
 
@@ -341,7 +342,7 @@ class HandIndexer:
             raise ConfigError(f"round {r} hands have {self.spec.cards_in(r)} cards (hole, then board); got "
                               f"rows of {cards.shape[1]}")
         out = np.empty(cards.shape[0], dtype=np.int64)
-        _index_rows(self.arrays, r, cards, out)
+        run_ranges(_index_rows, cards.shape[0], self.arrays, r, cards, out)
         return out
 
     def unindex(self, r: int, i) -> np.ndarray:
@@ -352,5 +353,5 @@ class HandIndexer:
         if ids.size and (ids.min() < 0 or ids.max() >= self.size(r)):
             raise ConfigError(f"index out of range 0..{self.size(r) - 1} of round {r}")
         out = np.empty((ids.shape[0], self.spec.cards_in(r)), dtype=np.int64)
-        _unindex_rows(self.arrays, r, ids, out)
+        run_ranges(_unindex_rows, ids.shape[0], self.arrays, r, ids, out)
         return out[0] if np.ndim(i) == 0 else out

@@ -3,14 +3,16 @@
 Distances are squared L2 (OCHS vectors) or L1 (equity histograms given as CDFs: the L1
 distance between two CDFs of equal-width bins is the earth mover's distance between the
 histograms). Centres are means in both cases, the standard approach for EMD clustering of
-hand histograms. Assignment runs in parallel over points; sums run in a fixed order, so one
+hand histograms. Assignment runs in parallel threads over points; sums run in a fixed order, so one
 seed gives one result.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .threads import run_ranges
 
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
@@ -27,10 +29,10 @@ def _dist(a, b, l1):
     return d
 
 
-@njit(cache=True, nogil=True, parallel=True, fastmath=True)
-def _assign(points, centers, l1, labels, dist):
-    """labels[i], dist[i]: the nearest centre of each point (lowest index on ties)."""
-    for i in prange(points.shape[0]):
+@njit(cache=True, nogil=True, fastmath=True)
+def _assign(lo, hi, points, centers, l1, labels, dist):
+    """labels[i], dist[i]: the nearest centre of points lo..hi-1 (lowest index on ties)."""
+    for i in range(lo, hi):
         best, arg = np.float32(np.inf), 0
         for c in range(centers.shape[0]):
             d = _dist(points[i], centers[c], l1)
@@ -40,10 +42,10 @@ def _assign(points, centers, l1, labels, dist):
         dist[i] = best
 
 
-@njit(cache=True, nogil=True, parallel=True, fastmath=True)
-def _closer(points, center, l1, dist):
-    """dist[i] = min(dist[i], distance to `center`) (k-means++ seeding)."""
-    for i in prange(points.shape[0]):
+@njit(cache=True, nogil=True, fastmath=True)
+def _closer(lo, hi, points, center, l1, dist):
+    """dist[i] = min(dist[i], distance to `center`), i in lo..hi-1 (k-means++ seeding)."""
+    for i in range(lo, hi):
         d = _dist(points[i], center, l1)
         if d < dist[i]:
             dist[i] = d
@@ -78,7 +80,7 @@ def _seed(points, k, l1, rng):
     centers[0] = points[rng.integers(n)]
     dist = np.full(n, np.inf, dtype=np.float32)
     for c in range(1, k):
-        _closer(points, centers[c - 1], l1, dist)
+        run_ranges(_closer, n, points, centers[c - 1], l1, dist)
         total = dist.sum(dtype=np.float64)
         if total <= 0:  # fewer distinct points than centres: repeat one
             centers[c] = points[rng.integers(n)]
@@ -101,12 +103,12 @@ def kmeans(points, k: int, l1: bool, seed: int, restarts: int = 1, iterations: i
         centers = _seed(points, k, l1, rng)
         previous = None
         for _ in range(max(1, iterations)):
-            _assign(points, centers, l1, labels, dist)
+            run_ranges(_assign, n, points, centers, l1, labels, dist)
             if previous is not None and np.array_equal(previous, labels):
                 break
             previous = labels.copy()
             _means(points, labels, k, centers, dist)
-        _assign(points, centers, l1, labels, dist)
+        run_ranges(_assign, n, points, centers, l1, labels, dist)
         inertia = float(dist.sum(dtype=np.float64))
         if inertia < best[1]:
             best = (centers.copy(), inertia)
@@ -118,5 +120,5 @@ def nearest(points, centers, l1: bool) -> np.ndarray:
     points = np.ascontiguousarray(points, dtype=np.float32)
     labels = np.empty(points.shape[0], dtype=np.int64)
     dist = np.empty(points.shape[0], dtype=np.float32)
-    _assign(points, np.ascontiguousarray(centers, dtype=np.float32), l1, labels, dist)
+    run_ranges(_assign, points.shape[0], points, np.ascontiguousarray(centers, dtype=np.float32), l1, labels, dist)
     return labels.astype(np.int32)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .indexer import HandIndexer, canonical_index, canonical_row
 from .spec import CardSpec
+from .threads import run_ranges
 
 
 @njit(cache=True, nogil=True)
@@ -50,11 +51,11 @@ def _children(arrays, r, deck, row, need, kids):
             pick[u] = pick[u - 1] + 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _child_mean(arrays, r, ids, deck, need, nkids, child, scale, out):
-    """out[i] = scale x the mean of child[] over the children of canonical hand ids[i]."""
+@njit(cache=True, nogil=True)
+def _child_mean(lo, hi, arrays, r, ids, deck, need, nkids, child, scale, out):
+    """out[i] = scale x the mean of child[] over the children of canonical hand ids[i], i in lo..hi-1."""
     n = arrays[2][r]
-    for i in prange(ids.shape[0]):
+    for i in range(lo, hi):
         row = np.empty(n + need, dtype=np.int64)
         kids = np.empty(nkids, dtype=np.int64)
         canonical_row(arrays, r, ids[i], row)
@@ -65,11 +66,11 @@ def _child_mean(arrays, r, ids, deck, need, nkids, child, scale, out):
         out[i] = acc * scale / nkids
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _child_bins(arrays, r, ids, deck, need, nkids, q, bins, out):
+@njit(cache=True, nogil=True)
+def _child_bins(lo, hi, arrays, r, ids, deck, need, nkids, q, bins, out):
     """out[i, b]: children of ids[i] whose quantised final equity q falls in bin b."""
     n = arrays[2][r]
-    for i in prange(ids.shape[0]):
+    for i in range(lo, hi):
         row = np.empty(n + need, dtype=np.int64)
         kids = np.empty(nkids, dtype=np.int64)
         canonical_row(arrays, r, ids[i], row)
@@ -79,13 +80,13 @@ def _child_bins(arrays, r, ids, deck, need, nkids, q, bins, out):
             out[i, q[kids[t]] * bins // 65536] += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _child_hist(arrays, r, ids, deck, need, nkids, child, child_total, out):
+@njit(cache=True, nogil=True)
+def _child_hist(lo, hi, arrays, r, ids, deck, need, nkids, child, child_total, out):
     """out[i] = the mean over the children of ids[i] of child[kid] / child_total (histograms as
     fractions)."""
     n = arrays[2][r]
     bins = out.shape[1]
-    for i in prange(ids.shape[0]):
+    for i in range(lo, hi):
         row = np.empty(n + need, dtype=np.int64)
         kids = np.empty(nkids, dtype=np.int64)
         canonical_row(arrays, r, ids[i], row)
@@ -110,11 +111,13 @@ class Rollout:
         return need, comb(self.spec.deck_size - self.spec.cards_in(r), need)
 
     def mean(self, r: int, ids, child, scale: float = 1.0) -> np.ndarray:
-        """float32: scale x mean of `child` (indexed by round r + 1 hands) over the children."""
+        """float32: scale x mean of `child` (float32, indexed by round r + 1 hands) over the
+        children."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
+        child = np.asarray(child, dtype=np.float32)  # one compiled kernel
         need, nkids = self._shape(r)
         out = np.empty(ids.shape[0], dtype=np.float32)
-        _child_mean(self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, child, scale, out)
+        run_ranges(_child_mean, ids.shape[0], self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, child, scale, out)
         return out
 
     def bins(self, r: int, ids, q, bins: int) -> np.ndarray:
@@ -123,7 +126,7 @@ class Rollout:
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         need, nkids = self._shape(r)
         out = np.empty((ids.shape[0], bins), dtype=np.uint16)
-        _child_bins(self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, q, bins, out)
+        run_ranges(_child_bins, ids.shape[0], self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, q, bins, out)
         return out
 
     def hist(self, r: int, ids, child, child_total: float) -> np.ndarray:
@@ -131,7 +134,7 @@ class Rollout:
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         need, nkids = self._shape(r)
         out = np.empty((ids.shape[0], child.shape[1]), dtype=np.float32)
-        _child_hist(self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, child, float(child_total), out)
+        run_ranges(_child_hist, ids.shape[0], self.indexer.arrays, r, ids, self.spec.deck_size, need, nkids, child, float(child_total), out)
         return out
 
     def completions(self, r: int) -> int:
