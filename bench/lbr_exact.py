@@ -1,8 +1,9 @@
 """Local best response against the exact best response on games where both run: few-iteration
-CFR+ strategies and the baselines of Kuhn, Leduc and no-limit Leduc (fcpa, LBR betting the
-tree's pot and all-in), each strategy's exact exploitability (`solverkit exploit`) next to LBR's
-value with its 95% interval, per seat too. LBR must stay below the exact value (plus its
-interval) and should find a good part of it. Writes bench/results/lbr_exact.{json,md}.
+CFR+ strategies and the baselines of Kuhn, Leduc, no-limit Leduc (fcpa, LBR betting the tree's
+pot and all-in) and Rhode Island (its own evaluator): each strategy's exact exploitability
+(`solverkit exploit`) next to LBR's value with its 95% interval, per seat too. LBR must stay
+below the exact value (plus its interval) and should find a good part of it. Writes
+bench/results/lbr_exact.{json,md}.
 
     python bench/lbr_exact.py [--hands 20000] [--seed 0]
 """
@@ -24,6 +25,7 @@ GAMES = {
     "kuhn": ({"name": "kuhn"}, None, (2, 10)),
     "leduc": ({"name": "leduc"}, None, (3, 10, 30)),
     "leduc.nolimit (fcpa)": ({"name": "acpc", "gamedef": "leduc.nolimit"}, "1p,a", (5, 20)),
+    "rhode_island": ({"name": "rhode_island", "split_round": 1}, None, (3, 30)),
 }
 
 
