@@ -236,3 +236,47 @@ def test_cli_build_and_info(tmp_path):
     bad = CliRunner().invoke(cli, ["abstraction", "build", "leduc", "--method", "ehs", "--buckets", "0,2,2",
                                    "-o", str(out)])
     assert bad.exit_code != 0 and "expected 2 integers >= 0" in bad.output
+
+
+def test_index_refuses_cards_outside_the_deck_or_repeated():
+    ix = HandIndexer(LEDUC13)
+    with pytest.raises(ConfigError, match=r"hand \[0, 26\] is invalid: expected distinct cards 0..25"):
+        ix.index(1, np.array([[1, 2], [0, 26]]))
+    with pytest.raises(ConfigError, match=r"hand \[3, 3\] is invalid"):
+        ix.index(1, np.array([[3, 3]]))
+    with pytest.raises(ConfigError, match="round 1 hands have 2 cards"):
+        ix.index(1, np.array([[3]]))
+
+
+def test_rhode_island_custom_ranking_equity_and_table():
+    """True Rhode Island ranks three cards its own way (the game's strength function): river
+    equities against a pairwise count with that ranking, and an EHS table of every round."""
+    from solverkit.core.config import load_config
+    from solverkit_rhode_island.evaluator import ri_rank
+
+    game = load_config({"preset": "cfr_plus", "game": "rhode_island"}).game
+    spec = CardSpec.of_game(game)
+    assert spec.evaluator == "custom" and spec.board_cards == (0, 1, 1)
+    fb = FinalBoards(spec)
+    q = fb.equity()
+    for hole, board in ((51, (0, 4)), (3, (8, 12)), (20, (21, 30))):
+        mine = ri_rank(hole, board[0], board[1], 4)
+        score = n = 0
+        for opp in range(52):
+            if opp in (hole, *board):
+                continue
+            theirs = ri_rank(opp, board[0], board[1], 4)
+            score += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            n += 1
+        got = q[fb.indexer.index(2, np.array([[hole, *board]]))[0]] / QMAX
+        assert got == pytest.approx(score / n, abs=2e-5)
+    t = Ehs(buckets=[0, 6, 6], seed=0, table=None).table(spec)
+    assert t.buckets == (13, 6, 6) and t.lossless(0)
+
+
+def test_card_spec_of_the_leduc13_gamedef():
+    from solverkit.core.config import load_config
+
+    game = load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc13"}}).game
+    assert CardSpec.of_game(game) == LEDUC13
+    assert CardSpec.of(game.gamedef()) == LEDUC13

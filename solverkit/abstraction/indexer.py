@@ -313,6 +313,11 @@ class HandIndexer:
         cards = [H + b for b in boards]
         seen = [2 if b else 1 for b in boards]
         self._sizes = tuple(sizes)
+        #: what canonical_index and canonical_row read (pass it whole): meta (ranks, suits, V, hole
+        #: cards), binomials, cards per round, groups per round, count radices, then per
+        #: configuration of suit counts (rounds in round_cfg ranges): key, first index, count
+        #: vectors, counts, suit index spaces, round ranges, multiset multipliers, popcounts,
+        #: multiset radices, each card's bit (16 * suit + rank)
         self.arrays = (
             np.array([nr, ns, V, H], dtype=np.int64), binom, np.array(cards, dtype=np.int64),
             np.array(seen, dtype=np.int64), np.array(radix, dtype=np.int64), np.array(keys, dtype=np.int64),
@@ -341,6 +346,11 @@ class HandIndexer:
         if cards.shape[1] != self.spec.cards_in(r):
             raise ConfigError(f"round {r} hands have {self.spec.cards_in(r)} cards (hole, then board); got "
                               f"rows of {cards.shape[1]}")
+        deck = self.spec.deck_size
+        if cards.size and (cards.min() < 0 or cards.max() >= deck or (np.diff(np.sort(cards, axis=1), axis=1) == 0).any()):
+            bad = cards[((cards < 0) | (cards >= deck)).any(axis=1) | (np.diff(np.sort(cards, axis=1), axis=1) == 0).any(axis=1)][0]
+            raise ConfigError(f"hand {bad.tolist()} is invalid: expected distinct cards 0..{deck - 1} (rank * "
+                              f"{self.spec.num_suits} + suit)")
         out = np.empty(cards.shape[0], dtype=np.int64)
         run_ranges(_index_rows, cards.shape[0], self.arrays, r, cards, out)
         return out
