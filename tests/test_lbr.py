@@ -148,9 +148,9 @@ def test_lbr_is_below_the_exact_best_response_nolimit(runs):
     abstraction, whose exact exploitability bounds it; the tree's always-call is found out."""
     player = load_player(str(runs["nolimit"]))
     game = player.game
-    _check_below(game, player, 2000, -1.0, sizes="1p,a")
+    _check_below(game, player, 1200, -1.0, sizes="1p,a")
     call = NoLimitPlayer(game, baseline_strategy(game, "call"), "call")
-    _check_below(game, call, 2000, 0.9, sizes="1p,a")
+    _check_below(game, call, 1200, 0.9, sizes="1p,a")
 
 
 def test_lbr_of_an_abstracted_run_plays_its_real_policy(tmp_path):
