@@ -98,32 +98,35 @@ def main():
         if method == "ochs":
             params["clusters"] = args.clusters
         load0 = os.getloadavg()[0]
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         table = build_table(spec, method, params, lambda text: print(f"  {run} {text}", flush=True))
-        total = time.perf_counter() - t
+        total, cpu = time.perf_counter() - t, time.process_time() - c
         rows.append({"run": run, "game": game, "method": method, "buckets": list(table.buckets),
                      "sizes": [table.indexer.size(r) for r in range(spec.rounds)], "seconds": total,
-                     "steps": {k: round(v, 2) for k, v in table.times.items()},
+                     "cpu_seconds": cpu, "steps": {k: round(v, 2) for k, v in table.times.items()},
+                     "cpu_steps": {k: round(v, 2) for k, v in table.cpu_times.items()},
                      "load_before": load0, "load_after": os.getloadavg()[0],
                      "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6})
-        print(f"{run}: {total:.1f}s {rows[-1]['steps']}", flush=True)
+        print(f"{run}: {total:.1f}s wall, {cpu:.1f}s CPU; CPU per step {rows[-1]['cpu_steps']}", flush=True)
     machine = {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.tag}.json").write_text(json.dumps({"machine": machine, "peer": peer, "runs": rows,
                                                           "args": vars(args)}, indent=1))
     lines = [f"# Card abstraction build times ({args.tag})", "",
-             f"Machine: {machine['cpus']} CPUs, {machine['platform']}; the load average (shared machine) is given "
-             "per run: a load above the CPU count means the build had less than the whole machine.", "",
+             f"Machine: {machine['cpus']} CPUs, {machine['platform']}. The machine is shared: the load average is "
+             "given per run (above the CPU count, the build had less than the whole machine), and CPU seconds (all "
+             f"threads) beside wall seconds; CPU / {machine['cpus']} is the wall time the machine would take alone "
+             "(every step runs on all cores).", "",
              f"Peer: equity of all 1,326 hands on one hold'em river board: sorted sweep "
              f"{peer['sweep'] * 1e3:.3f} ms, pairwise loop {peer['pairwise'] * 1e3:.3f} ms "
              f"(x{peer['pairwise'] / peer['sweep']:.0f}; {peer['boards']} boards, same strengths, max difference "
              f"{peer['max_difference']:.1e}).", "",
-             "| run | buckets | canonical hands | total s | steps (s) | load before / after | peak RSS GB |",
-             "|---|---|---|---|---|---|---|"]
+             "| run | buckets | canonical hands | wall s | CPU s | CPU s per step | load before / after | peak RSS GB |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        steps = ", ".join(f"{k} {v:g}" for k, v in r["steps"].items())
-        lines.append(f"| {r['run']} | {r['buckets']} | {r['sizes']} | {r['seconds']:.1f} | {steps} | "
-                     f"{r['load_before']:.1f} / {r['load_after']:.1f} | {r['peak_rss_gb']:.2f} |")
+        steps = ", ".join(f"{k} {v:g}" for k, v in r["cpu_steps"].items())
+        lines.append(f"| {r['run']} | {r['buckets']} | {r['sizes']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | "
+                     f"{steps} | {r['load_before']:.1f} / {r['load_after']:.1f} | {r['peak_rss_gb']:.2f} |")
     (RESULTS / f"{args.tag}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

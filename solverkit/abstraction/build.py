@@ -72,7 +72,7 @@ class _Builder:
         self.ix = indexer or HandIndexer(spec)
         self.t0 = time.perf_counter()
         self.report = progress or (lambda text: None)
-        self.times = {}
+        self.times, self.cpu_times = {}, {}
         self.seed = int(params.get("seed", 0))
         self.bins = int(params.get("bins", 50))
 
@@ -80,9 +80,11 @@ class _Builder:
         self.report(f"[{time.perf_counter() - self.t0:7.1f}s] {text}")
 
     def timed(self, key, fn, *args):
-        t = time.perf_counter()
+        """fn(*args), its wall and CPU seconds (all threads) added to times and cpu_times."""
+        t, c = time.perf_counter(), time.process_time()
         out = fn(*args)
         self.times[key] = self.times.get(key, 0.0) + time.perf_counter() - t
+        self.cpu_times[key] = self.cpu_times.get(key, 0.0) + time.process_time() - c
         return out
 
     def chunked(self, n, fn, label):
@@ -139,7 +141,7 @@ class _Builder:
         assign = []
         for r in range(R):
             n, k, label = ix.size(r), buckets[r], f"round {r} ({ix.size(r):,} canonical hands)"
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             if k == 0:
                 labels = np.arange(n, dtype=np.int32)
             elif r == final and ochs:
@@ -154,10 +156,11 @@ class _Builder:
                 if centers is not None:  # a histogram's mean is bins - the sum of its CDF (in bins)
                     labels = _dense(labels, self.bins - centers.sum(axis=1))
             self.times[f"round {r} buckets"] = time.perf_counter() - t
+            self.cpu_times[f"round {r} buckets"] = time.process_time() - c
             self.progress(f"{label}: {int(labels.max()) + 1} buckets")
             assign.append(labels)
         table = BucketTable(spec, name, self.params, assign, indexer=ix)
-        table.times = self.times
+        table.times, table.cpu_times = self.times, self.cpu_times
         return table
 
     def ochs(self, boards, data, total, q, k, label):

@@ -60,7 +60,9 @@ class Abstraction:
 
     def table(self, spec: CardSpec, progress=None):
         """The BucketTable of `spec`: read from ``table`` when that file exists (refused when it
-        was built otherwise), else built (and written to ``table`` when given)."""
+        was built otherwise), else built (and written to ``table`` when given). `progress(text)`
+        gets a line per build step; by default builds of games with more than 100,000 canonical
+        hands in a round report on stderr (hold'em takes minutes)."""
         from .table import BucketTable
 
         self.check(spec)
@@ -68,6 +70,14 @@ class Abstraction:
         path = self.config.get("table")
         if path and Path(path).exists():
             return BucketTable.load(path, spec, self.name, params)
+        if progress is None and any(b > 0 for b in params["buckets"]):
+            from .indexer import HandIndexer
+
+            ix = HandIndexer(spec)
+            if max(ix.size(r) for r in range(spec.rounds)) > 100_000:
+                progress = print_progress
+                progress(f"building the {self.name} card abstraction table (buckets {params['buckets']})"
+                         + (f" for {path}" if path else ""))
         table = self.build(spec, progress)
         if path:
             table.save(path)
