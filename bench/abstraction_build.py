@@ -108,6 +108,11 @@ def main():
                      "load_before": load0, "load_after": os.getloadavg()[0],
                      "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6})
         print(f"{run}: {total:.1f}s wall, {cpu:.1f}s CPU; CPU per step {rows[-1]['cpu_steps']}", flush=True)
+        write(args, peer, rows)  # after every run: a long hold'em run stopped early keeps the others
+
+
+def write(args, peer, rows):
+    """bench/results/<tag>.json and .md from the runs so far; the table is also printed."""
     machine = {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.tag}.json").write_text(json.dumps({"machine": machine, "peer": peer, "runs": rows,
