@@ -70,7 +70,7 @@ def test_bad_settings_are_refused(leduc_blueprint):
     game, bp = leduc_blueprint
     with pytest.raises(ConfigError, match="round = 2"):
         searched_strategy(game, bp, "resolve", 10, start_round=2)
-    with pytest.raises(ConfigError, match="valid: unsafe, resolve, maxmargin"):
+    with pytest.raises(ConfigError, match="valid: unsafe, resolve, maxmargin, reach"):
         searched_strategy(game, bp, "resolv", 10)
     with pytest.raises(ConfigError, match=r"\[search\]"):
         load_config({"preset": "cfr_plus", "game": {"name": "leduc"}, "search": {"name": "magic"}})
@@ -111,3 +111,32 @@ def test_a_spent_budget_cuts_the_iterations(leduc_blueprint):
         short, _ = searched_strategy(game, bp, method, ran)
         for p in (0, 1):
             np.testing.assert_array_equal(cut[p], short[p])
+
+
+def test_reach_spends_the_opponents_gifts_and_stays_safe():
+    a = load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc.nolimit"},
+                     "abstraction": {"name": "ehs", "buckets": [0, 2]}, "solver": {"eval_every": 0}})
+    real, bp = a.game.real_policy(run_solve(a, iterations=200).strategy)
+    base = _expl(real, bp)
+    margin, _ = searched_strategy(real, bp, "maxmargin", 200)
+    reach, stats = searched_strategy(real, bp, "reach", 200)
+    assert not stats.without_gifts
+    assert _expl(real, reach) <= base * (1 + 1e-12)
+    assert _expl(real, reach) < _expl(real, margin)  # wider margins where the opponent gave value away
+
+
+def test_gifts_are_shared_and_zero_without_opponent_decisions(leduc_blueprint):
+    game, bp = leduc_blueprint
+    split = R.split_game(game, 1)
+    gifts = R._gifts(game, split, bp)
+    bet = game.tree.bet
+    for (e, b, j), g in gifts.items():
+        assert (g >= 0).all()
+        deciders = set()
+        c = e
+        while bet.parent[c] >= 0:
+            c = int(bet.parent[c])
+            deciders.add(int(bet.player[c]))
+        for o in (0, 1):
+            if o not in deciders:
+                assert not g[o].any()

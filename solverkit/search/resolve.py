@@ -31,6 +31,8 @@ METHODS = {
     "resolve": "the re-solve gadget (Burch et al. 2014): each opponent hand may take its blueprint value instead",
     "maxmargin": "maximise the smallest margin of the opponent's hands against their blueprint values "
                  "(Moravcik et al. 2016)",
+    "reach": "max-margin with each margin widened by the opponent's gifts on the way in (Brown & Sandholm 2017), "
+             "shared among the public states below each gift",
 }
 
 
@@ -43,6 +45,9 @@ class SubgameResult:
     policy: list
     blueprint_values: np.ndarray  # [2, H]: each player's best-response values at the root against the blueprint
     values: np.ndarray  # [2, H]: each player's best-response values at the root against the other's re-solve
+    #: [2, H]: the most each player's best response may get here without the whole strategy becoming
+    #: more exploitable: the blueprint's values, plus this state's share of the gifts (reach)
+    allowed: np.ndarray = None
 
 
 def split_game(real, start_round: int, per_card: bool = True):
@@ -213,7 +218,7 @@ def _margin_update(gadget, live, v, bv, z):
 
 
 def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: int, players=(0, 1),
-                    budget: float = 0.0) -> SubgameResult:
+                    budget: float = 0.0, gift: np.ndarray | None = None) -> SubgameResult:
     """Re-solve subgame `key` of split `game` given the blueprint's reach [2, H] at its root and
     the blueprint's policy in its segment (per player). `players`: whose re-solved policy is kept
     (a safe method solves once per player). `budget` > 0: seconds for the whole re-solve; the
@@ -226,6 +231,7 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
     sizes = region.sizes
     reach = np.ascontiguousarray(reach, dtype=np.float64)
     bp = best_values(game, key, reach, blueprint_seg)
+    allowed = bp + gift if gift is not None and method == "reach" else bp
     policy = [None, None]
     values = np.zeros_like(bp)
     runs = [(None, (0, 1))] if method == "unsafe" else [(p, (p,)) for p in players]
@@ -252,7 +258,7 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
             gadget = np.zeros((H, 2)) if method == "resolve" else np.zeros(H)
             entry = reach.copy()
             z = np.zeros(H)
-            bv = np.ascontiguousarray(bp[opp])
+            bv = np.ascontiguousarray(allowed[opp])
             for t in range(1, iterations + 1):
                 entry[opp] = reach[opp]
                 v = passes.run(opp, t, entry)  # the opponent's root values; my average grows
@@ -271,7 +277,7 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
         # what each kept player's re-solved policy leaves the other's best response
         for p in keep:
             values[1 - p] = best_values(game, key, reach, [avg[0], avg[1]])[1 - p]
-    return SubgameResult(key, policy, bp, values)
+    return SubgameResult(key, policy, bp, values, allowed)
 
 
 def best_values(game, key, reach, src) -> np.ndarray:
@@ -291,6 +297,12 @@ class SearchStats:
 
     resolved: dict
     kept_blueprint: dict
+    #: reach: rounds whose re-solves had no gifts (more than one board above the cut: max-margin there)
+    without_gifts: list = None
+
+    def __post_init__(self):
+        if self.without_gifts is None:
+            self.without_gifts = []
 
 
 def searched_strategy(real, blueprint, method: str, iterations: int, start_round: int = 1, nested: bool = True,
@@ -317,6 +329,9 @@ def searched_strategy(real, blueprint, method: str, iterations: int, start_round
     for s in (range(start_round, R) if nested else [start_round]):
         game = split_game(real, s, per_card)
         reach = _trunk_reach(game, strategy)
+        gifts = _gifts(real, game, strategy) if method == "reach" else None
+        if gifts is None and method == "reach":
+            stats.without_gifts.append(s)
         new = [x.copy() for x in strategy]
         keys = game.subgame_keys()
         stats.resolved[s], stats.kept_blueprint[s] = 0, 0
@@ -327,7 +342,8 @@ def searched_strategy(real, blueprint, method: str, iterations: int, start_round
                 continue  # a player never gets here: nothing to re-solve
             region, first = game._sub_region(*key)
             seg = [to_segment(game, strategy[p], region, first, p) for p in (0, 1)]
-            res = resolve_subgame(game, key, reach[key], seg, method, iterations, budget=budget)
+            res = resolve_subgame(game, key, reach[key], seg, method, iterations, budget=budget,
+                                  gift=None if gifts is None else gifts.get(key))
             stats.resolved[s] += 1
             for p in (0, 1):
                 if safety_check and method != "unsafe" and not _no_gain(game, key, res, 1 - p):
@@ -343,9 +359,63 @@ SAFETY_SLACK = 1e-12
 
 
 def _no_gain(game, key, res: SubgameResult, opp: int) -> bool:
-    """True when no hand of `opp` has a larger best-response value against the re-solve than
-    against the blueprint."""
+    """True when no hand of `opp` has a larger best-response value against the re-solve than it
+    may (the blueprint's, plus its gift with reach)."""
     live = _valid(game, key, opp)
-    bp, now = res.blueprint_values[opp][live], res.values[opp][live]
+    bp, now = res.allowed[opp][live], res.values[opp][live]
     slack = SAFETY_SLACK * max(float(np.abs(bp).max(initial=0.0)), 1e-300)
     return bool(np.all(now <= bp + slack))
+
+
+def _gifts(real, game, strategy):
+    """{subgame key: [2, H]}: for each opponent o and hand, what o's best response may gain in
+    that public state without gaining overall (Brown & Sandholm 2017): at each of o's decisions
+    on the way in, the best alternative's value minus the value of the action taken (its gift),
+    divided among every public state below that action, the least of those shares. None when a
+    round above the cut deals more than one board (the values at the trunk's nodes are then per
+    board; the re-solves get no gifts there)."""
+    from ..poker.betting import DECISION
+
+    t = real.tree
+    bet = t.bet
+    s = game.split
+    if any(int(real.round_start[r + 1] - real.round_start[r]) != 1 for r in range(s)):
+        return None
+    keys = game.subgame_keys()
+    per_entry = {}
+    for e, _, _ in keys:
+        per_entry[e] = per_entry.get(e, 0) + 1
+    paths = {}
+    for e in per_entry:  # (o's decision node, action index) on the way from the root to e
+        path, c = [], e
+        while bet.parent[c] >= 0:
+            n = int(bet.parent[c])
+            if bet.kind[n] == DECISION:
+                a = int(np.flatnonzero(bet.children[n, : bet.num_actions[n]] == c)[0])
+                path.append((n, a))
+            c = n
+        paths[e] = path
+    below = {}
+    for e, path in paths.items():
+        for step in path:
+            below[step] = below.get(step, 0) + per_entry[e]
+    H = t.max_hands
+    out = {key: np.zeros((2, H)) for key in keys}
+    dummy = [np.zeros(1), np.zeros(1)]
+    for o in (0, 1):
+        job = _Job(0, 0, 1 << o, o, NO_COEFFS, prune=False)
+        real._call(real.full, 0, real._root_entry(), t.boards.round_start, strategy, strategy, dummy, job)
+        cfv = real._bufs().cfv[:, o, :].copy()  # o's best-response values at every node (one board above the cut)
+        share = {}
+        for e, path in paths.items():
+            g = np.full(H, np.inf)
+            for n, a in path:
+                if bet.player[n] != o:
+                    continue
+                kids = bet.children[n, : bet.num_actions[n]]
+                gift = cfv[kids].max(axis=0) - cfv[kids[a]]
+                g = np.minimum(g, np.maximum(gift, 0.0) / below[(n, a)])
+            share[e] = np.where(np.isfinite(g), g, 0.0)
+        for key in keys:
+            out[key][o] = share[key[0]]
+    return out
