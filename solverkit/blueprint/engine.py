@@ -15,6 +15,7 @@ import numpy as np
 
 from ..abstraction.spec import CardSpec
 from ..abstraction.table import BucketTable
+from ..core.layout import Layout
 from ..errors import ConfigError
 from ..poker.nplayer import TableDef
 from . import kernels
@@ -54,13 +55,19 @@ class Blueprint:
         self.rule, self.averaging = rule, averaging
         t = self.tree
         self.buckets = np.array(self.table.buckets, dtype=np.int64)
+        P = gd.num_players
         sizes = np.where(t.kind == TERMINAL, 0, self.buckets[t.round] * t.nact)
-        self.off = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
-        asizes = np.where(t.round < self.average_rounds, sizes, 0)
-        self.aoff = np.where((t.kind != TERMINAL) & (t.round < self.average_rounds),
-                             np.concatenate(([0], np.cumsum(asizes)[:-1])), -1).astype(np.int64)
+        # player p's values: its decision nodes in node order, one block (buckets x actions) each
+        self.nodes_of = [np.flatnonzero((t.kind != TERMINAL) & (t.player == p)) for p in range(P)]
+        self.layouts = [Layout.from_blocks([(int(self.buckets[t.round[n]]), int(t.nact[n])) for n in nodes])
+                        for nodes in self.nodes_of]
+        self.base = np.concatenate(([0], np.cumsum([lay.size for lay in self.layouts]))).astype(np.int64)
+        self.off = np.zeros(t.num_nodes, dtype=np.int64)
+        for p, nodes in enumerate(self.nodes_of):
+            self.off[nodes] = self.base[p] + self.layouts[p].block_start
+        self.aoff = np.where((t.kind != TERMINAL) & (t.round < self.average_rounds), self.off, -1).astype(np.int64)
         self.reg = np.zeros(int(sizes.sum()))
-        self.avg = np.zeros(int(asizes.sum()))
+        self.avg = np.zeros(int(sizes.sum()))
         self.iteration = 0
         ix = self.table.indexer
         self._arrays = ix.arrays
@@ -81,25 +88,31 @@ class Blueprint:
         w = (np.array([self.averaging.coefficients(int(t))[1] for t in ts]) if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune
-        thresholds = np.where(ts > start, thr * rw, 0.0)
-        t, gd = self.tree, self.gd
-        count = kernels.blueprint_block(
-            self.seed, ts, rw, thresholds, pprob, w, t.kind, t.player, t.round, t.first, t.nact, t.spent, t.alive,
-            self.off, self.aoff, self.reg, self.avg, self._arrays, self._assign, self._assign_off, self._cards_in,
-            gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *self._scratch)
+        count = self.block(ts, rw, np.where(ts > start, thr * rw, 0.0), pprob, w, self.reg, self.avg)
         self.iteration += iterations
-        return int(count)
+        return count
 
-    def policy(self) -> np.ndarray:
-        """The exported strategy, in the regrets' layout: the average where kept (and visited),
-        the current strategy elsewhere."""
+    def block(self, ts, rw, thresholds, pprob, weights, reg, avg) -> int:
+        """Iterations ts through the kernel over `reg` / `avg` (every player's, concatenated at
+        :attr:`base`): regret weights rw, pruning thresholds (< 0: on), average weights."""
+        t, gd = self.tree, self.gd
+        return int(kernels.blueprint_block(
+            self.seed, ts, rw, thresholds, pprob, weights, t.kind, t.player, t.round, t.first, t.nact, t.spent,
+            t.alive, self.off, self.aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
+            gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *self._scratch))
+
+    def policy(self, reg=None, avg=None) -> np.ndarray:
+        """The exported strategy, in the regrets' layout: the average on the first
+        ``average_rounds`` rounds (where visited), the current strategy elsewhere."""
+        reg = self.reg if reg is None else reg
+        avg = self.avg if avg is None else avg
         t = self.tree
-        out = np.empty_like(self.reg)
-        kernels.current_policy(self.reg, self.off, t.nact, t.kind, self.buckets, t.round, out)
-        for n in np.flatnonzero((t.kind != TERMINAL) & (self.aoff >= 0)):
+        out = np.empty_like(reg)
+        kernels.current_policy(reg, self.off, t.nact, t.kind, self.buckets, t.round, out)
+        for n in np.flatnonzero(self.aoff >= 0):
             A = int(t.nact[n])
             nb = int(self.buckets[t.round[n]])
-            a = self.avg[self.aoff[n]:self.aoff[n] + nb * A].reshape(nb, A)
+            a = avg[self.aoff[n]:self.aoff[n] + nb * A].reshape(nb, A)
             s = a.sum(axis=1, keepdims=True)
             cur = out[self.off[n]:self.off[n] + nb * A].reshape(nb, A)
             cur[:] = np.where(s > 0, a / np.where(s > 0, s, 1.0), cur)

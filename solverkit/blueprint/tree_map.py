@@ -10,11 +10,12 @@ from ..poker.cards import parse_card
 from .betting import TERMINAL
 
 
-def tree_strategy(bp, game) -> list[np.ndarray]:
-    """Per player, the blueprint's exported strategy in `game`'s layout (keys "card|board|hist")."""
+def tree_strategy(bp, game, pol=None) -> list[np.ndarray]:
+    """Per player, the blueprint's exported strategy (`pol`: a policy in its layout, default its
+    own :meth:`~.engine.Blueprint.policy`) in `game`'s layout (keys "card|board|hist")."""
     t = bp.tree
     node_of = {t.betting[n]: n for n in range(t.num_nodes) if t.kind[n] != TERMINAL}
-    pol = bp.policy()
+    pol = bp.policy() if pol is None else pol
     gd = bp.gd
     out = []
     for p in range(game.num_players):

@@ -1,0 +1,166 @@
+"""BlueprintGame: the solver's view of a :class:`~solverkit.blueprint.engine.Blueprint` (the store
+holds regret<p> / avg<p> per player in the blueprint's layout; one kernel call per block)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solverkit.blueprint.engine import Blueprint
+from solverkit.blueprint.tree_map import tree_strategy
+from solverkit.core.game import Game, PassBlock, PassJob
+from solverkit.core.params import Param
+from solverkit.errors import ConfigError
+from solverkit.poker.nplayer import load_table, tree_table
+
+
+class BlueprintGame(Game):
+    """An N-player limit ACPC game (2 to 6 players) solved by blueprint MCCFR; information sets
+    are (betting node, bucket of the acting player's cards on its round), imperfect recall."""
+
+    name = "blueprint"
+    description = "Pluribus-style blueprint MCCFR over an N-player limit ACPC game and a card abstraction"
+    unit_name = "chips"
+    samplers = ("external",)
+    sampler_instead = {"full": ("external", "the blueprint engine samples the deal and the others' actions")}
+    prunes = lazy_rule_weights = True
+    params = {
+        "gamedef": Param("str", None, "bundled limit game (kuhn.limit.3p, kuhn, leduc, holdem.limit.2p."
+                         "reverse_blinds, ...) or an ACPC .game path", required=True, file=True),
+        "players": Param("int", 0, "players (0: the file's numPlayers; else it must agree)", min=0, max=6),
+        "average_rounds": Param("int", 1, "rounds whose average strategy is kept and exported (Pluribus: 1, the "
+                                "first round; later rounds export the current strategy)", min=0, max=8),
+        "max_nodes": Param("int", 5_000_000, "refuse betting trees with more nodes than this", min=1),
+    }
+
+    @classmethod
+    def local_files(cls, params):
+        """`gamedef` when it is a file, not a bundled name."""
+        from solverkit.poker.gamedef import bundled_names
+
+        return {} if params.get("gamedef") in bundled_names("limit", None) else super().local_files(params)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        gd = load_table(params["gamedef"])
+        want = int(params.get("players") or 0)
+        if want and want != gd.num_players:
+            raise ConfigError(f"[game] players = {want} is invalid for {params['gamedef']!r}, a game of "
+                              f"{gd.num_players} players: leave players out or give {gd.num_players}")
+        self.gd = gd
+        self.num_players = gd.num_players
+        self._abstraction = None
+        self._build(None)
+
+    def _build(self, table):
+        self.bp = Blueprint(self.gd, table, average_rounds=int(self.config.get("average_rounds", 1)))
+
+    def with_abstraction(self, abstraction, definition: dict) -> "Game":
+        self._abstraction = definition
+        self._build(abstraction.table(self.bp.spec))
+        return self
+
+    def definition(self) -> dict:
+        out = super().definition()
+        if self._abstraction is not None:
+            out["abstraction"] = self._abstraction
+        return out
+
+    def layout(self, player):
+        return self.bp.layouts[player]
+
+    def check_sampler(self, sampler, solver):
+        self.bp.seed = int(sampler.seed)
+
+    # --- passes ----------------------------------------------------------------------------
+
+    def cfr_pass(self, store, job: PassJob, transport=None) -> int:
+        return self.cfr_block(store, PassBlock(job.iteration, 1, (tuple(range(self.num_players)),), job.rule,
+                                               job.averaging, job.sampler), transport)
+
+    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+        """Iterations block.first.. of every player's traversal (each updates as it goes, so
+        the players alternate within an iteration whatever the update order)."""
+        rule, averaging, sampler = block.rule, block.averaging, block.sampler
+        self.bp.seed = int(sampler.seed)
+        ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
+        lazy = getattr(rule, "increment_weight", None)
+        for t in (int(ts[0]), int(ts[-1])):
+            sampler.check_coefficients(rule, averaging, t, lazy is not None)
+        rw = np.array([lazy(int(t)) for t in ts]) if lazy else np.ones(ts.size)
+        keep = averaging.keeps_average
+        w = np.array([averaging.coefficients(int(t))[1] for t in ts]) if keep else np.zeros(ts.size)
+        thr = np.where(ts > sampler.prune_start(), sampler.prune_threshold() * rw, 0.0)
+        P, base = self.num_players, self.bp.base
+        with store.open("root", [f"regret{p}" for p in range(P)] + ([f"avg{p}" for p in range(P)] if keep else [])) as seg:
+            reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
+            avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if keep else np.zeros(reg.size)
+            count = self.bp.block(ts, rw, thr, sampler.prune_probability(), w, reg, avg)
+            for p in range(P):
+                seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
+                if keep:
+                    seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
+        return count
+
+    # --- strategies and evaluation ---------------------------------------------------------
+
+    def strategy(self, store, which):
+        """The average on the first average_rounds rounds, the current strategy after (the export
+        Pluribus used); "current": regret matching everywhere."""
+        seg = store.read("root")
+        P, base = self.num_players, self.bp.base
+        reg = np.concatenate([np.asarray(seg[f"regret{p}"]) for p in range(P)])
+        avg = (np.concatenate([np.asarray(seg[f"avg{p}"]) for p in range(P)])
+               if which != "current" and "avg0" in seg else np.zeros(reg.size))
+        pol = self.bp.policy(reg, avg)
+        return [pol[base[p]:base[p + 1]] for p in range(P)]
+
+    def _tree_game(self):
+        """The tree engine's game of the same rules (kuhn_tree / leduc_tree with N players), or None."""
+        if "_tree" not in self.__dict__:
+            self._tree = None
+            from solverkit.core.registry import get_registry
+
+            for name in ("kuhn_tree", "leduc_tree"):
+                try:
+                    g = get_registry().get("game", name)(players=self.num_players)
+                except Exception:  # noqa: BLE001 - a variant the tree engine does not build
+                    continue
+                if _same_rules(tree_table(g), self.gd):
+                    self._tree = g
+                    break
+        return self._tree
+
+    def _mapped(self, strategy):
+        g = self._tree_game()
+        if g is None:
+            return None, None
+        return g, tree_strategy(self.bp, g, np.concatenate([np.asarray(s, dtype=np.float64) for s in strategy]))
+
+    def best_response(self, strategy):
+        """Exact best-response values where the tree engine plays the same rules (N-player Kuhn
+        and Leduc); NaN otherwise (hold'em: not computable)."""
+        g, mapped = self._mapped(strategy)
+        return g.best_response(mapped) if g is not None else (math.nan,) * self.num_players
+
+    def expected_values(self, strategy):
+        g, mapped = self._mapped(strategy)
+        return g.expected_values(mapped) if g is not None else (math.nan,) * self.num_players
+
+    def infoset_keys(self, player):
+        """'<bucket>|<betting>' per information set of `player`, in layout order."""
+        t, bp = self.bp.tree, self.bp
+        return [f"{b}|{t.betting[n]}" for n in bp.nodes_of[player] for b in range(int(bp.buckets[t.round[n]]))]
+
+    def infoset_actions(self, player):
+        t, bp = self.bp.tree, self.bp
+        return [[t.labels[int(t.first[n]) + a] for a in range(int(t.nact[n]))]
+                for n in bp.nodes_of[player] for _ in range(int(bp.buckets[t.round[n]]))]
+
+
+def _same_rules(a, b) -> bool:
+    """Two TableDefs with the same rules and cards (their source names aside)."""
+    fields = ("num_players", "num_rounds", "blind", "raise_size", "first_player", "max_raises", "num_suits",
+              "num_ranks", "num_hole_cards", "num_board_cards")
+    return all(tuple(np.atleast_1d(getattr(a, f))) == tuple(np.atleast_1d(getattr(b, f))) for f in fields)
