@@ -455,11 +455,14 @@ def info(game, overrides):
     from .errors import ConfigError
 
     given = {}
+    abstraction = None
     if game.endswith(".toml") and Path(game).is_file():  # a config file: its [game] table (paths resolved)
         from .core.config import absolutize_game_files, read_toml
 
         path = Path(game)
-        table = dict(read_toml(path).get("game") or {})
+        raw = read_toml(path)
+        table = dict(raw.get("game") or {})
+        abstraction = raw.get("abstraction")
         if "name" not in table:
             raise ConfigError(f"{game}: no [game] table with a name")
         game = table.pop("name")
@@ -475,6 +478,11 @@ def info(game, overrides):
     spec = spec_of(cls)
     params = spec.resolve(given, f"[game] ({game})")
     rows = cls.size_report(params)  # large games count from their definition, allocating nothing
+    if isinstance(abstraction, dict):  # the config's card abstraction: the store holds (betting node, bucket)
+        buckets = abstraction.get("buckets") or []
+        rows = [*rows, ("card abstraction ([abstraction])",
+                        f"{abstraction.get('name')}, buckets per round {list(buckets)} (0: lossless): information "
+                        "sets (betting node, bucket), imperfect recall; strategies and exploitability in the real game")]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         click.echo(f"{k.ljust(width)}  {v}")
