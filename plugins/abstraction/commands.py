@@ -11,14 +11,25 @@ from solverkit.core.params import UserPath
 from solverkit.errors import ConfigError
 
 
-def _assembly_of(config_or_game: str, overrides):
-    """The [game] and [abstraction] of a config file, or of a game name with --set values."""
-    from solverkit.core.config import load_config
+def _game_and_abstraction(config_or_game: str, overrides):
+    """The game and the [abstraction] plugin of a config file, or of a game name, with --set
+    values. The game is resolved without its abstraction, so that the table is built once, here."""
+    from solverkit.core.config import _resolve_abstraction, apply_overrides, read_toml, resolve
+    from solverkit.core.params import expand_path
+    from solverkit.core.registry import get_registry
 
     if Path(config_or_game).suffix == ".toml" or Path(config_or_game).is_file():
-        return load_config(config_or_game, overrides)
-    raw = {"game": config_or_game, "preset": "cfr_plus"}
-    return load_config(raw, overrides, where=f"game {config_or_game!r}")
+        raw, base = read_toml(config_or_game), expand_path(config_or_game, "config file").resolve().parent
+    else:
+        raw, base = {"game": config_or_game, "preset": "cfr_plus"}, Path.cwd()
+    raw = apply_overrides(raw, overrides)
+    plain = {k: v for k, v in raw.items() if k not in ("abstraction", "search")}
+    if "rule" not in plain and "preset" not in plain:
+        plain["preset"] = "cfr_plus"
+    game = resolve(plain, base_dir=base, source=str(config_or_game)).game
+    if "abstraction" not in raw:
+        return game, None
+    return game, _resolve_abstraction(raw, get_registry(), game, base)
 
 
 def add_commands(cli: click.Group) -> None:
@@ -47,18 +58,17 @@ def add_commands(cli: click.Group) -> None:
             extra.append(f"abstraction.buckets=[{buckets}]")
         if output:
             extra.append(f"abstraction.table={output}")
-        assembly = _assembly_of(config_or_game, extra)
-        if assembly.abstraction is None:
+        game, abstraction = _game_and_abstraction(config_or_game, extra)
+        if abstraction is None:
             raise ConfigError(f"{config_or_game} has no [abstraction] table: give one in the config, or --method "
                               "and --buckets")
-        if not assembly.abstraction.config.get("table"):
+        if not abstraction.config.get("table"):
             raise ConfigError("no table file to write: give --output or [abstraction] table")
-        path = Path(assembly.abstraction.config["table"])
+        path = Path(abstraction.config["table"])
         if path.exists():
             path.unlink()  # build means rebuild
-        table = assembly.abstraction.table(CardSpec.of_game(assembly.game), print_progress)
+        table = abstraction.table(CardSpec.of_game(game), print_progress)
         click.echo(table.describe())
-        click.echo(f"wrote {path}")
 
     @abstraction.command("info")
     @click.argument("table", type=UserPath(dir_okay=False, exists=True))
