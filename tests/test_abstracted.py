@@ -97,3 +97,35 @@ def test_a_table_of_another_game_is_refused():
     table = RankTable(load_config({"preset": "cfr_plus", "game": {"name": "leduc"}}).game.gd, "pair")
     with pytest.raises(ConfigError, match="rounds"):
         abstracted(a.game, table, {"name": "pair"})
+
+
+def test_an_abstracted_run_resumes_to_the_uninterrupted_run(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    cfg = tmp_path / "a.toml"
+    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "leduc"\n[abstraction]\nname = "ehs"\nbuckets = [0, 3]\n')
+    run = CliRunner()
+    r = run.invoke(cli, ["solve", str(cfg), "--iterations", "30", "--out", str(tmp_path / "whole"), "--quiet"])
+    assert r.exit_code == 0, r.output
+    r = run.invoke(cli, ["solve", str(cfg), "--iterations", "20", "--out", str(tmp_path / "cut"), "--quiet",
+                         "--set", "solver.checkpoint_every=20"])
+    assert r.exit_code == 0, r.output
+    r = run.invoke(cli, ["solve", "--resume", str(tmp_path / "cut"), "--iterations", "30", "--quiet"])
+    assert r.exit_code == 0, r.output
+    whole, cut = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("whole", "cut"))
+    assert cut["exploitability"] == whole["exploitability"]
+    # another abstraction is another game: its checkpoint is refused, the difference named
+    import tomllib
+
+    import tomli_w
+
+    saved = tmp_path / "cut" / "config.toml"
+    conf = tomllib.loads(saved.read_text())
+    conf["abstraction"]["buckets"] = [0, 2]
+    saved.write_text(tomli_w.dumps(conf))
+    r = run.invoke(cli, ["solve", "--resume", str(tmp_path / "cut"), "--iterations", "40", "--quiet"])
+    assert r.exit_code != 0 and "abstraction.buckets" in r.output
