@@ -280,3 +280,20 @@ def test_card_spec_of_the_leduc13_gamedef():
     game = load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc13"}}).game
     assert CardSpec.of_game(game) == LEDUC13
     assert CardSpec.of(game.gamedef()) == LEDUC13
+
+
+def test_table_of_another_format_or_version_refused(tmp_path):
+    import json
+
+    path = Ehs(buckets=[0, 3], seed=0, table=None).table(LEDUC13).save(tmp_path / "t.npz")
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    for key, value, message in (("solverkit", "0.0.1", "has format 1 of solverkit 0.0.1"), ("format", 99, "has format 99")):
+        bad = tmp_path / f"{key}.npz"
+        np.savez(bad, meta=np.array(json.dumps({**meta, key: value})), **arrays)
+        with pytest.raises(ConfigError, match=f"{key}.npz {message}.*rebuild it"):
+            BucketTable.load(bad)
+    (tmp_path / "junk.npz").write_bytes(b"not a table")
+    with pytest.raises(ConfigError, match="junk.npz is not a solverkit table file"):
+        BucketTable.load(tmp_path / "junk.npz")
