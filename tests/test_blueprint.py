@@ -13,13 +13,19 @@ from solverkit.blueprint.tree_map import tree_strategy
 from solverkit.core.config import load_config
 from solverkit.core.solver import nash_conv, run_solve
 from solverkit.errors import ConfigError
-from solverkit.poker.nplayer import load_table, tree_table
+from solverkit.poker.nplayer import TableDef, load_table, tree_table
 
 
 def _tree(name, players=3):
     return load_config({"game": {"name": name, "players": players}, "rule": {"name": "rm"},
                         "averaging": {"name": "uniform"}, "sampler": {"name": "external"},
                         "solver": {"seed": 1, "eval_every": 10**6}})
+
+
+def _leduc3():
+    """3-player Leduc as leduc_tree plays it (4 ranks, 2 suits, antes 1, raises 2 then 4, two
+    raises a round), without building the tree game's own tree."""
+    return TableDef(3, 2, (1, 1, 1), (2, 4), (0, 0), (2, 2), 2, 4, 1, (0, 1), "leduc3").validate()
 
 
 def test_kuhn_3p_nash_conv_matches_the_tree_engine():
@@ -30,9 +36,9 @@ def test_kuhn_3p_nash_conv_matches_the_tree_engine():
     bp = Blueprint(tree_table(game), seed=1)
     bp.run(500)
     early = nash_conv(game, tree_strategy(bp, game))[0]
-    bp.run(19_500)
+    bp.run(9_500)
     late = nash_conv(game, tree_strategy(bp, game))[0]
-    ref = run_solve(a, iterations=20_000).metrics[-1]["nash_conv"]
+    ref = run_solve(a, iterations=10_000).metrics[-1]["nash_conv"]
     assert late < 0.5 * early
     assert late < 3.0 * ref and ref < 3.0 * late
 
@@ -59,7 +65,7 @@ def test_same_seed_reproduces_across_blocks_and_checkpoints(tmp_path):
 def test_pruning_skips_nodes_on_3p_leduc_and_reproduces():
     """Pruning (not on the last round, never to a terminal) visits fewer nodes than the same
     run without it, the same seed twice gives the same regrets, probability 0 changes nothing."""
-    gd = tree_table(_tree("leduc_tree").game)
+    gd = _leduc3()
     runs = []
     for thr, p in ((0.0, 0.95), (-1.0, 0.95), (-1.0, 0.95), (-1.0, 0.0)):
         bp = Blueprint(gd, seed=2, prune_threshold=thr, prune_probability=p)
@@ -81,4 +87,18 @@ def test_a_lossy_table_shrinks_the_layout_and_a_wrong_one_is_refused():
     bp.run(200)
     assert np.isfinite(bp.reg).all() and bp.reg.any()
     with pytest.raises(ConfigError, match="does not fit"):
-        Blueprint(tree_table(_tree("leduc_tree").game), merged)
+        Blueprint(load_table("kuhn"), merged)
+
+
+def test_blueprint_game_through_the_solver(tmp_path):
+    """[game] name = "blueprint" solves through the solver: metrics carry NashConv (exact, 3-player
+    Kuhn), the same seed reproduces the strategy bit for bit, lcfr until / pruning are taken."""
+    cfg = {"game": {"name": "blueprint", "gamedef": "kuhn.limit.3p"}, "rule": {"name": "lcfr", "until": 500},
+           "averaging": {"name": "linear", "until": 500}, "sampler": {"name": "external", "prune_threshold": -1.0},
+           "solver": {"seed": 3, "eval_every": 1000}}
+    r1 = run_solve(load_config(cfg), iterations=3000)
+    r2 = run_solve(load_config(cfg), iterations=3000)
+    assert all(np.array_equal(a, b) for a, b in zip(r1.strategy, r2.strategy))
+    assert r1.metrics[-1]["nash_conv"] < 0.5 * r1.metrics[0]["nash_conv"]
+    with pytest.raises(ConfigError, match="players = 4"):
+        load_config({**cfg, "game": {"name": "blueprint", "gamedef": "kuhn.limit.3p", "players": 4}})
