@@ -45,7 +45,7 @@ def main():
     ap.add_argument("--buckets", nargs="+", type=int, default=[2, 4, 8, 16, 0])
     ap.add_argument("--method", default="ehs", choices=("ehs", "emd", "ochs"))
     ap.add_argument("--iterations", type=int, default=0, help="CFR+ iterations (default: 1000 leduc13, 200 RI)")
-    ap.add_argument("--search", nargs="*", default=["unsafe", "resolve", "maxmargin"])
+    ap.add_argument("--search", nargs="*", default=["unsafe", "resolve", "maxmargin", "reach"])
     ap.add_argument("--search-iterations", type=int, default=0, help="per re-solve (default: 300 leduc13, 100 RI)")
     ap.add_argument("--per-card", choices=("auto", "yes", "no"), default="auto",
                     help="re-solve after each round's cards (yes) or before them (no); auto: yes for leduc13, no for "
@@ -84,7 +84,7 @@ def main():
              "big blind of 10). `search_*`: the blueprint with every public state re-solved from the second "
              "round on (nested), each method's re-solves with the real cards. Command: `python "
              "bench/abstraction_search.py`.", "",
-             "| " + " | ".join(cols) + " | re-solve s (u/r/m) |", "|" + "---|" * (len(cols) + 1)]
+             "| " + " | ".join(cols) + " | re-solve seconds (" + ", ".join(args.search) + ") |", "|" + "---|" * (len(cols) + 1)]
     for r in rows:
         cells = [str(r[c]) if not isinstance(r[c], float) else f"{r[c]:.6g}" for c in cols]
         secs = "/".join(str(r.get(f"search_{m}_seconds", "")) for m in args.search)
