@@ -102,3 +102,48 @@ def test_blueprint_game_through_the_solver(tmp_path):
     assert r1.metrics[-1]["nash_conv"] < 0.5 * r1.metrics[0]["nash_conv"]
     with pytest.raises(ConfigError, match="players = 4"):
         load_config({**cfg, "game": {"name": "blueprint", "gamedef": "kuhn.limit.3p", "players": 4}})
+
+
+def _nolimit_text(players, stack, blind, first, ranks):
+    return (f"GAMEDEF\nnolimit\nnumPlayers = {players}\nnumRounds = 2\nstack = {' '.join([str(stack)] * players)}\n"
+            f"blind = {' '.join(map(str, blind))}\nfirstPlayer = {' '.join(map(str, first))}\nnumSuits = 2\n"
+            f"numRanks = {ranks}\nnumHoleCards = 1\nnumBoardCards = 0 1\nEND GAMEDEF\n")
+
+
+@pytest.mark.parametrize("players, stack, blind, first, ranks", [(2, 20, (2, 1), (2, 1), 3),
+                                                                 (3, 40, (1, 2, 0), (3, 1), 4)])
+def test_nolimit_fcpa_tree_equals_openspiel(players, stack, blind, first, ranks):
+    """The N-player no-limit fcpa betting tree has OpenSpiel universal_poker's (bettingAbstraction
+    fcpa) histories for one deal: the same node count, and each history's chips put in."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from solverkit.blueprint.nolimit import nolimit_tree, parse_nolimit_table
+
+    g = pyspiel.load_game("universal_poker", {
+        "betting": "nolimit", "numPlayers": players, "numRounds": 2, "stack": " ".join([str(stack)] * players),
+        "blind": " ".join(map(str, blind)), "firstPlayer": " ".join(map(str, first)), "numSuits": 2,
+        "numRanks": ranks, "numHoleCards": 1, "numBoardCards": "0 1", "bettingAbstraction": "fcpa"})
+    tree = nolimit_tree(parse_nolimit_table(_nolimit_text(players, stack, blind, first, ranks)))
+    count, stack_ = 0, [(g.new_initial_state(), 0)]
+    while stack_:
+        s, n = stack_.pop()
+        while s.is_chance_node():
+            s = s.child(s.chance_outcomes()[0][0])
+        count += 1
+        if s.is_terminal():
+            assert tree.kind[n] == 2
+            continue
+        assert s.current_player() == tree.player[n]
+        acts = s.legal_actions()
+        assert len(acts) == tree.nact[n], (s.history_str(), tree.betting[n])
+        stack_.extend((s.child(a), int(tree.first[n]) + i) for i, a in enumerate(acts))
+    assert count == tree.num_nodes
+
+
+def test_nolimit_blueprint_runs_and_refuses_unequal_stacks():
+    from solverkit.blueprint.nolimit import parse_nolimit_table
+
+    bp = Blueprint(parse_nolimit_table(_nolimit_text(3, 40, (1, 2, 0), (3, 1), 4)), seed=1,
+                   prune_threshold=-5.0)
+    assert bp.run(2000) > 0 and np.isfinite(bp.reg).all()
+    with pytest.raises(ConfigError, match="equal stacks"):
+        parse_nolimit_table(_nolimit_text(2, 20, (2, 1), (2, 1), 3).replace("stack = 20 20", "stack = 20 30"))

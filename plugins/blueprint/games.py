@@ -12,11 +12,13 @@ from solverkit.blueprint.tree_map import tree_strategy
 from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
-from solverkit.poker.nplayer import load_table, tree_table
+from solverkit.blueprint.nolimit import NoLimitTable, load_any_table
+from solverkit.poker.nplayer import tree_table
 
 
 class BlueprintGame(Game):
-    """An N-player limit ACPC game (2 to 6 players) solved by blueprint MCCFR; information sets
+    """An N-player ACPC game (2 to 6 players; limit, or no-limit under an action abstraction)
+    solved by blueprint MCCFR; information sets
     are (betting node, bucket of the acting player's cards on its round), imperfect recall."""
 
     name = "blueprint"
@@ -26,8 +28,11 @@ class BlueprintGame(Game):
     sampler_instead = {"full": ("external", "the blueprint engine samples the deal and the others' actions")}
     prunes = lazy_rule_weights = True
     params = {
-        "gamedef": Param("str", None, "bundled limit game (kuhn.limit.3p, kuhn, leduc, holdem.limit.2p."
-                         "reverse_blinds, ...) or an ACPC .game path", required=True, file=True),
+        "gamedef": Param("str", None, "bundled game (kuhn.limit.3p, leduc, leduc.nolimit, holdem.nolimit.2p."
+                         "reverse_blinds, ...) or an ACPC .game path, limit or no-limit, 2-6 players",
+                         required=True, file=True),
+        "abstraction": Param("str", "fcpa", "no-limit action abstraction: fcpa (fold, call, pot, all-in) or fc",
+                             choices=("fcpa", "fc")),
         "players": Param("int", 0, "players (0: the file's numPlayers; else it must agree)", min=0, max=6),
         "average_rounds": Param("int", 1, "rounds whose average strategy is kept and exported (Pluribus: 1, the "
                                 "first round; later rounds export the current strategy)", min=0, max=8),
@@ -39,11 +44,11 @@ class BlueprintGame(Game):
         """`gamedef` when it is a file, not a bundled name."""
         from solverkit.poker.gamedef import bundled_names
 
-        return {} if params.get("gamedef") in bundled_names("limit", None) else super().local_files(params)
+        return {} if params.get("gamedef") in bundled_names("any", None) else super().local_files(params)
 
     def __init__(self, **params):
         super().__init__(**params)
-        gd = load_table(params["gamedef"])
+        gd = load_any_table(params["gamedef"])
         want = int(params.get("players") or 0)
         if want and want != gd.num_players:
             raise ConfigError(f"[game] players = {want} is invalid for {params['gamedef']!r}, a game of "
@@ -54,7 +59,9 @@ class BlueprintGame(Game):
         self._build(None)
 
     def _build(self, table):
-        self.bp = Blueprint(self.gd, table, average_rounds=int(self.config.get("average_rounds", 1)))
+        self.bp = Blueprint(self.gd, table, average_rounds=int(self.config.get("average_rounds", 1)),
+                            abstraction=self.config.get("abstraction") or "fcpa",
+                            max_nodes=int(self.config.get("max_nodes") or 5_000_000))
 
     def with_abstraction(self, abstraction, definition: dict) -> "Game":
         self._abstraction = definition
@@ -120,6 +127,8 @@ class BlueprintGame(Game):
         """The tree engine's game of the same rules (kuhn_tree / leduc_tree with N players), or None."""
         if "_tree" not in self.__dict__:
             self._tree = None
+            if isinstance(self.gd, NoLimitTable):
+                return None
             from solverkit.core.registry import get_registry
 
             for name in ("kuhn_tree", "leduc_tree"):

@@ -20,6 +20,7 @@ from ..errors import ConfigError
 from ..poker.nplayer import TableDef
 from . import kernels
 from .betting import TERMINAL, limit_tree
+from .nolimit import NoLimitTable, nolimit_tree
 
 
 def lossless_table(spec: CardSpec) -> BucketTable:
@@ -32,7 +33,8 @@ def lossless_table(spec: CardSpec) -> BucketTable:
 
 
 class Blueprint:
-    """External-sampling MCCFR of an N-player limit ACPC game under a card abstraction.
+    """External-sampling MCCFR of an N-player ACPC game (limit, or no-limit under the action
+    abstraction `abstraction`) under a card abstraction.
 
     `table`: a :class:`BucketTable` of the game's CardSpec (None: lossless). `rule` gives the
     regret weight of iteration t (``increment_weight``: lcfr's lazy discount) or 1; `averaging`
@@ -40,7 +42,7 @@ class Blueprint:
 
     def __init__(self, gd: TableDef, table: BucketTable | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
                  prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
-                 averaging=None):
+                 averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000):
         self.gd = gd
         self.spec = CardSpec(gd.num_ranks, gd.num_suits, gd.num_hole_cards, tuple(gd.num_board_cards))
         self.table = table if table is not None else lossless_table(self.spec)
@@ -49,7 +51,8 @@ class Blueprint:
                               f"({self.spec.key()[:4]})")
         if prune_threshold > 0:
             raise ConfigError(f"prune_threshold = {prune_threshold:g} is invalid: expected a number <= 0 (0: off)")
-        self.tree = limit_tree(gd)
+        self.tree = (nolimit_tree(gd, abstraction, max_nodes) if isinstance(gd, NoLimitTable)
+                     else limit_tree(gd, max_nodes))
         self.seed, self.prune = seed, (float(prune_threshold), float(prune_probability), int(prune_start))
         self.average_rounds = int(average_rounds)
         self.rule, self.averaging = rule, averaging
