@@ -147,3 +147,23 @@ def test_nolimit_blueprint_runs_and_refuses_unequal_stacks():
     assert bp.run(2000) > 0 and np.isfinite(bp.reg).all()
     with pytest.raises(ConfigError, match="equal stacks"):
         parse_nolimit_table(_nolimit_text(2, 20, (2, 1), (2, 1), 3).replace("stack = 20 20", "stack = 20 30"))
+
+
+@pytest.mark.parametrize("name", ["blueprint_hunl", "blueprint_6max"])
+def test_blueprint_configs_load_and_run_a_tiny_variant(name):
+    """The hold'em blueprints' configs name the blueprint game and Linear CFR early; the same config with a
+    tiny no-limit game instead of hold'em and no card abstraction (whose hold'em tables take
+    minutes) loads and runs a few iterations."""
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "configs" / f"{name}.toml"
+    raw = tomllib.loads(path.read_text())
+    assert raw["game"]["name"] == "blueprint" and raw["rule"] == {"name": "lcfr", "until": raw["averaging"]["until"]}
+    raw.pop("abstraction")
+    raw["game"]["gamedef"] = "leduc.nolimit"
+    raw["solver"] = {"seed": 1, "eval_every": 100}
+    a = load_config(raw)
+    assert a.rule.name == "lcfr" and a.averaging.name == "linear"
+    r = run_solve(a, iterations=200)
+    assert r.iterations == 200 and r.metrics[-1]["nodes_touched"] > 0

@@ -22,7 +22,7 @@ class BlueprintGame(Game):
     are (betting node, bucket of the acting player's cards on its round), imperfect recall."""
 
     name = "blueprint"
-    description = "Pluribus-style blueprint MCCFR over an N-player limit ACPC game and a card abstraction"
+    description = "Pluribus-style blueprint MCCFR over an N-player ACPC game (limit or no-limit) and a card abstraction"
     unit_name = "chips"
     samplers = ("external",)
     sampler_instead = {"full": ("external", "the blueprint engine samples the deal and the others' actions")}
@@ -33,6 +33,8 @@ class BlueprintGame(Game):
                          required=True, file=True),
         "abstraction": Param("str", "fcpa", "no-limit action abstraction: fcpa (fold, call, pot, all-in) or fc",
                              choices=("fcpa", "fc")),
+        "max_raises": Param("int", 0, "no-limit: raises a round the action abstraction allows (0: as the stacks "
+                            "allow); six players need a cap for the tree to fit", min=0, max=20),
         "players": Param("int", 0, "players (0: the file's numPlayers; else it must agree)", min=0, max=6),
         "average_rounds": Param("int", 1, "rounds whose average strategy is kept and exported (Pluribus: 1, the "
                                 "first round; later rounds export the current strategy)", min=0, max=8),
@@ -61,7 +63,8 @@ class BlueprintGame(Game):
     def _build(self, table):
         self.bp = Blueprint(self.gd, table, average_rounds=int(self.config.get("average_rounds", 1)),
                             abstraction=self.config.get("abstraction") or "fcpa",
-                            max_nodes=int(self.config.get("max_nodes") or 5_000_000))
+                            max_nodes=int(self.config.get("max_nodes") or 5_000_000),
+                            max_raises=int(self.config.get("max_raises") or 0))
 
     def with_abstraction(self, abstraction, definition: dict) -> "Game":
         self._abstraction = definition

@@ -94,7 +94,7 @@ def load_any_table(name_or_path: str):
 class _State:
     """One betting state (plain lists, copied per child)."""
 
-    __slots__ = ("spent", "folded", "round", "acted", "last_raise", "betting", "over")
+    __slots__ = ("spent", "folded", "round", "acted", "last_raise", "betting", "over", "raises")
 
     def __init__(self, gd: NoLimitTable):
         self.spent = list(gd.blind)
@@ -104,11 +104,12 @@ class _State:
         self.last_raise = gd.big_blind
         self.betting = ""
         self.over = False
+        self.raises = 0
 
     def copy(self):
         c = object.__new__(_State)
         c.spent, c.folded, c.round, c.acted = list(self.spent), list(self.folded), self.round, list(self.acted)
-        c.last_raise, c.betting, c.over = self.last_raise, self.betting, self.over
+        c.last_raise, c.betting, c.over, c.raises = self.last_raise, self.betting, self.over, self.raises
         return c
 
 
@@ -155,19 +156,22 @@ def _close_round(gd, s) -> int:
     s.round += 1
     s.acted = [False] * gd.num_players
     s.last_raise = gd.big_blind
+    s.raises = 0
     s.betting += "/"
     return _start_round(gd, s)
 
 
-def _actions(gd, s, p, abstraction):
-    """(label, raise-to amount or -1 for fold / -2 for call) of player p's abstract actions."""
+def _actions(gd, s, p, abstraction, max_raises=0):
+    """(label, raise-to amount or -1 for fold / -2 for call) of player p's abstract actions; no
+    raise once the round has had `max_raises` (0: no cap)."""
     top = max(s.spent)
     stack = gd.stack[p]
     acts = []
     if s.spent[p] < top:
         acts.append(("f", -1))
     acts.append(("c", -2))
-    if abstraction == "fcpa" and top < stack and any(_can_act(gd, s, q) for q in range(gd.num_players) if q != p):
+    capped = max_raises and s.raises >= max_raises
+    if abstraction == "fcpa" and not capped and top < stack and any(_can_act(gd, s, q) for q in range(gd.num_players) if q != p):
         pot_after_call = sum(s.spent) + (top - s.spent[p])
         pot_to = top + pot_after_call
         if pot_to >= top + s.last_raise and pot_to < stack:
@@ -188,13 +192,16 @@ def _apply(gd, s, p, label, amount):
         c.betting += "c"
     else:
         c.last_raise = max(c.last_raise, amount - top)
+        c.raises += 1
         c.spent[p] = amount
         c.betting += f"r{amount}"
     return c
 
 
-def nolimit_tree(gd: NoLimitTable, abstraction: str = "fcpa", max_nodes: int = 5_000_000) -> BettingTree:
-    """The betting tree of `gd` under `abstraction` (one of :data:`ABSTRACTIONS`)."""
+def nolimit_tree(gd: NoLimitTable, abstraction: str = "fcpa", max_nodes: int = 5_000_000,
+                 max_raises: int = 0) -> BettingTree:
+    """The betting tree of `gd` under `abstraction` (one of :data:`ABSTRACTIONS`), at most
+    `max_raises` raises a round (0: as the stacks allow)."""
     if abstraction not in ABSTRACTIONS:
         raise ConfigError(f"[game] abstraction = {abstraction!r} is invalid: expected one of {', '.join(ABSTRACTIONS)}")
     P = gd.num_players
@@ -214,7 +221,7 @@ def nolimit_tree(gd: NoLimitTable, abstraction: str = "fcpa", max_nodes: int = 5
             first.append(-1)
             nact.append(0)
         else:
-            acts = _actions(gd, s, p, abstraction)
+            acts = _actions(gd, s, p, abstraction, max_raises)
             kind.append(DECISION)
             player.append(p)
             first.append(len(todo))
