@@ -167,3 +167,16 @@ def test_blueprint_configs_load_and_run_a_tiny_variant(name):
     assert a.rule.name == "lcfr" and a.averaging.name == "linear"
     r = run_solve(a, iterations=200)
     assert r.iterations == 200 and r.metrics[-1]["nodes_touched"] > 0
+
+
+def test_abstraction_section_builds_the_buckets():
+    """[abstraction] through the config: the blueprint's sets are the table's buckets (fewer
+    than the lossless classes on the lossy round) and the abstraction is part of the identity."""
+    base = {"game": {"name": "blueprint", "gamedef": "leduc13"}, "rule": {"name": "rm"},
+            "averaging": {"name": "uniform"}, "sampler": {"name": "external"}, "solver": {"seed": 1}}
+    lossy = load_config({**base, "abstraction": {"name": "ehs", "buckets": [0, 20]}}).game
+    full = load_config(base).game
+    assert lossy.bp.buckets[0] == full.bp.buckets[0] == 13
+    assert 1 < lossy.bp.buckets[1] <= 20 < full.bp.buckets[1]
+    assert lossy.layout(0).size < full.layout(0).size
+    assert lossy.definition()["abstraction"]["name"] == "ehs" and "abstraction" not in full.definition()
