@@ -58,17 +58,25 @@ class BlueprintGame(Game):
         self.gd = gd
         self.num_players = gd.num_players
         self._abstraction = None
-        self._build(None)
+        self._table = None
 
-    def _build(self, table):
-        self.bp = Blueprint(self.gd, table, average_rounds=int(self.config.get("average_rounds", 1)),
-                            abstraction=self.config.get("abstraction") or "fcpa",
-                            max_nodes=int(self.config.get("max_nodes") or 5_000_000),
-                            max_raises=int(self.config.get("max_raises") or 0))
+    @property
+    def bp(self) -> Blueprint:
+        """The engine, built on first use (after [abstraction] has given its table, so a hold'em
+        game never builds the lossless table it would refuse)."""
+        if "_bp" not in self.__dict__:
+            self._bp = Blueprint(self.gd, self._table, average_rounds=int(self.config.get("average_rounds", 1)),
+                                 abstraction=self.config.get("abstraction") or "fcpa",
+                                 max_nodes=int(self.config.get("max_nodes") or 5_000_000),
+                                 max_raises=int(self.config.get("max_raises") or 0))
+        return self._bp
 
     def with_abstraction(self, abstraction, definition: dict) -> "Game":
+        from solverkit.abstraction.spec import CardSpec
+
         self._abstraction = definition
-        self._build(abstraction.table(self.bp.spec))
+        self._table = abstraction.table(CardSpec.of(self.gd))
+        self.__dict__.pop("_bp", None)
         return self
 
     def definition(self) -> dict:

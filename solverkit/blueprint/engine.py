@@ -23,11 +23,20 @@ from .betting import TERMINAL, limit_tree
 from .nolimit import NoLimitTable, nolimit_tree
 
 
+#: canonical hands (all rounds) above which no lossless table is built (hold'em has 138 million)
+LOSSLESS_LIMIT = 20_000_000
+
+
 def lossless_table(spec: CardSpec) -> BucketTable:
     """Every canonical hand (suit isomorphism) its own bucket on every round."""
     from ..abstraction.indexer import HandIndexer
 
     ix = HandIndexer(spec)
+    total = sum(ix.size(r) for r in range(spec.rounds))
+    if total > LOSSLESS_LIMIT:
+        raise ConfigError(f"the lossless abstraction of this game has {total:,} canonical hands (over "
+                          f"{LOSSLESS_LIMIT:,}): give an [abstraction] with buckets, e.g. name = \"ehs\", "
+                          "buckets = [0, 50, 50, 50]")
     return BucketTable(spec, "isomorphism", {}, [np.arange(ix.size(r), dtype=np.int32) for r in range(spec.rounds)],
                        ix)
 
