@@ -119,12 +119,25 @@ def _brute(strength, hands, cluster, nk, out):
             out[h, k] = 0.5 if n == 0 else w / n
 
 
+@njit(cache=True, nogil=True, fastmath=True)
+def _nearest(x, centers_t, d):
+    """Index of the centre nearest to x (squared L2; the lowest index on ties); centres as
+    columns of centers_t, so the inner loop runs over centres and vectorises; d: scratch."""
+    d[:] = 0.0
+    for k in range(x.shape[0]):
+        xk = x[k]
+        for c in range(d.shape[0]):
+            y = xk - centers_t[k, c]
+            d[c] += y * y
+    return np.argmin(d)
+
+
 @njit(cache=True, nogil=True)
-def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, centers, mode, q_out, feat_out,
+def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster, nk, centers_t, mode, q_out, feat_out,
                 label_out):
     """Visit boards lo..hi-1: mode 0 writes q_out[class] (quantised equity), mode 1 feat_out[board *
     hands + hand] (equity vs each cluster; -1 where the hand clashes), mode 2 label_out[class]
-    (nearest of `centers`, squared L2)."""
+    (nearest of the centres, the columns of `centers_t`, squared L2)."""
     B = boards.shape[1]
     nh, H = hands.shape
     nr, ns = arrays[0][0], arrays[0][1]
@@ -166,6 +179,7 @@ def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster,
             else:
                 s[h] = strengths[b, h]
         e = np.zeros((nh, nk))
+        d = np.empty(centers_t.shape[1])
         if H <= 2:
             _sweep(s, hands, cluster, nk, deck, e)
         else:
@@ -183,15 +197,7 @@ def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster,
             if mode == 0:
                 q_out[cls] = np.uint16(np.rint(e[h, 0] * 65535.0))
             else:
-                best, arg = np.inf, 0
-                for c in range(centers.shape[0]):
-                    d = 0.0
-                    for k in range(nk):
-                        x = e[h, k] - centers[c, k]
-                        d += x * x
-                    if d < best:
-                        best, arg = d, c
-                label_out[cls] = arg
+                label_out[cls] = _nearest(e[h], centers_t, d)
 
 
 def _decode_boards(keys, B, ns, nr) -> np.ndarray:
@@ -239,7 +245,7 @@ class FinalBoards:
             strengths = strengths if strengths.shape[0] == 0 else np.ascontiguousarray(strengths[rows])
         run_ranges(_final_pass, boards.shape[0], boards, self.hands, strengths, self.spec.evaluator == "acpc", self.indexer.arrays,
                     self.spec.rounds - 1, np.ascontiguousarray(cluster, dtype=np.int64), nk,
-                    np.ascontiguousarray(centers, dtype=np.float64), mode,
+                    np.ascontiguousarray(np.transpose(centers), dtype=np.float64), mode,
                     np.empty(0, np.uint16) if q is None else q, np.empty((0, nk)) if feat is None else feat,
                     np.empty(0, np.int32) if labels is None else labels)
 
