@@ -94,12 +94,14 @@ class BlueprintGame(Game):
     # --- passes ----------------------------------------------------------------------------
 
     def cfr_pass(self, store, job: PassJob, transport=None) -> int:
-        return self.cfr_block(store, PassBlock(job.iteration, 1, (tuple(range(self.num_players)),), job.rule,
-                                               job.averaging, job.sampler), transport)
+        """Iteration job.iteration's traversals of job.players only."""
+        return self.cfr_block(store, PassBlock(job.iteration, 1, (tuple(job.players),), job.rule, job.averaging,
+                                               job.sampler), transport)
 
     def cfr_block(self, store, block: PassBlock, transport=None) -> int:
-        """Iterations block.first.. of every player's traversal (each updates as it goes, so
-        the players alternate within an iteration whatever the update order)."""
+        """Iterations block.first.. of the traversals of the players of block.groups, in player
+        order 0, 1, ... (each updates as it goes, so the players alternate within an iteration
+        whatever the update order; an iteration split into passes gives the same numbers)."""
         rule, averaging, sampler = block.rule, block.averaging, block.sampler
         self.bp.seed = int(sampler.seed)
         ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
@@ -114,7 +116,11 @@ class BlueprintGame(Game):
         with store.open("root", [f"regret{p}" for p in range(P)] + ([f"avg{p}" for p in range(P)] if keep else [])) as seg:
             reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
             avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if keep else np.zeros(reg.size)
-            count = self.bp.block(ts, rw, thr, sampler.prune_probability(), w, reg, avg)
+            mask = 0
+            for g in block.groups:
+                for p in g:
+                    mask |= 1 << p
+            count = self.bp.block(ts, np.full(ts.size, mask), rw, thr, sampler.prune_probability(), w, reg, avg)
             for p in range(P):
                 seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
                 if keep:
