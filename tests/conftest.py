@@ -4,6 +4,15 @@ import os
 
 # Never load third-party entry points installed on this machine (before anything imports solverkit).
 os.environ["SOLVERKIT_LOAD_PLUGINS"] = "solverkit"
+# Enumerated game trees are cached in a folder of this test session only (solverkit.efg.tree_cache):
+# hermetic, and a game enumerated by one test is read back by the next.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+_TREE_CACHE = tempfile.mkdtemp(prefix="solverkit-test-cache-")
+os.environ["SOLVERKIT_CACHE_DIR"] = _TREE_CACHE
+atexit.register(shutil.rmtree, _TREE_CACHE, True)
 
 import pytest  # noqa: E402
 

@@ -109,6 +109,15 @@ class OpenSpielGame(TreeGame):
         self.num_players = int(self.os_game.num_players())
         super().__init__(**params)
 
+    def tree_cache_key(self):
+        """The game string and the OpenSpiel version (a game read from a file is not cached: its
+        file may change under the same string)."""
+        if "filename" in self.spec:
+            return None
+        import pyspiel
+
+        return f"openspiel|{self.spec}|{getattr(pyspiel, '__version__', '?')}|{self.os_game}"
+
     def initial_state(self):
         return self.os_game.new_initial_state()
 

@@ -20,7 +20,8 @@ from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
 from . import kernels, nkernels, sampled
 from ..errors import ConfigError
-from .build import FlatTree, enumerate_tree
+from .build import FlatTree
+from .tree_cache import cached_tree
 from .split import split_tree
 
 
@@ -89,7 +90,7 @@ class TreeGame(Game):
         max_nodes = params.get("max_nodes")
         if max_nodes is None:  # built directly, not from a config table
             max_nodes = self.params["max_nodes"].default
-        self.tree: FlatTree = enumerate_tree(self, int(max_nodes))
+        self.tree: FlatTree = cached_tree(self, int(max_nodes))
         self._local = threading.local()
         cut = int(params.get("split_actions") or 0)
         self.split = None
@@ -99,6 +100,12 @@ class TreeGame(Game):
                                   "a tree game is cut into subgames only with 3 or more players ([game] players); "
                                   "use split_actions = 0")
             self.split = split_tree(self.tree, cut, self.name or type(self).__name__)
+
+    def tree_cache_key(self) -> str | None:
+        """A string naming this game's tree exactly (rules and the version of whatever computes
+        them), under which the enumerated tree is cached on disk (solverkit.efg.tree_cache);
+        None: enumerated every time (the default: a Python description may change between runs)."""
+        return None
 
     # --- the description (to implement) --------------------------------------------------------
 
