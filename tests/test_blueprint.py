@@ -182,16 +182,19 @@ def test_abstraction_section_builds_the_buckets():
     assert lossy.definition()["abstraction"]["name"] == "ehs" and "abstraction" not in full.definition()
 
 
-def test_checkpoint_and_resume_equal_a_straight_run(tmp_path):
+@pytest.mark.parametrize("first", [0, 1])
+def test_checkpoint_and_resume_equal_a_straight_run(tmp_path, first):
     """Through the solver: 1,000 iterations, a checkpoint, a resume to 3,000 give the straight
-    3,000-iteration run's strategy bit for bit (the first iterations run one pass per player)."""
+    3,000-iteration run's strategy bit for bit (the first iterations run one pass per player, in
+    the turn first_update sets, as the blocks do)."""
     from click.testing import CliRunner
 
     from solverkit.cli import cli
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[game]\nname = "blueprint"\ngamedef = "kuhn.limit.3p"\n[rule]\nname = "rm"\n[averaging]\n'
-                   'name = "uniform"\n[sampler]\nname = "external"\nprune_threshold = -1.0\n[solver]\nseed = 1\n')
+                   'name = "uniform"\n[sampler]\nname = "external"\nprune_threshold = -1.0\n[solver]\nseed = 1\n'
+                   f'first_update = {first}\n')
     run = CliRunner()
     for args in (["solve", str(cfg), "--out", str(tmp_path / "a"), "--iterations", "3000", "--quiet"],
                  ["solve", str(cfg), "--out", str(tmp_path / "b"), "--iterations", "1000", "--checkpoint-every",

@@ -99,9 +99,9 @@ class BlueprintGame(Game):
                                                job.sampler), transport)
 
     def cfr_block(self, store, block: PassBlock, transport=None) -> int:
-        """Iterations block.first.. of the traversals of the players of block.groups, in player
-        order 0, 1, ... (each updates as it goes, so the players alternate within an iteration
-        whatever the update order; an iteration split into passes gives the same numbers)."""
+        """Iterations block.first.. of the traversals of the players of block.groups, from the
+        first group's player on (each updates as it goes, so the players alternate within an
+        iteration whatever the update order; an iteration split into passes gives the same numbers)."""
         rule, averaging, sampler = block.rule, block.averaging, block.sampler
         self.bp.seed = int(sampler.seed)
         ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
@@ -120,7 +120,8 @@ class BlueprintGame(Game):
             for g in block.groups:
                 for p in g:
                     mask |= 1 << p
-            count = self.bp.block(ts, np.full(ts.size, mask), rw, thr, sampler.prune_probability(), w, reg, avg)
+            lead = block.groups[0][0] if block.groups and block.groups[0] else 0  # alternating: first_update
+            count = self.bp.block(ts, np.full(ts.size, mask), lead, rw, thr, sampler.prune_probability(), w, reg, avg)
             for p in range(P):
                 seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
                 if keep:

@@ -100,18 +100,18 @@ class Blueprint:
         w = (np.array([self.averaging.coefficients(int(t))[1] for t in ts]) if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune
-        count = self.block(ts, np.full(ts.size, (1 << self.gd.num_players) - 1), rw, np.where(ts > start, thr * rw, 0.0),
+        count = self.block(ts, np.full(ts.size, (1 << self.gd.num_players) - 1), 0, rw, np.where(ts > start, thr * rw, 0.0),
                            pprob, w, self.reg, self.avg)
         self.iteration += iterations
         return count
 
-    def block(self, ts, masks, rw, thresholds, pprob, weights, reg, avg) -> int:
+    def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg) -> int:
         """Iterations ts through the kernel over `reg` / `avg` (every player's, concatenated at
-        :attr:`base`): the players traversing (bit masks), regret weights rw, pruning thresholds
+        :attr:`base`): the players traversing (bit masks, in order from `lead`), regret weights rw, pruning thresholds
         (< 0: on), average weights."""
         t, gd = self.tree, self.gd
         return int(kernels.blueprint_block(
-            self.seed, ts, np.asarray(masks, dtype=np.int64), rw, thresholds, pprob, weights, t.kind, t.player, t.round, t.first, t.nact, t.spent,
+            self.seed, ts, np.asarray(masks, dtype=np.int64), int(lead), rw, thresholds, pprob, weights, t.kind, t.player, t.round, t.first, t.nact, t.spent,
             t.alive, self.off, self.aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
             gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *self._scratch))
 

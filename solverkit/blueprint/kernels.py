@@ -88,10 +88,10 @@ def _payoff(n, i, spent, alive, strength):
 
 
 @njit(cache=True, nogil=True)
-def blueprint_block(seed, iters, masks, rweights, thresholds, pprob, weights, kind, player, rnd, first, nact, spent,
+def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weights, kind, player, rnd, first, nact, spent,
                     alive, off, aoff, reg, avg, arrays, assign, assign_off, cards_in, num_suits, k, nb, deck, hole,
                     board, strength, row, bucket, v, pol, g, chosen, stack):
-    """Iterations iters[j]: for each player i in the bit mask masks[j], in order 0, 1, ..., one
+    """Iterations iters[j]: for each player i in the bit mask masks[j], in order lead, lead + 1, ..., one
     external-sampling traversal of a sampled deal
     (regret deltas times rweights[j]; pruning below thresholds[j] < 0 with probability pprob;
     the average of player i - 1 takes weights[j] * sigma / g where kept). Returns nodes visited."""
@@ -102,7 +102,8 @@ def blueprint_block(seed, iters, masks, rweights, thresholds, pprob, weights, ki
     count = 0
     for j in range(iters.shape[0]):
         t = iters[j]
-        for i in range(P):
+        for turn in range(P):
+            i = (lead + turn) % P
             if not (masks[j] >> i) & 1:
                 continue
             key = stream(seed, t, i, 0)
