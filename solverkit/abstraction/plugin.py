@@ -70,6 +70,12 @@ class Abstraction:
         path = self.config.get("table")
         if path and Path(path).exists():
             return BucketTable.load(path, spec, self.name, params)
+        cached = None if path else _cached_path(self.name, params, spec)
+        if cached is not None and cached.exists():  # built before with these parameters (another command, a resume)
+            try:
+                return BucketTable.load(cached, spec, self.name, params)
+            except (ConfigError, OSError, ValueError, KeyError):
+                pass  # damaged, or of another version: built again below
         if progress is None and any(b > 0 for b in params["buckets"]):
             from .indexer import HandIndexer
 
@@ -83,6 +89,12 @@ class Abstraction:
             table.save(path)
             if progress is not None:
                 progress(f"wrote {path}")
+        elif cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                table.save(cached)
+            except OSError:  # an unwritable cache: the table is built again next time, nothing else
+                pass
         return table
 
 
@@ -124,3 +136,21 @@ METHODS = (Isomorphism, Ehs, Emd, Ochs)
 
 def print_progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def _cached_path(name: str, params: dict, spec: CardSpec):
+    """Where a table built without a ``table`` path is cached (solverkit.core.cache "tables"),
+    keyed by everything its file records; None when caching is off."""
+    import hashlib
+    import json
+
+    from .. import __version__
+    from ..core.cache import cache_folder
+    from .table import FORMAT_VERSION
+
+    folder = cache_folder("tables")
+    if folder is None:
+        return None
+    key = json.dumps({"format": FORMAT_VERSION, "solverkit": __version__, "name": name, "params": params,
+                      "spec": spec.key()}, sort_keys=True, default=str)
+    return folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".npz")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.cache import cache_folder
 from ..core.layout import Layout
 from .build import FlatTree, enumerate_tree
 
@@ -26,11 +27,7 @@ FORMAT = 1
 
 def cache_dir() -> Path | None:
     """The tree cache's folder (None: turned off)."""
-    root = os.environ.get("SOLVERKIT_CACHE_DIR", "")
-    if root.strip().lower() == "off":
-        return None
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "solverkit"
-    return base / "trees"
+    return cache_folder("trees")
 
 
 def cached_tree(game, max_nodes: int) -> FlatTree:
