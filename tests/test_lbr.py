@@ -135,7 +135,7 @@ def test_lbr_is_below_the_exact_best_response_limit(runs, run, share):
     _check_below(player.game, player, 3000, share)
 
 
-@pytest.mark.parametrize("kind, share", [("call", 0.9), ("random", 0.75)])
+@pytest.mark.parametrize("kind, share", [pytest.param("call", 0.9, marks=pytest.mark.slow), ("random", 0.75)])
 def test_lbr_finds_most_of_a_baselines_exploitability(runs, kind, share):
     """Always-call and uniform random in limit Leduc: LBR wins nearly what a best response does
     (always-call: 1.47 chips exact, LBR ~1.44; random: 2.37, LBR ~2.1)."""
@@ -143,6 +143,7 @@ def test_lbr_finds_most_of_a_baselines_exploitability(runs, kind, share):
     _check_below(game, Player(game, baseline_strategy(game, kind), kind), 3000, share)
 
 
+@pytest.mark.slow  # (CI time: 5 s)
 def test_lbr_is_below_the_exact_best_response_nolimit(runs):
     """No-limit Leduc under fcpa: LBR betting the tree's sizes (pot, all-in) stays in the
     abstraction, whose exact exploitability bounds it; the tree's always-call is found out."""

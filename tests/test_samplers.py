@@ -137,7 +137,10 @@ CASES = [("chance", "kuhn_tree", 3000), ("external", "kuhn_tree", 3000), ("outco
          ("chance", HiddenMoves, 3000), ("external", HiddenMoves, 3000), ("outcome", HiddenMoves, 20000)]
 
 
-@pytest.mark.parametrize("sampler, game, seeds", CASES, ids=[f"{s}-{getattr(g, 'name', g)}" for s, g, _ in CASES])
+@pytest.mark.parametrize("sampler, game, seeds", [  # (CI time: outcome sampling of HiddenMoves runs with -m slow)
+    pytest.param(*c, id=f"{c[0]}-{getattr(c[1], 'name', c[1])}",
+                 marks=[pytest.mark.slow] if c[0] == "outcome" and c[1] is HiddenMoves else [])
+    for c in CASES])
 def test_expected_sampled_update_is_the_full_update(sampler, game, seeds, fresh_registry):
     if isinstance(game, type):
         fresh_registry.add(_games(game), name="hidden_moves_test")

@@ -35,6 +35,7 @@ def test_unsafe_resolving_of_a_good_blueprint_is_exploitable_and_safe_methods_ar
         assert stats.resolved[1] > 0
 
 
+@pytest.mark.slow  # (CI time: 4 s)
 def test_maxmargin_converges_below_the_blueprint(leduc_blueprint):
     game, bp = leduc_blueprint
     searched, stats = searched_strategy(game, bp, "maxmargin", 1000, safety_check=False)

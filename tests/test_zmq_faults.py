@@ -121,7 +121,7 @@ def _hooks(monkeypatch, asm, moment, killed):
     pytest.param("between", "compressed", "3", 1, marks=pytest.mark.slow),  # (CI time: -m slow runs them)
     pytest.param("checkpoint", "compressed", "3", 1, marks=pytest.mark.slow),
     ("recovery", "float64", "3", 2),
-    ("start", "float64", None, 1),      # no checkpoint: back to iteration 0
+    pytest.param("start", "float64", None, 1, marks=pytest.mark.slow),  # no checkpoint: back to iteration 0
     pytest.param("start", "compressed", None, 1, marks=pytest.mark.slow),
 ])
 def test_a_killed_worker_is_replaced_and_the_run_ends_as_an_uninterrupted_one(
