@@ -27,10 +27,10 @@ def _expl(game, strategy):
 def test_unsafe_resolving_of_a_good_blueprint_is_exploitable_and_safe_methods_are_not(leduc_blueprint):
     game, bp = leduc_blueprint
     base = _expl(game, bp)
-    unsafe, _ = searched_strategy(game, bp, "unsafe", 300)
+    unsafe, _ = searched_strategy(game, bp, "unsafe", 100)
     assert _expl(game, unsafe) > 10 * base  # the opponent exploits the fixed-range assumption
     for method in ("resolve", "maxmargin"):
-        searched, stats = searched_strategy(game, bp, method, 300)
+        searched, stats = searched_strategy(game, bp, method, 100)
         assert _expl(game, searched) <= base * (1 + 1e-12)
         assert stats.resolved[1] > 0
 
@@ -117,10 +117,10 @@ def test_a_spent_budget_cuts_the_iterations(leduc_blueprint):
 def test_reach_spends_the_opponents_gifts_and_stays_safe():
     a = load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc.nolimit"},
                      "abstraction": {"name": "ehs", "buckets": [0, 2]}, "solver": {"eval_every": 0}})
-    real, bp = a.game.real_policy(run_solve(a, iterations=200).strategy)
+    real, bp = a.game.real_policy(run_solve(a, iterations=100).strategy)
     base = _expl(real, bp)
-    margin, _ = searched_strategy(real, bp, "maxmargin", 200)
-    reach, stats = searched_strategy(real, bp, "reach", 200)
+    margin, _ = searched_strategy(real, bp, "maxmargin", 100)
+    reach, stats = searched_strategy(real, bp, "reach", 100)
     assert not stats.without_gifts
     assert _expl(real, reach) <= base * (1 + 1e-12)
     assert _expl(real, reach) < _expl(real, margin)  # wider margins where the opponent gave value away
