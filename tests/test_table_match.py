@@ -76,7 +76,7 @@ def test_kuhn_limit_3p_is_bundled_for_tables_and_refused_by_the_two_player_engin
     gd = load_table("kuhn.limit.3p")
     game = load_config({"preset": "cfr", "game": {"name": "kuhn_tree", "players": 3}}).game
     assert gd == tree_table(game).__class__(**{**tree_table(game).__dict__, "source": "kuhn.limit.3p"})
-    assert "kuhn.limit.3p" not in bundled_names() and bundled_names("limit", 3) == ["kuhn.limit.3p"]
+    assert "kuhn.limit.3p" not in bundled_names() and bundled_names("limit", 3) == ["holdem.limit.3p", "kuhn.limit.3p"]
     with pytest.raises(ConfigError, match="numPlayers = 3: only 2-player games are supported"):
         load_gamedef("kuhn.limit.3p")
     with pytest.raises(ConfigError, match=r"numPlayers = 7 is invalid: expected 2\.\.6"):
