@@ -153,7 +153,8 @@ def keyed_strategy(game):
     return out
 
 
-@pytest.mark.parametrize("name", ["leduc.nolimit", "uneven_stacks", "two_hole_cards"])
+@pytest.mark.parametrize("name", ["leduc.nolimit", "uneven_stacks",
+                                  pytest.param("two_hole_cards", marks=pytest.mark.slow)])  # (CI time: 8 s)
 def test_fixed_policy_values_equal_openspiel(tmp_path, name):
     from open_spiel.python.algorithms import best_response, expected_game_score
 

@@ -182,7 +182,7 @@ def test_abstraction_section_builds_the_buckets():
     assert lossy.definition()["abstraction"]["name"] == "ehs" and "abstraction" not in full.definition()
 
 
-@pytest.mark.parametrize("first", [0, 1])
+@pytest.mark.parametrize("first", [0, pytest.param(1, marks=pytest.mark.slow)])  # (CI time: 5 s each)
 def test_checkpoint_and_resume_equal_a_straight_run(tmp_path, first):
     """Through the solver: 1,000 iterations, a checkpoint, a resume to 3,000 give the straight
     3,000-iteration run's strategy bit for bit (the first iterations run one pass per player, in

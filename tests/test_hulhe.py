@@ -133,6 +133,7 @@ def test_split_and_unsplit_solves_agree():
     assert curves[0][-1][1] < curves[0][0][1]
 
 
+@pytest.mark.slow  # (CI time: 10 s; the split/unsplit and proof tests keep hold'em's smaller members in the default run)
 def test_small_member_converges():
     game = {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2], "split_round": 1}
     asm = load_config({"preset": "cfr_plus", "game": game, "solver": {"iterations": 300, "eval_every": 300}})

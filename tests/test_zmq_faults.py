@@ -120,7 +120,7 @@ def _hooks(monkeypatch, asm, moment, killed):
     ("pass", "float64", "3", 1),
     pytest.param("between", "compressed", "3", 1, marks=pytest.mark.slow),  # (CI time: -m slow runs them)
     pytest.param("checkpoint", "compressed", "3", 1, marks=pytest.mark.slow),
-    ("recovery", "float64", "3", 2),
+    pytest.param("recovery", "float64", "3", 2, marks=pytest.mark.slow),
     pytest.param("start", "float64", None, 1, marks=pytest.mark.slow),  # no checkpoint: back to iteration 0
     pytest.param("start", "compressed", None, 1, marks=pytest.mark.slow),
 ])
