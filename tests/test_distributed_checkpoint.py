@@ -154,6 +154,7 @@ def test_a_damaged_or_missing_part_is_refused_naming_it(stopped, tmp_path, how, 
     assert str(path) in message and expect in message and f"worker {part['worker']}" in message
 
 
+@pytest.mark.slow  # (CI time: 8 s; the other distributed-checkpoint tests stay in the default run)
 def test_the_strategy_query_reads_exactly_the_local_runs_policy(stopped, reference, tmp_path):
     out = _copy(stopped, tmp_path / "out")
     assert _resume(out).exit_code == 0

@@ -119,6 +119,7 @@ def test_evaluator_ranks_random_seven_card_hands_like_phevaluator():
 SMALL = {"name": "hulhe", "ranks": 3, "rounds": 3, "max_raises": [1, 1, 1]}
 
 
+@pytest.mark.slow  # (CI time: 8 s; tests/test_poker_engine.py checks trunk + subgames = whole tree on smaller games)
 def test_split_and_unsplit_solves_agree():
     """The same kernels through the trunk and its subgames (threads) as in one walk."""
     curves = []

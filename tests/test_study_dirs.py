@@ -186,7 +186,7 @@ def test_any_assembly_names_give_a_one_line_refusal_or_directories_inside_runs(t
     assert all(d.parent == runs for d in dirs) and len({str(d).lower() for d in dirs}) == len(spec.runs)
 
 
-@pytest.mark.parametrize("cut", ["rows", "bytes"])
+@pytest.mark.parametrize("cut", ["rows", pytest.param("bytes", marks=pytest.mark.slow)])  # (CI time: 8 s)
 def test_resume_never_reads_back_a_finished_run_whose_metrics_were_cut_short(tmp_path, cut):
     # a metrics.csv cut short (rows lost, or a torn last line) beside an intact result.json was
     # read back as finished: results.csv then gave an earlier row's exploitability as the final one

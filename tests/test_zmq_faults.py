@@ -253,6 +253,7 @@ cli(sys.argv[1:])
 """
 
 
+@pytest.mark.slow  # (CI time: 13 s; a killed worker's replacement stays in the default run)
 def test_a_killed_trunk_resumed_takes_back_the_workers_that_waited_for_it(tmp_path, reference):
     endpoint = f"tcp://127.0.0.1:{_free_port()}"
     workers = [_hand_worker(endpoint) for _ in range(2)]
