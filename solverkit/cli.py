@@ -363,7 +363,7 @@ def exploit(run_dir, real, search):
     if search:
         from .search.exploit import searched_exploitability
 
-        for line in searched_exploitability(assembly, strategy):
+        for line in searched_exploitability(assembly, strategy, before=expl):
             click.echo(line)
 
 

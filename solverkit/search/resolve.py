@@ -108,14 +108,6 @@ def _valid(game, key, p: int) -> np.ndarray:
     return out
 
 
-def _rm_plus(regret: np.ndarray) -> np.ndarray:
-    """Regret matching over the last axis (uniform where no regret is positive)."""
-    pos = np.maximum(regret, 0.0)
-    total = pos.sum(axis=-1, keepdims=True)
-    n = regret.shape[-1]
-    return np.where(total > 0, pos / np.where(total > 0, total, 1.0), 1.0 / n)
-
-
 class _Passes:
     """CFR+ passes over one subgame through the engine's block kernel (dfs_block), its arrays
     made once: a re-solve calls it twice an iteration, so Python's share per call stays small."""
