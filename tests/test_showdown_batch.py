@@ -1,5 +1,5 @@
-"""The batched showdown kernel (players with their own hand lists: spots) gives, node for node,
-the doubles of the one-node kernel it replaced in the walk."""
+"""The batched terminal kernels (players with their own hand lists: spots): showdowns equal the
+brute-force sum over the opponent's disjoint hands, folds the one-node kernel's doubles."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from solverkit.poker.kernels import SD_BATCH, _showdown2_batch
 
-from .showdown_reference import _showdown2
 
 
 def _hands(rng, n, deck):
@@ -18,30 +17,54 @@ def _hands(rng, n, deck):
     return np.array([pairs[i] for i in idx], dtype=np.int64)
 
 
-def _orders(rng, H, rows):
-    """Per row: hands in ascending strength (with ties), some hands left out (not on that board)."""
-    order = np.zeros((rows, H), dtype=np.int64)
-    strength = np.zeros((rows, H), dtype=np.int64)
-    count = np.zeros(rows, dtype=np.int64)
-    for i in range(rows):
-        keep = rng.permutation(H)[: rng.integers(1, H + 1)]
-        s = rng.integers(0, max(2, H // 3), keep.size)  # ties
-        o = np.argsort(s, kind="stable")
-        count[i] = keep.size
-        order[i, : keep.size] = keep[o]
-        strength[i, : keep.size] = s[o]
-    return order, strength, count
+def _consistent_orders(rng, hands_by_player, deck, rows):
+    """_orders for both players where a combo has one strength per row whoever holds it (as on a
+    real board: the one opponent hand that holds both of h's cards is h itself, a tie)."""
+    table = rng.integers(0, 12, (rows, deck, deck))  # few values: many ties
+    out = []
+    for hands in hands_by_player:
+        H = hands.shape[0]
+        order = np.zeros((rows, H), dtype=np.int64)
+        strength = np.zeros((rows, H), dtype=np.int64)
+        count = np.zeros(rows, dtype=np.int64)
+        for i in range(rows):
+            keep = rng.permutation(H)[: rng.integers(1, H + 1)]
+            s = table[i, hands[keep, 0], hands[keep, 1]]
+            o = np.argsort(s, kind="stable")
+            count[i] = keep.size
+            order[i, : keep.size] = keep[o]
+            strength[i, : keep.size] = s[o]
+        out.append((order, strength, count))
+    return out
+
+
+def _brute_showdown(reach_o, hands, order, strength, count, hands_o, order_o, strength_o, count_o, f):
+    """O(H x H_o): f x (mass of the opponent's disjoint hands below h - above h), 0 off the board."""
+    out = np.zeros(hands.shape[0])
+    s_o = {int(order_o[t]): int(strength_o[t]) for t in range(count_o)}
+    for t in range(count):
+        h = int(order[t])
+        cards = set(hands[h].tolist())
+        v = 0.0
+        for q, sq in s_o.items():
+            if cards & set(hands_o[q].tolist()):
+                continue
+            v += reach_o[q] * np.sign(strength[t] - sq)
+        out[h] = f * v
+    return out
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_a_batch_of_showdowns_equals_one_node_at_a_time(seed):
+def test_a_batch_of_showdowns_equals_the_brute_force_sum(seed):
     rng = np.random.default_rng(seed)
     deck = 20
     H0, H1 = int(rng.integers(3, 30)), int(rng.integers(3, 30))
-    hands0, hands1 = _hands(rng, H0, deck), _hands(rng, H1, deck)
+    hands0 = _hands(rng, H0, deck)
+    hands1 = np.concatenate([hands0[: H0 // 2], _hands(rng, H1, deck)])  # some combos in both lists
+    hands1 = np.unique(np.sort(hands1, axis=1), axis=0)[:H1]
+    H1 = hands1.shape[0]
     rows = 3
-    o0, s0, c0 = _orders(rng, H0, rows)
-    o1, s1, c1 = _orders(rng, H1, rows)
+    (o0, s0, c0), (o1, s1, c1) = _consistent_orders(rng, (hands0, hands1), deck, rows)
     nodes_total = 24
     reach = rng.random((nodes_total, 2, max(H0, H1))) * rng.integers(0, 2, (nodes_total, 2, max(H0, H1)))
     M = int(rng.integers(1, SD_BATCH + 1))
@@ -50,18 +73,14 @@ def test_a_batch_of_showdowns_equals_one_node_at_a_time(seed):
     i = int(rng.integers(0, rows))
     for p, (hp, op_, sp, cp, ho, oo, so, co) in enumerate([(hands0, o0, s0, c0, hands1, o1, s1, c1),
                                                            (hands1, o1, s1, c1, hands0, o0, s0, c0)]):
-        want = np.full((nodes_total, 2, max(H0, H1)), np.nan)
-        card = np.zeros(3 * deck)
-        for m in range(M):
-            _showdown2(reach, nodes[m], 1 - p, hp, op_, sp, cp[i], ho, oo, so, co[i], i, card, fs[m], want, p)
-        got = np.full_like(want, np.nan)
-        R = np.empty((max(H0, H1), SD_BATCH))
-        C = np.empty((3 * deck, SD_BATCH))
+        got = np.full((nodes_total, 2, max(H0, H1)), np.nan)
+        R = np.full((max(H0, H1), SD_BATCH), np.nan)  # scratch: garbage must not leak
+        C = np.full((3 * deck, SD_BATCH), np.nan)
         _showdown2_batch(reach, nodes, fs, M, 1 - p, hp, op_, sp, cp[i], ho, oo, so, co[i], i, R, C,
-                         np.empty((3, SD_BATCH)), got, p)
+                         np.full((3, SD_BATCH), np.nan), got, p, np.full((max(H0, H1), SD_BATCH), np.nan))
         for m in range(M):
-            np.testing.assert_array_equal(got[nodes[m], p, : hp.shape[0]].view(np.uint64),
-                                          want[nodes[m], p, : hp.shape[0]].view(np.uint64))
+            want = _brute_showdown(reach[nodes[m], 1 - p], hp, op_[i], sp[i], cp[i], ho, oo[i], so[i], co[i], fs[m])
+            np.testing.assert_allclose(got[nodes[m], p, : hp.shape[0]], want, rtol=1e-12, atol=1e-12)
         untouched = np.ones(nodes_total, dtype=bool)
         untouched[nodes[:M]] = False
         assert np.isnan(got[untouched]).all()  # nodes beyond M are left alone

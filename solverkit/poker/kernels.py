@@ -134,80 +134,83 @@ SD_BATCH = 16
 
 @njit(cache=True, nogil=True)
 def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hands_o, order_o, strength_o, count_o,
-                     i, R, C, acc, cfv, p):
+                     i, R, C, acc, cfv, p, OUT):
     """Showdown values of M nodes of one board (nodes[:M], stakes fs[:M]) when the players hold
-    different hand lists: p's hands in ascending strength (row i of order / strength) meet the
-    opponent's (order_o / strength_o) by one merge that serves every node, each step of it a loop
-    over the nodes (contiguous: vectorised); per node, the mass strictly below and at-or-below
-    each of p's hands, per card for card removal (a hand sharing both cards with h is h itself,
-    of equal strength: neither below nor above it). Per node, the additions of the one-node
-    kernel this replaced (tests/showdown_reference.py), in its order, so the same doubles. Scratch: R [hands, SD_BATCH] (the opponent's reach in strength order), C [3 x
-    deck, SD_BATCH] (per card: mass below, at or below, all), acc [3, SD_BATCH]."""
+    different hand lists: cfv = f x (opponent mass strictly below h - strictly above h), both
+    without the hands sharing a card with h. Two sweeps of the opponent's hands, ascending for
+    the mass below p's hand (row i of order / strength), descending for the mass above, each a
+    running total and one per card (inclusion-exclusion: the only hand holding both of h's cards
+    is h itself, of equal strength, in neither sum). Every step is a loop over the nodes on the
+    batch's full width (contiguous: vectorised; lanes past M hold zeros). Scratch, width
+    SD_BATCH: R [hands] the opponent's reach in strength order, C [deck] per-card mass, acc [1],
+    OUT [hands] the mass below p's t-th hand until its value is written."""
     H = hands.shape[0]
     k = hands.shape[1]
+    W = R.shape[1]
     deck = C.shape[0] // 3
-    for m in range(M):
-        n = nodes[m]
-        for h in range(H):
-            cfv[n, p, h] = 0.0
-    for c in range(3 * deck):
-        for m in range(M):
-            C[c, m] = 0.0
-    for m in range(M):
-        acc[0, m] = 0.0  # all
-        acc[1, m] = 0.0  # strictly below
-        acc[2, m] = 0.0  # at or below
     for t in range(count_o):
         q = order_o[i, t]
         for m in range(M):
             R[t, m] = reach[nodes[m], o, q]
-    for t in range(count_o):
+        for m in range(M, W):
+            R[t, m] = 0.0
+    if count < H:  # hands not on this board (they meet a board card) are worth 0
         for m in range(M):
-            acc[0, m] += R[t, m]
-        for j in range(k):
-            c = 2 * deck + hands_o[order_o[i, t], j]
-            for m in range(M):
-                C[c, m] += R[t, m]
-    tb = 0
-    tl = 0
-    for t in range(count):
-        h = order[i, t]
-        s = strength[i, t]
-        while tb < count_o and strength_o[i, tb] < s:
-            q = order_o[i, tb]
-            for m in range(M):
-                acc[1, m] += R[tb, m]
-            for j in range(k):
-                c = hands_o[q, j]
+            n = nodes[m]
+            for h in range(H):
+                cfv[n, p, h] = 0.0
+    for sweep in range(2):
+        for c in range(deck):
+            for m in range(W):
+                C[c, m] = 0.0
+        for m in range(W):
+            acc[0, m] = 0.0
+        j = 0  # opponent hands summed so far, from the weak end (sweep 0) or the strong end
+        for u in range(count):
+            t = u if sweep == 0 else count - 1 - u
+            s = strength[i, t]
+            while j < count_o:
+                to = j if sweep == 0 else count_o - 1 - j
+                so = strength_o[i, to]
+                if (so >= s) if sweep == 0 else (so <= s):
+                    break
+                q = order_o[i, to]
+                for m in range(W):
+                    acc[0, m] += R[to, m]
+                for jj in range(k):
+                    c = hands_o[q, jj]
+                    for m in range(W):
+                        C[c, m] += R[to, m]
+                j += 1
+            h = order[i, t]
+            if sweep == 0:
+                if k == 2:
+                    c0 = hands[h, 0]
+                    c1 = hands[h, 1]
+                    for m in range(W):
+                        OUT[t, m] = acc[0, m] - C[c0, m] - C[c1, m]
+                else:
+                    for m in range(W):
+                        OUT[t, m] = acc[0, m]
+                    for jj in range(k):
+                        c = hands[h, jj]
+                        for m in range(W):
+                            OUT[t, m] -= C[c, m]
+            else:
+                if k == 2:
+                    c0 = hands[h, 0]
+                    c1 = hands[h, 1]
+                    for m in range(W):
+                        OUT[t, m] -= acc[0, m] - C[c0, m] - C[c1, m]
+                else:
+                    for m in range(W):
+                        OUT[t, m] -= acc[0, m]
+                    for jj in range(k):
+                        c = hands[h, jj]
+                        for m in range(W):
+                            OUT[t, m] += C[c, m]
                 for m in range(M):
-                    C[c, m] += R[tb, m]
-            tb += 1
-        while tl < count_o and strength_o[i, tl] <= s:
-            q = order_o[i, tl]
-            for m in range(M):
-                acc[2, m] += R[tl, m]
-            for j in range(k):
-                c = deck + hands_o[q, j]
-                for m in range(M):
-                    C[c, m] += R[tl, m]
-            tl += 1
-        if k == 2:
-            c0 = hands[h, 0]
-            c1 = hands[h, 1]
-            for m in range(M):
-                win = acc[1, m] - C[c0, m] - C[c1, m]
-                lose = acc[0, m] - acc[2, m] - (C[2 * deck + c0, m] - C[deck + c0, m]) \
-                    - (C[2 * deck + c1, m] - C[deck + c1, m])
-                cfv[nodes[m], p, h] = fs[m] * (win - lose)
-        else:
-            for m in range(M):
-                win = acc[1, m]
-                lose = acc[0, m] - acc[2, m]
-                for j in range(k):
-                    c = hands[h, j]
-                    win -= C[c, m]
-                    lose -= C[2 * deck + c, m] - C[deck + c, m]
-                cfv[nodes[m], p, h] = fs[m] * (win - lose)
+                    cfv[nodes[m], p, h] = fs[m] * OUT[t, m]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -698,7 +701,7 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
 def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
     """_terminals for players with their own hand lists: the board's live folds and showdowns
     SD_BATCH nodes at a time (_fold_batch, _showdown2_batch), each node's numbers as one at a time."""
-    R, C, acc, fs, fnodes, snodes = sd
+    R, C, acc, fs, fnodes, snodes, OUT = sd
     kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
@@ -742,10 +745,10 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                 fs[m] = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
             if p == 0:
                 _showdown2_batch(reach, nodes, fs, M, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i],
-                                 T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0)
+                                 T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0, OUT)
             else:
                 _showdown2_batch(reach, nodes, fs, M, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i],
-                                 T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1)
+                                 T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1, OUT)
             for m in range(M):
                 n = nodes[m]
                 x = extra[n]
@@ -761,17 +764,21 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
 @njit(cache=True, nogil=True)
 def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, acc, cfv, p):
     """_fold (not adding) for M fold nodes of one board at once, stakes fs[:M]: per node the same
-    additions in the same order, so the same doubles; each step a loop over the nodes."""
+    additions in the same order, so the same doubles; each step a loop over the nodes on the
+    batch's full width (lanes past M hold zeros: contiguous, vectorised)."""
     H = hands.shape[0]
     Ho, k = hands_o.shape
+    W = R.shape[1]
     deck = C.shape[0] // 3
-    for m in range(M):
-        acc[0, m] = 0.0
     for h in range(Ho):
         for m in range(M):
             R[h, m] = reach[nodes[m], o, h]
+        for m in range(M, W):
+            R[h, m] = 0.0
+    for m in range(W):
+        acc[0, m] = 0.0
     for h in range(Ho):
-        for m in range(M):
+        for m in range(W):
             acc[0, m] += R[h, m]
     if k == 1:
         for h in range(H):
@@ -781,12 +788,12 @@ def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, ac
                 cfv[nodes[m], p, h] = fs[m] * (acc[0, m] - (R[s, m] if s >= 0 else 0.0)) if ok else 0.0
         return
     for c in range(deck):
-        for m in range(M):
+        for m in range(W):
             C[c, m] = 0.0
     for h in range(Ho):
         for j in range(k):
             c = hands_o[h, j]
-            for m in range(M):
+            for m in range(W):
                 C[c, m] += R[h, m]
     for h in range(H):
         if valid[g, h] == 0:
@@ -798,17 +805,20 @@ def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, ac
             c0 = hands[h, 0]
             c1 = hands[h, 1]
             if s >= 0:
-                for m in range(M):
-                    cfv[nodes[m], p, h] = fs[m] * (acc[0, m] + R[s, m] - C[c0, m] - C[c1, m])
+                for m in range(W):
+                    acc[1, m] = acc[0, m] + R[s, m] - C[c0, m] - C[c1, m]
             else:
-                for m in range(M):
-                    cfv[nodes[m], p, h] = fs[m] * (acc[0, m] + 0.0 - C[c0, m] - C[c1, m])
+                for m in range(W):
+                    acc[1, m] = acc[0, m] + 0.0 - C[c0, m] - C[c1, m]
         else:
-            for m in range(M):
-                x = acc[0, m] + (R[s, m] if s >= 0 else 0.0)
-                for j in range(k):
-                    x -= C[hands[h, j], m]
-                cfv[nodes[m], p, h] = fs[m] * x
+            for m in range(W):
+                acc[1, m] = acc[0, m] + (R[s, m] if s >= 0 else 0.0)
+            for j in range(k):
+                c = hands[h, j]
+                for m in range(W):
+                    acc[1, m] -= C[c, m]
+        for m in range(M):
+            cfv[nodes[m], p, h] = fs[m] * acc[1, m]
 
 
 @njit(cache=True, nogil=True)
@@ -1057,7 +1067,8 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     nsd = 1 if T.shared else SD_BATCH
     nn = 1 if T.shared else T.kind.shape[0]
     sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((3 * T.deck, nsd)), np.empty((3, nsd)),
-          np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64))
+          np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64),
+          np.empty((max(H0, H1) if not T.shared else 1, nsd)))
     # a compact walk's scratch: one decoded block of the policy source, one of the average
     nscr = max(H0, H1) * T.children.shape[1] if V.compact else 1
     S = np.empty(nscr)
