@@ -76,10 +76,11 @@ def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
     mm = np.lib.format.open_memmap(scratch, mode="w+", dtype=np.float64, shape=(size,))
     try:
         def release():
-            mm.flush()
+            # a shared file mapping: dropping its pages from this process keeps what they hold
+            # (dirty pages stay in the page cache for the copy below), so no msync per part
             raw = getattr(mm, "_mmap", None)
             if raw is not None and hasattr(mmap, "MADV_DONTNEED"):
-                raw.madvise(mmap.MADV_DONTNEED)  # clean file pages: dropped from this process
+                raw.madvise(mmap.MADV_DONTNEED)
 
         fill(player, mm, release)
         release()
