@@ -99,7 +99,8 @@ def main():
             params["clusters"] = args.clusters
         load0 = os.getloadavg()[0]
         t, c = time.perf_counter(), time.process_time()
-        table = build_table(spec, method, params, lambda text: print(f"  {run} {text}", flush=True))
+        table = build_table(spec, method, params,
+                            lambda text: print(f"  {run} {text}", flush=True))  # noqa: B023 (called during this build)
         total, cpu = time.perf_counter() - t, time.process_time() - c
         rows.append({"run": run, "game": game, "method": method, "buckets": list(table.buckets),
                      "sizes": [table.indexer.size(r) for r in range(spec.rounds)], "seconds": total,

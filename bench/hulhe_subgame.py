@@ -188,7 +188,7 @@ def bench_flop(flop, n_subgames, iterations, tmp, measure_at=(), compare_float=F
     boards_per_round = np.zeros(4)
     for k in keys:
         n = game._segment_name(k)
-        for arr, size in specs[n].arrays.items():
+        for arr, _size in specs[n].arrays.items():
             g = game.segment_grid(n, arr)
             np.add.at(per_round, g.round, g.hands * g.actions)
         g = game.segment_grid(n, "regret0")

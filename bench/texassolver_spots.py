@@ -542,7 +542,7 @@ def bench_spot(name: str, text: str, ts, args, work: Path) -> dict:
             for m in cmp["mismatches"]:
                 print(f"    {m}")
         else:
-            entry["tree_check"] = {"error": "no dump.json"}
+            entry["tree_check"] = {"error": f"no dump.json (TexasSolver exit status {chk['returncode']})"}
             print(f"[{name}] tree check: TexasSolver wrote no dump (see {dump.parent}/solver.log)")
     if args.trees_only:
         return entry

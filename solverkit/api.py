@@ -235,7 +235,7 @@ def policy_dict(game, strategy, player: int) -> dict[str, dict[str, float]]:
     (slots no deal reaches, :meth:`Game.impossible_infosets`, left out)."""
     table = {}
     lay = game.layout(player)
-    for key, labels, (start, n), skip in zip(game.infoset_keys(player), game.infoset_actions(player),
+    for key, labels, (start, _n), skip in zip(game.infoset_keys(player), game.infoset_actions(player),
                                              lay.infoset_slices(), game.impossible_infosets(player)):
         if not skip:
             table[key] = {label: float(strategy[player][start + i]) for i, label in enumerate(labels)}

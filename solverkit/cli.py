@@ -448,7 +448,6 @@ def info(game, overrides):
     """Sizes of GAME (a game name, or a config file's [game]): information sets (raw and up to suit
     symmetry), subgames, memory, counted before anything is built."""
     from .core.config import parse_value
-    import tomli_w
 
     from .core.params import spec_of
     from .core.registry import get_registry

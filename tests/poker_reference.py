@@ -147,7 +147,6 @@ def cfr_update(gd, bet, policy, rank, i):
     over the histories of each information set, deal probability x opponent reach x (v_a - v)
     in i's utility; and {key: the opponent's average contribution}, its own reach x policy
     (the same in every history of its information set, by perfect recall)."""
-    o = 1 - i
     sign = 1.0 if i == 0 else -1.0
     delta, avg = {}, {}
 

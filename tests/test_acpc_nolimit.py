@@ -227,7 +227,7 @@ def test_size_report_counts_the_action_tree_not_the_limit_tree():
 ])
 def test_bad_nolimit_parameters_are_one_line_config_errors(game, match):
     with pytest.raises(ConfigError, match=match) as info:
-        load_config({"preset": "cfr_plus", "game": {"name": "acpc", **game}}).game
+        load_config({"preset": "cfr_plus", "game": {"name": "acpc", **game}}).game  # noqa: B018 (the property raises)
     assert "\n" not in str(info.value)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from solverkit.core.config import load_config
-from solverkit.poker.betting import ACTION_CHARS, DECISION, FOLD, SHOWDOWN
+from solverkit.poker.betting import DECISION, FOLD, SHOWDOWN
 
 pyspiel = pytest.importorskip("pyspiel")
 

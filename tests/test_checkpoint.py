@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import errno
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -160,7 +159,6 @@ def test_a_damaged_footer_length_is_refused_without_reading_it_into_memory(saved
     # a sparse checkpoint of 5 GiB whose trailer names a footer of its whole length was read
     # whole before its checksum was checked (20 GiB of memory for a 20 GiB file)
     import resource
-    import struct
 
     from solverkit.core.trailer import END, TAIL
 
@@ -186,7 +184,7 @@ def test_checkpoint_of_another_game_or_version_is_refused(saved, tmp_path, monke
     monkeypatch.setattr(ckpt, "VERSION", 99)
     run_solve(load_config(saved / "config.toml"), out=saved, checkpoint_every="3", force=True)
     monkeypatch.undo()
-    assert f"checkpoint format version 99; this solverkit reads version 2" in resume_error(saved)
+    assert "checkpoint format version 99; this solverkit reads version 2" in resume_error(saved)
 
 
 def test_a_failed_checkpoint_write_keeps_the_previous_one(saved, monkeypatch):

@@ -188,7 +188,7 @@ def test_progress_bar_ends_at_the_target_in_display_units(tmp_path):
     assert n < 2000
     last = r.stderr.replace("\r", "\n").strip().splitlines()[-1]
     # the bar fills toward the target, not the cap: full at the reached iteration, the cap beside it
-    assert f"100%" in last and f"iteration {n}/2000 (cap)" in last and "mbb/g (target 50 mbb/g)" in last, last
+    assert "100%" in last and f"iteration {n}/2000 (cap)" in last and "mbb/g (target 50 mbb/g)" in last, last
     assert "<" not in last.split("[", 1)[1]  # no remaining-time estimate
     assert re.search(rf"(?m)^target reached: exploitability \S+ mbb/g <= 50 mbb/g at iteration {n}$", r.stdout), r.stdout
 
@@ -211,7 +211,7 @@ def test_store_line():
 
 def test_float_run_prints_no_ratio(run_dir):
     _, result = run_dir
-    assert not [l for l in result.stdout.splitlines() if l.startswith("store")], result.stdout
+    assert not [line for line in result.stdout.splitlines() if line.startswith("store")], result.stdout
     assert re.search(r"(?m)^peak RSS \d+ MB$", result.stdout), result.stdout
 
 

@@ -130,7 +130,7 @@ def test_guide_examples_run(tmp_path, monkeypatch):
     """Blocks headed by a file name are written there; the other python blocks run in order."""
     blocks = _blocks()
     files = 0
-    for lang, body in blocks:
+    for _lang, body in blocks:
         first = body.splitlines()[0]
         match = _FILE_HEADER.fullmatch(first)
         if match:

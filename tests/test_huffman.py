@@ -98,7 +98,7 @@ def test_damaged_payloads_are_refused_not_misread():
         H.decompress_into(payload, memoryview(bytearray(len(v) + 4)))
     # flipped bits in the body: refused, or decoded to other words of the right size (the
     # store's frame checksum catches those); never a crash or a read past the payload
-    for i in range(200):
+    for _ in range(200):
         bad = bytearray(payload)
         bad[int(rng.integers(64, len(bad)))] ^= 1 << int(rng.integers(0, 8))
         try:

@@ -281,7 +281,7 @@ def test_an_output_that_cannot_be_written_is_one_line_naming_the_file(earlier, n
     r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
     assert r.exit_code == 2, r.output
     (line,) = r.stderr.splitlines()
-    assert line.startswith(f"Error: cannot write ") and f"{earlier / name}: a directory is in its place" in line
+    assert line.startswith("Error: cannot write ") and f"{earlier / name}: a directory is in its place" in line
     (earlier / name).rmdir()
     assert invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet").exit_code == 0
 

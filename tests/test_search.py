@@ -131,7 +131,7 @@ def test_gifts_are_shared_and_zero_without_opponent_decisions(leduc_blueprint):
     split = R.split_game(game, 1)
     gifts = R._gifts(game, split, bp)
     bet = game.tree.bet
-    for (e, b, j), g in gifts.items():
+    for (e, _b, _j), g in gifts.items():
         assert (g >= 0).all()
         deciders = set()
         c = e

@@ -189,7 +189,7 @@ def _suit_renaming(key, stored) -> bool:
         return False
     for perm in __import__("itertools").permutations("dhs"):
         rename = dict(zip("dhs", perm))
-        move = lambda cs: sorted(c[0] + rename[c[1]] for c in cs)  # noqa: E731
+        move = lambda cs: sorted(c[0] + rename[c[1]] for c in cs)  # noqa: B023 (called in this iteration)
         if move(h1) == sorted(h2) and move(b1) == sorted(b2):
             return True
     return False

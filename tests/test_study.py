@@ -245,7 +245,7 @@ def test_docs_study_examples_load(tmp_path):
     text = (Path(__file__).parent.parent / "docs" / "studies.md").read_text()
     blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
     assert len(blocks) == 2
-    for i, block in enumerate(blocks):
+    for block in blocks:
         study = _study(tmp_path, block)
         assert study.runs
     random = [r for r in _study(tmp_path, blocks[1]).runs if r.game == "random"]

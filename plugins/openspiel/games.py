@@ -147,7 +147,7 @@ class OpenSpielGame(TreeGame):
         table = {}
         for p in range(self.num_players):
             lay = self.layout(p)
-            for key, acts, (start, n) in zip(self.tree.keys[p], self.tree.actions[p], lay.infoset_slices()):
+            for key, acts, (start, _n) in zip(self.tree.keys[p], self.tree.actions[p], lay.infoset_slices()):
                 table[key] = {int(a): float(strategy[p][start + i]) for i, a in enumerate(acts)}
         return table
 

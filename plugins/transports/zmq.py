@@ -518,7 +518,7 @@ class ZmqTransport(Transport):
                     draining.pop(ident, None)
                     vacant.append(self._vacate(ident))
                 continue
-            for ident, (_, w) in setups.items():
+            for _ident, (_, w) in setups.items():
                 if w.proc is not None and w.proc.poll() is not None:
                     raise TransportError(f"restarted zmq worker {w.name} exited with status {w.proc.returncode} before "
                                          f"it was ready (its messages are above); {_RESUME}")

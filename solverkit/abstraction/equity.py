@@ -12,7 +12,6 @@ every class is reached, since each suit orbit holds a hand on the canonical boar
 from __future__ import annotations
 
 from itertools import combinations
-from math import comb
 
 import numpy as np
 from numba import njit
@@ -146,7 +145,7 @@ def _final_pass(lo, hi, boards, hands, strengths, use_acpc, arrays, rf, cluster,
     # ranks and equal hole cards in the suits that can still make one rank equal, so one
     # evaluation per such class (a cache of nr^H (ns + 1)^H entries per board) suffices
     span = 1
-    for j in range(H):
+    for _j in range(H):
         span *= nr * (ns + 1)
     cached = use_acpc and span <= 1 << 16
     for b in range(lo, hi):

@@ -162,7 +162,7 @@ def _unrank_set(rem, k, top, binom):
 def canonical_row(arrays, r, index, out):
     """Write into `out` one hand of round `r` whose canonical index is `index` (the inverse of
     :func:`canonical_index` up to suit permutation): hole cards, then board cards, each ascending."""
-    meta, binom, round_cards = arrays[0], arrays[1], arrays[2]
+    meta, binom = arrays[0], arrays[1]
     cfg_off, cfg_vec, cfg_cnt, cfg_S, round_cfg, cfg_radix = arrays[6], arrays[7], arrays[8], arrays[9], arrays[10], arrays[13]
     nr, ns, H = meta[0], meta[1], meta[3]
     lo, hi = round_cfg[r], round_cfg[r + 1] - 1

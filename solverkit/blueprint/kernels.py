@@ -15,7 +15,6 @@ per traversal, and its descendants are other information sets); pruning as the t
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..abstraction.indexer import canonical_index

@@ -695,7 +695,7 @@ class ValueCodec:
         factor. Only what cannot recover is refused: no regret reached half a unit (a regret that
         rounds to 0 stays 0), or no average a thousandth of one (averages with growing weights
         may still register later)."""
-        for fam, (big, units) in sorted(self.resolution.items()):
+        for fam, (_big, units) in sorted(self.resolution.items()):
             if units < (5e-4 if fam == "avg" else 0.5):
                 key = settings.get(fam, f"{fam}_scale")
                 raise ConfigError(

@@ -84,7 +84,7 @@ def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
 
         fill(player, mm, release)
         release()
-        del mm
+        mm = None  # unmap before the copy and the unlink below (Windows cannot remove a mapped file)
         with open(scratch, "rb") as src, zf.open(f"policy{player}.npy", "w", force_zip64=True) as dst:
             shutil.copyfileobj(src, dst, 1 << 22)
     finally:

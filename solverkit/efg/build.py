@@ -104,7 +104,7 @@ def _refuse_by_estimate(game, name: str, limit: int, max_nodes: int) -> None:
     guess = estimate_nodes(game)
     if guess is None or guess <= PROBE_MARGIN * limit:
         return
-    which = (f"the tree size limit, [game] max_nodes" if limit == max_nodes else
+    which = ("the tree size limit, [game] max_nodes" if limit == max_nodes else
              f"as many as {MEMORY_SHARE:.0%} of this machine's {human_bytes(physical_memory())} of memory holds at "
              f"about {NODE_BYTES} bytes a node")
     raise ConfigError(f"game {name!r} has about {guess:.3g} nodes (estimated from {PROBES} random descents of its "
@@ -148,7 +148,6 @@ def _enumerate(game, max_nodes: int) -> FlatTree:
     next_check = RSS_EVERY
     while queue:
         state, history, prev, lvl = queue.popleft()
-        n = len(kinds)
         levels.append(lvl)
         if game.is_terminal(state):
             u = game.returns(state)
@@ -159,7 +158,8 @@ def _enumerate(game, max_nodes: int) -> FlatTree:
         utils.append(0.0 if P == 2 else (0.0,) * P)
         who = game.player(state)
         if who == game.CHANCE:
-            outcomes = _listed(game.chance_outcomes(state), lambda: f"game {name!r}: chance_outcomes at {_where(history)}",
+            outcomes = _listed(game.chance_outcomes(state),
+                               lambda: f"game {name!r}: chance_outcomes at {_where(history)}",  # noqa: B023 (called within this step)
                                "(action, probability) pairs")
             _check_chance(name, outcomes, history)
             kinds.append(CHANCE), players.append(-1), isets.append(-1), reps.append(0)
@@ -170,7 +170,8 @@ def _enumerate(game, max_nodes: int) -> FlatTree:
             count += len(outcomes)
         elif who in range(P):
             q = int(who)
-            acts = _listed(game.legal_actions(state), lambda: f"game {name!r}: legal_actions at {_where(history)}",
+            acts = _listed(game.legal_actions(state),
+                           lambda: f"game {name!r}: legal_actions at {_where(history)}",  # noqa: B023 (called within this step)
                            "actions")
             if not acts:
                 raise ConfigError(f"game {name!r}: player {q} has no legal action at {_where(history)} "
@@ -317,7 +318,7 @@ def _check_chance(name, outcomes, history) -> None:
             raise ConfigError(f"game {name!r}: chance outcome {outcome!r:.60} at {_where(history)} is not an "
                               "(action, probability) pair")
         action, p = outcome
-        p = _real(p, lambda: f"game {name!r}: probability of chance outcome {action!r:.40} at {_where(history)}")
+        p = _real(p, lambda: f"game {name!r}: probability of chance outcome {action!r:.40} at {_where(history)}")  # noqa: B023 (called immediately)
         if not math.isfinite(p) or p < 0.0:
             raise ConfigError(f"game {name!r}: chance outcome {action!r} at {_where(history)} has probability "
                               f"{p!r}; probabilities must be finite and >= 0")

@@ -10,7 +10,6 @@ strategy, which regret matching merely normalises). All CFR arithmetic is
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..core.arith import avg_step, regret_matching, rule_step

@@ -15,7 +15,6 @@ other player's reach and chance's (Zinkevich et al. 2007, for N players).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..core.arith import avg_step, regret_matching, rule_step

@@ -93,7 +93,6 @@ def split_tree(tree, actions: int, name: str) -> Split:
     """Cut `tree` (a :class:`~.build.FlatTree`) below `actions` decisions; ConfigError when
     nothing is cut or an information set lies on both sides of the cut."""
     node = tree.node
-    P = tree.num_players
     under = _roots_below(node, int(actions))
     roots = np.flatnonzero(under == np.arange(node.shape[0]))
     if roots.size == 0:

@@ -551,7 +551,6 @@ class TreeGame(Game):
         if self.num_players != 2:
             return self._sampled_block_n(store, block)
         rule, averaging = block.rule, block.averaging
-        G = len(block.groups)
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
         others = np.array([_bits([1 - p for p in g]) if len(g) == 1 else 3 for g in block.groups], dtype=np.int64)
         iters, floors, weights, rw = sampled_coefficients(block)

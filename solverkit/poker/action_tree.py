@@ -343,7 +343,7 @@ def _expand_sizes(rules, state):
     raise cap and the all-in thresholds."""
     r, s0, s1, p, raises, acted, base, donk = state
     abst = rules.abstraction
-    spent, stack = (s0, s1), rules.stack
+    spent = (s0, s1)
     top, own = max(spent), spent[p]
     facing = own < top
     edges = []
@@ -486,8 +486,7 @@ def build_action_tree(rules: BettingRules, max_nodes: int | None = None) -> Acti
         refuse_if_too_large(rules, max_nodes)
     last = rules.num_rounds - 1
     cols = _Columns()
-    rnd, kind, player, s0, s1 = cols.round, cols.kind, cols.player, cols.s0, cols.s1
-    parent, history, runout = cols.parent, cols.history, cols.runout
+    rnd = cols.round
     e_start, e_count, e_child, e_kind, e_amount = cols.e_start, cols.e_count, cols.e_child, cols.e_kind, cols.e_amount
     cache: dict[tuple, tuple] = {}
     # work items: (target, payload, round, history, parent node, parent's edge slot)

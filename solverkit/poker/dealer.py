@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.address import check_host, check_port
 from ..errors import SolverkitError
-from .acpc_protocol import (ACTIONS, VERSION, MatchState, NoLimitState, ProtocolMismatch, check_game, parse_action,
+from .acpc_protocol import (ACTIONS, VERSION, MatchState, NoLimitState, check_game, parse_action,
                             parse_matchstate)
 from .betting import CALL_A, FOLD, FOLD_A, RAISE_A, ROUND_END, SHOWDOWN
 from .evaluator import acpc_strengths

@@ -266,7 +266,6 @@ class PokerGame(Game):
         """Raise ConfigError, before anything is allocated, when the public tree cannot fit in
         this machine's memory (full hold'em, say); the store is checked when it is made."""
         from ..core.memory import human_bytes, physical_memory
-        from .size import game_size
 
         size = self.game_size()
         frac = self.size_fraction(size)
@@ -611,7 +610,7 @@ class PokerGame(Game):
             perms = [q for q in perms if tuple(q) in keep]
         for perm in perms:
             def move(cards):
-                return tuple(sorted(int(c) - int(c) % S + perm[int(c) % S] for c in cards))
+                return tuple(sorted(int(c) - int(c) % S + perm[int(c) % S] for c in cards))  # noqa: B023 (called in this iteration)
 
             key = tuple(move(st) for st in board_sets)
             g = self._board_lookup.get(key)
@@ -1235,7 +1234,6 @@ class PokerGame(Game):
 
     def strategy(self, store, which):
         """Flat per-player policies over the unsplit layout, gathered from every segment."""
-        from ..core.layout import policy
 
         return [self.strategy_of(store, which, p) for p in (0, 1)]
 
@@ -1445,12 +1443,6 @@ class PokerGame(Game):
             labels = self.action_labels(int(n))
             out.extend([labels] * self.tree.hands_of(player))
         return out
-
-    def openspiel_table(self, strategy):
-        """OpenSpiel information-state string -> {action id: probability} (kuhn and leduc)."""
-        from .openspiel import openspiel_table
-
-        return openspiel_table(self, strategy)
 
     def report_strategy(self, strategy, limit: int = 200):
         """``solverkit report``: the preflop chart for two hole cards, else per-hand action

@@ -53,7 +53,7 @@ def chart(game, strategy, node) -> tuple[np.ndarray, list[str]]:
     p = int(bet.player[node])
     sums = np.zeros((R, R, A))
     counts = np.zeros((R, R))
-    for h, (c1, c2) in enumerate(t.hands):
+    for c1, c2 in t.hands:
         r1, r2 = int(c1) // S, int(c2) // S
         suited = int(c1) % S == int(c2) % S
         hi, lo = max(r1, r2), min(r1, r2)

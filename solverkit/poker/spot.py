@@ -445,8 +445,6 @@ class HoldemSpot(PokerGame):
         """[2, combos of each player]: EV in chips of each combo at betting node `node` after the
         board `sets` (card sets per street), when both play `strategy` from there and reach it
         with weights `reach` (per player, per its combos); NaN where a combo cannot be there."""
-        from ..core.passes import NO_COEFFS
-        from .game import _Job
 
         t = self.tree
         bet = t.bet
