@@ -408,6 +408,7 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
     qavg0, qavg1, savg0, savg1 = V.qavg0, V.qavg1, V.savg0, V.savg1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
+    zero = np.int64(0)  # a block's offset in scratch (typed: a literal 0 compiles a callee twice)
     for n in range(lo, hi):
         if kind[n] != DECISION:
             continue
@@ -452,10 +453,10 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             if has_lock[n]:
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
                 if q == 0:
-                    _reach_down_locked(n, q, A, Hq, 0, children, S, T.lock0, lb, Av, do_avg, decay, weight, reach,
+                    _reach_down_locked(n, q, A, Hq, zero, children, S, T.lock0, lb, Av, do_avg, decay, weight, reach,
                                        live)
                 else:
-                    _reach_down_locked(n, q, A, Hq, 0, children, S, T.lock1, lb, Av, do_avg, decay, weight, reach,
+                    _reach_down_locked(n, q, A, Hq, zero, children, S, T.lock1, lb, Av, do_avg, decay, weight, reach,
                                        live)
             else:
                 _reach_down_block(n, q, A, Hq, children, S, Av, do_avg, decay, weight, reach, live, samp_player, key,
@@ -733,9 +734,9 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                 n = nodes[m]
                 fs[m] = (-spent[n, p] if player[n] == p else spent[n, 1 - p] + extra[n]) * scale[r]
             if p == 0:
-                _fold_batch(reach, nodes, fs, M, 1, T.hands0, T.hands1, T.same0, T.valid0, g, R, C, acc, cfv, 0)
+                _fold_batch(reach, nodes, fs, M, 1 - p, T.hands0, T.hands1, T.same0, T.valid0, g, R, C, acc, cfv, p)
             else:
-                _fold_batch(reach, nodes, fs, M, 0, T.hands1, T.hands0, T.same1, T.valid1, g, R, C, acc, cfv, 1)
+                _fold_batch(reach, nodes, fs, M, 1 - p, T.hands1, T.hands0, T.same1, T.valid1, g, R, C, acc, cfv, p)
         for b in range(0, ns, SD_BATCH):
             M = min(SD_BATCH, ns - b)
             nodes = snodes[b: b + M]
@@ -744,11 +745,11 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                 x = extra[n]
                 fs[m] = (spent[n, p] + 0.5 * x) * scale[r] if x != 0.0 else spent[n, p] * scale[r]
             if p == 0:
-                _showdown2_batch(reach, nodes, fs, M, 1, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i],
-                                 T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, 0, OUT)
+                _showdown2_batch(reach, nodes, fs, M, 1 - p, T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i],
+                                 T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i], i, R, C, acc, cfv, p, OUT)
             else:
-                _showdown2_batch(reach, nodes, fs, M, 0, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i],
-                                 T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, 1, OUT)
+                _showdown2_batch(reach, nodes, fs, M, 1 - p, T.hands1, T.sd_order1, T.sd_strength1, T.sd_count1[i],
+                                 T.hands0, T.sd_order0, T.sd_strength0, T.sd_count0[i], i, R, C, acc, cfv, p, OUT)
             for m in range(M):
                 n = nodes[m]
                 x = extra[n]
@@ -836,6 +837,7 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
     qsrc0, qsrc1, ssrc0, ssrc1 = V.qsrc0, V.qsrc1, V.ssrc0, V.ssrc1
     H0 = T.hands0.shape[0]
     H1 = T.hands1.shape[0]
+    zero = np.int64(0)  # a block's offset in scratch (typed: a literal 0 compiles a callee twice)
     for n in range(hi - 1, lo - 1, -1):
         if kind[n] != DECISION:
             continue
@@ -868,13 +870,13 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 nv = H * A
                 if q == 0:
                     decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
-                    _own_values_locked(n, p, A, H, 0, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
+                    _own_values_locked(n, p, A, H, zero, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
                         encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
                 else:
                     decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
-                    _own_values_locked(n, p, A, H, 0, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
+                    _own_values_locked(n, p, A, H, zero, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
                         encode_block(S, 0, nv, qsrc1, off, ssrc1, bid)
