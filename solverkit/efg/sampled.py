@@ -254,20 +254,21 @@ def sampled_block(mode, eps, seed, subgame, iters, masks, avgmasks, floors, weig
             o = 1 - i
             do_avg = (avgmasks[k] >> o) & 1 == 1
             prune = thresholds[k] < 0.0 and uniform(key, node.shape[0]) < pprob
+            # (the player as the loop's typed i, not a literal: a literal compiles a traversal per player)
             if i == 0:
                 if mode == MODE_OUTCOME:
-                    count += outcome_traverse(0, key, eps, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
+                    count += outcome_traverse(i, key, eps, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
                                               nt[0:1], avg1, ascale1, do_avg, weights[k], pol, path, samp, qpre)
                 else:
-                    count += explore_traverse(mode, 0, key, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
+                    count += explore_traverse(mode, i, key, node, prob, util, infoset, src0, src1, d0, seen0, touched0,
                                               nt[0:1], avg1, ascale1, do_avg, weights[k], v, r, pol, chosen, stack,
                                               prune, thresholds[k], 1.0 - pprob)
             else:
                 if mode == MODE_OUTCOME:
-                    count += outcome_traverse(1, key, eps, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
+                    count += outcome_traverse(i, key, eps, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
                                               nt[1:2], avg0, ascale0, do_avg, weights[k], pol, path, samp, qpre)
                 else:
-                    count += explore_traverse(mode, 1, key, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
+                    count += explore_traverse(mode, i, key, node, prob, util, infoset, src1, src0, d1, seen1, touched1,
                                               nt[1:2], avg0, ascale0, do_avg, weights[k], v, r, pol, chosen, stack,
                                               prune, thresholds[k], 1.0 - pprob)
         if masks[k] & 1:

@@ -25,7 +25,7 @@ def _top_straight(mask):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: called with literal categories, each a signature
 def _kickers(value, ranks_desc, n):
     for i in range(5):
         value = value * 16 + (ranks_desc[i] + 1 if i < n else 0)

@@ -443,13 +443,13 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
             nv = Hq * A
             if q == 0:
-                decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
                 if do_avg:
-                    decode_block(qavg0, off, nv, savg0, bid, Av, 0)
+                    decode_block(qavg0, off, nv, savg0, bid, Av, zero)
             else:
-                decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
                 if do_avg:
-                    decode_block(qavg1, off, nv, savg1, bid, Av, 0)
+                    decode_block(qavg1, off, nv, savg1, bid, Av, zero)
             if has_lock[n]:
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
                 if q == 0:
@@ -463,9 +463,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                                   code)
             if do_avg:
                 if q == 0:
-                    encode_block(Av, 0, nv, qavg0, off, savg0, bid)
+                    encode_block(Av, zero, nv, qavg0, off, savg0, bid)
                 else:
-                    encode_block(Av, 0, nv, qavg1, off, savg1, bid)
+                    encode_block(Av, zero, nv, qavg1, off, savg1, bid)
             continue
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
@@ -869,17 +869,17 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 update = (upd_mask >> q) & 1
                 nv = H * A
                 if q == 0:
-                    decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                    decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
+                        encode_block(S, zero, nv, qsrc0, off, ssrc0, bid)
                 else:
-                    decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                    decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_block(S, 0, nv, qsrc1, off, ssrc1, bid)
+                        encode_block(S, zero, nv, qsrc1, off, ssrc1, bid)
             elif has_lock[n]:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
@@ -906,15 +906,15 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 update = (upd_mask >> q) & 1
                 nv = H * A
                 if q == 0:
-                    decode_block(qsrc0, off, nv, ssrc0, bid, S, 0)
+                    decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
                 else:
-                    decode_block(qsrc1, off, nv, ssrc1, bid, S, 0)
+                    decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
                 _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv)
                 if update:
                     if q == 0:
-                        encode_block(S, 0, nv, qsrc0, off, ssrc0, bid)
+                        encode_block(S, zero, nv, qsrc0, off, ssrc0, bid)
                     else:
-                        encode_block(S, 0, nv, qsrc1, off, ssrc1, bid)
+                        encode_block(S, zero, nv, qsrc1, off, ssrc1, bid)
             else:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1
