@@ -228,11 +228,14 @@ def test_a_signal_while_a_study_writes_its_outputs_stops_it_saying_how_to_go_on(
         time.sleep(5)
 
     monkeypatch.setattr(study_plot, "plot_study", signalled)
+    # Ctrl-C as in a terminal: a shell starts background jobs (nohup ... &) with SIGINT ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     path = study(tmp_path, iterations=10, every="5")
     out = tmp_path / "out"
     with pytest.raises(StudyStopped, match=r"study stopped: 1 of 1 runs finished, 0 stopped part way .* --resume"):
         run_study(load_study(path), out, progress=False)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    signal.signal(signal.SIGINT, previous)
     monkeypatch.undo()
     run_study(load_study(path), out, progress=False, resume=True)
     assert (out / "results.csv").is_file()
