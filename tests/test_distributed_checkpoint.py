@@ -83,6 +83,7 @@ def test_a_distributed_checkpoint_resumes_in_one_process_too(stopped, reference,
     assert_same_outputs(out, reference)
 
 
+@pytest.mark.slow  # (CI time: runs with -m slow)
 def test_a_worker_killed_after_a_distributed_checkpoint_is_replaced_and_the_run_ends_identical(
         tmp_path, reference, monkeypatch):
     asm = load_config(config(DIST, iterations=ITERATIONS))
@@ -139,7 +140,8 @@ def _damage(path, how):
         path.write_bytes(path.read_bytes()[:-10])
 
 
-@pytest.mark.parametrize("how, transport", [("missing", DIST), ("flipped", DIST), ("truncated", None)],
+@pytest.mark.parametrize("how, transport", [("missing", DIST), pytest.param("flipped", DIST, marks=pytest.mark.slow),
+                                             ("truncated", None)],
                          ids=["missing-workers", "flipped-workers", "truncated-local"])
 def test_a_damaged_or_missing_part_is_refused_naming_it(stopped, tmp_path, how, transport):
     out = _copy(stopped, tmp_path / "out")

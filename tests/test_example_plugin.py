@@ -166,6 +166,7 @@ def test_solves_a_config_with_the_example_plugins(example, tmp_path):
     assert 'name = "rock_paper_scissors"' in resolved and 'name = "discounted_rm_plus"' in resolved
 
 
+@pytest.mark.slow  # (CI time: runs with -m slow)
 def test_the_examples_own_tests_pass(example):
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],

@@ -102,6 +102,7 @@ def kuhn3(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # (CI time: runs with -m slow)
 def test_a_solved_kuhn_strategy_loses_nothing_measurable_and_always_fold_does(kuhn3):
     a = load_table_player(str(kuhn3))
     game = a.tree_game

@@ -274,6 +274,7 @@ def test_a_peer_that_breaks_off_before_it_is_ready_is_dropped_and_the_run_goes_o
         ctx.destroy(0)
 
 
+@pytest.mark.slow  # (CI time: runs with -m slow)
 def test_a_peer_silent_after_its_hello_is_dropped_and_a_real_worker_takes_its_share():
     """Loopback without keys: a peer that says hello, takes its setup and then says nothing
     holds the only share for no longer than [transport] timeout; the worker that comes next
