@@ -147,7 +147,7 @@ def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hand
     H = hands.shape[0]
     k = hands.shape[1]
     W = R.shape[1]
-    deck = C.shape[0] // 3
+    deck = C.shape[0]
     for t in range(count_o):
         q = order_o[i, t]
         for m in range(M):
@@ -766,11 +766,12 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
 def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, acc, cfv, p):
     """_fold (not adding) for M fold nodes of one board at once, stakes fs[:M]: per node the same
     additions in the same order, so the same doubles; each step a loop over the nodes on the
-    batch's full width (lanes past M hold zeros: contiguous, vectorised)."""
+    batch's full width (lanes past M hold zeros: contiguous, vectorised). Scratch, width SD_BATCH:
+    R [opponent hands], C [deck] per-card mass, acc [2]."""
     H = hands.shape[0]
     Ho, k = hands_o.shape
     W = R.shape[1]
-    deck = C.shape[0] // 3
+    deck = C.shape[0]
     for h in range(Ho):
         for m in range(M):
             R[h, m] = reach[nodes[m], o, h]
@@ -1068,7 +1069,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     # batched showdowns' scratch (players with their own hand lists)
     nsd = 1 if T.shared else SD_BATCH
     nn = 1 if T.shared else T.kind.shape[0]
-    sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((3 * T.deck, nsd)), np.empty((3, nsd)),
+    sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((T.deck, nsd)), np.empty((2, nsd)),
           np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64),
           np.empty((max(H0, H1) if not T.shared else 1, nsd)))
     # a compact walk's scratch: one decoded block of the policy source, one of the average
