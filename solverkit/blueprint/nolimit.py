@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..poker.gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef
+from ..poker.nplayer import check_rounds_and_deal
 from .betting import DECISION, TERMINAL, BettingTree
 
 ABSTRACTIONS = ("fcpa", "fc")
@@ -78,8 +79,10 @@ def parse_nolimit_table(text: str, source: str = "<string>") -> NoLimitTable:
     boards = get("numboardcards")[:R]
     if len(first) < R or len(boards) < R:
         raise ConfigError(f"{source}: firstPlayer and numBoardCards need {R} values (one per round)")
-    return NoLimitTable(P, R, tuple(blind), tuple(stack), tuple(f - 1 for f in first), get("numsuits")[0],
-                        get("numranks")[0], get("numholecards")[0], tuple(boards), source)
+    table = NoLimitTable(P, R, tuple(blind), tuple(stack), tuple(f - 1 for f in first), get("numsuits")[0],
+                         get("numranks")[0], get("numholecards")[0], tuple(boards), source)
+    check_rounds_and_deal(table)
+    return table
 
 
 def load_any_table(name_or_path: str):

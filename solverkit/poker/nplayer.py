@@ -55,30 +55,36 @@ class TableDef:
         if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             raise ConfigError(f"{where}: numPlayers = {self.num_players} is invalid: expected {MIN_PLAYERS}.."
                               f"{MAX_PLAYERS}")
-        if not 1 <= self.num_rounds <= 8:
-            raise ConfigError(f"{where}: numRounds = {self.num_rounds}: expected 1..8")
+        check_rounds_and_deal(self)
         if len(self.blind) != self.num_players:
             raise ConfigError(f"{where}: field blind has {len(self.blind)} values, expected {self.num_players} "
                               "(one per player)")
-        if any(not 0 <= f < self.num_players for f in self.first_player):
-            raise ConfigError(f"{where}: firstPlayer = {[f + 1 for f in self.first_player]}: expected 1.."
-                              f"{self.num_players} per round")
         if any(r <= 0 for r in self.raise_size):
             raise ConfigError(f"{where}: raiseSize = {list(self.raise_size)}: every round needs a positive bet size")
         if any(b < 0 for b in self.blind) or any(not 0 <= m <= 255 for m in self.max_raises):
             raise ConfigError(f"{where}: blind = {list(self.blind)}, maxRaises = {list(self.max_raises)}: expected "
                               "blinds >= 0 and 0..255 raises a round")
-        if not 1 <= self.num_suits <= 4 or not 1 <= self.num_ranks <= 13 or not 1 <= self.num_hole_cards <= 4:
-            raise ConfigError(f"{where}: numSuits = {self.num_suits}, numRanks = {self.num_ranks}, numHoleCards = "
-                              f"{self.num_hole_cards}: expected 1..4 suits, 1..13 ranks, 1..4 hole cards")
-        if self.num_board_cards[0] or any(b < 0 for b in self.num_board_cards):
-            raise ConfigError(f"{where}: numBoardCards = {list(self.num_board_cards)}: expected 0 in the first round "
-                              "and >= 0 after")
-        need = self.num_players * self.num_hole_cards + sum(self.num_board_cards)
-        if need > self.deck_size:
-            raise ConfigError(f"{where}: the deal needs {need} cards but the deck has {self.deck_size}")
         return self
 
+
+def check_rounds_and_deal(gd) -> None:
+    """ConfigError unless an N-player definition's rounds, first players and deal fit: 1..8 rounds,
+    firstPlayer 1..numPlayers, 1..4 suits, 1..13 ranks, 1..4 hole cards, no board cards in the first
+    round, and a deck that holds the whole deal (limit TableDef and the blueprint's no-limit table)."""
+    where, P = gd.source, gd.num_players
+    if not 1 <= gd.num_rounds <= 8:
+        raise ConfigError(f"{where}: numRounds = {gd.num_rounds}: expected 1..8")
+    if any(not 0 <= f < P for f in gd.first_player):
+        raise ConfigError(f"{where}: firstPlayer = {[f + 1 for f in gd.first_player]}: expected 1..{P} per round")
+    if not 1 <= gd.num_suits <= 4 or not 1 <= gd.num_ranks <= 13 or not 1 <= gd.num_hole_cards <= 4:
+        raise ConfigError(f"{where}: numSuits = {gd.num_suits}, numRanks = {gd.num_ranks}, numHoleCards = "
+                          f"{gd.num_hole_cards}: expected 1..4 suits, 1..13 ranks, 1..4 hole cards")
+    if gd.num_board_cards[0] or any(b < 0 for b in gd.num_board_cards):
+        raise ConfigError(f"{where}: numBoardCards = {list(gd.num_board_cards)}: expected 0 in the first round "
+                          "and >= 0 after")
+    need = P * gd.num_hole_cards + sum(gd.num_board_cards)
+    if need > gd.deck_size:
+        raise ConfigError(f"{where}: the deal needs {need} cards but the deck has {gd.deck_size}")
 
 def parse_table(text: str, source: str = "<string>") -> TableDef:
     """An ACPC limit game definition of any number of players (2..6); ConfigError names the line."""
