@@ -2,10 +2,32 @@
 abstraction (solverkit.poker.nolimit_game)."""
 
 from solverkit.core.params import Param
+from solverkit.efg.tree import TreeGame
+from solverkit.errors import ConfigError
 from solverkit.poker import nolimit_game
 from solverkit.poker.game import PokerGame
 from solverkit.poker.gamedef import bundled_names, load_any_gamedef, load_gamedef
 from solverkit.poker.gamedef_nolimit import NoLimitGameDef
+
+
+#: parameters of the games of 3+ players (the tree engine's), refused with two players
+NPLAYER_PARAMS = {k: TreeGame.engine_params[k] for k in ("max_nodes", "split_actions")}
+
+
+def _tree_size_report(game) -> list[tuple[str, str]]:
+    """`solverkit info` lines of a poker game name of 3+ players (a tree-engine game, built)."""
+    rows = [("game", f"{type(game).name} ({game.num_players} players, tree engine)"),
+            ("tree nodes", f"{game.tree.num_nodes:,}")]
+    return rows + [(f"player {p} information sets / values",
+                    f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}") for p in range(game.num_players)]
+
+
+def _two_player_only(game: str, config: dict) -> None:
+    """ConfigError for a tree-engine parameter given to a two-player poker-engine game."""
+    for key, p in NPLAYER_PARAMS.items():
+        if config.get(key, p.default) not in (p.default, None):
+            raise ConfigError(f"[game] {key} = {config[key]!r} applies to games of 3 or more players (the tree engine); "
+                              f"{game} here has 2 players (the poker engine: [game] split_round cuts it); remove {key}")
 
 
 class AcpcGame(PokerGame):
@@ -19,13 +41,35 @@ class AcpcGame(PokerGame):
         "gamedef": Param("str", None, "bundled name (kuhn, leduc, rhode, leduc.nolimit, ...) or .game path",
                          required=True, file=True),
         **nolimit_game.PARAMS,
+        **NPLAYER_PARAMS,
     }
+
+    def __new__(cls, *args, **params):
+        """A file of 3 to 6 players is solved on the tree engine (solverkit_poker.nplayer_tree);
+        two players on the poker engine."""
+        from .nplayer_tree import acpc_game, players_of
+
+        if params.get("gamedef") is not None and players_of(params["gamedef"]) > 2:
+            return acpc_game(params)
+        return super().__new__(cls)
+
+    def __init__(self, **params):
+        _two_player_only("acpc", params)
+        super().__init__(**params)
+
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        from .nplayer_tree import players_of
+
+        if params.get("gamedef") is not None and players_of(params["gamedef"]) > 2:
+            return _tree_size_report(cls(**params))
+        return super().size_report(params)
 
     @classmethod
     def local_files(cls, params):
         """`gamedef` when it is a file, not a bundled name."""
         name = params.get("gamedef")
-        return {} if name in bundled_names("any") else super().local_files(params)
+        return {} if name in bundled_names("any", None) else super().local_files(params)
 
     @property
     def nolimit(self) -> bool:
@@ -53,21 +97,57 @@ class AcpcGame(PokerGame):
         return nolimit_game.report_tables(self, strategy, limit)
 
 
-class Kuhn(PokerGame):
+class NPlayerPoker(PokerGame):
+    """Kuhn or Leduc: two players on the poker engine; ``players = 3..6`` gives OpenSpiel's
+    N-player rules on the tree engine (the tree game named :attr:`tree_name`)."""
+
+    tree_name = ""
+    params = {
+        **PokerGame.params,
+        "players": Param("int", 2, "players (2 to 6; 3+ follow OpenSpiel's N-player rules on the tree engine, "
+                         "docs/players.md)", min=2, max=6),
+        **NPLAYER_PARAMS,
+    }
+
+    def __new__(cls, *args, **params):
+        players = int(params.get("players") or 2)
+        if players > 2:
+            from solverkit.core.registry import get_registry
+
+            from .nplayer_tree import tree_params
+
+            tree_cls = get_registry().get("game", cls.tree_name)
+            return tree_cls(**{**tree_params(params, cls.name, players), "players": players})
+        return super().__new__(cls)
+
+    def __init__(self, **params):
+        _two_player_only(self.name, params)
+        super().__init__(**params)
+
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        if int(params.get("players") or 2) > 2:
+            return _tree_size_report(cls(**params))
+        return super().size_report(params)
+
+
+class Kuhn(NPlayerPoker):
     """Kuhn poker (Kuhn 1950): 3 cards, ante 1, one bet of 1. Value for the first player: -1/18."""
 
     name = "kuhn"
-    description = "Kuhn poker (3 cards, one bet)"
+    description = "Kuhn poker (3 cards, one bet; players = 3..6 on the tree engine)"
+    tree_name = "kuhn_tree"
 
     def gamedef(self):
         return load_gamedef("kuhn")
 
 
-class Leduc(PokerGame):
+class Leduc(NPlayerPoker):
     """Leduc hold'em (Southey et al. 2005): 6 cards, two rounds, one board card."""
 
     name = "leduc"
-    description = "Leduc hold'em (6 cards, 2 rounds)"
+    description = "Leduc hold'em (6 cards, 2 rounds; players = 3..6 on the tree engine)"
+    tree_name = "leduc_tree"
 
     def gamedef(self):
         return load_gamedef("leduc")

@@ -38,13 +38,14 @@ TABLE_BASELINES = {
 
 
 class AcpcKeys:
-    """Information sets of ``kuhn_tree`` / ``leduc_tree``: ``<hole>|<board>|<betting>`` in ACPC
-    card names and f/c/r, so a match state is its own key and actions are ACPC letters."""
+    """Information sets of ``kuhn_tree`` / ``leduc_tree`` and of ``acpc`` games of 3+ players:
+    ``<hole>|<board>|<betting>`` in ACPC card names (the hole cards and each round's board sorted)
+    and f/c/r, so a match state is its own key and actions are ACPC letters."""
 
     def key(self, state: MatchState, gd: TableDef) -> str:
         S, R = gd.num_suits, gd.num_ranks
-        hole = "".join(card_name(c, S, R) for c in state.hole[state.position])
-        board = "".join(card_name(c, S, R) for b in state.board for c in b)
+        hole = "".join(card_name(c, S, R) for c in sorted(state.hole[state.position]))
+        board = "".join(card_name(c, S, R) for b in state.board for c in sorted(b))
         return f"{hole}|{board}|{state.betting}"
 
     def letters(self, key: str, labels) -> list[str]:
@@ -119,7 +120,7 @@ def _openspiel_kind(game) -> str:
 def key_map(game):
     """How match states of `game`'s table are found among its information sets; SolverkitError
     for a game that has no ACPC table."""
-    if getattr(game, "name", "") in ("kuhn_tree", "leduc_tree"):
+    if getattr(game, "name", "") in ("kuhn_tree", "leduc_tree") or getattr(game, "acpc_table", None) is not None:
         return AcpcKeys()
     kind = _openspiel_kind(game)
     if kind == "kuhn_poker":
@@ -127,7 +128,8 @@ def key_map(game):
     if kind == "universal_poker" and str(game.os_game.get_parameters().get("betting")) == "limit":
         return UniversalPokerKeys(game.os_game)
     raise SolverkitError(f"game {getattr(game, 'name', game)!r} {getattr(game, 'spec', '')!s:.60} has no ACPC table: "
-                         "N-player matches play kuhn_tree, leduc_tree (players = N) and openspiel's "
+                         "N-player matches play kuhn_tree, leduc_tree (players = N), acpc limit files of 3+ players "
+                         "and openspiel's "
                          "kuhn_poker(players=N) and universal_poker(betting=limit, ...)")
 
 
@@ -135,6 +137,8 @@ def game_table(game) -> TableDef:
     """The ACPC limit game definition a tree game's strategies play at the dealer."""
     if getattr(game, "name", "") in ("kuhn_tree", "leduc_tree"):
         return tree_table(game)
+    if getattr(game, "acpc_table", None) is not None:  # an acpc file of 3+ players on the tree engine
+        return game.acpc_table
     key_map(game)  # refuses other games by name
     P = game.num_players
     if _openspiel_kind(game) == "universal_poker":
