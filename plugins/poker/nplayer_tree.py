@@ -266,6 +266,12 @@ class AcpcTreeGame(TreeGame):
     def action_label(self, action, player):
         return card_name(action, self.gd.num_suits, self.gd.num_ranks) if player is None else str(action)
 
+    def units(self):
+        """mbb/g: 1000 milli-big-blinds per big blind of the file (with antes, the first bet)."""
+        from solverkit.core.units import Unit
+
+        return (Unit("mbb/g", "mbb", 1000.0 / self.gd.big_blind, "milli-big-blinds per game"),)
+
     @property
     def acpc_table(self):
         """The limit TableDef an N-seat table plays (None for a no-limit file: N-player tables
