@@ -96,6 +96,10 @@ def _player_game(specs, game_name, sets):
             raise SolverkitError(f"{runs[0]!r} is neither a solve output directory (no config.toml) nor a baseline "
                                  f"({', '.join(sorted(BASELINES))})")
         game = load_config(run_config(Path(runs[0]))).game
+        if game.name == "blueprint" and game.num_players == 2:  # the real game's rules: the blueprint translates
+            from solverkit.blueprint.player import table_rules
+
+            return table_rules(game)
     if not is_poker_game(game):
         raise SolverkitError(f"game {game.name!r} is not a poker game of the poker engine")
     return game

@@ -108,6 +108,9 @@ def exact_refusal(game, a, b) -> str | None:
     from ..core.identity import game_identity
     from .players import NoLimitBot, is_nolimit
 
+    for p in (a, b):
+        if hasattr(p, "blueprint_game"):
+            return f"{p.name} is a blueprint over buckets (the sampled match plays it in the real game)"
     if not is_nolimit(game):
         return None
     for p in (a, b):
@@ -131,7 +134,7 @@ def run_match(game, a, b, hands: int = 0, seed: int = 0, exact: bool = True) -> 
                          no_exact=refusal)
     if hands:
         if b is a and hasattr(a, "stats"):  # a no-limit agent follows one hand at a time: one per seat
-            b = type(a)(a.game, a.strategy, a.name)
+            b = type(a)(getattr(a, "blueprint_game", a.game), a.strategy, a.name)
         result = sampled_match(game, a, b, hands, seed)
         mean, half, n = result.per_game(0, unit)
         report.sampled_mbb, report.half_width_mbb, report.hands = mean, half, n

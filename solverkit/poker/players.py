@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import SolverkitError, choices
 from .acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction, split_betting
 from .action_tree import ALLIN_K, CALL_K, FOLD_K, RAISE_K
-from .betting import CALL_A, DECISION, RAISE_A, ROUND_END
+from .betting import CALL_A, DECISION, FOLD_A, RAISE_A, ROUND_END
 from .gamedef_nolimit import NoLimitGameDef
 from .translation import translate
 
@@ -22,7 +22,11 @@ BASELINES = {
     "random": "uniform random over the legal actions",
     "call": "always check or call",
     "raise": "always bet or raise (call when raising is capped)",
+    "example": "the ACPC server's example player: fold 0.06, call 0.47, raise 0.47 over the legal actions",
 }
+#: the ACPC example player's weights of fold, call and raise (example_player.c), renormalised over
+#: the legal actions; its no-limit raises are uniform over the legal sizes
+EXAMPLE_WEIGHTS = {"f": 0.06, "c": 0.47, "r": 0.47}
 #: a player spec "blueprint:RUN_DIR" plays the run's strategy without the search its [search] asks for
 BLUEPRINT_PREFIX = "blueprint:"
 #: what the baselines do in no-limit games, where they play the real game's sizes (NoLimitBot)
@@ -31,6 +35,8 @@ NOLIMIT_BASELINES = {
               "legal ones",
     "call": "always check or call",
     "raise": "always bet or raise to a size drawn uniformly from the legal ones (call when no raise is legal)",
+    "example": "the ACPC server's example player: fold 0.06, call 0.47, raise 0.47 over the legal actions, a raise "
+               "to a size drawn uniformly from the legal ones",
 }
 
 
@@ -51,6 +57,14 @@ def baseline_strategy(game, kind: str) -> list[np.ndarray]:
         code = bet.actions[nodes[unit], slot]
         if kind == "random":
             pol = 1.0 / np.repeat(A, sizes)
+        elif kind == "example":
+            weight = np.select([code == FOLD_A, code == CALL_A, code == RAISE_A],
+                               [EXAMPLE_WEIGHTS["f"], EXAMPLE_WEIGHTS["c"], EXAMPLE_WEIGHTS["r"]], 0.0)
+            acts = bet.actions[nodes]
+            total = np.where(acts == FOLD_A, EXAMPLE_WEIGHTS["f"], 0.0) + np.where(acts == CALL_A, EXAMPLE_WEIGHTS["c"],
+                                                                                   0.0)
+            total = total + np.where(acts == RAISE_A, EXAMPLE_WEIGHTS["r"], 0.0)
+            pol = weight / total.sum(axis=1)[unit]
         elif kind == "call":
             pol = (code == CALL_A).astype(np.float64)
         else:
@@ -240,28 +254,44 @@ class NoLimitPlayer(Player):
 
 
 class NoLimitBot:
-    """A baseline of a no-limit game playing the real game (NOLIMIT_BASELINES): its bets are any
-    legal size, most of them off every abstraction's tree."""
+    """A baseline playing the real game from its rules alone (NOLIMIT_BASELINES): in a no-limit
+    game its bets are any legal size, most of them off every abstraction's tree; a limit game
+    without a solver tree (a blueprint's match) plays its f / c / r the same way."""
 
     def __init__(self, game, kind: str):
         if kind not in NOLIMIT_BASELINES:
             raise SolverkitError(f"unknown baseline {kind!r}; valid: {choices(NOLIMIT_BASELINES)}")
         self.game, self.gd, self.kind, self.name = game, game.gd, kind, kind
+        self.nolimit = isinstance(self.gd, NoLimitGameDef)
+        if not self.nolimit:
+            from .nplayer import load_table
+
+            self._table = load_table(self.gd.source) if hasattr(self.gd, "source") else None
+
+    def _real(self, state: MatchState):
+        if self.nolimit:
+            return NoLimitState.from_betting(self.gd, state.betting)
+        from .nplayer import LimitState
+
+        return LimitState.from_betting(self._table, state.betting)
 
     def to_act(self, state: MatchState) -> bool:
-        return NoLimitState.from_betting(self.gd, state.betting).current_player() == state.position
+        return self._real(state).current_player() == state.position
 
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
-        real = NoLimitState.from_betting(self.gd, state.betting)
-        span = real.raise_range()
+        real = self._real(state)
+        span = real.raise_range() if self.nolimit else (real.can_raise() or None)
         if self.kind == "call":
             return "c"
+        options = (["f"] if real.can_fold() else []) + ["c"] + (["r"] if span else [])
         if self.kind == "raise":
             choice = "r" if span else "c"
+        elif self.kind == "example":
+            weights = np.array([EXAMPLE_WEIGHTS[o] for o in options])
+            choice = options[int(rng.choice(len(options), p=weights / weights.sum()))]
         else:
-            options = (["f"] if real.can_fold() else []) + ["c"] + (["r"] if span else [])
             choice = options[int(rng.integers(len(options)))]
-        if choice == "r":
+        if choice == "r" and self.nolimit:
             return f"r{int(rng.integers(span[0], span[1] + 1))}"
         return choice
 
@@ -328,7 +358,7 @@ def load_player(spec: str, game=None) -> Player:
     if spec in BASELINES:
         if game is None:
             raise SolverkitError(f"baseline {spec!r} needs a game: give a run directory for the other player or --game")
-        if is_nolimit(game):
+        if is_nolimit(game) or not is_poker_game(game):  # the real game's rules alone (a blueprint's match)
             return NoLimitBot(game, spec)
         return Player(game, baseline_strategy(game, spec), spec)
     run = Path(spec)
@@ -337,6 +367,8 @@ def load_player(spec: str, game=None) -> Player:
                              f"baseline ({choices(BASELINES)})")
     assembly = load_config(run / "config.toml")
     own = assembly.game
+    if getattr(own, "name", "") == "blueprint":  # bucketed MCCFR: plays the real game from its buckets
+        return _blueprint_player(run, own, game, search)
     if not is_poker_game(own):
         raise SolverkitError(f"{spec}: game {own.name!r} is not a poker game of the poker engine")
     if game is not None:
@@ -366,6 +398,26 @@ def load_player(spec: str, game=None) -> Player:
     return Player(game or own, strategy, label)
 
 
+def _blueprint_player(run: Path, own, game, search: bool):
+    """A two-player blueprint run (solverkit.blueprint.player) for the match of `game` (the rules
+    of the same file), its exported strategy read from the run's strategy file."""
+    from ..blueprint.player import BlueprintPlayer, table_rules
+    from ..core.strategy_file import load_strategy
+
+    if game is not None and rules_key(table_rules(own).gd) != rules_key(game.gd):
+        raise SolverkitError(f"{run} solved the blueprint of {own.config['gamedef']!r}, another game than the match's "
+                             f"{game.gd.source!r}; every player must play the same game")
+    strategy, _, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
+    return BlueprintPlayer(own, strategy, f"{run.name} (blueprint, {meta['iteration']} iterations)")
+
+
+def rules_key(gd) -> tuple:
+    """A game definition's rules and cards (its file name aside), to tell two games apart."""
+    fields = ("num_players", "num_rounds", "blind", "stack", "raise_size", "first_player", "max_raises", "num_suits",
+              "num_ranks", "num_hole_cards", "num_board_cards")
+    return tuple(repr(getattr(gd, f, None)) for f in fields)
+
+
 def _same_boards(own, game) -> bool:
     """Whether two games of the same rules and layout build the same boards (a hold'em game
     restricted to other flops has the same sizes, with other cards at each board's place)."""
@@ -379,6 +431,11 @@ def _check_same_rules(spec: str, own, game) -> None:
     field of the game definition (blinds, first player, hole cards, ...), not only its sizes."""
     from ..core.identity import differences, game_definition
 
+    if not is_poker_game(game):  # the rules alone (a blueprint's match): the definitions' fields
+        if rules_key(own.gd) != rules_key(game.gd):
+            raise SolverkitError(f"{spec} solved game {own.name!r} ({own.gd.source}), another game than the match's "
+                                 f"({game.gd.source}); both players must play the same game")
+        return
     theirs, mine = game_definition(own).get("rules"), game_definition(game).get("rules")
     if theirs != mine:
         diff = "; ".join(d.replace(" in the file,", f" in {spec},").replace(" in the game", " in the match's game")

@@ -31,6 +31,7 @@ TABLE_BASELINES = {
     "call": "always check or call",
     "raise": "always bet or raise (call when raising is capped)",
     "fold": "fold whenever facing a bet, else check",
+    "example": "the ACPC server's example player: fold 0.06, call 0.47, raise 0.47 over the legal actions",
 }
 
 
@@ -209,7 +210,12 @@ def baseline_policy(tree_game, kind: str) -> list[np.ndarray]:
         labels = tree_game.infoset_actions(p)
         for key, acts, off in zip(tree_game.infoset_keys(p), labels, tree_game.tree.offsets[p]):
             letters = keys.letters(key, acts)
-            if want is None:
+            if kind == "example":
+                from .players import EXAMPLE_WEIGHTS
+
+                w = np.array([EXAMPLE_WEIGHTS[x] for x in letters])
+                pol[off:off + len(acts)] = w / w.sum()
+            elif want is None:
                 pol[off:off + len(acts)] = 1.0 / len(acts)
             else:
                 pol[off + letters.index(want if want in letters else "c")] = 1.0

@@ -1,0 +1,108 @@
+"""Blueprint strategies at the two-player dealer (solverkit.blueprint.player) and the ACPC example
+player baseline. Oracle: the tree engine's exact expected values of the same strategy mapped to
+leduc_tree (solverkit.blueprint.tree_map), which share no code with the dealer, the match-state
+parsing or the player's node and bucket lookup."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.core.config import load_config
+from solverkit.core.solver import run_solve
+from solverkit.errors import SolverkitError
+
+
+def _blueprint(out, gamedef, iterations):
+    cfg = {"game": {"name": "blueprint", "gamedef": gamedef}, "rule": {"name": "lcfr"},
+           "averaging": {"name": "linear"}, "sampler": {"name": "external"},
+           "solver": {"iterations": iterations, "seed": 1}}
+    run_solve(load_config(cfg), out=out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def leduc_bp(tmp_path_factory):
+    return _blueprint(tmp_path_factory.mktemp("bp_leduc"), "leduc", 2000)
+
+
+@pytest.fixture(scope="module")
+def nolimit_bp(tmp_path_factory):
+    return _blueprint(tmp_path_factory.mktemp("bp_nl"), "leduc.nolimit", 3000)
+
+
+@pytest.mark.parametrize("kind", ["call", "example"])
+def test_a_limit_blueprint_at_the_dealer_wins_its_exact_value(leduc_bp, kind):
+    """The dealer's chips of a lossless Leduc blueprint against a baseline agree, within the 95%
+    interval, with the tree engine's exact value of the same policy against the same baseline."""
+    from solverkit.blueprint.tree_map import tree_strategy
+    from solverkit.poker.match import run_match
+    from solverkit.poker.players import load_player
+    from solverkit.poker.table import baseline_policy
+
+    a = load_player(str(leduc_bp))
+    tree = a.blueprint_game._tree_game()
+    mine = tree_strategy(a.blueprint_game.bp, tree, np.concatenate([np.asarray(s) for s in a.strategy]))
+    base = baseline_policy(tree, kind)
+    exact = (tree.expected_values([mine[0], base[1]])[0] + tree.expected_values([base[0], mine[1]])[1]) / 2
+    unit = a.game.gd.big_blind / 1000.0
+    report = run_match(a.game, a, load_player(kind, a.game), hands=3000, seed=4, exact=False)
+    assert report.illegal == (0, 0)
+    assert abs(report.sampled_mbb - exact / unit) <= report.half_width_mbb, (report.sampled_mbb, exact / unit)
+    assert exact > 0.1  # a blueprint beats a baseline
+
+
+def test_a_no_limit_blueprint_beats_the_example_player_through_the_cli(nolimit_bp):
+    res = CliRunner().invoke(cli, ["match", str(nolimit_bp), "example", "--hands", "1000", "--seed", "2"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith("A's winnings"))
+    mean, half = (float(line.split(":")[1].split()[0]), float(line.split("+/-")[1].split()[0]))
+    assert mean - half > 0, line
+    assert "opponent sizes off its tree mapped" in res.output  # the example player bets any size
+    assert "no exact value" in res.output and "blueprint over buckets" in res.output
+
+
+def test_a_blueprint_plays_itself_and_poker_engine_runs_of_the_same_file(nolimit_bp, tmp_path):
+    from solverkit.poker.match import run_match
+    from solverkit.poker.players import load_player
+
+    run_solve(load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc.nolimit"},
+                           "solver": {"iterations": 30}}), out=tmp_path / "ac")
+    a = load_player(str(nolimit_bp))
+    b = load_player(str(tmp_path / "ac"), a.game)
+    report = run_match(a.game, a, b, hands=200, seed=1, exact=False)
+    assert report.hands == 200 and report.illegal == (0, 0)
+    same = run_match(a.game, a, a, hands=100, seed=1, exact=False)
+    assert same.hands == 100 and same.illegal == (0, 0)
+
+
+def test_blueprint_matches_refuse_other_games_and_more_players(nolimit_bp, tmp_path):
+    from solverkit.poker.players import load_player
+
+    kuhn = load_config({"preset": "cfr", "game": {"name": "acpc", "gamedef": "kuhn"}}).game
+    with pytest.raises(SolverkitError, match="another game than"):
+        load_player(str(nolimit_bp), kuhn)
+    three = _blueprint(tmp_path / "k3", "kuhn.limit.3p", 10)
+    with pytest.raises(SolverkitError, match="3 players"):
+        load_player(str(three))
+
+
+def test_the_example_baseline_is_the_acpc_example_players_distribution():
+    """Kuhn's first action (check or bet) 0.5 / 0.5; facing a bet fold 0.06 / 0.94 * ... renormalised:
+    fold 0.06 / (0.06 + 0.47), call 0.47 / (0.06 + 0.47)."""
+    from solverkit.poker.players import baseline_strategy
+
+    game = load_config({"preset": "cfr", "game": "kuhn"}).game
+    pol = baseline_strategy(game, "example")
+    for p in (0, 1):
+        labels = game.infoset_actions(p)
+        for acts, (start, n) in zip(labels, game.layout(p).infoset_slices()):
+            probs = dict(zip(acts, pol[p][start:start + n]))
+            assert sum(probs.values()) == pytest.approx(1.0)
+            if "f" in probs or "fold" in probs:
+                fold = probs.get("f", probs.get("fold"))
+                assert fold == pytest.approx(0.06 / 0.53)
+            else:
+                assert sorted(probs.values()) == pytest.approx([0.5, 0.5])
