@@ -8,12 +8,16 @@ import math
 import numpy as np
 
 from solverkit.blueprint.engine import Blueprint
-from solverkit.blueprint.tree_map import tree_strategy
+from solverkit.blueprint.tree_map import tree_index, tree_strategy
 from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
 from solverkit.blueprint.nolimit import NoLimitTable, load_any_table
 from solverkit.poker.nplayer import tree_table
+
+#: game-tree nodes up to which the blueprint's evaluation enumerates its game (Leduc with 13
+#: ranks: 1,179,777 nodes, 28 s on the shared machine; 3 million would take over a minute)
+EXACT_NODES = 1_500_000
 
 
 class BlueprintGame(Game):
@@ -39,6 +43,9 @@ class BlueprintGame(Game):
         "average_rounds": Param("int", 1, "rounds whose average strategy is kept and exported (Pluribus: 1, the "
                                 "first round; later rounds export the current strategy)", min=0, max=8),
         "max_nodes": Param("int", 5_000_000, "refuse betting trees with more nodes than this", min=1),
+        "exact_nodes": Param("int", EXACT_NODES, "NashConv and best responses are exact (the tree engine's) on "
+                             "games whose full tree has at most this many nodes, NaN above (0: never); the tree "
+                             "is enumerated in Python at the first evaluation, about 25 s a million nodes", min=0),
     }
 
     @classmethod
@@ -77,6 +84,7 @@ class BlueprintGame(Game):
         self._abstraction = definition
         self._table = abstraction.table(CardSpec.of(self.gd))
         self.__dict__.pop("_bp", None)
+        self.__dict__.pop("_tree", None)  # its map reads the buckets
         return self
 
     def definition(self) -> dict:
@@ -142,32 +150,57 @@ class BlueprintGame(Game):
         return [pol[base[p]:base[p + 1]] for p in range(P)]
 
     def _tree_game(self):
-        """The tree engine's game of the same rules (kuhn_tree / leduc_tree with N players), or None."""
+        """The tree engine's game of the same rules, or None: kuhn_tree / leduc_tree where they
+        play this file's rules, else the tree-engine game of the file itself (AcpcTreeGame: the
+        same betting tree, so the same betting strings) when it has at most `exact_nodes` nodes."""
         if "_tree" not in self.__dict__:
-            self._tree = None
-            if isinstance(self.gd, NoLimitTable):
-                return None
-            from solverkit.core.registry import get_registry
-
-            for name in ("kuhn_tree", "leduc_tree"):
-                try:
-                    g = get_registry().get("game", name)(players=self.num_players)
-                except Exception:  # noqa: BLE001 - a variant the tree engine does not build
-                    continue
-                if _same_rules(tree_table(g), self.gd):
-                    self._tree = g
-                    break
+            self._tree = self._named_tree_game() or self._acpc_tree_game()
+            self._tree_index = None
         return self._tree
+
+    def _named_tree_game(self):
+        """kuhn_tree / leduc_tree with this many players when their rules are this limit file's."""
+        if isinstance(self.gd, NoLimitTable):
+            return None
+        from solverkit.core.registry import get_registry
+
+        for name in ("kuhn_tree", "leduc_tree"):
+            try:
+                g = get_registry().get("game", name)(players=self.num_players)
+            except Exception:  # noqa: BLE001 - a variant the tree engine does not build
+                continue
+            if _same_rules(tree_table(g), self.gd):
+                return g
+        return None
+
+    def _acpc_tree_game(self):
+        """The file's own tree-engine game (no-limit: under this blueprint's abstraction and
+        raise cap), or None when it has more than `exact_nodes` nodes (hold'em: refused on its
+        deal count before anything is enumerated). The blueprint's betting tree is a lower bound
+        on the game tree's nodes, checked first so that no large betting tree is enumerated twice."""
+        limit = int(self.config.get("exact_nodes", EXACT_NODES))
+        if limit <= 0 or self.bp.tree.num_nodes > limit:
+            return None
+        from solverkit_poker.nplayer_tree import tree_game_of
+
+        try:
+            return tree_game_of(self.gd, self.gd.source, self.config.get("abstraction") or "fcpa",
+                                int(self.config.get("max_raises") or 0), max_nodes=limit)
+        except ConfigError:
+            return None
 
     def _mapped(self, strategy):
         g = self._tree_game()
         if g is None:
             return None, None
-        return g, tree_strategy(self.bp, g, np.concatenate([np.asarray(s, dtype=np.float64) for s in strategy]))
+        if self._tree_index is None:
+            self._tree_index = tree_index(self.bp, g)
+        pol = np.concatenate([np.asarray(s, dtype=np.float64) for s in strategy])
+        return g, tree_strategy(self.bp, g, pol, self._tree_index)
 
     def best_response(self, strategy):
-        """Exact best-response values where the tree engine plays the same rules (N-player Kuhn
-        and Leduc); NaN otherwise (hold'em: not computable)."""
+        """Exact best-response values where the tree engine plays the same rules (:meth:`_tree_game`:
+        N-player Kuhn and Leduc, any ACPC file small enough to enumerate); NaN otherwise (hold'em)."""
         g, mapped = self._mapped(strategy)
         return g.best_response(mapped) if g is not None else (math.nan,) * self.num_players
 

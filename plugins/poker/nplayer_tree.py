@@ -311,3 +311,17 @@ class AcpcTreeGame(TreeGame):
         else:
             out.update(betting="limit", raiseSize=words(gd.raise_size), maxRaises=words(gd.max_raises))
         return out
+
+
+def tree_game_of(table, source: str, abstraction: str = "fcpa", max_raises: int = 0,
+                 max_nodes: int | None = None) -> AcpcTreeGame:
+    """The tree-engine game of an already-read table of 2 to 6 players, its no-limit betting
+    under `abstraction` with at most `max_raises` raises a round (0: none), so its betting tree
+    is the blueprint's of the same table (the blueprint's exact evaluation). ConfigError when it
+    has more than `max_nodes` nodes, before the game tree is enumerated (hold'em at once)."""
+    nolimit = isinstance(table, NoLimitTable)
+    game = AcpcTreeGame.__new__(AcpcTreeGame)
+    game.gd_max_raises = int(max_raises) if nolimit else 0
+    params = {"gamedef": source, **({"abstraction": abstraction} if nolimit else {})}
+    game.__init__(table, source, max_nodes=max_nodes, **params)
+    return game
