@@ -1,7 +1,7 @@
 """Every built-in algorithm on the same games: exploitability at 100, 1,000 and 10,000 iterations.
 
 Runs the presets cfr, cfr_plus, lcfr, dcfr, pcfr_plus, dcfr_plus and pdcfr_plus (each with its
-published averaging and alternating updates, except cfr: simultaneous, as Zinkevich et al.) on
+published averaging and alternating updates, as OpenSpiel and the comparison tables run them) on
 Kuhn, Leduc, liar's dice (through the OpenSpiel bridge, when open-spiel is installed), a random
 100 x 100 matrix game and true Rhode Island hold'em (up to 1 mbb/g or --ri-cap iterations), and
 writes bench/results/rules_table.{json,md}. Exploitability is in the game's own unit (chips for

@@ -99,7 +99,7 @@ def _key(p, s, pub):
 class ReferenceCFR:
     """Pure-Python CFR over any TreeGame's states (recursion, dicts keyed by information set)
     with the engine's pass semantics: variant "cfr_plus" (RM+, linear averaging, alternating),
-    "cfr" (RM, uniform, simultaneous), "pcfr_plus" (predictive RM+, quadratic averaging,
+    "cfr" (RM, uniform, alternating as the preset; "cfr_simultaneous" both at once), "pcfr_plus" (predictive RM+, quadratic averaging,
     alternating), "dcfr" (alpha 1.5, beta 0, quadratic averaging, alternating)."""
 
     def __init__(self, game, variant):
@@ -153,7 +153,7 @@ class ReferenceCFR:
     def iteration(self):
         self.t += 1
         root = self.game.initial_state()
-        groups = [(0,), (1,)] if self.variant != "cfr" else [(0, 1)]
+        groups = [(0,), (1,)] if self.variant != "cfr_simultaneous" else [(0, 1)]
         for players in groups:
             delta, contrib = {}, {}
             self._walk(root, (1.0, 1.0, 1.0), delta, contrib, players, set())
@@ -161,7 +161,7 @@ class ReferenceCFR:
                 self._walk(root, (1.0, 1.0, 1.0), {}, contrib, (), set())
             for key, d in delta.items():
                 r = self.reg[key]
-                if self.variant == "cfr":
+                if self.variant in ("cfr", "cfr_simultaneous"):
                     self.reg[key] = r + d
                 elif self.variant == "dcfr":  # alpha 1.5, beta 0: positive sums x t^1.5/(t^1.5+1), negative x 1/2
                     x = r + d
@@ -170,7 +170,7 @@ class ReferenceCFR:
                     self.reg[key] = np.maximum(r + d, 0.0)
                     if self.variant == "pcfr_plus":
                         self.pred[key] = d.copy()
-            w = {"cfr_plus": self.t, "cfr": 1.0, "pcfr_plus": self.t * self.t, "dcfr": self.t * self.t}[self.variant]
+            w = {"cfr_plus": self.t, "cfr": 1.0, "cfr_simultaneous": 1.0, "pcfr_plus": self.t * self.t, "dcfr": self.t * self.t}[self.variant]
             for key, c in contrib.items():
                 self.avg[key] = self._arr(self.avg, key, c.size) + w * c
 

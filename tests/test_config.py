@@ -73,7 +73,7 @@ def test_presets_set_rule_averaging_and_update(preset):
 def test_preset_values_are_the_papers():
     presets = get_registry().presets
     combos = {name: (p.rule, p.averaging, p.update) for name, p in presets.items()}
-    assert combos["cfr"] == ({"name": "rm"}, {"name": "uniform"}, "simultaneous")
+    assert combos["cfr"] == ({"name": "rm"}, {"name": "uniform"}, "alternating")  # as OpenSpiel and the tables
     assert combos["cfr_plus"] == ({"name": "rm_plus"}, {"name": "linear"}, "alternating")
     assert combos["lcfr"][0] == {"name": "lcfr"} and combos["dcfr"][0] == {"name": "dcfr"}
     assert combos["dcfr_plus"][1] == {"name": "power", "gamma": 4.0}

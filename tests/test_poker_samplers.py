@@ -232,7 +232,7 @@ def test_games_and_stores_that_need_one_call_per_pass():
 @pytest.mark.parametrize("cfg, needle", [
     ({"sampler": "outcome"}, "game 'leduc' does not support sampling scheme 'outcome' (its engine runs: full, "
                              "public_chance, public_external)"),
-    ({"sampler": "public_external", "preset": "cfr"}, "[sampler] name = 'public_external' on game 'leduc' needs "
+    ({"sampler": "public_external", "solver": {"update": "simultaneous"}}, "[sampler] name = 'public_external' on game 'leduc' needs "
                                                       "[solver] update = \"alternating\""),
     # the literature's schemes draw private cards: the poker engine names what it runs instead
     ({"sampler": {"name": "external", "epsilon": 0.5}}, "unknown parameter"),

@@ -301,8 +301,8 @@ def test_eval_every_nodes(tmp_path):
 
 
 def test_eval_every_seconds_and_full_pass_counts():
-    res = run_solve(load_config({"preset": "cfr", "game": "kuhn_tree", "solver": {"iterations": 30,
-                                                                                   "eval_every": "1h"}}))
+    res = run_solve(load_config({"preset": "cfr", "game": "kuhn_tree", "solver": {"iterations": 30, "eval_every": "1h",
+                                                                                   "update": "simultaneous"}}))
     assert [r["iteration"] for r in res.metrics] == [30]  # only the last iteration within the hour
     n = load_config({"preset": "cfr", "game": "kuhn_tree"}).game.tree.num_nodes
     assert res.metrics[-1]["nodes_touched"] == 30 * n  # cfr: simultaneous updates, one full pass per iteration
