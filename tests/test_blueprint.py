@@ -4,6 +4,8 @@ reproduction across blocks and checkpoints, pruning that skips nodes, and card a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,36 @@ def test_checkpoint_and_resume_equal_a_straight_run(tmp_path, first):
         assert res.exit_code == 0, res.output
     a, b = np.load(tmp_path / "a" / "strategy.npz"), np.load(tmp_path / "b" / "strategy.npz")
     assert all(np.array_equal(a[f"policy{p}"], b[f"policy{p}"]) for p in range(3))
+
+
+def test_the_engine_is_built_after_the_abstraction_and_takes_the_files_raise_cap(tmp_path, monkeypatch):
+    """[sampler] checks ran before [abstraction] gave its table, so a hold'em blueprint asked for
+    the lossless table it refuses (configs/blueprint_hunl.toml never started); and a no-limit
+    file's maxRaises was ignored (a game with more raises than the file's, silently)."""
+    from solverkit.blueprint.betting import DECISION
+
+    cfg = {"game": {"name": "blueprint", "gamedef": "leduc.nolimit"}, "rule": {"name": "lcfr"},
+           "averaging": {"name": "linear"}, "sampler": {"name": "external"}, "solver": {"seed": 7}}
+    game = load_config(cfg).game
+    assert game.bp.seed == 7
+    from solverkit.blueprint import engine
+
+    monkeypatch.setattr(engine, "LOSSLESS_LIMIT", 10)  # as hold'em's 138 million: only the buckets fit
+    bucketed = load_config({**cfg, "abstraction": {"name": "ehs", "buckets": [0, 3]}}).game
+    assert bucketed.bp.seed == 7 and list(bucketed.bp.table.buckets) == [3, 3]
+    monkeypatch.undo()
+    text = (Path(__file__).parents[1] / "solverkit/poker/gamedefs/leduc.nolimit.game").read_text()
+    capped = tmp_path / "capped.game"
+    capped.write_text(text.replace("END GAMEDEF", "maxRaises = 1 1\nEND GAMEDEF"))
+
+    def most_raises(g):
+        t = g.bp.tree
+        return max(b.split("/")[-1].count("r") for b, k in zip(t.betting, t.kind) if k == DECISION)
+
+    free = load_config(cfg).game
+    one = load_config({**cfg, "game": {"name": "blueprint", "gamedef": str(capped)}}).game
+    assert most_raises(free) > 1 and most_raises(one) == 1 and one.raise_cap == 1
+    uneven = tmp_path / "uneven.game"
+    uneven.write_text(text.replace("END GAMEDEF", "maxRaises = 1 2\nEND GAMEDEF"))
+    with pytest.raises(ConfigError, match="maxRaises = \\[1, 2\\]"):
+        _ = load_config({**cfg, "game": {"name": "blueprint", "gamedef": str(uneven)}}).game.bp

@@ -75,8 +75,29 @@ class BlueprintGame(Game):
             self._bp = Blueprint(self.gd, self._table, average_rounds=int(self.config.get("average_rounds", 1)),
                                  abstraction=self.config.get("abstraction") or "fcpa",
                                  max_nodes=int(self.config.get("max_nodes") or 5_000_000),
-                                 max_raises=int(self.config.get("max_raises") or 0))
+                                 max_raises=self.raise_cap, seed=self._seed)
         return self._bp
+
+    @property
+    def raise_cap(self) -> int:
+        """Raises a round the no-limit tree allows (0: as the stacks allow): the file's maxRaises
+        (one value for every round) and [game] max_raises, the smaller where both are given, so the
+        blueprint never solves a game with more raises than the file's."""
+        if "_raise_cap" not in self.__dict__:
+            cap = int(self.config.get("max_raises") or 0)
+            if isinstance(self.gd, NoLimitTable):
+                from solverkit.poker.gamedef import gamedef_text, read_gamedef
+
+                fields = read_gamedef(*gamedef_text(self.config["gamedef"]))[2]
+                caps = list(fields.get("maxraises", (0, []))[1][:self.gd.num_rounds])
+                if len(set(caps)) > 1:
+                    raise ConfigError(f"{self.gd.source}: maxRaises = {caps}: the blueprint's no-limit tree takes one "
+                                      "raise cap for every round (or none); give equal values or remove the line and "
+                                      "set [game] max_raises")
+                if caps and caps[0] > 0:
+                    cap = min(cap, caps[0]) if cap else caps[0]
+            self._raise_cap = cap
+        return self._raise_cap
 
     def with_abstraction(self, abstraction, definition: dict) -> "Game":
         from solverkit.abstraction.spec import CardSpec
@@ -96,8 +117,13 @@ class BlueprintGame(Game):
     def layout(self, player):
         return self.bp.layouts[player]
 
+    #: the [sampler] seed, kept until the engine is built (after [abstraction] gives its table)
+    _seed = 0
+
     def check_sampler(self, sampler, solver):
-        self.bp.seed = int(sampler.seed)
+        self._seed = int(sampler.seed)
+        if "_bp" in self.__dict__:
+            self._bp.seed = self._seed
 
     # --- passes ----------------------------------------------------------------------------
 
@@ -185,7 +211,7 @@ class BlueprintGame(Game):
 
         try:
             return tree_game_of(self.gd, self.gd.source, self.config.get("abstraction") or "fcpa",
-                                int(self.config.get("max_raises") or 0), max_nodes=limit)
+                                self.raise_cap, max_nodes=limit)
         except ConfigError:
             return None
 
