@@ -1,5 +1,7 @@
 """BlueprintGame: the solver's view of a :class:`~solverkit.blueprint.engine.Blueprint` (the store
-holds regret<p> / avg<p> per player in the blueprint's layout; one kernel call per block)."""
+holds one ``regret`` and one ``avg`` array of every player's values, player p's at
+``bp.base[p]:bp.base[p + 1]``, which the kernel updates in place: one kernel call per block, no copy
+of the values, which run to gigabytes for six players)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 from solverkit.blueprint.engine import Blueprint
 from solverkit.blueprint.tree_map import tree_index, tree_strategy
 from solverkit.core.game import Game, PassBlock, PassJob
+from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
 from solverkit.blueprint.nolimit import NoLimitTable, load_any_table
@@ -117,6 +120,11 @@ class BlueprintGame(Game):
     def layout(self, player):
         return self.bp.layouts[player]
 
+    def segments(self, with_average: bool) -> list[SegmentSpec]:
+        """One segment, ``regret`` (and ``avg``) holding every player's values at bp.base."""
+        size = int(self.bp.base[-1])
+        return [SegmentSpec("root", {"regret": size, **({"avg": size} if with_average else {})})]
+
     #: the [sampler] seed, kept until the engine is built (after [abstraction] gives its table)
     _seed = 0
 
@@ -146,20 +154,15 @@ class BlueprintGame(Game):
         keep = averaging.keeps_average
         w = np.array([averaging.coefficients(int(t))[1] for t in ts]) if keep else np.zeros(ts.size)
         thr = np.where(ts > sampler.prune_start(), sampler.prune_threshold() * rw, 0.0)
-        P, base = self.num_players, self.bp.base
-        with store.open("root", [f"regret{p}" for p in range(P)] + ([f"avg{p}" for p in range(P)] if keep else [])) as seg:
-            reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
-            avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if keep else np.zeros(reg.size)
+        with store.open("root", ["regret", "avg"] if keep else ["regret"]) as seg:
+            reg = seg["regret"]
+            avg = seg["avg"] if keep else np.zeros(1)  # (weights 0: never read)
             mask = 0
             for g in block.groups:
                 for p in g:
                     mask |= 1 << p
             lead = block.groups[0][0] if block.groups and block.groups[0] else 0  # alternating: first_update
             count = self.bp.block(ts, np.full(ts.size, mask), lead, rw, thr, sampler.prune_probability(), w, reg, avg)
-            for p in range(P):
-                seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
-                if keep:
-                    seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
         return count
 
     # --- strategies and evaluation ---------------------------------------------------------
@@ -169,9 +172,8 @@ class BlueprintGame(Game):
         Pluribus used); "current": regret matching everywhere."""
         seg = store.read("root")
         P, base = self.num_players, self.bp.base
-        reg = np.concatenate([np.asarray(seg[f"regret{p}"]) for p in range(P)])
-        avg = (np.concatenate([np.asarray(seg[f"avg{p}"]) for p in range(P)])
-               if which != "current" and "avg0" in seg else np.zeros(reg.size))
+        reg = np.asarray(seg["regret"])
+        avg = np.asarray(seg["avg"]) if which != "current" and "avg" in seg else np.zeros(reg.size)
         pol = self.bp.policy(reg, avg)
         return [pol[base[p]:base[p + 1]] for p in range(P)]
 
