@@ -48,7 +48,7 @@ def test_a_limit_blueprint_at_the_dealer_wins_its_exact_value(leduc_bp, kind):
     base = baseline_policy(tree, kind)
     exact = (tree.expected_values([mine[0], base[1]])[0] + tree.expected_values([base[0], mine[1]])[1]) / 2
     unit = a.game.gd.big_blind / 1000.0
-    report = run_match(a.game, a, load_player(kind, a.game), hands=3000, seed=4, exact=False)
+    report = run_match(a.game, a, load_player(kind, a.game), hands=1600, seed=4, exact=False)
     assert report.illegal == (0, 0)
     assert abs(report.sampled_mbb - exact / unit) <= report.half_width_mbb, (report.sampled_mbb, exact / unit)
     assert exact > 0.1  # a blueprint beats a baseline

@@ -93,7 +93,7 @@ def _os_nash_conv(game, strategy, os_game):
     return pyspiel.nash_conv(os_game, pyspiel.TabularPolicy({k: list(v.items()) for k, v in table.items()}))
 
 
-@pytest.mark.parametrize("spec", [NOLIMIT3_ONE, ("limit", 3, LEDUC3[2] | {"numRanks": 3})],
+@pytest.mark.parametrize("spec", [NOLIMIT3_ONE, ("limit", 3, LEDUC3[2] | {"numRanks": 2})],
                          ids=["nolimit3", "leduc3-small"])
 def test_nash_conv_of_an_exported_policy_is_openspiels(spec, tmp_path):
     path = tmp_path / "g.game"
