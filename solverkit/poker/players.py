@@ -368,7 +368,7 @@ def load_player(spec: str, game=None) -> Player:
     assembly = load_config(run / "config.toml")
     own = assembly.game
     if getattr(own, "name", "") == "blueprint":  # bucketed MCCFR: plays the real game from its buckets
-        return _blueprint_player(run, own, game, search)
+        return _blueprint_player(run, own, game, assembly.search if search else None)
     if not is_poker_game(own):
         raise SolverkitError(f"{spec}: game {own.name!r} is not a poker game of the poker engine")
     if game is not None:
@@ -398,9 +398,10 @@ def load_player(spec: str, game=None) -> Player:
     return Player(game or own, strategy, label)
 
 
-def _blueprint_player(run: Path, own, game, search: bool):
+def _blueprint_player(run: Path, own, game, search: dict | None):
     """A two-player blueprint run (solverkit.blueprint.player) for the match of `game` (the rules
-    of the same file), its exported strategy read from the run's strategy file."""
+    of the same file), its exported strategy read from the run's strategy file; with the run's
+    [search] (name = "unsafe") it re-solves spots during play (solverkit.search.spot_search)."""
     from ..blueprint.player import BlueprintPlayer, table_rules
     from ..core.strategy_file import load_strategy
 
@@ -408,7 +409,17 @@ def _blueprint_player(run: Path, own, game, search: bool):
         raise SolverkitError(f"{run} solved the blueprint of {own.config['gamedef']!r}, another game than the match's "
                              f"{game.gd.source!r}; every player must play the same game")
     strategy, _, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
-    return BlueprintPlayer(own, strategy, f"{run.name} (blueprint, {meta['iteration']} iterations)")
+    label = f"{run.name} (blueprint, {meta['iteration']} iterations)"
+    if search is None:
+        return BlueprintPlayer(own, strategy, label)
+    if search["name"] != "unsafe":
+        raise SolverkitError(f"{run}: [search] name = {search['name']!r}: a blueprint run re-solves hold'em spots from "
+                             "the blueprint's ranges with name = \"unsafe\" (the safe gadgets re-solve poker-engine "
+                             "games, docs/search.md); play its blueprint alone with blueprint:RUN")
+    from ..search.spot_search import SpotSearchPlayer
+
+    return SpotSearchPlayer(own, strategy, f"{label[:-1]}, search unsafe)", iterations=search["iterations"],
+                            budget=search["budget"], first_round=search["round"])
 
 
 def rules_key(gd) -> tuple:

@@ -1,0 +1,206 @@
+"""Real-time search for a two-player no-limit blueprint (heads-up no-limit hold'em): at each of
+its decisions from round ``[search] round`` on, the agent re-solves the rest of the hand as a
+postflop spot (holdem_spot's engine) and plays the re-solve's policy for its cards.
+
+The spot starts where the current betting round started: the pot and stacks of the real hand
+there, the board dealt so far, and each player's range from the blueprint by Bayes' rule (every
+combo's probability of the actions its player took, under the blueprint's policy for that
+combo's bucket at each node the hand mapped to). Its bet sizes are ``SIZES`` of the pot plus the
+real sizes already bet this round (as chips), so the real betting is on the spot's tree whatever
+the opponent bet: an off-tree size is re-solved, not translated. The re-solve is unsafe
+re-solving (both ranges fixed from the blueprint; Libratus's nested safe variants are not done
+here), DCFR for ``iterations`` iterations or ``budget`` seconds. Where the hand has left the
+blueprint's tree before the round (no ranges) the agent plays as the blueprint player does.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..blueprint.player import BlueprintPlayer
+from ..errors import SolverkitError
+from ..poker.acpc_protocol import MatchState, split_betting
+from ..poker.action_tree import ALLIN_K, CALL_K, FOLD_K
+from ..poker.cards import card_name
+from ..poker.ranges import COMBO_CARDS
+
+#: bet and raise sizes of a re-solve, as fractions of the pot (the blueprint's fcpa has 1 and all-in)
+SIZES = "50%, 100%, 200%, a"
+RAISES = "100%, a"
+
+
+class SpotSearchPlayer(BlueprintPlayer):
+    """A two-player no-limit blueprint that re-solves each decision from round `first_round` on."""
+
+    def __init__(self, game, strategy, name: str, iterations: int = 300, budget: float = 0.0, first_round: int = 1):
+        super().__init__(game, strategy, name)
+        gd = self.gd
+        if not self.nolimit or (gd.num_hole_cards, gd.num_suits, gd.num_ranks, tuple(gd.num_board_cards)) != (
+                2, 4, 13, (0, 3, 1, 1)):
+            raise SolverkitError(f"{name}: search re-solves hold'em spots (no-limit, two hole cards, a 52-card deck, "
+                                 f"boards of 3, 1 and 1 cards after the first round); {gd.source} is not such a game")
+        self.iterations, self.budget, self.first_round = int(iterations), float(budget), int(first_round)
+        self.stats.update({"searched": 0, "search_seconds": 0.0})
+        self._solved = None  # (hand, round, spot game, strategy)
+
+    def act(self, state: MatchState, rng: np.random.Generator) -> str:
+        n, real = self._replay(state)
+        if real.round < self.first_round:
+            return super().act(state, rng)
+        start = self._round_start(state)
+        if start is None:  # off the blueprint's tree before the round: no ranges
+            return super().act(state, rng)
+        token = self._search(state, real, start, rng)
+        return token if token is not None else super().act(state, rng)
+
+    # --- the spot -------------------------------------------------------------------------------
+
+    def _round_start(self, state: MatchState):
+        """(index of the round's first action, tree path up to it) or None when the path has left
+        the blueprint's tree before the round."""
+        actions = [a for a in split_betting(state.betting, True)]
+        index, rounds = 0, 0
+        for letter, _ in actions:
+            if letter == "/":
+                rounds += 1
+                continue
+            if rounds >= len(state.board):
+                break
+            index += 1
+        if any(self._path[i] < 0 for i in range(index)):
+            return None
+        return index
+
+    def _ranges(self, state: MatchState, upto: int, board: list[int]) -> np.ndarray:
+        """float64 [2, 1326]: each player's probability of the blueprint's actions on the hand's
+        path before action `upto`, per combo (0 for combos meeting the board)."""
+        t, bp = self.tree, self.bp
+        cards = COMBO_CARDS
+        live = ~np.isin(cards, board).any(axis=1)
+        reach = np.where(live, 1.0, 0.0)[None, :].repeat(2, axis=0)
+        boards = [list(b) for b in state.board]
+        buckets = {}
+        node = 0
+        for i in range(upto):
+            child = self._path[i]
+            q, r = int(t.player[node]), int(t.round[node])
+            if r not in buckets:
+                shown = [c for b in boards[:r] for c in b]
+                rows = np.concatenate([cards, np.tile(np.array(shown, dtype=np.int64), (cards.shape[0], 1))], axis=1)
+                b = np.zeros(cards.shape[0], dtype=np.int64)
+                b[live] = bp.table.bucket_of(r, rows[live])
+                buckets[r] = b
+            A = int(t.nact[node])
+            slot = child - int(t.first[node])
+            off = int(bp.off[node]) - int(bp.base[q])
+            reach[q] *= np.asarray(self.strategy[q])[off + buckets[r] * A + slot]
+            node = child
+        return reach
+
+    def _spot(self, state: MatchState, real, start: int):
+        """The re-solved spot of this round (cached for the round of this hand): (game, strategy)."""
+        key = (state.hand, real.round)
+        if self._solved is not None and self._solved[0] == key:
+            return self._solved[1], self._solved[2]
+        from ..core.config import load_config
+        from ..core.solver import run_solve
+
+        r = real.round
+        board = [c for b in state.board[:r] for c in b]
+        pre = self._fresh()
+        acts = [a for a in split_betting(state.betting, True) if a[0] != "/"]
+        for letter, size in acts[:start]:
+            pre.apply(letter, size)
+        spent = pre.spent[0]
+        if pre.spent[1] != spent:
+            return None, None
+        stack = int(self.gd.stack[0]) - int(spent)
+        reach = self._ranges(state, start, board)
+        oop = int(self.gd.first_player[r])
+        weights = np.stack([reach[oop], reach[1 - oop]])
+        if not (weights[0].any() and weights[1].any()):
+            return None, None
+        street = ("flop", "turn", "river")[len(board) - 3]
+        bets, raises = [SIZES], [RAISES]
+        committed = [0, 0]
+        for letter, size in acts[start:]:  # the real sizes of this round, as chips
+            p = pre.current_player()
+            if letter == "r":
+                extra = int(size) - int(spent) - committed[1 - p]
+                (raises if committed[1 - p] else bets).append(f"{max(extra, 1)}c")
+                committed[p] = int(size) - int(spent)
+            elif letter == "c":
+                committed[p] = committed[1 - p]
+            pre.apply(letter, size)
+        names = "".join(card_name(c, 4, 13) for c in board)
+        table = {"name": "holdem_spot", "board": names, "pot": 2 * int(spent), "stack": stack,
+                 "oop_range": "AA", "ip_range": "AA", "raise_limit": max(3, len(bets) + len(raises) - 2),
+                 "sizes": {street: {"bet": ", ".join(bets), "raise": ", ".join(raises)}}}
+        solver = {"eval_every": 10**9, **({"time_limit": self.budget} if self.budget else {})}
+        # the assembly of a small game, its game then replaced by the spot (whose ranges are arrays)
+        assembly = load_config({"preset": "dcfr", "game": "kuhn", "solver": solver})
+        game = _with_ranges(weights, table)
+        assembly.game = game
+        began = time.perf_counter()
+        res = run_solve(assembly, iterations=self.iterations, progress=False)
+        self.stats["searched"] += 1
+        self.stats["search_seconds"] += time.perf_counter() - began
+        self._solved = (key, game, res.strategy)
+        return game, res.strategy
+
+    def _search(self, state: MatchState, real, start: int, rng) -> str | None:
+        game, strategy = self._spot(state, real, start)
+        if game is None:
+            return None
+        bet = game.tree.bet
+        n = 0
+        acts = [a for a in split_betting(state.betting, True) if a[0] != "/"]
+        for letter, size in acts[start:]:
+            A = int(bet.num_actions[n])
+            codes = [int(c) for c in bet.actions[n, :A]]
+            if letter == "f":
+                return None
+            if letter == "c":
+                a = codes.index(CALL_K)
+            else:
+                raises = [i for i in range(A) if codes[i] not in (FOLD_K, CALL_K)]
+                if not raises:
+                    return None
+                a = min(raises, key=lambda i: abs(int(bet.amounts[n, i]) - int(size)))
+            n = int(bet.children[n, a])
+        if int(bet.kind[n]) != 0 or int(bet.player[n]) != (0 if state.position == int(self.gd.first_player[real.round])
+                                                                 else 1):
+            return None
+        hole = tuple(sorted(state.hole[state.position]))
+        board = tuple(sorted(c for b in state.board[:real.round] for c in b))
+        g, h = game.locate((board,), hole)
+        A = int(bet.num_actions[n])
+        p = int(bet.player[n])
+        off = game.value_offset(n, g, h)
+        probs = np.asarray(strategy[p][off:off + A], dtype=np.float64)
+        total = float(probs.sum())
+        if not total > 0:
+            return None
+        slot = int(rng.choice(A, p=probs / total))
+        code = int(bet.actions[n, slot])
+        span = real.raise_range()
+        if code == FOLD_K:
+            return "f" if real.can_fold() else "c"
+        if code == CALL_K or span is None:
+            return "c"
+        lo, hi = span
+        amount = hi if code == ALLIN_K else int(bet.amounts[n, slot])
+        return f"r{min(max(amount, lo), hi)}"
+
+
+def _with_ranges(weights: np.ndarray, table: dict):
+    """A holdem_spot of `table` whose ranges are the arrays `weights` ([oop, ip] x 1326)."""
+    from ..core.params import spec_of
+    from ..core.registry import get_registry
+
+    cls = get_registry().get("game", "holdem_spot")
+    sub = type("SearchSpot", (cls,), {"ranges": lambda self: weights})
+    params = spec_of(cls).resolve(table, "[game] (search)")
+    return sub(**{k: v for k, v in params.items() if k != "name"})

@@ -1,0 +1,111 @@
+"""Real-time search of a heads-up no-limit blueprint (solverkit.search.spot_search) on a stub
+blueprint: the real fcpa betting tree of holdem.nolimit.2p.reverse_blinds, one bucket a round (no
+bucket table to build) and a policy given per node. Checks Bayes' ranges against a product
+written here, the real betting's sizes (off the blueprint's tree) found in the re-solved spot,
+and whole hands at the dealer."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from solverkit.blueprint.betting import TERMINAL
+from solverkit.blueprint.nolimit import load_any_table, nolimit_tree
+from solverkit.errors import SolverkitError
+from solverkit.poker.acpc_protocol import MatchState
+from solverkit.poker.ranges import COMBO_CARDS
+
+GAMEDEF = "holdem.nolimit.2p.reverse_blinds"
+
+
+def _stub(policy="uniform", seed=0):
+    """(game, strategy): a BlueprintGame-like object over the real fcpa tree, one bucket per round."""
+    gd = load_any_table(GAMEDEF)
+    tree = nolimit_tree(gd, "fcpa")
+    nodes = [np.flatnonzero((tree.kind != TERMINAL) & (tree.player == p)) for p in (0, 1)]
+    sizes = [int(tree.nact[n].sum()) for n in nodes]
+    base = np.array([0, sizes[0], sizes[0] + sizes[1]], dtype=np.int64)
+    off = np.zeros(tree.num_nodes, dtype=np.int64)
+    for p in (0, 1):
+        off[nodes[p]] = base[p] + np.concatenate(([0], np.cumsum(tree.nact[nodes[p]])[:-1]))
+    rng = np.random.default_rng(seed)
+    strategy = []
+    for p in (0, 1):
+        x = np.empty(sizes[p])
+        for n in nodes[p]:
+            A = int(tree.nact[n])
+            o = int(off[n] - base[p])
+            w = np.ones(A) if policy == "uniform" else rng.random(A) + 0.05
+            x[o:o + A] = w / w.sum()
+        strategy.append(x)
+    table = SimpleNamespace(bucket_of=lambda r, cards: np.zeros(len(cards), dtype=np.int32))
+    bp = SimpleNamespace(tree=tree, off=off, base=base, table=table)
+    game = SimpleNamespace(num_players=2, name="blueprint", config={"gamedef": GAMEDEF}, bp=bp)
+    return game, strategy
+
+
+def _player(policy="uniform", **kw):
+    from solverkit.search.spot_search import SpotSearchPlayer
+
+    game, strategy = _stub(policy)
+    return SpotSearchPlayer(game, strategy, "stub", **kw)
+
+
+def test_ranges_are_the_blueprints_action_probabilities_per_combo():
+    """A random policy (one bucket: the same for every combo): each player's range is the product of
+    its action probabilities along the hand's path, zero on combos that meet the board."""
+    p = _player("random", iterations=5, first_round=3)
+    state = MatchState(0, 1, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    p._replay(state)
+    start = p._round_start(state)
+    assert start == 5
+    board = [20, 30, 40, 50]
+    reach = p._ranges(state, start, board)
+    t, bp = p.tree, p.bp
+    want = [1.0, 1.0]
+    node = 0
+    for child in p._path[:start]:
+        q = int(t.player[node])
+        want[q] *= p.strategy[q][int(bp.off[node] - bp.base[q]) + child - int(t.first[node])]
+        node = child
+    live = ~np.isin(COMBO_CARDS, board).any(axis=1)
+    for q in (0, 1):
+        assert np.allclose(reach[q][live], want[q], rtol=1e-12) and not reach[q][~live].any()
+
+
+def test_off_tree_sizes_are_in_the_spot_and_whole_hands_play(tmp_path):
+    """A bet of a size the blueprint lacks (r777 on the river) is a node of the re-solved spot with
+    that amount; a short match through the dealer searches and plays only legal actions."""
+    from solverkit.poker.match import run_match
+    from solverkit.poker.players import load_player
+
+    p = _player(iterations=20, first_round=3)
+    # the river: the opponent (position 0 acts first after the flop) bets 777 chips over 300 each
+    state = MatchState(1, 7, "cr300c/cc/cc/r1077", ((), (0, 1)), ((20, 30, 40), (50,), (9,)))
+    n, real = p._replay(state)
+    assert p.to_act(state) and real.round == 3
+    game, _ = p._spot(state, real, p._round_start(state))
+    bet = game.tree.bet
+    amounts = [int(bet.amounts[0, a]) for a in range(int(bet.num_actions[0]))]
+    assert 1077 in amounts  # the real bet, re-solved rather than translated
+    token = p.act(state, np.random.default_rng(1))
+    assert token == "f" or token == "c" or (token.startswith("r") and 1854 <= int(token[1:]) <= 20000)
+    assert p.stats["searched"] == 1
+    fresh = _player(iterations=10, first_round=3)
+    report = run_match(fresh.game, fresh, load_player("call", fresh.game), hands=8, seed=2, exact=False)
+    assert report.illegal == (0, 0) and report.hands == 8 and fresh.stats["searched"] > 0
+
+
+def test_search_needs_full_holdem():
+    from solverkit.search.spot_search import SpotSearchPlayer
+
+    game, strategy = _stub()
+    game.config = {"gamedef": "leduc.nolimit"}
+    gd = load_any_table("leduc.nolimit")
+    from solverkit.blueprint.nolimit import nolimit_tree as nt
+
+    game.bp.tree = nt(gd, "fcpa")
+    with pytest.raises(SolverkitError, match="hold'em"):
+        SpotSearchPlayer(game, strategy, "x")
