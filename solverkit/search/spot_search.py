@@ -24,7 +24,7 @@ from ..errors import SolverkitError
 from ..poker.acpc_protocol import MatchState, split_betting
 from ..poker.action_tree import ALLIN_K, CALL_K, FOLD_K
 from ..poker.cards import card_name
-from ..poker.ranges import COMBO_CARDS
+from ..poker.ranges import COMBO_CARDS, combo_index
 
 #: bet and raise sizes of a re-solve, as fractions of the pot (the blueprint's fcpa has 1 and all-in)
 SIZES = "50%, 100%, 200%, a"
@@ -122,6 +122,11 @@ class SpotSearchPlayer(BlueprintPlayer):
         weights = np.stack([reach[oop], reach[1 - oop]])
         if not (weights[0].any() and weights[1].any()):
             return None, None
+        # the agent's own combo stays in its range even where the blueprint would not have played
+        # the hand this way (its searched or translated actions): a small weight, so the spot has it
+        mine = 0 if state.position == oop else 1
+        own = combo_index(*state.hole[state.position])
+        weights[mine, own] = max(weights[mine, own], 1e-6 * weights[mine].max())
         street = ("flop", "turn", "river")[len(board) - 3]
         bets, raises = [SIZES], [RAISES]
         committed = [0, 0]
@@ -180,6 +185,8 @@ class SpotSearchPlayer(BlueprintPlayer):
         p = int(bet.player[n])
         off = game.value_offset(n, g, h)
         probs = np.asarray(strategy[p][off:off + A], dtype=np.float64)
+        if probs.shape[0] != A:  # (a hand the spot does not hold: cannot happen with the weight above)
+            return None
         total = float(probs.sum())
         if not total > 0:
             return None
