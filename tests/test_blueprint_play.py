@@ -106,3 +106,28 @@ def test_the_example_baseline_is_the_acpc_example_players_distribution():
                 assert fold == pytest.approx(0.06 / 0.53)
             else:
                 assert sorted(probs.values()) == pytest.approx([0.5, 0.5])
+
+
+def test_local_best_response_of_a_no_limit_blueprint_is_below_its_exact_exploitability(nolimit_bp):
+    """LBR (a lower bound, in expectation) against a Leduc no-limit blueprint stays below the exact
+    exploitability the tree engine computes for the same policy (blueprint's exact evaluation)."""
+    from solverkit.poker.lbr import LocalBestResponse, opponent_for
+    from solverkit.poker.players import load_player
+
+    a = load_player(str(nolimit_bp))
+    exact = sum(a.blueprint_game.best_response(a.strategy)) / 2
+    assert exact > 0.05
+    result = LocalBestResponse(a.game, opponent_for(a.game, a), sizes="0.5p,1p,a", preflop="lbr").run(1000, 3)
+    low = result.value - result.half_width
+    assert low <= exact, (result.value, result.half_width, exact)
+    assert result.value > -5.0  # it played: a finite value in chips
+
+
+def test_local_best_response_refuses_limit_blueprints(leduc_bp):
+    from solverkit.errors import ConfigError
+    from solverkit.poker.lbr import opponent_for
+    from solverkit.poker.players import load_player
+
+    a = load_player(str(leduc_bp))
+    with pytest.raises(ConfigError, match="no-limit blueprints"):
+        opponent_for(a.game, a)

@@ -197,3 +197,20 @@ class BlueprintPlayer:
             child = next(c for lab, c in kids if lab == "c")
         self._own[index] = child
         return token
+
+
+def hand_policies(player: BlueprintPlayer, n: int, board_sets, hands: np.ndarray) -> np.ndarray:
+    """float64 [len(hands), actions]: the exported policy at tree node n of every hole-card row of
+    `hands` on the board (card sets per round), each through its bucket on n's round (rows that
+    meet the board: the first bucket's, never used)."""
+    t, bp = player.tree, player.bp
+    r, q, A = int(t.round[n]), int(t.player[n]), int(t.nact[n])
+    shown = [c for st in board_sets[1:r + 1] for c in st]
+    live = ~np.isin(hands, shown).any(axis=1)
+    rows = np.concatenate([hands, np.tile(np.array(shown, dtype=np.int64), (hands.shape[0], 1))], axis=1)
+    b = np.zeros(hands.shape[0], dtype=np.int64)
+    if live.any():
+        b[live] = bp.table.bucket_of(r, rows[live])
+    off = int(bp.off[n]) - int(bp.base[q])
+    x = np.asarray(player.strategy[q], dtype=np.float64)
+    return x[off + b[:, None] * A + np.arange(A)[None, :]]

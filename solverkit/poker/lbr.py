@@ -348,6 +348,13 @@ def opponent_for(game, player):
         return BotOpponent(kind, math.comb(game.gd.deck_size, game.gd.num_hole_cards))
     if isinstance(player, NoLimitPlayer):
         return TranslatingOpponent(player)
+    if hasattr(player, "blueprint_game"):  # a blueprint run (solverkit.blueprint.lbr_opponent)
+        if not player.nolimit:
+            raise ConfigError(f"{player.name}: local best response evaluates no-limit blueprints (a limit blueprint "
+                              "has an exact evaluation where its game fits: solverkit exploit)")
+        from ..blueprint.lbr_opponent import BlueprintOpponent
+
+        return BlueprintOpponent(player, hand_table(game.gd.deck_size, game.gd.num_hole_cards).astype(np.int64))
     return TreeOpponent(player)
 
 
