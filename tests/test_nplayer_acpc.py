@@ -50,7 +50,7 @@ def _rules(spec):
     return game
 
 
-@pytest.mark.parametrize("spec, limit", [(LEDUC3, 30_000), (HOLDEM4, 30_000), (NOLIMIT3, 30_000),
+@pytest.mark.parametrize("spec, limit", [(LEDUC3, 12_000), (HOLDEM4, 12_000), (NOLIMIT3, 12_000),
                                          (NOLIMIT3_ONE, None)],
                          ids=["leduc3", "holdem4", "nolimit3", "nolimit3-one-round"])
 def test_rules_walk_beside_universal_poker(spec, limit):
