@@ -131,3 +131,19 @@ def test_local_best_response_refuses_limit_blueprints(leduc_bp):
     a = load_player(str(leduc_bp))
     with pytest.raises(ConfigError, match="no-limit blueprints"):
         opponent_for(a.game, a)
+
+
+def test_a_three_player_blueprint_sits_at_the_n_seat_table(tmp_path):
+    """A lossless 3-player Kuhn blueprint plays at the N-seat dealer through the tree game of its
+    rules: its exact values over every seating sum to zero, always-fold loses, and the dealer's
+    chips agree with the exact values within the intervals."""
+    from solverkit.poker.table import load_table_player, run_table_match
+
+    run = _blueprint(tmp_path / "k3", "kuhn.limit.3p", 3000)
+    a = load_table_player(str(run))
+    game = a.tree_game
+    report = run_table_match([a, load_table_player("fold", game), load_table_player(str(run), game)], hands=240, seed=1)
+    assert sum(report.exact) == pytest.approx(0.0, abs=1e-12) and report.exact[1] < -0.1
+    assert report.illegal == [0, 0, 0]
+    for mean, half, exact in zip(report.sampled, report.half_width, report.exact):  # (1.5 x: three at once)
+        assert abs(mean - exact) <= 1.5 * half, report.lines()

@@ -137,6 +137,10 @@ def _table_run(specs):
     game = load_config(run_config(Path(runs[0]))).game
     if is_poker_game(game) or game.num_players == 2:  # two players: the poker engine's matches
         return None
+    if game.name == "blueprint":  # its policy mapped onto the tree game of its rules (or refused by name)
+        from solverkit.poker.table import blueprint_tree_game
+
+        return blueprint_tree_game(game)
     try:
         key_map(game)
     except SolverkitError:

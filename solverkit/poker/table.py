@@ -223,6 +223,37 @@ def baseline_policy(tree_game, kind: str) -> list[np.ndarray]:
     return out
 
 
+def blueprint_tree_game(game):
+    """The tree-engine game of a blueprint of 3+ players (its own rules, small enough to
+    enumerate: BlueprintGame._tree_game), or SolverkitError naming why it has no table here."""
+    tree = game._tree_game()
+    if tree is None:
+        raise SolverkitError(f"a blueprint of {game.num_players} players of {game.config.get('gamedef')!r} plays at an "
+                             "N-seat table where its game fits the tree engine ([game] exact_nodes) and is a limit "
+                             "game; N-player no-limit and hold'em tables are not done")
+    key_map(tree)  # a limit game with an ACPC table, else refused by name
+    return tree
+
+
+def _blueprint_table_player(run, own, tree_game) -> "TablePlayer":
+    """A blueprint run of 3+ players at the table: its exported policy mapped onto the tree game
+    of the same rules (each hand plays its bucket's policy), so the exact values are the tree
+    engine's."""
+    import numpy as np
+
+    from ..blueprint.tree_map import tree_strategy
+    from ..core.identity import game_identity
+    from ..core.strategy_file import load_strategy
+
+    tree = blueprint_tree_game(own)
+    if tree_game is not None and game_identity(tree) != game_identity(tree_game):
+        raise SolverkitError(f"{run} solved a blueprint of other rules than the match's {tree_game.name!r}; every "
+                             "player must play the same game")
+    strategy, _, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
+    mapped = tree_strategy(own.bp, tree, np.concatenate([np.asarray(x, dtype=np.float64) for x in strategy]))
+    return TablePlayer(tree_game or tree, mapped, f"{run.name} (blueprint, {meta['iteration']} iterations)")
+
+
 def load_table_player(spec: str, tree_game=None) -> TablePlayer:
     """A player from a solve's output directory of a tree game with an ACPC table, or a baseline
     (which needs `tree_game`); both must play the same game when `tree_game` is given."""
@@ -241,6 +272,8 @@ def load_table_player(spec: str, tree_game=None) -> TablePlayer:
         raise SolverkitError(f"{spec!r} is neither a solve output directory (no {run / 'config.toml'}) nor a "
                              f"baseline ({choices(TABLE_BASELINES)})")
     own = load_config(run / "config.toml").game
+    if getattr(own, "name", "") == "blueprint":  # bucketed: its policy mapped onto the same rules' tree game
+        return _blueprint_table_player(run, own, tree_game)
     if tree_game is not None and game_identity(own) != game_identity(tree_game):
         raise SolverkitError(f"{spec} solved game {own.name!r} with other rules than the match's "
                              f"{tree_game.name!r}; every player must play the same game")
