@@ -38,8 +38,10 @@ class BlueprintGame(Game):
         "gamedef": Param("str", None, "bundled game (kuhn.limit.3p, leduc, leduc.nolimit, holdem.nolimit.2p."
                          "reverse_blinds, ...) or an ACPC .game path, limit or no-limit, 2-6 players",
                          required=True, file=True),
-        "abstraction": Param("str", "fcpa", "no-limit action abstraction: fcpa (fold, call, pot, all-in) or fc",
-                             choices=("fcpa", "fc")),
+        "abstraction": Param("str", "fcpa", "no-limit action abstraction: fcpa (fold, call, pot, all-in), fc, or "
+                             "sizes ([game.sizes] lists per street and raise depth)", choices=("fcpa", "fc", "sizes")),
+        "sizes": Param("table", {}, "abstraction = \"sizes\": [game.sizes.<street>] bet = \"50%, 100%, a\", raise = "
+                       "\"100%, a\", raise2 = ... (docs/blueprint.md)"),
         "max_raises": Param("int", 0, "no-limit: raises a round the action abstraction allows (0: as the stacks "
                             "allow); six players need a cap for the tree to fit", min=0, max=20),
         "players": Param("int", 0, "players (0: the file's numPlayers; else it must agree)", min=0, max=6),
@@ -61,6 +63,8 @@ class BlueprintGame(Game):
     def __init__(self, **params):
         super().__init__(**params)
         gd = load_any_table(params["gamedef"])
+        self.gd = gd
+        _ = self.size_lists  # bad [game.sizes] refused before anything is built
         want = int(params.get("players") or 0)
         if want and want != gd.num_players:
             raise ConfigError(f"[game] players = {want} is invalid for {params['gamedef']!r}, a game of "
@@ -78,8 +82,25 @@ class BlueprintGame(Game):
             self._bp = Blueprint(self.gd, self._table, average_rounds=int(self.config.get("average_rounds", 1)),
                                  abstraction=self.config.get("abstraction") or "fcpa",
                                  max_nodes=int(self.config.get("max_nodes") or 5_000_000),
-                                 max_raises=self.raise_cap, seed=self._seed)
+                                 max_raises=self.raise_cap, seed=self._seed, sizes=self.size_lists)
         return self._bp
+
+    @property
+    def size_lists(self):
+        """abstraction = "sizes": the per-round lists of [game.sizes] (solverkit.blueprint.sizes);
+        None otherwise (sizes given to another abstraction, or to a limit game, are refused)."""
+        kind, table = self.config.get("abstraction") or "fcpa", self.config.get("sizes") or {}
+        if kind != "sizes":
+            if table:
+                raise ConfigError(f"[game.sizes] is given with abstraction = {kind!r}: set abstraction = \"sizes\" "
+                                  "to use the lists, or remove them")
+            return None
+        if not isinstance(self.gd, NoLimitTable):
+            raise ConfigError(f"[game] abstraction = \"sizes\": {self.gd.source} is a limit game (every bet is its "
+                              "raiseSize); size lists apply to no-limit files")
+        from solverkit.blueprint.sizes import parse_sizes
+
+        return parse_sizes(table, self.gd.num_board_cards)
 
     @property
     def raise_cap(self) -> int:
@@ -213,7 +234,7 @@ class BlueprintGame(Game):
 
         try:
             return tree_game_of(self.gd, self.gd.source, self.config.get("abstraction") or "fcpa",
-                                self.raise_cap, max_nodes=limit)
+                                self.raise_cap, max_nodes=limit, sizes=self.size_lists)
         except ConfigError:
             return None
 

@@ -149,7 +149,7 @@ class AcpcTreeGame(TreeGame):
                     raise ConfigError(f"[game] abstraction = {abstraction!r} is invalid for {source} with "
                                       f"{self.num_players} players: expected one of {', '.join(ABSTRACTIONS)} (bet-size "
                                       "lists are for two-player games)")
-                return nolimit_tree(self.gd, abstraction, limit, self.gd_max_raises)
+                return nolimit_tree(self.gd, abstraction, limit, self.gd_max_raises, self.gd_sizes)
             return limit_tree(self.gd, limit)
         except ConfigError as exc:
             if "more than" in str(exc) and "nodes" in str(exc):
@@ -158,6 +158,8 @@ class AcpcTreeGame(TreeGame):
 
     #: a no-limit file's maxRaises (one cap for every round), set by the game that reads the file
     gd_max_raises = 0
+    #: abstraction "sizes": the per-round size lists (solverkit.blueprint.sizes; a blueprint's)
+    gd_sizes = None
 
     def _cards_needed(self) -> list[int]:
         """Cards dealt before each betting node is reached: every hole card and the boards up to
@@ -314,7 +316,7 @@ class AcpcTreeGame(TreeGame):
 
 
 def tree_game_of(table, source: str, abstraction: str = "fcpa", max_raises: int = 0,
-                 max_nodes: int | None = None) -> AcpcTreeGame:
+                 max_nodes: int | None = None, sizes=None) -> AcpcTreeGame:
     """The tree-engine game of an already-read table of 2 to 6 players, its no-limit betting
     under `abstraction` with at most `max_raises` raises a round (0: none), so its betting tree
     is the blueprint's of the same table (the blueprint's exact evaluation). ConfigError when it
@@ -322,6 +324,7 @@ def tree_game_of(table, source: str, abstraction: str = "fcpa", max_raises: int 
     nolimit = isinstance(table, NoLimitTable)
     game = AcpcTreeGame.__new__(AcpcTreeGame)
     game.gd_max_raises = int(max_raises) if nolimit else 0
+    game.gd_sizes = sizes
     params = {"gamedef": source, **({"abstraction": abstraction} if nolimit else {})}
     game.__init__(table, source, max_nodes=max_nodes, **params)
     return game

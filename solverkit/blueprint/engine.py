@@ -51,7 +51,8 @@ class Blueprint:
 
     def __init__(self, gd: TableDef, table: BucketTable | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
                  prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
-                 averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000, max_raises: int = 0):
+                 averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000, max_raises: int = 0,
+                 sizes=None):
         self.gd = gd
         self.spec = CardSpec(gd.num_ranks, gd.num_suits, gd.num_hole_cards, tuple(gd.num_board_cards))
         self.table = table if table is not None else lossless_table(self.spec)
@@ -60,7 +61,7 @@ class Blueprint:
                               f"({self.spec.key()[:4]})")
         if prune_threshold > 0:
             raise ConfigError(f"prune_threshold = {prune_threshold:g} is invalid: expected a number <= 0 (0: off)")
-        self.tree = (nolimit_tree(gd, abstraction, max_nodes, max_raises) if isinstance(gd, NoLimitTable)
+        self.tree = (nolimit_tree(gd, abstraction, max_nodes, max_raises, sizes) if isinstance(gd, NoLimitTable)
                      else limit_tree(gd, max_nodes))
         self.seed, self.prune = seed, (float(prune_threshold), float(prune_probability), int(prune_start))
         self.average_rounds = int(average_rounds)

@@ -24,7 +24,7 @@ from ..poker.gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef
 from ..poker.nplayer import check_rounds_and_deal
 from .betting import DECISION, TERMINAL, BettingTree
 
-ABSTRACTIONS = ("fcpa", "fc")
+ABSTRACTIONS = ("fcpa", "fc", "sizes")
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def load_any_table(name_or_path: str):
 class _State:
     """One betting state (plain lists, copied per child)."""
 
-    __slots__ = ("spent", "folded", "round", "acted", "last_raise", "betting", "over", "raises")
+    __slots__ = ("spent", "folded", "round", "acted", "last_raise", "betting", "over", "raises", "base")
 
     def __init__(self, gd: NoLimitTable):
         self.spent = list(gd.blind)
@@ -108,11 +108,13 @@ class _State:
         self.betting = ""
         self.over = False
         self.raises = 0
+        self.base = [0] * gd.num_players  # chips each had put in when the round began
 
     def copy(self):
         c = object.__new__(_State)
         c.spent, c.folded, c.round, c.acted = list(self.spent), list(self.folded), self.round, list(self.acted)
         c.last_raise, c.betting, c.over, c.raises = self.last_raise, self.betting, self.over, self.raises
+        c.base = self.base
         return c
 
 
@@ -158,15 +160,17 @@ def _close_round(gd, s) -> int:
         return -1
     s.round += 1
     s.acted = [False] * gd.num_players
+    s.base = list(s.spent)
     s.last_raise = gd.big_blind
     s.raises = 0
     s.betting += "/"
     return _start_round(gd, s)
 
 
-def _actions(gd, s, p, abstraction, max_raises=0):
+def _actions(gd, s, p, abstraction, max_raises=0, sizes=None):
     """(label, raise-to amount or -1 for fold / -2 for call) of player p's abstract actions; no
-    raise once the round has had `max_raises` (0: no cap)."""
+    raise once the round has had `max_raises` (0: no cap). ``sizes``: the per-round lists of
+    abstraction "sizes" (solverkit.blueprint.sizes), labels ``r<amount>`` and ``a``."""
     top = max(s.spent)
     stack = gd.stack[p]
     acts = []
@@ -174,6 +178,13 @@ def _actions(gd, s, p, abstraction, max_raises=0):
         acts.append(("f", -1))
     acts.append(("c", -2))
     capped = max_raises and s.raises >= max_raises
+    if abstraction == "sizes":
+        if not capped and top < stack and any(_can_act(gd, s, q) for q in range(gd.num_players) if q != p):
+            from .sizes import raise_amounts
+
+            for amount in raise_amounts(gd, s, p, sizes):
+                acts.append(("a" if amount >= stack else f"r{amount}", min(amount, stack)))
+        return acts
     if abstraction == "fcpa" and not capped and top < stack and any(_can_act(gd, s, q) for q in range(gd.num_players) if q != p):
         pot_after_call = sum(s.spent) + (top - s.spent[p])
         pot_to = top + pot_after_call
@@ -202,11 +213,14 @@ def _apply(gd, s, p, label, amount):
 
 
 def nolimit_tree(gd: NoLimitTable, abstraction: str = "fcpa", max_nodes: int = 5_000_000,
-                 max_raises: int = 0) -> BettingTree:
-    """The betting tree of `gd` under `abstraction` (one of :data:`ABSTRACTIONS`), at most
-    `max_raises` raises a round (0: as the stacks allow)."""
+                 max_raises: int = 0, sizes=None) -> BettingTree:
+    """The betting tree of `gd` under `abstraction` (one of :data:`ABSTRACTIONS`; "sizes" with
+    the per-round lists `sizes` of solverkit.blueprint.sizes.parse_sizes), at most `max_raises`
+    raises a round (0: as the stacks allow)."""
     if abstraction not in ABSTRACTIONS:
         raise ConfigError(f"[game] abstraction = {abstraction!r} is invalid: expected one of {', '.join(ABSTRACTIONS)}")
+    if abstraction == "sizes" and sizes is None:
+        raise ConfigError("[game] abstraction = \"sizes\" needs [game.sizes] tables")
     P = gd.num_players
     root = _State(gd)
     todo = [(root, _start_round(gd, root))]
@@ -224,7 +238,7 @@ def nolimit_tree(gd: NoLimitTable, abstraction: str = "fcpa", max_nodes: int = 5
             first.append(-1)
             nact.append(0)
         else:
-            acts = _actions(gd, s, p, abstraction, max_raises)
+            acts = _actions(gd, s, p, abstraction, max_raises, sizes)
             kind.append(DECISION)
             player.append(p)
             first.append(len(todo))
