@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..poker.acpc_protocol import pot_fraction
-from ..poker.lbr_policy import _after, normalise
-from ..poker.translation import translation_probabilities
+from ..poker.lbr_policy import FollowingOpponent, normalise
 from .betting import DECISION
-from .player import hand_policies
+from .player import hand_policies, mapped_children
 
 
-class BlueprintOpponent:
+class BlueprintOpponent(FollowingOpponent):
     """LBR's view of a BlueprintPlayer (solverkit.poker.lbr_policy's opponent interface)."""
 
     def __init__(self, player, hands: np.ndarray):
@@ -22,9 +20,6 @@ class BlueprintOpponent:
         self.tree, self.gd = player.tree, player.gd
         self.stats = {"translated": 0, "off_tree_hands": 0}
         self._cache: dict = {}
-
-    def new_hand(self, rng) -> None:
-        self.rng, self.node, self._slots = rng, 0, None
 
     def clone(self) -> "BlueprintOpponent":
         return BlueprintOpponent(self.player, self.hands)
@@ -46,10 +41,10 @@ class BlueprintOpponent:
             return -1
         return n
 
-    def _leave(self) -> None:
-        if self.node >= 0:
-            self.stats["off_tree_hands"] += 1
-        self.node = -1
+    def _fold_slot(self, n: int) -> int | None:
+        first = int(self.tree.first[n])
+        labels = [self.tree.labels[first + a] for a in range(int(self.tree.nact[n]))]
+        return labels.index("f") if "f" in labels else None
 
     def options(self, real, board_sets):
         n = self._sync(self.node, real)
@@ -76,55 +71,10 @@ class BlueprintOpponent:
         self._slots = children
         return self.policy(n, board_sets), tokens
 
-    def chose(self, slot: int) -> None:
-        if self._slots is not None:
-            self.node = self._slots[slot]
-
     def _mapped(self, real, token) -> list[tuple[int, float]]:
-        """(tree child, probability) of LBR's `token` at `real` (BlueprintPlayer._map)."""
+        """(tree child, probability) of LBR's `token` at `real` (as BlueprintPlayer maps it)."""
         n = self._sync(self.node, real)
         if n < 0:
             return [(-1, 1.0)]
-        t = self.tree
-        first, A = int(t.first[n]), int(t.nact[n])
-        labels = [t.labels[first + a] for a in range(A)]
-        letter, size = token
-        if letter in "fc":
-            return [(first + labels.index(letter), 1.0)] if letter in labels else [(-1, 1.0)]
-        raises = [a for a in range(A) if labels[a] not in "fc"]
-        if not raises:
-            return [(-1, 1.0)]
-        actor = real.current_player()
-        if size == self.gd.stack[actor] and labels[raises[-1]] == "a":
-            return [(first + raises[-1], 1.0)]
-        spent = [int(v) for v in t.spent[n]]
-        fractions = [pot_fraction(int(t.spent[first + a][actor]), spent, actor) for a in raises]
-        probs = translation_probabilities(real.pot_fraction(size), fractions)
-        return [(first + raises[i], float(probs[i])) for i in np.flatnonzero(probs)]
-
-    def fold_after(self, real, board_sets, token):
-        after = _after(real, token)
-        if after.finished or not after.can_fold():
-            return 0.0
-        out = 0.0
-        t = self.tree
-        for child, prob in self._mapped(real, token):
-            n = self._sync(child, after)
-            if n < 0:
-                continue  # off the tree: it calls
-            first, A = int(t.first[n]), int(t.nact[n])
-            labels = [t.labels[first + a] for a in range(A)]
-            if "f" in labels:
-                out = out + prob * self.policy(n, board_sets)[:, labels.index("f")]
-        return out
-
-    def seen(self, real, token, rng) -> None:
-        if self.node < 0:
-            return
-        mapped = self._mapped(real, token)
-        if len(mapped) > 1:
-            self.stats["translated"] += 1
-        pick = 0 if len(mapped) == 1 or rng.random() < mapped[0][1] else 1
-        self.node = mapped[pick][0]
-        if self.node < 0:
-            self.stats["off_tree_hands"] += 1
+        pairs, _ = mapped_children(self.tree, n, real, token[0], token[1], self.gd.stack)
+        return pairs or [(-1, 1.0)]

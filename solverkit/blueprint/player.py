@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import SolverkitError
 from ..poker.acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction, split_betting
-from ..poker.translation import translate
+from ..poker.translation import translation_probabilities
 from .betting import DECISION
 
 
@@ -123,23 +123,14 @@ class BlueprintPlayer:
             return self._own[index]
         if int(t.kind[n]) != DECISION or int(t.player[n]) != actor or int(t.round[n]) != real.round:
             return self._leave()
-        kids = self._children(n)
-        if letter in "fc":
-            hit = [c for label, c in kids if label == letter]
-            return hit[0] if hit else self._leave()
-        raises = [(label, c) for label, c in kids if label not in "fc"]
-        if not raises:
+        pairs, exact = mapped_children(t, n, real, letter, size, self.gd.stack if self.nolimit else None)
+        if not pairs:
             return self._leave()
-        if not self.nolimit:
-            return raises[0][1]
-        if size == self.gd.stack[actor] and raises[-1][0] == "a":
-            return raises[-1][1]  # an all-in is the tree's all-in
-        spent = [int(v) for v in t.spent[n]]
-        fractions = [pot_fraction(int(t.spent[c][actor]), spent, actor) for _, c in raises]
-        x = real.pot_fraction(size)
-        if x not in fractions:
+        if not exact:
             self.stats["translated"] += 1
-        return raises[translate(x, fractions, self._rng)][1]
+        if len(pairs) == 1:  # (translation's one draw where two sizes are possible)
+            return pairs[0][0]
+        return pairs[0][0] if self._rng.random() < pairs[0][1] else pairs[1][0]
 
     def _leave(self) -> int:
         self.stats["off_tree_hands"] += 1
@@ -157,10 +148,7 @@ class BlueprintPlayer:
         except (IndexError, ValueError, KeyError) as exc:
             raise ProtocolMismatch(f"hand {state.hand}: cards {cards} are not a hand of the blueprint's game "
                                    f"({exc})") from None
-        A = int(t.nact[n])
-        p = int(t.player[n])
-        off = int(bp.off[n]) - int(bp.base[p]) + b * A
-        return np.asarray(self.strategy[p][off:off + A], dtype=np.float64)
+        return policy_rows(self, n, np.array([b]))[0]
 
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
         """An action token ('f', 'c', 'r' or 'r<N>') for the real state, sampled at the mapped node."""
@@ -199,18 +187,53 @@ class BlueprintPlayer:
         return token
 
 
-def hand_policies(player: BlueprintPlayer, n: int, board_sets, hands: np.ndarray) -> np.ndarray:
-    """float64 [len(hands), actions]: the exported policy at tree node n of every hole-card row of
-    `hands` on the board (card sets per round), each through its bucket on n's round (rows that
-    meet the board: the first bucket's, never used)."""
-    t, bp = player.tree, player.bp
-    r, q, A = int(t.round[n]), int(t.player[n]), int(t.nact[n])
-    shown = [c for st in board_sets[1:r + 1] for c in st]
+def mapped_children(tree, n: int, real, letter: str, size: int, stacks=None) -> tuple[list[tuple[int, float]], bool]:
+    """(tree child, probability) of the real action (letter, size) at decision node n of a
+    blueprint's betting tree ([]: the tree has no such action), and whether the size is one of the
+    tree's. A raise of a size the tree lacks goes to the two nearest raise sizes by the
+    pseudo-harmonic mapping (solverkit.poker.translation); an all-in to the tree's all-in;
+    `stacks` None: a limit game (one raise)."""
+    first, A = int(tree.first[n]), int(tree.nact[n])
+    labels = [tree.labels[first + a] for a in range(A)]
+    if letter in "fc":
+        return ([(first + labels.index(letter), 1.0)] if letter in labels else []), True
+    raises = [a for a in range(A) if labels[a] not in "fc"]
+    if not raises:
+        return [], True
+    if stacks is None:
+        return [(first + raises[0], 1.0)], True
+    actor = real.current_player()
+    if size == stacks[actor] and labels[raises[-1]] == "a":
+        return [(first + raises[-1], 1.0)], True
+    spent = [int(v) for v in tree.spent[n]]
+    fractions = [pot_fraction(int(tree.spent[first + a][actor]), spent, actor) for a in raises]
+    x = real.pot_fraction(size)
+    probs = translation_probabilities(x, fractions)
+    return [(first + raises[i], float(probs[i])) for i in np.flatnonzero(probs)], x in fractions
+
+
+def hand_buckets(bp, r: int, shown, hands: np.ndarray) -> np.ndarray:
+    """int64 [len(hands)]: each hole-card row's bucket on round r with the board cards `shown`
+    (rows that meet the board: 0, never used)."""
     live = ~np.isin(hands, shown).any(axis=1)
     rows = np.concatenate([hands, np.tile(np.array(shown, dtype=np.int64), (hands.shape[0], 1))], axis=1)
     b = np.zeros(hands.shape[0], dtype=np.int64)
     if live.any():
         b[live] = bp.table.bucket_of(r, rows[live])
+    return b
+
+
+def policy_rows(player, n: int, buckets: np.ndarray) -> np.ndarray:
+    """float64 [len(buckets), actions]: the exported policy at tree node n of each bucket."""
+    t, bp = player.tree, player.bp
+    q, A = int(t.player[n]), int(t.nact[n])
     off = int(bp.off[n]) - int(bp.base[q])
     x = np.asarray(player.strategy[q], dtype=np.float64)
-    return x[off + b[:, None] * A + np.arange(A)[None, :]]
+    return x[off + buckets[:, None] * A + np.arange(A)[None, :]]
+
+
+def hand_policies(player: BlueprintPlayer, n: int, board_sets, hands: np.ndarray) -> np.ndarray:
+    """float64 [len(hands), actions]: the exported policy at tree node n of every hole-card row of
+    `hands` on the board (card sets per round), each through its bucket on n's round."""
+    r = int(player.tree.round[n])
+    return policy_rows(player, n, hand_buckets(player.bp, r, [c for st in board_sets[1:r + 1] for c in st], hands))

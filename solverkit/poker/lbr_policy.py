@@ -165,7 +165,51 @@ class TreeOpponent:
         """LBR played `token` at `state` (a limit tree follows the state itself)."""
 
 
-class TranslatingOpponent:
+class FollowingOpponent:
+    """An abstraction's strategy that follows the real hand through its own tree (its node,
+    -1 once off the tree): its own actions move to the tree child it sampled, LBR's to the child
+    :meth:`_mapped` gives (the pseudo-harmonic mapping draws between two sizes). Subclasses give
+    the tree's reading: ``_sync``, ``_mapped``, ``_fold_slot``, ``policy`` and ``options``."""
+
+    def new_hand(self, rng) -> None:
+        self.rng, self.node, self._slots = rng, 0, None
+
+    def _leave(self) -> None:
+        if self.node >= 0:
+            self.stats["off_tree_hands"] += 1
+        self.node = -1
+
+    def chose(self, slot: int) -> None:
+        if self._slots is not None:
+            self.node = self._slots[slot]
+
+    def fold_after(self, real, board_sets, token) -> np.ndarray | float:
+        after = _after(real, token)
+        if after.finished or not after.can_fold():
+            return 0.0
+        out = 0.0
+        for child, prob in self._mapped(real, token):
+            n = self._sync(child, after)
+            if n < 0:
+                continue  # off the tree: it calls
+            slot = self._fold_slot(n)
+            if slot is not None:
+                out = out + prob * self.policy(n, board_sets)[:, slot]
+        return out
+
+    def seen(self, real, token, rng) -> None:
+        if self.node < 0:
+            return
+        mapped = self._mapped(real, token)
+        if len(mapped) > 1:
+            self.stats["translated"] += 1
+        pick = 0 if len(mapped) == 1 or rng.random() < mapped[0][1] else 1
+        self.node = mapped[pick][0]
+        if self.node < 0:
+            self.stats["off_tree_hands"] += 1
+
+
+class TranslatingOpponent(FollowingOpponent):
     """A no-limit strategy over an action abstraction, following the real hand through its tree
     as NoLimitPlayer does: its own actions move to the tree child it sampled, LBR's raises to the
     tree size the pseudo-harmonic mapping draws; where the tree has no counterpart it checks or
@@ -177,9 +221,6 @@ class TranslatingOpponent:
         self.policy = PolicyCache(player)
         self.gd = player.game.gd
         self.stats = {"translated": 0, "off_tree_hands": 0}
-
-    def new_hand(self, rng) -> None:
-        self.rng, self.node, self._slots = rng, 0, None
 
     def clone(self) -> "TranslatingOpponent":
         """A copy for another thread (its own node, cache and counts)."""
@@ -197,11 +238,6 @@ class TranslatingOpponent:
                 or int(bet.round[n]) != real.round:
             return -1
         return n
-
-    def _leave(self) -> None:
-        if self.node >= 0:
-            self.stats["off_tree_hands"] += 1
-        self.node = -1
 
     def options(self, real, board_sets):
         n = self._sync(self.node, real)
@@ -227,10 +263,6 @@ class TranslatingOpponent:
         self._slots = children
         return self.policy(n, board_sets), tokens
 
-    def chose(self, slot: int) -> None:
-        if self._slots is not None:
-            self.node = self._slots[slot]
-
     def _mapped(self, real, token) -> list[tuple[int, float]]:
         """(tree child, probability) of LBR's `token` at real state `real` (NoLimitPlayer._map)."""
         n = self._sync(self.node, real)
@@ -254,30 +286,9 @@ class TranslatingOpponent:
         probs = translation_probabilities(real.pot_fraction(size), fractions)
         return [(int(bet.children[n, slots[i]]), float(probs[i])) for i in np.flatnonzero(probs)]
 
-    def fold_after(self, real, board_sets, token) -> np.ndarray | float:
-        after = _after(real, token)
-        if after.finished or not after.can_fold():
-            return 0.0
-        out = 0.0
-        for child, prob in self._mapped(real, token):
-            n = self._sync(child, after)
-            if n < 0:
-                continue  # off the tree: it calls
-            codes = [int(c) for c in self.bet.actions[n, :int(self.bet.num_actions[n])]]
-            if FOLD_K in codes:
-                out = out + prob * self.policy(n, board_sets)[:, codes.index(FOLD_K)]
-        return out
-
-    def seen(self, real, token, rng) -> None:
-        if self.node < 0:
-            return
-        mapped = self._mapped(real, token)
-        if len(mapped) > 1:
-            self.stats["translated"] += 1
-        pick = 0 if len(mapped) == 1 or rng.random() < mapped[0][1] else 1
-        self.node = mapped[pick][0]
-        if self.node < 0:
-            self.stats["off_tree_hands"] += 1
+    def _fold_slot(self, n: int) -> int | None:
+        codes = [int(c) for c in self.bet.actions[n, :int(self.bet.num_actions[n])]]
+        return codes.index(FOLD_K) if FOLD_K in codes else None
 
 
 class BotOpponent:

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ..blueprint.player import BlueprintPlayer
+from ..blueprint.player import BlueprintPlayer, hand_buckets, policy_rows
 from ..errors import SolverkitError
 from ..poker.acpc_protocol import MatchState, split_betting
 from ..poker.action_tree import ALLIN_K, CALL_K, FOLD_K
@@ -46,7 +46,7 @@ class SpotSearchPlayer(BlueprintPlayer):
         self._solved = None  # (hand, round, spot game, strategy)
 
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
-        n, real = self._replay(state)
+        _, real = self._replay(state)
         if real.round < self.first_round:
             return super().act(state, rng)
         start = self._round_start(state)
@@ -58,11 +58,10 @@ class SpotSearchPlayer(BlueprintPlayer):
     # --- the spot -------------------------------------------------------------------------------
 
     def _round_start(self, state: MatchState):
-        """(index of the round's first action, tree path up to it) or None when the path has left
-        the blueprint's tree before the round."""
-        actions = [a for a in split_betting(state.betting, True)]
+        """The index of the round's first action among the hand's actions, or None when the hand
+        left the blueprint's tree before the round."""
         index, rounds = 0, 0
-        for letter, _ in actions:
+        for letter, _ in split_betting(state.betting, True):
             if letter == "/":
                 rounds += 1
                 continue
@@ -76,26 +75,17 @@ class SpotSearchPlayer(BlueprintPlayer):
     def _ranges(self, state: MatchState, upto: int, board: list[int]) -> np.ndarray:
         """float64 [2, 1326]: each player's probability of the blueprint's actions on the hand's
         path before action `upto`, per combo (0 for combos meeting the board)."""
-        t, bp = self.tree, self.bp
+        t = self.tree
         cards = COMBO_CARDS
         live = ~np.isin(cards, board).any(axis=1)
         reach = np.where(live, 1.0, 0.0)[None, :].repeat(2, axis=0)
-        boards = [list(b) for b in state.board]
-        buckets = {}
+        buckets = {}  # per round, each combo's (one bucket_of call a round)
         node = 0
-        for i in range(upto):
-            child = self._path[i]
+        for child in self._path[:upto]:
             q, r = int(t.player[node]), int(t.round[node])
             if r not in buckets:
-                shown = [c for b in boards[:r] for c in b]
-                rows = np.concatenate([cards, np.tile(np.array(shown, dtype=np.int64), (cards.shape[0], 1))], axis=1)
-                b = np.zeros(cards.shape[0], dtype=np.int64)
-                b[live] = bp.table.bucket_of(r, rows[live])
-                buckets[r] = b
-            A = int(t.nact[node])
-            slot = child - int(t.first[node])
-            off = int(bp.off[node]) - int(bp.base[q])
-            reach[q] *= np.asarray(self.strategy[q])[off + buckets[r] * A + slot]
+                buckets[r] = hand_buckets(self.bp, r, [c for b in state.board[:r] for c in b], cards)
+            reach[q] *= policy_rows(self, node, buckets[r])[:, child - int(t.first[node])]
             node = child
         return reach
 
