@@ -63,13 +63,13 @@ class BlueprintGame(Game):
     def __init__(self, **params):
         super().__init__(**params)
         gd = load_any_table(params["gamedef"])
-        self.gd = gd
-        _ = self.size_lists  # bad [game.sizes] refused before anything is built
         want = int(params.get("players") or 0)
         if want and want != gd.num_players:
             raise ConfigError(f"[game] players = {want} is invalid for {params['gamedef']!r}, a game of "
                               f"{gd.num_players} players: leave players out or give {gd.num_players}")
         self.gd = gd
+        self.size_lists = self._size_lists()  # bad [game.sizes] refused before anything is built
+        self.raise_cap = self._raise_cap()
         self.num_players = gd.num_players
         self._abstraction = None
         self._table = None
@@ -85,8 +85,7 @@ class BlueprintGame(Game):
                                  max_raises=self.raise_cap, seed=self._seed, sizes=self.size_lists)
         return self._bp
 
-    @property
-    def size_lists(self):
+    def _size_lists(self):
         """abstraction = "sizes": the per-round lists of [game.sizes] (solverkit.blueprint.sizes);
         None otherwise (sizes given to another abstraction, or to a limit game, are refused)."""
         kind, table = self.config.get("abstraction") or "fcpa", self.config.get("sizes") or {}
@@ -102,26 +101,23 @@ class BlueprintGame(Game):
 
         return parse_sizes(table, self.gd.num_board_cards)
 
-    @property
-    def raise_cap(self) -> int:
+    def _raise_cap(self) -> int:
         """Raises a round the no-limit tree allows (0: as the stacks allow): the file's maxRaises
         (one value for every round) and [game] max_raises, the smaller where both are given, so the
         blueprint never solves a game with more raises than the file's."""
-        if "_raise_cap" not in self.__dict__:
-            cap = int(self.config.get("max_raises") or 0)
-            if isinstance(self.gd, NoLimitTable):
-                from solverkit.poker.gamedef import gamedef_text, read_gamedef
+        cap = int(self.config.get("max_raises") or 0)
+        if isinstance(self.gd, NoLimitTable):
+            from solverkit.poker.gamedef import gamedef_text, read_gamedef
 
-                fields = read_gamedef(*gamedef_text(self.config["gamedef"]))[2]
-                caps = list(fields.get("maxraises", (0, []))[1][:self.gd.num_rounds])
-                if len(set(caps)) > 1:
-                    raise ConfigError(f"{self.gd.source}: maxRaises = {caps}: the blueprint's no-limit tree takes one "
-                                      "raise cap for every round (or none); give equal values or remove the line and "
-                                      "set [game] max_raises")
-                if caps and caps[0] > 0:
-                    cap = min(cap, caps[0]) if cap else caps[0]
-            self._raise_cap = cap
-        return self._raise_cap
+            fields = read_gamedef(*gamedef_text(self.config["gamedef"]))[2]
+            caps = list(fields.get("maxraises", (0, []))[1][:self.gd.num_rounds])
+            if len(set(caps)) > 1:
+                raise ConfigError(f"{self.gd.source}: maxRaises = {caps}: the blueprint's no-limit tree takes one "
+                                  "raise cap for every round (or none); give equal values or remove the line and "
+                                  "set [game] max_raises")
+            if caps and caps[0] > 0:
+                cap = min(cap, caps[0]) if cap else caps[0]
+        return cap
 
     def with_abstraction(self, abstraction, definition: dict) -> "Game":
         from solverkit.abstraction.spec import CardSpec

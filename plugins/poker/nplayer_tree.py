@@ -28,11 +28,12 @@ from solverkit.errors import ConfigError
 from solverkit.poker import nolimit_game
 from solverkit.poker.cards import card_name
 from solverkit.poker.evaluator import acpc_strengths
+from solverkit.poker.game import PokerGame
 from solverkit.poker.gamedef import bundled_names, gamedef_text, read_gamedef
 from solverkit.poker.nplayer import parse_table
 
 #: the poker engine's parameters that mean nothing on the tree engine (refused when set)
-POKER_ONLY = {"split_round": 0, "chunks": 1, "trunk_only": False}
+POKER_ONLY = {k: PokerGame.engine_params[k].default for k in ("split_round", "chunks", "trunk_only")}
 
 
 def tree_params(config: dict, game: str, players: int) -> dict:
@@ -81,10 +82,7 @@ def acpc_game(config: dict) -> "AcpcTreeGame":
         nolimit_game.check_params(table, config)
         caps = []
     params = tree_params(config, "acpc", table.num_players)
-    game = AcpcTreeGame.__new__(AcpcTreeGame)
-    game.gd_max_raises = int(caps[0]) if caps else 0
-    game.__init__(table, source, **params)
-    return game
+    return AcpcTreeGame(table, source, max_raises=int(caps[0]) if caps else 0, **params)
 
 
 class AcpcTreeGame(TreeGame):
@@ -105,19 +103,24 @@ class AcpcTreeGame(TreeGame):
         name = params.get("gamedef")
         return {} if name in bundled_names("any", None) else super().local_files(params)
 
-    def __init__(self, table, source: str, max_nodes: int | None = None, **params):
+    def __init__(self, table, source: str, max_nodes: int | None = None, max_raises: int = 0, sizes=None,
+                 **params):
         abstraction = params.get("abstraction", "auto")
         limit = int(max_nodes or self.params["max_nodes"].default)
-        self.set_rules(table, "fcpa" if abstraction == "auto" else abstraction, limit, source)
+        self.set_rules(table, "fcpa" if abstraction == "auto" else abstraction, limit, source, max_raises, sizes)
         total = self.count_nodes()
         if total > limit:
             raise ConfigError(self._too_big(f"{total:,} nodes", limit, source))
         super().__init__(max_nodes=max_nodes, **params)
 
-    def set_rules(self, table, abstraction: str, limit: int, source: str) -> None:
-        """The rules of `table` under `abstraction` (its betting tree), without the game tree:
-        what the description methods read (tests walk them beside OpenSpiel's)."""
+    def set_rules(self, table, abstraction: str, limit: int, source: str, max_raises: int = 0, sizes=None) -> None:
+        """The rules of `table` under `abstraction` (its betting tree; no-limit: at most
+        `max_raises` raises a round, 0 none; abstraction "sizes": the per-round lists `sizes` of
+        solverkit.blueprint.sizes), without the game tree: what the description methods read
+        (tests walk them beside OpenSpiel's)."""
         self.gd = table
+        self.gd_max_raises = int(max_raises) if isinstance(table, NoLimitTable) else 0
+        self.gd_sizes = sizes
         self.num_players = table.num_players
         self.nolimit = isinstance(table, NoLimitTable)
         self._check_deal_fits(limit, source)
@@ -147,19 +150,13 @@ class AcpcTreeGame(TreeGame):
             if self.nolimit:
                 if abstraction not in ABSTRACTIONS:
                     raise ConfigError(f"[game] abstraction = {abstraction!r} is invalid for {source} with "
-                                      f"{self.num_players} players: expected one of {', '.join(ABSTRACTIONS)} (bet-size "
-                                      "lists are for two-player games)")
+                                      f"{self.num_players} players: expected one of {', '.join(ABSTRACTIONS)}")
                 return nolimit_tree(self.gd, abstraction, limit, self.gd_max_raises, self.gd_sizes)
             return limit_tree(self.gd, limit)
         except ConfigError as exc:
             if "more than" in str(exc) and "nodes" in str(exc):
                 raise ConfigError(self._too_big("a betting tree of over " f"{limit:,} sequences", limit, source)) from None
             raise
-
-    #: a no-limit file's maxRaises (one cap for every round), set by the game that reads the file
-    gd_max_raises = 0
-    #: abstraction "sizes": the per-round size lists (solverkit.blueprint.sizes; a blueprint's)
-    gd_sizes = None
 
     def _cards_needed(self) -> list[int]:
         """Cards dealt before each betting node is reached: every hole card and the boards up to
@@ -321,10 +318,5 @@ def tree_game_of(table, source: str, abstraction: str = "fcpa", max_raises: int 
     under `abstraction` with at most `max_raises` raises a round (0: none), so its betting tree
     is the blueprint's of the same table (the blueprint's exact evaluation). ConfigError when it
     has more than `max_nodes` nodes, before the game tree is enumerated (hold'em at once)."""
-    nolimit = isinstance(table, NoLimitTable)
-    game = AcpcTreeGame.__new__(AcpcTreeGame)
-    game.gd_max_raises = int(max_raises) if nolimit else 0
-    game.gd_sizes = sizes
-    params = {"gamedef": source, **({"abstraction": abstraction} if nolimit else {})}
-    game.__init__(table, source, max_nodes=max_nodes, **params)
-    return game
+    params = {"gamedef": source, **({"abstraction": abstraction} if isinstance(table, NoLimitTable) else {})}
+    return AcpcTreeGame(table, source, max_nodes=max_nodes, max_raises=max_raises, sizes=sizes, **params)

@@ -25,6 +25,7 @@ from ..poker.acpc_protocol import MatchState, split_betting
 from ..poker.action_tree import ALLIN_K, CALL_K, FOLD_K
 from ..poker.cards import card_name
 from ..poker.ranges import COMBO_CARDS, combo_index
+from ..poker.spot import HoldemSpot
 
 #: bet and raise sizes of a re-solve, as fractions of the pot (the blueprint's fcpa has 1 and all-in)
 SIZES = "50%, 100%, 200%, a"
@@ -192,12 +193,18 @@ class SpotSearchPlayer(BlueprintPlayer):
         return f"r{min(max(amount, lo), hi)}"
 
 
-def _with_ranges(weights: np.ndarray, table: dict):
+class _SearchSpot(HoldemSpot):
+    """A holdem_spot whose ranges are given as arrays ([oop, ip] x 1326 weights), not strings
+    (HoldemSpot.ranges keeps its parsed weights in ``_ranges``: set before the tree is built)."""
+
+    def __init__(self, weights: np.ndarray, **params):
+        self._ranges = weights
+        super().__init__(**params)
+
+
+def _with_ranges(weights: np.ndarray, table: dict) -> HoldemSpot:
     """A holdem_spot of `table` whose ranges are the arrays `weights` ([oop, ip] x 1326)."""
     from ..core.params import spec_of
-    from ..core.registry import get_registry
 
-    cls = get_registry().get("game", "holdem_spot")
-    sub = type("SearchSpot", (cls,), {"ranges": lambda self: weights})
-    params = spec_of(cls).resolve(table, "[game] (search)")
-    return sub(**{k: v for k, v in params.items() if k != "name"})
+    params = spec_of(HoldemSpot).resolve(table, "[game] (search)")
+    return _SearchSpot(weights, **{k: v for k, v in params.items() if k != "name"})
