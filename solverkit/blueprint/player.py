@@ -61,9 +61,9 @@ class BlueprintPlayer:
         self.gd = self.game.gd
         self.nolimit = not hasattr(self.game, "tree")
         if not self.nolimit:  # the N-player limit rules (two seats here) replay the betting
-            from ..poker.nplayer import load_table
+            from ..poker.nplayer import two_player_table
 
-            self._table = load_table(game.config["gamedef"])
+            self._table = two_player_table(self.gd)
         self.tree = self.bp.tree
         #: per hand: the tree node after each real action mapped (-1: off the tree), and the tree
         #: child of each of the agent's own actions by its index among the hand's actions

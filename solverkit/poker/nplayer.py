@@ -123,6 +123,13 @@ def load_table(name_or_path: str) -> TableDef:
     return parse_table(*gamedef_text(name_or_path))
 
 
+def two_player_table(gd) -> TableDef:
+    """The TableDef of a two-player limit GameDef (the same rules, read by the N-player code)."""
+    return TableDef(2, gd.num_rounds, tuple(gd.blind), tuple(gd.raise_size), tuple(gd.first_player),
+                    tuple(gd.max_raises), gd.num_suits, gd.num_ranks, gd.num_hole_cards, tuple(gd.num_board_cards),
+                    gd.source).validate()
+
+
 def tree_table(game) -> TableDef:
     """The ACPC game definition of a tree-engine Kuhn or Leduc of N players (OpenSpiel's rules:
     antes of 1 as blinds, N + 1 ranks, player 0 first in every round)."""

@@ -58,13 +58,11 @@ def baseline_strategy(game, kind: str) -> list[np.ndarray]:
         if kind == "random":
             pol = 1.0 / np.repeat(A, sizes)
         elif kind == "example":
-            weight = np.select([code == FOLD_A, code == CALL_A, code == RAISE_A],
-                               [EXAMPLE_WEIGHTS["f"], EXAMPLE_WEIGHTS["c"], EXAMPLE_WEIGHTS["r"]], 0.0)
+            w_of = np.zeros(3)  # by action code; the padding (-1) weighs nothing below
+            w_of[[FOLD_A, CALL_A, RAISE_A]] = EXAMPLE_WEIGHTS["f"], EXAMPLE_WEIGHTS["c"], EXAMPLE_WEIGHTS["r"]
             acts = bet.actions[nodes]
-            total = np.where(acts == FOLD_A, EXAMPLE_WEIGHTS["f"], 0.0) + np.where(acts == CALL_A, EXAMPLE_WEIGHTS["c"],
-                                                                                   0.0)
-            total = total + np.where(acts == RAISE_A, EXAMPLE_WEIGHTS["r"], 0.0)
-            pol = weight / total.sum(axis=1)[unit]
+            total = np.where(acts >= 0, w_of[np.maximum(acts, 0)], 0.0).sum(axis=1)
+            pol = w_of[code] / total[unit]
         elif kind == "call":
             pol = (code == CALL_A).astype(np.float64)
         else:
@@ -264,9 +262,9 @@ class NoLimitBot:
         self.game, self.gd, self.kind, self.name = game, game.gd, kind, kind
         self.nolimit = isinstance(self.gd, NoLimitGameDef)
         if not self.nolimit:
-            from .nplayer import load_table
+            from .nplayer import two_player_table
 
-            self._table = load_table(self.gd.source) if hasattr(self.gd, "source") else None
+            self._table = two_player_table(self.gd)
 
     def _real(self, state: MatchState):
         if self.nolimit:
