@@ -83,6 +83,20 @@ def rm3(x0, x1, x2):
     return third, third, third
 
 
+
+@njit(cache=True, nogil=True, inline="always")
+def rm4(x0, x1, x2, x3):
+    """Regret matching of four values (unrolled): (sigma_0, ..., sigma_3)."""
+    y0 = x0 if x0 > 0.0 else 0.0
+    y1 = x1 if x1 > 0.0 else 0.0
+    y2 = x2 if x2 > 0.0 else 0.0
+    y3 = x3 if x3 > 0.0 else 0.0
+    total = y0 + y1 + y2 + y3
+    if total > 0.0:
+        return y0 / total, y1 / total, y2 / total, y3 / total
+    return 0.25, 0.25, 0.25, 0.25
+
+
 # --- array-level functions for Python callers --------------------------------------------------
 
 

@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..core.arith import avg_step, rm2, rm3, rm_total, rm_prob, rule_step
+from ..core.arith import avg_step, rm2, rm3, rm4, rm_total, rm_prob, rule_step
 from ..core.block16 import decode_block, encode_block
 from ..core.rng import mix64, uniform
 
@@ -132,6 +132,14 @@ def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p, add):
 SD_BATCH = 16
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _lanes(M, width):
+    """Lanes a batch of M nodes runs on: M rounded up to a whole vector of 4 doubles, at most the
+    scratch's width (a subgame's board has few terminal nodes: full-width steps wasted up to 5x)."""
+    w = (M + 3) // 4 * 4
+    return w if w < width else width
+
+
 @njit(cache=True, nogil=True)
 def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hands_o, order_o, strength_o, count_o,
                      i, R, C, acc, cfv, p, OUT):
@@ -141,12 +149,12 @@ def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hand
     the mass below p's hand (row i of order / strength), descending for the mass above, each a
     running total and one per card (inclusion-exclusion: the only hand holding both of h's cards
     is h itself, of equal strength, in neither sum). Every step is a loop over the nodes on the
-    batch's full width (contiguous: vectorised; lanes past M hold zeros). Scratch, width
+    batch's lanes (_lanes: contiguous, vectorised; lanes past M hold zeros). Scratch, width
     SD_BATCH: R [hands] the opponent's reach in strength order, C [deck] per-card mass, acc [1],
     OUT [hands] the mass below p's t-th hand until its value is written."""
     H = hands.shape[0]
     k = hands.shape[1]
-    W = R.shape[1]
+    W = _lanes(M, R.shape[1])
     deck = C.shape[0]
     for t in range(count_o):
         q = order_o[i, t]
@@ -483,17 +491,10 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                 _reach_sample(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live, key, hk)
             else:
                 _reach_sample(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live, key, hk)
-        elif A == 2:
-            if q == 0:
-                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src0, avg0, do_avg, decay, weight,
-                             reach, live)
-            else:
-                _reach_down2(n, q, Hq, off, children[n, 0], children[n, 1], src1, avg1, do_avg, decay, weight,
-                             reach, live)
         elif q == 0:
-            _reach_down(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live)
+            _reach_down_any(n, q, A, Hq, off, children, src0, avg0, do_avg, decay, weight, reach, live)
         else:
-            _reach_down(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live)
+            _reach_down_any(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live)
 
 
 @njit(cache=True, nogil=True)
@@ -572,25 +573,44 @@ def _reach_down(n, q, A, H, off, children, src, avg, do_avg, decay, weight, reac
                 avg[base + a] = avg_step(avg[base + a], weight, x, decay)
 
 
+# The unrolled sweeps below read a node's block through a 1-D view (src[off : off + A * H]): its
+# indices A * h + a are then provably non-negative, so numba's negative-index wraparound folds away
+# and LLVM vectorises the loop over hands (regret matching's divisions 4 hands at a time). Indexing
+# the whole flat array at off + A * h + a kept every loop scalar (measured 3x slower). The average's
+# update is its own loop after the reach sweep (same values, same rounding).
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _avg_down(a, A, H, c, k, q, reach, weight, decay):
+    """Average values a[A * h + k] += weight x the reach of child c (after decay), over a block view."""
+    if decay == 1.0:
+        for h in range(H):
+            a[A * h + k] = a[A * h + k] + weight * reach[c, q, h]
+    else:
+        for h in range(H):
+            a[A * h + k] = a[A * h + k] * decay + weight * reach[c, q, h]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _reach_down2(n, q, H, off, c0, c1, src, avg, do_avg, decay, weight, reach, live):
     """_reach_down for two actions, unrolled (same arithmetic, same rounding)."""
+    s = src[off: off + 2 * H]
     nz0 = False
     nz1 = False
     for h in range(H):
         rq = reach[n, q, h]
-        b = off + 2 * h
-        s0, s1 = rm2(src[b], src[b + 1])
+        s0, s1 = rm2(s[2 * h], s[2 * h + 1])
         r0 = s0 * rq
         r1 = s1 * rq
         reach[c0, q, h] = r0
         reach[c1, q, h] = r1
         nz0 |= r0 != 0.0
         nz1 |= r1 != 0.0
-        if do_avg:
-            # (policy x reach) x weight: the original CFR+ code's order of rounding
-            avg[b] = avg_step(avg[b], weight, r0, decay)
-            avg[b + 1] = avg_step(avg[b + 1], weight, r1, decay)
+    if do_avg:
+        # (policy x reach) x weight: the original CFR+ code's order of rounding
+        a = avg[off: off + 2 * H]
+        _avg_down(a, 2, H, c0, 0, q, reach, weight, decay)
+        _avg_down(a, 2, H, c1, 1, q, reach, weight, decay)
     if nz0:
         live[c0] = 1
     if nz1:
@@ -600,14 +620,15 @@ def _reach_down2(n, q, H, off, c0, c1, src, avg, do_avg, decay, weight, reach, l
 @njit(cache=True, nogil=True, inline="always")
 def _reach_down3(n, q, H, off, c0, c1, c2, src, avg, do_avg, decay, weight, reach, live):
     """_reach_down for three actions, unrolled (same arithmetic, same rounding: rm3's sum and
-    quotients are rm_total's and rm_prob's)."""
+    quotients are rm_total's and rm_prob's; an unreached hand's children get 0 x policy = 0 and
+    its average decay x avg + 0)."""
+    s = src[off: off + 3 * H]
     nz0 = False
     nz1 = False
     nz2 = False
     for h in range(H):
         rq = reach[n, q, h]
-        b = off + 3 * h
-        s0, s1, s2 = rm3(src[b], src[b + 1], src[b + 2])
+        s0, s1, s2 = rm3(s[3 * h], s[3 * h + 1], s[3 * h + 2])
         r0 = s0 * rq
         r1 = s1 * rq
         r2 = s2 * rq
@@ -617,16 +638,72 @@ def _reach_down3(n, q, H, off, c0, c1, c2, src, avg, do_avg, decay, weight, reac
         nz0 |= r0 != 0.0
         nz1 |= r1 != 0.0
         nz2 |= r2 != 0.0
-        if do_avg:
-            avg[b] = avg_step(avg[b], weight, r0, decay)
-            avg[b + 1] = avg_step(avg[b + 1], weight, r1, decay)
-            avg[b + 2] = avg_step(avg[b + 2], weight, r2, decay)
+    if do_avg:
+        a = avg[off: off + 3 * H]
+        _avg_down(a, 3, H, c0, 0, q, reach, weight, decay)
+        _avg_down(a, 3, H, c1, 1, q, reach, weight, decay)
+        _avg_down(a, 3, H, c2, 2, q, reach, weight, decay)
     if nz0:
         live[c0] = 1
     if nz1:
         live[c1] = 1
     if nz2:
         live[c2] = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach_down4(n, q, H, off, c0, c1, c2, c3, src, avg, do_avg, decay, weight, reach, live):
+    """_reach_down for four actions, unrolled (as _reach_down3)."""
+    s = src[off: off + 4 * H]
+    nz0 = False
+    nz1 = False
+    nz2 = False
+    nz3 = False
+    for h in range(H):
+        rq = reach[n, q, h]
+        s0, s1, s2, s3 = rm4(s[4 * h], s[4 * h + 1], s[4 * h + 2], s[4 * h + 3])
+        r0 = s0 * rq
+        r1 = s1 * rq
+        r2 = s2 * rq
+        r3 = s3 * rq
+        reach[c0, q, h] = r0
+        reach[c1, q, h] = r1
+        reach[c2, q, h] = r2
+        reach[c3, q, h] = r3
+        nz0 |= r0 != 0.0
+        nz1 |= r1 != 0.0
+        nz2 |= r2 != 0.0
+        nz3 |= r3 != 0.0
+    if do_avg:
+        a = avg[off: off + 4 * H]
+        _avg_down(a, 4, H, c0, 0, q, reach, weight, decay)
+        _avg_down(a, 4, H, c1, 1, q, reach, weight, decay)
+        _avg_down(a, 4, H, c2, 2, q, reach, weight, decay)
+        _avg_down(a, 4, H, c3, 3, q, reach, weight, decay)
+    if nz0:
+        live[c0] = 1
+    if nz1:
+        live[c1] = 1
+    if nz2:
+        live[c2] = 1
+    if nz3:
+        live[c3] = 1
+
+
+@njit(cache=True, nogil=True)
+def _reach_down_any(n, q, A, H, off, children, src, avg, do_avg, decay, weight, reach, live):
+    """Player q's reach sweep at node n by its number of actions: the unrolled sweeps for 2-4, the
+    general one beyond (one call per node, so each sweep is inlined once here: compile time)."""
+    if A == 2:
+        _reach_down2(n, q, H, off, children[n, 0], children[n, 1], src, avg, do_avg, decay, weight, reach, live)
+    elif A == 3:
+        _reach_down3(n, q, H, off, children[n, 0], children[n, 1], children[n, 2], src, avg, do_avg, decay, weight,
+                     reach, live)
+    elif A == 4:
+        _reach_down4(n, q, H, off, children[n, 0], children[n, 1], children[n, 2], children[n, 3], src, avg, do_avg,
+                     decay, weight, reach, live)
+    else:
+        _reach_down(n, q, A, H, off, children, src, avg, do_avg, decay, weight, reach, live)
 
 
 @njit(cache=True, nogil=True)
@@ -636,26 +713,15 @@ def _reach_down_block(n, q, A, H, children, S, Av, do_avg, decay, weight, reach,
     call site (compile time)."""
     if q == samp_player:
         _reach_sample(n, q, A, H, 0, children, S, Av, do_avg, decay, weight, reach, live, key, _hand_key(code, n))
-    elif A == 2:
-        _reach_down2(n, q, H, 0, children[n, 0], children[n, 1], S, Av, do_avg, decay, weight, reach, live)
-    elif A == 3:
-        _reach_down3(n, q, H, 0, children[n, 0], children[n, 1], children[n, 2], S, Av, do_avg, decay, weight,
-                     reach, live)
     else:
-        _reach_down(n, q, A, H, 0, children, S, Av, do_avg, decay, weight, reach, live)
+        _reach_down_any(n, q, A, H, np.int64(0), children, S, Av, do_avg, decay, weight, reach, live)
 
 
 @njit(cache=True, nogil=True)
 def _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv):
     """A compact walk's own values at player p's node n over its decoded block S (policy source and
-    regrets both): one call per node, as _reach_down_block."""
-    if A == 2:
-        _own_values2(n, p, H, 0, children[n, 0], children[n, 1], S, S, update, pre, pos, neg, floor, cfv)
-    elif A == 3:
-        _own_values3(n, p, H, 0, children[n, 0], children[n, 1], children[n, 2], S, S, update, pre, pos, neg,
-                     floor, cfv)
-    else:
-        _own_values(n, p, A, H, 0, children, S, S, update, pre, pos, neg, floor, cfv)
+    regrets both)."""
+    _own_values_any(n, p, A, H, np.int64(0), children, S, S, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True)
@@ -766,11 +832,11 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
 def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, acc, cfv, p):
     """_fold (not adding) for M fold nodes of one board at once, stakes fs[:M]: per node the same
     additions in the same order, so the same doubles; each step a loop over the nodes on the
-    batch's full width (lanes past M hold zeros: contiguous, vectorised). Scratch, width SD_BATCH:
+    batch's lanes (_lanes: lanes past M hold zeros; contiguous, vectorised). Scratch, width SD_BATCH:
     R [opponent hands], C [deck] per-card mass, acc [2]."""
     H = hands.shape[0]
     Ho, k = hands_o.shape
-    W = R.shape[1]
+    W = _lanes(M, R.shape[1])
     deck = C.shape[0]
     for h in range(Ho):
         for m in range(M):
@@ -919,23 +985,10 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
             else:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1
-                c0 = children[n, 0]
-                c1 = children[n, 1]
-                if A == 2:
-                    if q == 0:
-                        _own_values2(n, p, H, off, c0, c1, src0, reg0, update, pre, pos, neg, floor, cfv)
-                    else:
-                        _own_values2(n, p, H, off, c0, c1, src1, reg1, update, pre, pos, neg, floor, cfv)
-                elif A == 3:
-                    c2 = children[n, 2]
-                    if q == 0:
-                        _own_values3(n, p, H, off, c0, c1, c2, src0, reg0, update, pre, pos, neg, floor, cfv)
-                    else:
-                        _own_values3(n, p, H, off, c0, c1, c2, src1, reg1, update, pre, pos, neg, floor, cfv)
-                elif q == 0:
-                    _own_values(n, p, A, H, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
+                if q == 0:
+                    _own_values_any(n, p, A, H, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
                 else:
-                    _own_values(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
+                    _own_values_any(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -955,35 +1008,69 @@ def _own_values(n, p, A, H, off, children, src, reg, update, pre, pos, neg, floo
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _own_values2(n, p, H, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv):
-    """_own_values for two actions, unrolled (same arithmetic, same rounding)."""
+def _regrets_up(g, A, H, k, p, c, n, cfv, pre, pos, neg, floor):
+    """The rule's step on regrets g[A * h + k] (a block view) with child c's value - node n's."""
     for h in range(H):
-        b = off + 2 * h
-        s0, s1 = rm2(src[b], src[b + 1])
-        v0 = cfv[c0, p, h]
-        v1 = cfv[c1, p, h]
-        v = s0 * v0 + s1 * v1
-        cfv[n, p, h] = v
-        if update:
-            reg[b] = rule_step(reg[b], v0 - v, pre, pos, neg, floor)
-            reg[b + 1] = rule_step(reg[b + 1], v1 - v, pre, pos, neg, floor)
+        g[A * h + k] = rule_step(g[A * h + k], cfv[c, p, h] - cfv[n, p, h], pre, pos, neg, floor)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _own_values2(n, p, H, off, c0, c1, src, reg, update, pre, pos, neg, floor, cfv):
+    """_own_values for two actions, unrolled (same arithmetic, same rounding); values first, then the
+    regrets (a hand's regret step reads only its own block, so the order changes nothing)."""
+    s = src[off: off + 2 * H]
+    for h in range(H):
+        s0, s1 = rm2(s[2 * h], s[2 * h + 1])
+        cfv[n, p, h] = s0 * cfv[c0, p, h] + s1 * cfv[c1, p, h]
+    if update:
+        g = reg[off: off + 2 * H]
+        _regrets_up(g, 2, H, 0, p, c0, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 2, H, 1, p, c1, n, cfv, pre, pos, neg, floor)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _own_values3(n, p, H, off, c0, c1, c2, src, reg, update, pre, pos, neg, floor, cfv):
-    """_own_values for three actions, unrolled (same arithmetic, same rounding)."""
+    """_own_values for three actions, unrolled (as _own_values2)."""
+    s = src[off: off + 3 * H]
     for h in range(H):
-        b = off + 3 * h
-        s0, s1, s2 = rm3(src[b], src[b + 1], src[b + 2])
-        v0 = cfv[c0, p, h]
-        v1 = cfv[c1, p, h]
-        v2 = cfv[c2, p, h]
-        v = s0 * v0 + s1 * v1 + s2 * v2
-        cfv[n, p, h] = v
-        if update:
-            reg[b] = rule_step(reg[b], v0 - v, pre, pos, neg, floor)
-            reg[b + 1] = rule_step(reg[b + 1], v1 - v, pre, pos, neg, floor)
-            reg[b + 2] = rule_step(reg[b + 2], v2 - v, pre, pos, neg, floor)
+        s0, s1, s2 = rm3(s[3 * h], s[3 * h + 1], s[3 * h + 2])
+        cfv[n, p, h] = s0 * cfv[c0, p, h] + s1 * cfv[c1, p, h] + s2 * cfv[c2, p, h]
+    if update:
+        g = reg[off: off + 3 * H]
+        _regrets_up(g, 3, H, 0, p, c0, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 3, H, 1, p, c1, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 3, H, 2, p, c2, n, cfv, pre, pos, neg, floor)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _own_values4(n, p, H, off, c0, c1, c2, c3, src, reg, update, pre, pos, neg, floor, cfv):
+    """_own_values for four actions, unrolled (as _own_values2)."""
+    s = src[off: off + 4 * H]
+    for h in range(H):
+        s0, s1, s2, s3 = rm4(s[4 * h], s[4 * h + 1], s[4 * h + 2], s[4 * h + 3])
+        cfv[n, p, h] = s0 * cfv[c0, p, h] + s1 * cfv[c1, p, h] + s2 * cfv[c2, p, h] + s3 * cfv[c3, p, h]
+    if update:
+        g = reg[off: off + 4 * H]
+        _regrets_up(g, 4, H, 0, p, c0, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 4, H, 1, p, c1, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 4, H, 2, p, c2, n, cfv, pre, pos, neg, floor)
+        _regrets_up(g, 4, H, 3, p, c3, n, cfv, pre, pos, neg, floor)
+
+
+@njit(cache=True, nogil=True)
+def _own_values_any(n, p, A, H, off, children, src, reg, update, pre, pos, neg, floor, cfv):
+    """Player p's own values at node n by its number of actions: unrolled for 2-4, general beyond
+    (one call per node: each sweep inlined once)."""
+    if A == 2:
+        _own_values2(n, p, H, off, children[n, 0], children[n, 1], src, reg, update, pre, pos, neg, floor, cfv)
+    elif A == 3:
+        _own_values3(n, p, H, off, children[n, 0], children[n, 1], children[n, 2], src, reg, update, pre, pos, neg,
+                     floor, cfv)
+    elif A == 4:
+        _own_values4(n, p, H, off, children[n, 0], children[n, 1], children[n, 2], children[n, 3], src, reg, update,
+                     pre, pos, neg, floor, cfv)
+    else:
+        _own_values(n, p, A, H, off, children, src, reg, update, pre, pos, neg, floor, cfv)
 
 
 @njit(cache=True, nogil=True)
