@@ -29,14 +29,25 @@ class LocalTransport(Transport):
                               "trunk_only = false")
         super().start(game, store, assembly)
 
+    def _executor(self):
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.config["threads"], thread_name_prefix="solverkit")
+        return self._pool
+
     def map_subgames(self, job, inputs):
         keys = list(inputs)
         if self.config["threads"] == 1 or len(keys) <= 1:
             return {k: self.game.subgame_pass(k, job, inputs[k], self.store) for k in keys}
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.config["threads"], thread_name_prefix="solverkit")
-        futures = {k: self._pool.submit(self.game.subgame_pass, k, job, inputs[k], self.store) for k in keys}
+        futures = {k: self._executor().submit(self.game.subgame_pass, k, job, inputs[k], self.store) for k in keys}
         return {k: f.result() for k, f in futures.items()}
+
+    def local_threads(self) -> int:
+        return int(self.config["threads"])
+
+    def map_local(self, fn, items):
+        if self.config["threads"] == 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        return list(self._executor().map(fn, items))
 
     def close(self):
         if self._pool is not None:

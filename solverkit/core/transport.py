@@ -58,6 +58,16 @@ class Transport:
         that the buffer they view is freed before the values come back."""
         raise NotImplementedError
 
+    def local_threads(self) -> int:
+        """Threads of this process that :meth:`map_local` runs on (a whole game's walk splits its
+        boards into chunks for them): 1 here."""
+        return 1
+
+    def map_local(self, fn, items: list) -> list:
+        """[fn(x) for x in items], in order: on this process's threads where the transport has
+        some (local), one after another here."""
+        return [fn(x) for x in items]
+
     def recover(self, lost, attempt: int = 1) -> None:
         """Replace the workers a :class:`~solverkit.errors.WorkerLost` names so that the solver
         can put every segment back from its last checkpoint and go on; `attempt` counts the

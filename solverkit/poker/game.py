@@ -16,9 +16,10 @@ would.
 
 from __future__ import annotations
 
+
 import threading
 import functools
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,24 @@ def _prunable(pruning, pre, pos, neg, avg_mask, decay):
     """Whether a pass may skip what nothing reaches: a zero update must leave regrets (no
     discount) and averages (no decay) as they are. Scalars or numpy arrays alike."""
     return pruning & (pre == 1.0) & (pos == 1.0) & (neg == 1.0) & ((avg_mask == 0) | (decay == 1.0))
+
+
+def _boards_below(boards, c0: int, c1: int) -> np.ndarray:
+    """Per child board c0..c1-1 of the root board: boards in its subtree, itself included."""
+    def count(g):
+        return 1 + sum(count(c) for c in range(int(boards.child_start[g]), int(boards.child_end[g])))
+    return np.array([count(c) for c in range(c0, c1)], dtype=np.int64)
+
+
+def _balanced_ranges(first: int, weights: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """Up to `parts` consecutive ranges over first, first + 1, ... of about equal total weight."""
+    n = len(weights)
+    if n == 0:
+        return []
+    cum = np.cumsum(weights)
+    cuts = sorted({int(np.searchsorted(cum, cum[-1] * k / parts, side="left")) + 1 for k in range(1, parts)})
+    edges = [0] + [c for c in cuts if 0 < c < n] + [n]
+    return [(first + a, first + b) for a, b in zip(edges, edges[1:]) if b > a]
 
 
 def _bits(players) -> int:
@@ -221,6 +240,9 @@ class PokerGame(Game):
                         "round (smaller tasks for the transport)", min=1, max=10_000),
         "trunk_only": Param("bool", False, "build only the rounds above the cut (the trunk of a zmq run: the "
                             "subgames' boards and values live on the workers; needs split_round >= 1)"),
+        "parallel_deals": Param("bool", False, "an unsplit game walks the boards dealt after its first round in "
+                                "chunks on the transport's threads (sums over boards in another order: the last "
+                                "bits of values differ from one walk's)"),
     }
     params = dict(engine_params)  # a subclass with params of its own takes these too (Game.__init_subclass__)
 
@@ -975,9 +997,13 @@ class PokerGame(Game):
         """Run one walk over the whole game (split or not); return root values [2, H]."""
         t = self.tree
         if not self.split:
+            chunks = self._deal_chunks(transport, job)
             with store.open("root", self._writes(job, pj)) as seg:
                 src, reg, avg = self._segment_arrays(store, "root", seg, job, pj)
-                out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
+                if chunks:
+                    out = self._chunked_call(transport, chunks, src, reg, avg, job)
+                else:
+                    out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
                 self._finish_segment(seg, reg, avg, job, pj)
             return out
         s = self.split
@@ -1054,6 +1080,51 @@ class PokerGame(Game):
             codes = self._board_codes = (code >> np.uint64(1)).astype(np.int64)
         return codes
 
+    def _parallel_deals(self, transport) -> bool:
+        """Whether full passes of this whole game walk their boards in chunks on threads."""
+        return (not self.split and bool(self.config.get("parallel_deals")) and transport is not None
+                and transport.local_threads() > 1 and self.gd.num_rounds > 1)
+
+    def _deal_chunks(self, transport, job: _Job):
+        """Ranges [first, end) of the boards dealt after the first round that a whole walk runs in
+        parallel ([game] parallel_deals, a transport with threads here, a full pass), balanced by
+        the boards below each; None: one walk."""
+        if job.sample != MODE_FULL or not self._parallel_deals(transport):
+            return None
+        threads = transport.local_threads()
+        chunks = self.__dict__.get("_deal_chunk_list")
+        if chunks is None:
+            b = self.tree.boards
+            c0, c1 = int(b.child_start[0]), int(b.child_end[0])
+            chunks = self._deal_chunk_list = _balanced_ranges(c0, _boards_below(b, c0, c1), 2 * threads)
+        return chunks if len(chunks) > 1 else None
+
+    def _chunked_call(self, transport, chunks, src, reg, avg, job: _Job):
+        """One pass of a whole game as chunks of the first round's child boards on the transport's
+        threads (kernel boundary mode 3: each chunk leaves its boards' values below the first
+        round's round-end nodes in a buffer), then the first round itself (mode 4) collecting them
+        board by board: the same sums as one walk, bit for bit. Chunks write disjoint values (their
+        own boards'); only the last walk writes the first round's."""
+        t = self.tree
+        lo = t.boards.round_start
+        entry = self._root_entry()
+        buf = self.__dict__.get("_deal_buffer")
+        if buf is None:
+            ends = int(np.count_nonzero((t.bet.kind == ROUND_END) & (t.bet.round == 0)))
+            kids = int(t.boards.child_end[0] - t.boards.child_start[0])
+            buf = self._deal_buffer = np.zeros((ends, kids, 2, t.max_hands))
+        else:
+            buf.fill(0.0)
+
+        def chunk(bounds):
+            self._call(self.full, 0, entry, lo, src, reg, avg, job, boundary_mode=3, boundary=buf, children=bounds)
+
+        transport.map_local(chunk, chunks)
+        top = self.__dict__.get("_first_round_region")
+        if top is None:
+            top = self._first_round_region = replace(self.full, r_end=self.full.r0)
+        return self._call(top, 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf)
+
     def pass_nodes(self, job: _Job) -> int:
         """Public nodes (betting decision node, board: one vector over the hands each) that a
         pass visits: every board's, or one board's per round for a sampled pass
@@ -1115,7 +1186,7 @@ class PokerGame(Game):
     def cfr_block(self, store, block: PassBlock, transport=None) -> int:
         """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
         :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
-        if not self.blocks_passes(block.rule, block.averaging, store):
+        if not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport):
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
         upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
         upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))

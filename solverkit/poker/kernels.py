@@ -1110,14 +1110,14 @@ def _deal(reach, e, m, p, H, valid, c, w, live):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _collect(cfv, e, m, p, H, perms, j0, j1):
-    """Round end e adds its child m's values for player p and, through the hand maps perms[j0:j1],
-    those of the other boards of the dealt board's suit orbit."""
+def _collect(cfv, e, x, p, H, perms, j0, j1):
+    """Round end e adds its child's values x (player p's, on the dealt board) and, through the hand
+    maps perms[j0:j1], those of the other boards of the dealt board's suit orbit."""
     for h in range(H):
-        cfv[e, p, h] += cfv[m, p, h]
+        cfv[e, p, h] += x[h]
     for j in range(j0, j1):
         for h in range(H):
-            cfv[e, p, h] += cfv[m, p, perms[j, h]]
+            cfv[e, p, h] += x[perms[j, h]]
 
 
 @njit(cache=True, nogil=True)
@@ -1131,7 +1131,11 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     into boundary[re_index[e], board - round start, player, hand] and stop. 2: read the
     counterfactual values of those nodes from `boundary` instead: [.., 2, H] for both players,
     or one slot per player in val_mask, in player order (the trunk of a one-player pass keeps
-    half the values).
+    half the values). 3 (one chunk of a whole walk whose boards below round r0 run on several
+    threads): no averages at round r0, no terminals or backward sweep there; the values of round-end
+    node e's child on the k-th child board of b0 go to boundary[re_index[e], k, p, h]. 4 (that
+    walk's own round r0, r_end = r0): round-end node e collects them from there, board by board in
+    order as one walk does (the same sums, bit for bit).
     Values of decision node n on board g start at node_off[n] + (g - seg_board_lo[r]) *
     stride[player, r] in the player's arrays.
     T.scale[r] = the weight of one deal of hands and boards up to round r.
@@ -1194,8 +1198,8 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
             for h in range(H0 if p == 0 else H1):
                 if entry_reach[p, h] != 0.0:
                     live[n0] = 1
-    _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask, reach_mask, decay, weight, reach, live, prune,
-                   sp, key, bcode[b0], S, Av)
+    _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask if boundary_mode != 3 else 0, reach_mask,
+                   decay, weight, reach, live, prune, sp, key, bcode[b0], S, Av)
     nxt[0] = W.c_first
     lim[0] = W.c_last
     if mode != MODE_FULL and nlev > 1:
@@ -1246,7 +1250,19 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                         for h in range(H0 if p == 0 else H1):
                             cfv[n, p, h] = 0.0
             continue
-        if r == r_end and boundary_mode != 0:
+        if boundary_mode == 3 and level == 0:
+            break
+        if boundary_mode == 4:
+            # the chunks' child values, collected board by board as one walk would (same sums)
+            for c in range(child_start[b0], child_end[b0]):
+                k = c - child_start[b0]
+                for e in range(round_lo[r], round_hi[r]):
+                    if kind[e] == ROUND_END:
+                        if val_mask & 1:
+                            _collect(cfv, e, boundary[re_index[e], k, 0], 0, H0, perms0, perm_start[c], perm_end[c])
+                        if (val_mask >> 1) & 1:
+                            _collect(cfv, e, boundary[re_index[e], k, 1], 1, H1, perms1, perm_start[c], perm_end[c])
+        elif r == r_end and boundary_mode != 0:
             bi = g - seg_board_lo[r]
             for e in range(round_lo[r], round_hi[r]):
                 if kind[e] == ROUND_END:
@@ -1280,10 +1296,17 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
                 m = children[e, 0]
                 if not live[m]:
                     continue
+                if boundary_mode == 3 and level == 1:  # the first round's sums are the last walk's
+                    k = g - child_start[b0]
+                    for p in range(2):
+                        if (val_mask >> p) & 1:
+                            for h in range(H0 if p == 0 else H1):
+                                boundary[re_index[e], k, p, h] = cfv[m, p, h]
+                    continue
                 if val_mask & 1:
-                    _collect(cfv, e, m, 0, H0, perms0, perm_start[g], perm_end[g])
+                    _collect(cfv, e, cfv[m, 0], 0, H0, perms0, perm_start[g], perm_end[g])
                 if (val_mask >> 1) & 1:
-                    _collect(cfv, e, m, 1, H1, perms1, perm_start[g], perm_end[g])
+                    _collect(cfv, e, cfv[m, 1], 1, H1, perms1, perm_start[g], perm_end[g])
         level -= 1
     for p in range(2):
         for h in range(H0 if p == 0 else H1):

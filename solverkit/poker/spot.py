@@ -101,6 +101,8 @@ class HoldemSpot(PokerGame):
         "max_nodes": Param("int", MAX_NODES, "refuse betting trees with more nodes than this", min=1),
         "lock": Param("table", {}, "node locking: [game.lock.\"check\"] \"bet 50\" = 1.0, or \"AA,KK\" = { call = 1.0 } "
                       "(docs/spots.md)"),
+        "parallel_deals": Param("bool", True, "walk the turn / river cards in chunks on the transport's threads "
+                                "(an unsplit spot; sums over cards in another order than one walk's)"),
     }
 
     @staticmethod
