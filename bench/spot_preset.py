@@ -28,10 +28,10 @@ PUBLISHED = {"equity": (0.55347, 0.44653), "ev": (105.11, 74.89)}
 DESKTOP_POSTFLOP = {"core_seconds": 266.0, "rss_mb_16bit": 679.0, "rss_mb_32bit": 1270.0}
 
 
-def solve(out: Path, threads: int, precision: str = "float64") -> dict:
+def solve(out: Path, threads: int, precision: str = "float64", split_round: int = 0) -> dict:
     """Run the solve under /usr/bin/time -v; (wall s, peak RSS MB) from its report."""
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "solverkit", "solve", str(CONFIG), "--out", str(out), "--force",
-           "--set", "game.split_round=1", "--set", "transport.name=local", "--set", f"transport.threads={threads}",
+           "--set", f"game.split_round={split_round}", "--set", "transport.name=local", "--set", f"transport.threads={threads}",
            "--set", f"store.precision={precision}"]
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -50,6 +50,8 @@ def main(argv=None):
     ap.add_argument("--run", type=Path, help="a finished run of configs/spot_preset.toml to report (no solve)")
     ap.add_argument("--out", type=Path, default=Path("runs/spot_preset"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--split-round", type=int, default=0,
+                    help="[game] split_round (0: the whole tree, its turn cards in chunks on the threads)")
     ap.add_argument("--time-log", type=Path, help="with --run: the /usr/bin/time -v output of that run")
     ap.add_argument("--precision", choices=("float64", "block16"), default="float64",
                     help="[store] precision (block16: 16-bit values, Desktop Postflop's 16-bit mode's counterpart)")
@@ -69,7 +71,7 @@ def main(argv=None):
     run = args.run
     if run is None:
         run = args.out
-        timing = solve(run, args.threads, args.precision)
+        timing = solve(run, args.threads, args.precision, args.split_round)
     result = json.loads((run / "result.json").read_text())
     rows = []
     for key, unit in (("equity", ""), ("ev", " chips")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from solverkit.core.params import Param
@@ -45,9 +46,30 @@ class LocalTransport(Transport):
         return int(self.config["threads"])
 
     def map_local(self, fn, items):
-        if self.config["threads"] == 1 or len(items) <= 1:
+        """The calling thread takes items too, with threads - 1 of the pool: `threads` threads in
+        all (each keeps its own kernel buffers, so one set fewer than a pool of `threads`)."""
+        threads = min(int(self.config["threads"]), len(items))
+        if threads <= 1:
             return [fn(x) for x in items]
-        return list(self._executor().map(fn, items))
+        results = [None] * len(items)
+        order = iter(range(len(items)))
+        lock = threading.Lock()
+
+        def work():
+            while True:
+                with lock:
+                    i = next(order, None)
+                if i is None:
+                    return
+                results[i] = fn(items[i])
+
+        futures = [self._executor().submit(work) for _ in range(threads - 1)]
+        try:
+            work()
+        finally:
+            for f in futures:
+                f.result()
+        return results
 
     def close(self):
         if self._pool is not None:

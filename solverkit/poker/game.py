@@ -1120,10 +1120,14 @@ class PokerGame(Game):
             self._call(self.full, 0, entry, lo, src, reg, avg, job, boundary_mode=3, boundary=buf, children=bounds)
 
         transport.map_local(chunk, chunks)
+        return self._call(self._first_round(), 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf)
+
+    def _first_round(self) -> _Region:
+        """The whole game's layout walked over its first round only (r_end = r0)."""
         top = self.__dict__.get("_first_round_region")
         if top is None:
             top = self._first_round_region = replace(self.full, r_end=self.full.r0)
-        return self._call(top, 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf)
+        return top
 
     def pass_nodes(self, job: _Job) -> int:
         """Public nodes (betting decision node, board: one vector over the hands each) that a
@@ -1427,13 +1431,16 @@ class PokerGame(Game):
         copy_runs(values, flat, src - base, dst, length)
 
     def warmup(self):
-        """Load the kernel: a best-response walk over the trunk alone where the game is cut
-        (the whole game's strategy would cost as much memory as the store)."""
+        """Load the kernel: a best-response walk over the trunk alone where the game is cut, over
+        the first round alone where it is whole (a whole game's strategy would cost as much memory
+        as the store: 466 MB for a large flop)."""
+        t = self.tree
         if not self.split:
-            self.best_response([np.full(self.layout(p).size, 0.5) for p in (0, 1)])
+            src = [np.full(max(int(self.full.stride[p, self.full.r0]), 1), 0.5) for p in (0, 1)]
+            self._call(self._first_round(), 0, self._root_entry(), t.boards.round_start, src, src,
+                       [np.zeros(1), np.zeros(1)], _Job(0, 0, 1, 0, NO_COEFFS))
             self._warm_block()
             return
-        t = self.tree
         src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
         boundary = np.zeros((int(np.count_nonzero(self.re_index[self.entries] >= 0)), len(self.sub_boards), 2,
                              t.max_hands))
