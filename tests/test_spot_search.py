@@ -109,3 +109,16 @@ def test_search_needs_full_holdem():
     game.bp.tree = nt(gd, "fcpa")
     with pytest.raises(SolverkitError, match="hold'em"):
         SpotSearchPlayer(game, strategy, "x")
+
+
+def test_a_turn_re_solve_bets_on_the_river_too():
+    """A re-solve from the turn has bets on the river (later streets get their own size lists:
+    before, a spot built with the current street's sizes alone checked every later street down)."""
+    p = _player(iterations=2, first_round=2)
+    state = MatchState(1, 7, "cr300c/cc/r900", ((), (0, 1)), ((20, 30, 40), (50,)))
+    n, real = p._replay(state)
+    assert p.to_act(state) and real.round == 2
+    game, _ = p._spot(state, real, p._round_start(state))
+    bet = game.tree.bet
+    river = (bet.round == 1) & (bet.kind == 0)
+    assert river.any() and int(bet.num_actions[river].max()) >= 3  # check, pot, all-in (or more facing)

@@ -27,9 +27,12 @@ from ..poker.cards import card_name
 from ..poker.ranges import COMBO_CARDS, combo_index
 from ..poker.spot import HoldemSpot
 
-#: bet and raise sizes of a re-solve, as fractions of the pot (the blueprint's fcpa has 1 and all-in)
+#: bet and raise sizes of a re-solve's first street, as fractions of the pot (the blueprint's fcpa has
+#: 1 and all-in), and of its later streets (fewer: a flop re-solve must fit the time budget)
 SIZES = "50%, 100%, 200%, a"
 RAISES = "100%, a"
+LATER_SIZES = "100%, a"
+LATER_RAISES = "a"
 
 
 class SpotSearchPlayer(BlueprintPlayer):
@@ -118,7 +121,7 @@ class SpotSearchPlayer(BlueprintPlayer):
         mine = 0 if state.position == oop else 1
         own = combo_index(*state.hole[state.position])
         weights[mine, own] = max(weights[mine, own], 1e-6 * weights[mine].max())
-        street = ("flop", "turn", "river")[len(board) - 3]
+        streets = ("flop", "turn", "river")[len(board) - 3:]
         bets, raises = [SIZES], [RAISES]
         committed = [0, 0]
         for letter, size in acts[start:]:  # the real sizes of this round, as chips
@@ -133,7 +136,8 @@ class SpotSearchPlayer(BlueprintPlayer):
         names = "".join(card_name(c, 4, 13) for c in board)
         table = {"name": "holdem_spot", "board": names, "pot": 2 * int(spent), "stack": stack,
                  "oop_range": "AA", "ip_range": "AA", "raise_limit": max(3, len(bets) + len(raises) - 2),
-                 "sizes": {street: {"bet": ", ".join(bets), "raise": ", ".join(raises)}}}
+                 "sizes": {streets[0]: {"bet": ", ".join(bets), "raise": ", ".join(raises)},
+                           **{later: {"bet": LATER_SIZES, "raise": LATER_RAISES} for later in streets[1:]}}}
         solver = {"eval_every": 10**9, **({"time_limit": self.budget} if self.budget else {})}
         # the assembly of a small game, its game then replaced by the spot (whose ranges are arrays)
         assembly = load_config({"preset": "dcfr", "game": "kuhn", "solver": solver})
