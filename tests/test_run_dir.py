@@ -264,7 +264,7 @@ def test_a_disk_store_run_refused_at_its_first_evaluation_leaves_nothing(tmp_pat
 
 def test_a_disk_store_run_that_cannot_start_leaves_nothing(tmp_path, cfg, monkeypatch):
     """A failure while the solver is built (the transport, the kernels) after the store made its folder."""
-    monkeypatch.setattr("solverkit.core.solver.warm_up_kernels", lambda: (_ for _ in ()).throw(OSError("broken")))
+    monkeypatch.setattr("solverkit_matrix.games.MatrixGame.warmup", lambda self: (_ for _ in ()).throw(OSError("broken")))
     out = tmp_path / "new"
     with pytest.raises(OSError, match="broken"):
         run_solve(load_config({"preset": "cfr_plus", "game": "skewed_pennies", "store": {"backend": "disk"}}),

@@ -66,3 +66,27 @@ def test_ctrl_c_while_the_command_line_loads_is_no_traceback():
             "builtins.__import__ = imp\nimport solverkit.cli\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 130 and proc.stderr == "Aborted!\n", (proc.returncode, proc.stderr)
+
+
+#: what a small solve does not use: other engines' and transports' libraries, figures, and numba's
+#: compiler registries (a kernel loaded from the cache needs none of them: solverkit.core.numba_load)
+NOT_FOR_KUHN = ("matplotlib", "pyspiel", "zmq", "dask", "distributed", "asyncio", "scipy.linalg",
+                "numba.np.arraymath", "solverkit.blueprint.engine")
+
+
+def test_a_small_solve_imports_only_what_it_uses(tmp_path):
+    """A 1-iteration Kuhn solve from the command line (issue 30: start-up of a warm run). The first
+    run may compile kernels (a cold cache imports numba's compiler); the second loads them."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLVERKIT_NUMBA_REFRESH", "SOLVERKIT_LOAD_PLUGINS")}
+    seen = []
+    for run in ("cold", "warm"):
+        args = ["solve", "--game", "kuhn", "--preset", "cfr_plus", "--iterations", "1", "--quiet",
+                "--out", str(tmp_path / run)]
+        code = ("import sys\nfrom solverkit.cli import cli\n"
+                f"try:\n    cli({args!r}, prog_name='solverkit')\nexcept SystemExit as exc:\n    assert not exc.code\n"
+                f"print('imported:', *(m for m in {NOT_FOR_KUHN!r} if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+        assert out.returncode == 0, out.stderr
+        seen.append(out.stdout.splitlines()[-1])
+    assert seen[1] == "imported:", f"a warm Kuhn solve {seen[1]}"
+    assert json.loads((tmp_path / "warm" / "result.json").read_text())["iterations"] == 1

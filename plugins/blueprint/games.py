@@ -9,14 +9,13 @@ import math
 
 import numpy as np
 
-from solverkit.blueprint.engine import Blueprint
-from solverkit.blueprint.tree_map import tree_index, tree_strategy
 from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
 from solverkit.errors import ConfigError
-from solverkit.blueprint.nolimit import NoLimitTable, load_any_table
-from solverkit.poker.nplayer import tree_table
+
+# the engine (solverkit.blueprint, solverkit.poker.nplayer) is imported where a game is built or
+# used, not when the plugin registers: every command line start registers the plugin
 
 #: game-tree nodes up to which the blueprint's evaluation enumerates its game (Leduc with 13
 #: ranks: 1,179,777 nodes, 28 s on the shared machine; 3 million would take over a minute)
@@ -62,6 +61,8 @@ class BlueprintGame(Game):
 
     def __init__(self, **params):
         super().__init__(**params)
+        from solverkit.blueprint.nolimit import load_any_table
+
         gd = load_any_table(params["gamedef"])
         want = int(params.get("players") or 0)
         if want and want != gd.num_players:
@@ -75,10 +76,13 @@ class BlueprintGame(Game):
         self._table = None
 
     @property
-    def bp(self) -> Blueprint:
-        """The engine, built on first use (after [abstraction] has given its table, so a hold'em
-        game never builds the lossless table it would refuse)."""
+    def bp(self):
+        """The engine (a solverkit.blueprint.engine.Blueprint), built on first use (after
+        [abstraction] has given its table, so a hold'em game never builds the lossless table it
+        would refuse)."""
         if "_bp" not in self.__dict__:
+            from solverkit.blueprint.engine import Blueprint
+
             self._bp = Blueprint(self.gd, self._table, average_rounds=int(self.config.get("average_rounds", 1)),
                                  abstraction=self.config.get("abstraction") or "fcpa",
                                  max_nodes=int(self.config.get("max_nodes") or 5_000_000),
@@ -94,19 +98,25 @@ class BlueprintGame(Game):
                 raise ConfigError(f"[game.sizes] is given with abstraction = {kind!r}: set abstraction = \"sizes\" "
                                   "to use the lists, or remove them")
             return None
-        if not isinstance(self.gd, NoLimitTable):
+        if not self._no_limit():
             raise ConfigError(f"[game] abstraction = \"sizes\": {self.gd.source} is a limit game (every bet is its "
                               "raiseSize); size lists apply to no-limit files")
         from solverkit.blueprint.sizes import parse_sizes
 
         return parse_sizes(table, self.gd.num_board_cards)
 
+    def _no_limit(self) -> bool:
+        """Whether the game definition is a no-limit one (a NoLimitTable)."""
+        from solverkit.blueprint.nolimit import NoLimitTable
+
+        return isinstance(self.gd, NoLimitTable)
+
     def _raise_cap(self) -> int:
         """Raises a round the no-limit tree allows (0: as the stacks allow): the file's maxRaises
         (one value for every round) and [game] max_raises, the smaller where both are given, so the
         blueprint never solves a game with more raises than the file's."""
         cap = int(self.config.get("max_raises") or 0)
-        if isinstance(self.gd, NoLimitTable):
+        if self._no_limit():
             from solverkit.poker.gamedef import gamedef_text, read_gamedef
 
             fields = read_gamedef(*gamedef_text(self.config["gamedef"]))[2]
@@ -205,9 +215,10 @@ class BlueprintGame(Game):
 
     def _named_tree_game(self):
         """kuhn_tree / leduc_tree with this many players when their rules are this limit file's."""
-        if isinstance(self.gd, NoLimitTable):
+        if self._no_limit():
             return None
         from solverkit.core.registry import get_registry
+        from solverkit.poker.nplayer import tree_table
 
         for name in ("kuhn_tree", "leduc_tree"):
             try:
@@ -238,6 +249,8 @@ class BlueprintGame(Game):
         g = self._tree_game()
         if g is None:
             return None, None
+        from solverkit.blueprint.tree_map import tree_index, tree_strategy
+
         if self._tree_index is None:
             self._tree_index = tree_index(self.bp, g)
         pol = np.concatenate([np.asarray(s, dtype=np.float64) for s in strategy])

@@ -16,9 +16,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import zmq.auth
-from zmq.utils import z85
-
 from solverkit.core.params import expand_path
 from solverkit.errors import ConfigError
 
@@ -64,6 +61,8 @@ def make_keys(directory, workers: int = 1, force: bool = False) -> list[Path]:
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     # written into a private (0700) directory first, so no secret is ever readable by others
     staging = Path(tempfile.mkdtemp(prefix=".keys-", dir=directory))
+    import zmq.auth  # here, not at import: the plugin registers at every command line start
+
     try:
         written = []
         for name in names:
@@ -90,6 +89,8 @@ def _read(path: Path, secret: bool) -> tuple[bytes, bytes | None]:
         if mode & 0o077:
             raise ConfigError(f"secret key file {path} is readable by other users (mode {mode:04o}): run "
                               f"`chmod 600 {path}`")
+    import zmq.auth
+
     try:
         public, secret_key = zmq.auth.load_certificate(path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -104,6 +105,8 @@ def _read(path: Path, secret: bool) -> tuple[bytes, bytes | None]:
 
 
 def _valid(key: bytes) -> bool:
+    from zmq.utils import z85
+
     if len(key) != 40:
         return False
     try:

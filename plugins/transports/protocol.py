@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import socket
 
-import zmq
-
 from solverkit.core.wire import pack_header
 from solverkit.errors import ProtocolError
 
@@ -83,6 +81,8 @@ def host_name() -> str:
 def tune(sock, heartbeat: float, timeout: float) -> None:
     """Socket options both sides use: low HWMs, no linger, and ZMTP heartbeats so that a dead
     connection is dropped by libzmq (a stuck process is caught by the application's own)."""
+    import zmq  # here, not at import: the plugin registers at every command line start
+
     sock.setsockopt(zmq.SNDHWM, HWM)
     sock.setsockopt(zmq.RCVHWM, HWM)
     sock.setsockopt(zmq.LINGER, 0)

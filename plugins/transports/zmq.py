@@ -30,8 +30,6 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 
 import numpy as np
-import zmq
-from zmq.auth.thread import ThreadAuthenticator
 
 from solverkit import __version__
 from solverkit.core.address import check_endpoint
@@ -834,6 +832,9 @@ class _Link:
 
     def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int, keys=None):
         """`keys` (a keys.TrunkKeys): a CURVE server whose ZAP handler admits only its workers' keys."""
+        import zmq  # pyzmq (and asyncio, for the authenticator) load with the first link, not with the plugin
+        from zmq.auth.thread import ThreadAuthenticator
+
         self.heartbeat = heartbeat
         self.ctx = zmq.Context()
         self.auth = None
@@ -911,6 +912,8 @@ class _Link:
 
     # I/O thread
     def _loop(self):
+        import zmq
+
         poller = zmq.Poller()
         poller.register(self.router, zmq.POLLIN)
         poller.register(self._pull, zmq.POLLIN)
@@ -935,6 +938,8 @@ class _Link:
             self._pull.close(0)
 
     def _flush_backlog(self):
+        import zmq
+
         keep = []
         for frames in self._backlog:
             ident = frames[0].bytes
@@ -947,6 +952,8 @@ class _Link:
         self._backlog = keep
 
     def _try_send(self, frames):
+        import zmq
+
         ident = frames[0]
         try:
             self.router.send_multipart(frames, flags=zmq.NOBLOCK)
@@ -1024,6 +1031,8 @@ def _nbytes(frame) -> int:
     """Bytes of one outgoing frame (bytes, a numpy array, a zmq.Frame or any buffer)."""
     if isinstance(frame, (bytes, bytearray)):
         return len(frame)
+    import zmq
+
     if isinstance(frame, zmq.Frame):
         return frame.buffer.nbytes
     return memoryview(frame).nbytes

@@ -368,8 +368,10 @@ def _resolve_abstraction(raw, registry, game, base_dir):
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
     from .numba_blas import skip_blas_check
+    from .numba_load import light_cache_loads
 
-    skip_blas_check()  # before a game loads its first kernel: numba need not import scipy.linalg
+    if not light_cache_loads():  # before a game loads its first kernel: only what loading needs,
+        skip_blas_check()  # and numba need not import scipy.linalg
     registry = registry or get_registry()
     base_dir = Path(base_dir or Path.cwd())
     for key in raw:

@@ -133,7 +133,9 @@ class Result:
 
 
 def warm_up_kernels():
-    """Load the core kernels (compiled or from numba's cache) before any time is measured."""
+    """Load the array-level arithmetic (compiled or from numba's cache) before any time is
+    measured (a worker, a benchmark). A solve does not: most games never call these functions
+    (Kuhn: one of five), and a kernel loaded in a pass counts as compile time, not solving."""
     from .arith import warm_up
 
     warm_up()
@@ -319,7 +321,6 @@ class Solver:
             self.transport.start(self.game, self.store, assembly=assembly)
             self.values = self.transport.store_view(self.store)
             with slow_notice(notice):  # `notice(line)` hears about a long first compile
-                warm_up_kernels()
                 self.game.warmup()
         except BaseException:  # no worker, thread or temporary directory outlives a failed start
             self.close()
