@@ -21,6 +21,14 @@ NO_COEFFS = (1.0, 1.0, 1.0, -np.inf, 1.0, 0.0)
 DELTA_COEFFS = (1.0, 1.0, 1.0, -np.inf)
 
 
+def _bits(players) -> int:
+    """Players as the bit mask a kernel and :func:`writes` take (player p: bit p)."""
+    m = 0
+    for p in players:
+        m |= 1 << p
+    return m
+
+
 def blocks_of(store, key: str, name: str):
     """(block_start, block_count, block_actions) of array `name` of segment `key`: the
     information sets a policy is normalised over."""

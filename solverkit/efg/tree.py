@@ -6,6 +6,9 @@ A subclass implements a handful of methods on its own state objects (:meth:`init
 :meth:`chance_outcomes`, :meth:`child`, :meth:`infoset_key`). The tree is enumerated once, in
 Python, into flat arrays (:mod:`solverkit.efg.build`); every pass, best response and evaluation
 then runs in numba kernels (:mod:`solverkit.efg.kernels`) with no Python per node.
+
+The class is assembled from its ideas: full passes here, :mod:`.tree_subgames` (a tree cut into
+a trunk and subgames), :mod:`.sampled_passes` and :mod:`.evaluation` (best response, values).
 """
 
 from __future__ import annotations
@@ -18,51 +21,18 @@ from ..core import passes
 from ..core.arith import regret_matching
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
+from ..core.passes import _bits
 from . import kernels, nkernels, sampled
 from ..errors import ConfigError
 from .build import FlatTree
+from .evaluation import TreeEvaluation
+from .sampled_passes import TreeSampledPasses, sampled_coefficients
 from .tree_cache import cached_tree
+from .tree_subgames import TreeSubgames
 from .split import split_tree
 
 
-def _bits(players) -> int:
-    m = 0
-    for p in players:
-        m |= 1 << p
-    return m
-
-
-def sampled_coefficients(block: PassBlock):
-    """A sampled block's per-pass arrays: iterations, rule floors, averaging weights and
-    (regret weights, pruning thresholds, pruning probability). A rule that rescales all regrets
-    uniformly (Linear CFR) is applied lazily: iteration t's deltas are weighted by its
-    ``increment_weight(t)`` instead (regret matching is scale-free), and a pruning threshold,
-    given in the rescaled regret's units, is compared to the stored values times that weight."""
-    rule, averaging, sampler = block.rule, block.averaging, block.sampler
-    ts = range(block.first, block.first + block.count)
-    co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
-    lazy = getattr(rule, "increment_weight", None)
-    rw = np.array([lazy(t) for t in ts], dtype=np.float64) if lazy else np.ones(block.count)
-    if lazy:
-        co[:, :3] = 1.0
-    if averaging.keeps_average:
-        aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
-    else:
-        aw = np.zeros((block.count, 2))
-        aw[:, 0] = 1.0
-    bad = np.flatnonzero((co[:, :3] != 1.0).any(axis=1) | (aw[:, 0] != 1.0))
-    if bad.size:
-        sampler.check_coefficients(rule, averaging, block.first + int(bad[0]))
-    G = len(block.groups)
-    iters = np.repeat(np.arange(block.first, block.first + block.count, dtype=np.int64), G)
-    thr = sampler.prune_threshold() if sampler.scheme == "external" else 0.0
-    start = sampler.prune_start()
-    thresholds = np.where(np.arange(block.first, block.first + block.count) > start, thr * rw, 0.0)
-    return (iters, np.repeat(co[:, 3], G), np.repeat(aw[:, 1], G),
-            (np.repeat(rw, G), np.repeat(thresholds, G), sampler.prune_probability()))
-
-
-class TreeGame(Game):
+class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
     """Base class of games described as a tree (see the module docstring for the contract).
 
     Utilities are player 0's (``returns`` may give both players' to have zero-sum checked);
@@ -334,172 +304,6 @@ class TreeGame(Game):
                 else:
                     averaging.update(seg[f"avg{q}"], ac[base[q]:base[q + 1]].copy(), job.iteration)
 
-    # --- a tree cut into a trunk and subgames ([game] split_actions) -----------------------------
-
-    def _part_profile(self, part, store, seg, key: str, rule, out) -> np.ndarray:
-        """`out` (concatenated over `part`'s layouts) = every player's current policy in segment `key`."""
-        for p in range(self.num_players):
-            lay = part.layouts[p]
-            src = passes.policy_source(store, seg, key, p, rule)
-            regret_matching(np.asarray(src, dtype=np.float64), lay.block_start, lay.block_count,
-                            lay.block_actions, out[part.base[p]:part.base[p + 1]])
-        return out
-
-    @staticmethod
-    def _part_bufs(part):
-        """Scratch of one part's pass: policy, regret deltas, average contributions, reach, values."""
-        S, N, P = int(part.base[-1]), part.num_nodes, len(part.layouts)
-        return np.zeros(S), np.zeros(S), np.zeros(S), np.zeros((N, P + 1)), np.zeros((N, P))
-
-    def _cfr_pass_split(self, store, job: PassJob, transport) -> int:
-        """A full pass of a split game: the trunk's forward sweep here, each subgame's pass
-        through `transport` (reach of its roots in, their values out), the trunk's backward sweep."""
-        if job.sampler is not None and job.sampler.sampled:
-            raise NotImplementedError("sampled passes of a split tree game")  # check_sampler refuses them first
-        sp = self.split
-        trunk, P = sp.trunk, self.num_players
-        upd, avg_mask = self._pass_masks(job)
-        sig, d, ac, reach, v = self._part_bufs(trunk)
-        cut_vals = np.zeros((sp.cuts.shape[0], P))
-        ones = np.ones((1, P + 1))
-        with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
-            self._part_profile(trunk, store, seg, "root", job.rule, sig)
-            nkernels.cfr_part_n(trunk.node, trunk.prob, trunk.utils, trunk.base, sig, upd, avg_mask, trunk.roots,
-                                ones, cut_vals, True, False, reach, v, d, ac)
-            inputs = {}
-            for s, at in enumerate(sp.cut_nodes):
-                x = np.zeros((sp.max_roots, P + 1))
-                x[: at.size] = reach[at]
-                inputs[(s,)] = x
-            if transport is None:
-                outs = {k: self.subgame_pass(k, job, x, store) for k, x in inputs.items()}
-            else:
-                outs = transport.map_subgames(job, inputs)
-            for s, at in enumerate(sp.cut_nodes):
-                cut_vals[trunk.node[at, 4]] = np.asarray(outs[(s,)])[: at.size]
-            nkernels.cfr_part_n(trunk.node, trunk.prob, trunk.utils, trunk.base, sig, upd, avg_mask, trunk.roots,
-                                ones, cut_vals, False, True, reach, v, d, ac)
-            self._fold_n(seg, job, trunk.base, d, ac, avg_mask)
-        return self.tree.num_nodes
-
-    def subgame_pass(self, key, job, inputs, store):
-        """The pass of `job` inside subgame `key` = (s,): its roots' reach rows `inputs`
-        ([max roots, players + 1]) in, their values ([max roots, players]) out."""
-        s = key[0]
-        part = self.split.subgames[s]
-        name = self.subgame_segment(key)
-        upd, avg_mask = self._pass_masks(job)
-        sig, d, ac, reach, v = self._part_bufs(part)
-        R = part.roots.size
-        with store.open(name, passes.writes(job, upd, avg_mask)) as seg:
-            self._part_profile(part, store, seg, name, job.rule, sig)
-            nkernels.cfr_part_n(part.node, part.prob, part.utils, part.base, sig, upd, avg_mask, part.roots,
-                                np.ascontiguousarray(inputs[:R], dtype=np.float64), np.zeros((0, 1)), True, True,
-                                reach, v, d, ac)
-            self._fold_n(seg, job, part.base, d, ac, avg_mask)
-        out = np.zeros((self.split.max_roots, self.num_players))
-        out[:R] = v[part.roots]
-        return out
-
-    def subgame_keys(self):
-        """(s,) per subgame of a split game; none otherwise."""
-        return [] if self.split is None else [(s,) for s in range(len(self.split.subgames))]
-
-    def subgame_segment(self, key):
-        return f"sub{key[0]}"
-
-    def subgame_shape(self):
-        """Reach in: [root, player (and chance last)], padded to the largest subgame's roots."""
-        return (self.split.max_roots, self.num_players + 1)
-
-    def subgame_output_shape(self, job):
-        """Values out: [root, player]."""
-        return (self.split.max_roots, self.num_players)
-
-    def _parts(self):
-        """(segment name, part) of every part of a split game, the trunk first."""
-        sp = self.split
-        return [("root", sp.trunk), *((f"sub{s}", part) for s, part in enumerate(sp.subgames))]
-
-    def segments(self, with_average: bool):
-        """One segment per part of a split game (``root``: the trunk, ``sub<s>``: subgame s)."""
-        if self.split is None:
-            return super().segments(with_average)
-        from ..core.store import SegmentSpec
-
-        out = []
-        for name, part in self._parts():
-            arrays = {f"regret{p}": part.layouts[p].size for p in range(self.num_players)}
-            if with_average:
-                arrays.update({f"avg{p}": part.layouts[p].size for p in range(self.num_players)})
-            out.append(SegmentSpec(name, arrays))
-        return out
-
-    def segment_grid(self, key, name):
-        if self.split is None:
-            return super().segment_grid(key, name)
-        from ..core.codec import Grid
-
-        part = dict(self._parts()).get(key)
-        if part is not None and name[-1:].isdigit() and int(name[-1]) < self.num_players:
-            return Grid.from_layout(part.layouts[int(name[-1])])
-        return None
-
-    def _gather(self, store, which: str, raw: bool) -> list[np.ndarray]:
-        """Every player's values over the whole tree from a split game's segments: the policy
-        ("current" or "average"), or with `raw` the values it is normalised from."""
-        from ..core.layout import policy as normalise
-
-        P = self.num_players
-        out = [np.zeros(self.layout(p).size) for p in range(P)]
-        for name, part in self._parts():
-            seg = store.read(name)
-            for p in range(P):
-                if which == "average":
-                    vals = seg[f"avg{p}"]
-                else:
-                    vals = passes.policy_source(store, seg, name, p)
-                vals = np.asarray(vals, dtype=np.float64)
-                out[p][part.index[p]] = vals if raw else normalise(vals, part.layouts[p])
-        return out
-
-    def strategy(self, store, which):
-        if self.split is None:
-            return super().strategy(store, which)
-        return self._gather(store, which, raw=False)
-
-    def segment_policy(self, store, segment, which, player):
-        if self.split is None:
-            return super().segment_policy(store, segment, which, player)
-        from ..core.layout import policy as normalise
-
-        part = dict(self._parts()).get(segment)
-        if part is None:
-            raise KeyError(f"game {self.name!r} has no segment {segment!r}")
-        seg = store.read(segment)
-        vals = seg[f"avg{player}"] if which == "average" else passes.policy_source(store, seg, segment, player)
-        return normalise(np.asarray(vals, dtype=np.float64), part.layouts[player])
-
-    def infoset_place(self, key, player=None):
-        """As the default, with a split game's segment and the set's offset in that segment."""
-        import dataclasses
-
-        place = super().infoset_place(key, player)
-        if self.split is None:
-            return place
-        for name, part in self._parts():
-            at = np.flatnonzero(part.index[place.player] == place.offset)
-            if at.size:
-                return dataclasses.replace(place, segment=name, segment_offset=int(at[0]))
-        return place
-
-    def check_sampler(self, sampler, solver):
-        if self.split is not None and sampler.sampled:
-            raise ConfigError(f"[sampler] name = {sampler.scheme!r} is invalid for game {self.name!r} cut into "
-                              "subgames ([game] split_actions): sampled passes run on the whole tree; use "
-                              "[sampler] name = \"full\" or split_actions = 0")
-        super().check_sampler(sampler, solver)
-
     def blocks_passes(self, rule, averaging, store) -> bool:
         """True (games of more than two players) when a block of full passes runs in one kernel
         call with the numbers of one call per pass: a rule that updates in the kernel and plays
@@ -567,163 +371,6 @@ class TreeGame(Game):
                                              avgmasks.astype(np.int64), floors, weights, *rw, t.node, t.prob, t.util,
                                              t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
                                              *self._sampling_bufs()))
-
-    @property
-    def _ibase(self) -> np.ndarray:
-        """Where each player's information sets start in the concatenated per-set arrays."""
-        counts = [self.layout(p).num_infosets for p in range(self.num_players)]
-        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-    def _sampled_block_n(self, store, block: PassBlock) -> int:
-        """:meth:`cfr_block` of sampled passes in a game of more than two players: every player's
-        regrets and averages concatenated for one kernel call, written back after it."""
-        sampler, rule, averaging = block.sampler, block.rule, block.averaging
-        P = self.num_players
-        masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
-        avgs = np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64)
-        iters, floors, weights, rw = sampled_coefficients(block)
-        keep = averaging.keeps_average
-        avgmasks = (np.tile(avgs, block.count) * (weights != 0.0) if keep else np.zeros(iters.size)).astype(np.int64)
-        upd_all = int(np.bitwise_or.reduce(masks))
-        avg_all = int(np.bitwise_or.reduce(avgmasks)) if avgmasks.size else 0
-        job = PassJob(block.first, tuple(range(P)), rule, averaging, sampler)
-        t = self.tree
-        base = self._base
-        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
-            reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
-            have_avg = keep and "avg0" in seg
-            avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if have_avg else np.zeros(reg.size)
-            if not have_avg:
-                avgmasks[:] = 0
-            count = int(sampled.sampled_block_n(sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0,
-                                                iters, np.tile(masks, block.count), avgmasks, floors, weights, *rw, t.node,
-                                                t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
-                                                self._avg_scale_n(sampler.scheme), *self._sampling_bufs_n()))
-            for p in range(P):
-                if (upd_all >> p) & 1:
-                    seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
-                if have_avg and (avg_all >> p) & 1:
-                    seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
-        return count
-
-    def _sampling_bufs_n(self):
-        """Per-thread scratch of N-player sampled passes: regret deltas (zero between passes),
-        touched marks, touched nodes and their count, node-indexed values, reach r and g, edge
-        policy, sampled child, stack, path, path's samples and prefix probabilities."""
-        bufs = getattr(self._local, "sbufs_n", None)
-        if bufs is None:
-            N = self.tree.num_nodes
-            bufs = (np.zeros(int(self._base[-1])), np.zeros(int(self._ibase[-1]), dtype=np.int8),
-                    np.zeros(int(self._ibase[-1]), dtype=np.int64), np.zeros(1, dtype=np.int64),
-                    np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, dtype=np.int64),
-                    np.zeros(2 * N + 2, dtype=np.int64), np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
-                    np.zeros(N))
-            self._local.sbufs_n = bufs
-        return bufs
-
-    def _avg_scale_n(self, scheme):
-        """:meth:`_avg_scale` of every player's information sets, concatenated."""
-        cache = self.__dict__.setdefault("_scales_n", {})
-        if scheme not in cache:
-            t = self.tree
-            c, h = sampled.infoset_mass_n(t.node, t.prob, t.infoset, self._ibase)
-            m = h if scheme == "outcome" else c
-            cache[scheme] = np.divide(1.0, m, out=np.zeros_like(m), where=m > 0)
-        return cache[scheme]
-
-    def _sampling_bufs(self):
-        """Per-thread scratch of sampled passes: regret deltas and touched marks per player
-        (zero between passes), node-indexed values, reach, edge policy, sampled child, stack."""
-        bufs = getattr(self._local, "sbufs", None)
-        if bufs is None:
-            t = self.tree
-            N = t.num_nodes
-            s = [self.layout(p).size for p in (0, 1)]
-            m = [self.layout(p).num_infosets for p in (0, 1)]
-            bufs = (np.zeros(s[0]), np.zeros(s[1]), np.zeros(m[0], dtype=np.int8), np.zeros(m[1], dtype=np.int8),
-                    np.zeros(m[0], dtype=np.int64), np.zeros(m[1], dtype=np.int64), np.zeros(2, dtype=np.int64),
-                    np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, dtype=np.int64),
-                    np.zeros(2 * N + 2, dtype=np.int64), np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
-                    np.zeros(N))
-            self._local.sbufs = bufs
-        return bufs
-
-    def _avg_scale(self, scheme):
-        """Per player and information set, the factor of a sampled pass's average increments:
-        1 / c(I) (chance and external sampling), 1 / n(I) (outcome); see :mod:`.sampled`."""
-        cache = self.__dict__.setdefault("_scales", {})
-        if scheme not in cache:
-            t = self.tree
-            c0, c1, h0, h1 = sampled.infoset_mass(t.node, t.prob, t.infoset, self.layout(0).num_infosets,
-                                                  self.layout(1).num_infosets)
-            mass = (h0, h1) if scheme == "outcome" else (c0, c1)
-            cache[scheme] = tuple(np.divide(1.0, m, out=np.zeros_like(m), where=m > 0) for m in mass)
-        return cache[scheme]
-
-    # --- evaluation ----------------------------------------------------------------------------
-
-    def _br(self, sources) -> tuple[float, ...]:
-        if self.num_players != 2:
-            return self._br_n(sources)
-        t = self.tree
-        _, _, _, _, _, v, sig, qb, w = self._bufs()
-        out = []
-        for p in (0, 1):
-            o = 1 - p
-            order, bounds = t.br_order[p]
-            s = sig[: self.layout(o).size]
-            out.append(float(kernels.best_response(t.node, t.prob, t.util, order, bounds, p, sources[o],
-                                                   *self._blocks(o), s, qb, w, v)))
-        return out[0], out[1]
-
-    def _br_n(self, sources) -> tuple[float, ...]:
-        """Every player's best-response value against the others' policies (regret matching of
-        `sources`, which normalises policies and cumulative strategies)."""
-        t = self.tree
-        sig, _, _, _, _, q_buf, w, vn = self._nbufs()[:8]
-        self._profile(sources, sig)
-        out = []
-        for p in range(self.num_players):
-            order, bounds = t.br_order[p]
-            out.append(float(nkernels.best_response_n(t.node, t.prob, t.utils, order, bounds, p, self._base, sig,
-                                                      q_buf[: self.layout(p).size], w, vn)))
-        return tuple(out)
-
-    def best_response(self, strategy):
-        """(br_0, br_1, ...): each player's best-response value against the others' flat policies
-        (normalised per information set)."""
-        return self._br([np.asarray(strategy[p], dtype=np.float64) for p in range(self.num_players)])
-
-    def best_response_from_store(self, store, kind, transport=None):
-        """(br_0, br_1) of the store's average (cumulative strategies, normalised by the kernel)
-        or current policy (the rule's policy source)."""
-        if self.split is not None:
-            if kind == "average" and "avg0" not in store.read("root"):
-                return None
-            return self._br(self._gather(store, kind, raw=True))
-        seg = store.read("root")
-        P = self.num_players
-        if kind == "average":
-            if "avg0" not in seg:
-                return None
-            return self._br([np.array(seg[f"avg{p}"]) for p in range(P)])
-        return self._br([np.array(passes.policy_source(store, seg, "root", p)) for p in range(P)])
-
-    def expected_values(self, strategy) -> tuple[float, ...]:
-        """(v_0, v_1, ...): each player's expected utility when everyone plays `strategy`."""
-        if self.num_players != 2:
-            t = self.tree
-            sig, _, _, _, v = self._nbufs()[:5]
-            out = self._nbufs()[8]
-            self._profile([np.asarray(x, dtype=np.float64) for x in strategy], sig)
-            nkernels.expected_values_n(t.node, t.prob, t.utils, self._base, sig, v, out)
-            return tuple(float(x) for x in out)
-        t = self.tree
-        sig0, sig1, _, _, _, v = self._bufs()[:6]
-        x = float(kernels.expected_value(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1),
-                                         np.asarray(strategy[0], dtype=np.float64),
-                                         np.asarray(strategy[1], dtype=np.float64), sig0, sig1, v))
-        return x, -x
 
     # --- presentation ----------------------------------------------------------------------------
 
