@@ -1,13 +1,17 @@
-"""Start-up of `solverkit solve` on Leduc: seconds to the first iteration and peak RSS, same run.
+"""Start-up of a warm 1-iteration solve: wall seconds, seconds to the first iteration and peak RSS.
 
-Runs `solverkit solve --game leduc --preset cfr_plus --iterations 1 --quiet` in child processes,
-alternating the default start-up with the one before the change (`SOLVERKIT_NUMBA_BLAS=1`:
-numba's first kernel load imports scipy.linalg), plus the floors any numba program pays
-(`python -c pass`, `import numpy`, `import numba`). Medians over `--rounds`; numba's cache is
-warmed by one untimed solve first. Start-up = `result.json` `startup_seconds`; the floors are
-their process wall time. Results: bench/results/startup.{json,md}.
+Runs `python -m solverkit solve --game GAME --preset cfr_plus --iterations 1 --quiet` in child
+processes, round by round interleaving this checkout, the checkout of an earlier commit given as
+`--baseline` (a `git worktree add DIR COMMIT`: numba's cache is per source path, so its first run
+may compile), this checkout with numba's own registry refresh at each cache load
+(`SOLVERKIT_NUMBA_REFRESH=1`, the load before solverkit.core.numba_load), and the floors any numba
+program pays (`python -c pass`, `import numpy`, `import numba`). Each checkout runs from its own
+tree (PYTHONPATH: the checkout and its plugins/ as solverkit_* packages), after one untimed run
+that fills numba's cache and writes the bytecode (PYTHONDONTWRITEBYTECODE is unset in the children:
+a stale .pyc otherwise costs a compile at every start). Min and median over `--rounds`. Start-up =
+`result.json` `startup_seconds`. Results: bench/results/startup.{json,md}.
 
-    python bench/startup.py [--rounds 7]
+    python bench/startup.py [--game kuhn] [--rounds 5] [--baseline /tmp/su_base]
 """
 
 from __future__ import annotations
@@ -24,15 +28,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-SOLVE = [sys.executable, "-m", "solverkit", "solve", "--game", "leduc", "--preset", "cfr_plus", "--iterations", "1",
-         "--quiet"]
 FLOORS = {"python -c pass": "pass", "import numpy": "import numpy", "import numba": "import numba"}
 
 
-def child(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
+def child(cmd: list[str], env: dict | None = None, cwd=None) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one child process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     if status != 0:
@@ -40,36 +42,63 @@ def child(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
     return time.perf_counter() - t0, usage.ru_maxrss / 1024
 
 
+def checkout_env(root: Path, links: Path, extra: dict | None = None) -> dict:
+    """The environment that runs solverkit and its plugins from checkout `root`: plugins/NAME is
+    importable as solverkit_NAME through symbolic links in `links` (entry points name those)."""
+    links.mkdir(parents=True, exist_ok=True)
+    for plugin in (root / "plugins").iterdir():
+        if (plugin / "__init__.py").is_file():
+            (links / f"solverkit_{plugin.name}").symlink_to(plugin, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "SOLVERKIT_NUMBA_REFRESH", "SOLVERKIT_NUMBA_BLAS")}
+    return {**env, "PYTHONPATH": os.pathsep.join([str(root), str(links)]), **(extra or {})}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--game", default="kuhn")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--baseline", type=Path, help="a checkout (git worktree) of an earlier commit, run the same way")
     args = ap.parse_args(argv)
-    variants = {"before (scipy.linalg at the first kernel load)": {"SOLVERKIT_NUMBA_BLAS": "1"}, "after": {}}
-    samples: dict[str, list[tuple[float, float, float]]] = {k: [] for k in [*variants, *FLOORS]}
+    solve = [sys.executable, "-m", "solverkit", "solve", "--game", args.game, "--preset", "cfr_plus",
+             "--iterations", "1", "--quiet"]
     with tempfile.TemporaryDirectory() as tmp:
-        child([*SOLVE, "--out", f"{tmp}/warm"])  # numba's cache filled before anything is timed
+        tmp = Path(tmp)
+        variants = {"this checkout": checkout_env(ROOT, tmp / "links-this")}
+        if args.baseline is not None:
+            commit = subprocess.run(["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True, check=True).stdout.strip()
+            variants[f"baseline {commit}"] = checkout_env(args.baseline.resolve(), tmp / "links-base")
+        variants["this checkout, SOLVERKIT_NUMBA_REFRESH=1"] = checkout_env(
+            ROOT, tmp / "links-refresh", {"SOLVERKIT_NUMBA_REFRESH": "1"})
+        for name, env in variants.items():  # numba's cache filled, bytecode written, before any timing
+            child([*solve, "--out", str(tmp / f"warm-{len(name)}")], env=env, cwd=tmp)
+        samples: dict[str, list[tuple[float, float, float]]] = {k: [] for k in [*variants, *FLOORS]}
         for r in range(args.rounds):
-            for name, extra in variants.items():
-                out = Path(tmp) / f"{len(samples[name])}-{r}-{'a' if not extra else 'b'}"
-                wall, rss = child([*SOLVE, "--out", str(out)], env={**os.environ, **extra})
+            for i, (name, env) in enumerate(variants.items()):
+                out = tmp / f"run-{r}-{i}"
+                wall, rss = child([*solve, "--out", str(out)], env=env, cwd=tmp)
                 startup = json.loads((out / "result.json").read_text())["startup_seconds"]
                 samples[name].append((startup, wall, rss))
             for name, code in FLOORS.items():
-                wall, rss = child([sys.executable, "-c", code])
+                wall, rss = child([sys.executable, "-c", code], env=variants["this checkout"], cwd=tmp)
                 samples[name].append((wall, wall, rss))
-    rows = [{"what": name, "startup_s": statistics.median(s[0] for s in runs),
-             "wall_s": statistics.median(s[1] for s in runs), "peak_rss_mb": statistics.median(s[2] for s in runs)}
+    rows = [{"what": name, "wall_min_s": min(s[1] for s in runs), "wall_median_s": statistics.median(s[1] for s in runs),
+             "startup_min_s": min(s[0] for s in runs), "peak_rss_mb": statistics.median(s[2] for s in runs)}
             for name, runs in samples.items()]
-    result = {"command": " ".join(["python bench/startup.py", *(argv if argv is not None else sys.argv[1:])]),
-              "date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(), "rows": rows}
+    command = " ".join(["python bench/startup.py", *(argv if argv is not None else sys.argv[1:])])
+    result = {"command": command, "solve": " ".join(["python -m solverkit", *solve[3:]]),
+              "date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(), "rounds": args.rounds, "rows": rows}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "startup.json").write_text(json.dumps(result, indent=2) + "\n")
-    md = ["# Start-up of `solverkit solve --game leduc --preset cfr_plus --iterations 1 --quiet`", "",
-          f"`{result['command']}`, {result['date']}, {result['cores']} cores; medians of {args.rounds} rounds, "
-          "interleaved. Start-up = process start to the first iteration (`startup_seconds`); for the floors, "
-          "the process wall time. Goal (issue 16): <= 1 s and <= 100 MB.", "",
-          "| what | start-up s | wall s | peak RSS MB |", "|---|---|---|---|"]
-    md += [f"| {r['what']} | {r['startup_s']:.2f} | {r['wall_s']:.2f} | {r['peak_rss_mb']:.0f} |" for r in rows]
+    md = [f"# Start-up of `{result['solve']}`", "",
+          f"`{command}`, {result['date']}, {result['cores']} cores (shared with other work: compare rows of one "
+          f"run only); {args.rounds} rounds, interleaved, after one untimed warm run each (numba's cache filled, "
+          "bytecode written). Wall = process start to exit; start-up = to the first iteration "
+          "(`startup_seconds`); for the floors, the process wall time. Goal (issue 30): wall < 0.5 s warm.", "",
+          "| what | wall min s | wall median s | start-up min s | peak RSS MB |", "|---|---|---|---|---|"]
+    md += [f"| {r['what']} | {r['wall_min_s']:.2f} | {r['wall_median_s']:.2f} | {r['startup_min_s']:.2f} | "
+           f"{r['peak_rss_mb']:.0f} |" for r in rows]
     (RESULTS / "startup.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

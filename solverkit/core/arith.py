@@ -20,6 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .numba_load import probe_cache_dirs_once
+
+probe_cache_dirs_once()  # before the kernels below and every engine's (they all import this module)
+
 # --- scalar steps, inlined into kernels --------------------------------------------------------
 
 

@@ -9,15 +9,41 @@ NRT runtime's symbols (``rtsys.initialize``) and the hash secret's symbols that
 not in the cache still compiles as before (numba's compiler refreshes the context in full
 itself), and that first full refresh skips the BLAS check (:mod:`.numba_blas`).
 ``SOLVERKIT_NUMBA_REFRESH=1`` keeps numba's refresh at each load.
+
+Each ``@njit(cache=True)`` also checks at import that its cache directory is writable by creating
+a temporary file there (numba's ``_CacheLocator.ensure_cache_path``): 0.2-0.3 ms per kernel, for
+the 120 kernels a solve imports, and the same few directories each time. :func:`probe_cache_dirs_once`
+keeps the directory creation and probes each directory once per process.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 ENV = "SOLVERKIT_NUMBA_REFRESH"
 
 _installed = False
+_probed: set[str] = set()
+
+
+def probe_cache_dirs_once() -> None:
+    """Patch numba's cache-directory check as the module says (idempotent); call before the
+    first ``@njit(cache=True)`` runs (:mod:`solverkit.core.arith`, which every engine imports)."""
+    from numba.core import caching
+
+    if getattr(caching._CacheLocator.ensure_cache_path, "_solverkit", False):
+        return
+
+    def ensure_cache_path(self):
+        path = self.get_cache_path()
+        os.makedirs(path, exist_ok=True)
+        if path not in _probed:  # writable: numba's own probe, once per directory
+            tempfile.TemporaryFile(dir=path).close()
+            _probed.add(path)
+
+    ensure_cache_path._solverkit = True
+    caching._CacheLocator.ensure_cache_path = ensure_cache_path
 
 
 def light_cache_loads() -> bool:
