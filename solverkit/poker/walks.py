@@ -1,0 +1,332 @@
+"""Kernel walks of a poker game: one call over a region, one pass over the whole game (whole, cut
+into trunk and subgames, or its dealt boards in chunks on threads), a block of passes in one call,
+and the warm-up that loads the kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.game import PassBlock, PassJob
+from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
+from .betting import ROUND_END
+from .kernels import (MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values, dfs_block, dfs_pass, float_values)
+from .pass_settings import _Job
+
+
+_FAST_KERNEL = []
+
+
+def _kernel():
+    """dfs_pass, or once it has been compiled for the one argument signature the engine uses,
+    its compiled entry point: skips numba's per-call type dispatch over ~50 arguments
+    (about 40 us a call, which dominates small games such as Leduc)."""
+    if _FAST_KERNEL:
+        return _FAST_KERNEL[0]
+    sigs = dfs_pass.signatures
+    if len(sigs) == 1:
+        _FAST_KERNEL.append(dfs_pass.overloads[sigs[0]].entry_point)
+    return dfs_pass
+
+
+def _boards_below(boards, c0: int, c1: int) -> np.ndarray:
+    """Per child board c0..c1-1 of the root board: boards in its subtree, itself included."""
+    def count(g):
+        return 1 + sum(count(c) for c in range(int(boards.child_start[g]), int(boards.child_end[g])))
+    return np.array([count(c) for c in range(c0, c1)], dtype=np.int64)
+
+
+def _balanced_ranges(first: int, weights: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """Up to `parts` consecutive ranges over first, first + 1, ... of about equal total weight."""
+    n = len(weights)
+    if n == 0:
+        return []
+    cum = np.cumsum(weights)
+    cuts = sorted({int(np.searchsorted(cum, cum[-1] * k / parts, side="left")) + 1 for k in range(1, parts)})
+    edges = [0] + [c for c in cuts if 0 < c < n] + [n]
+    return [(first + a, first + b) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+@dataclass
+class _Compact:
+    """A compact segment's block16 values for one kernel walk: per player (scales, int16 values)
+    of the policy source and of the average (None: not used). The regrets a pass updates are
+    its policy source."""
+
+    src: list
+    avg: list
+
+    @classmethod
+    def of(cls, seg, job: "_Job", pj) -> "_Compact":
+        src = [seg.compact(f"{job.source}{p}") if f"{job.source}{p}" in seg else None for p in (0, 1)]
+        avg = [None, None]
+        if pj is not None and pj.averaging.keeps_average:
+            avg = [seg.compact(f"avg{q}") if (job.avg_mask >> q) & 1 and f"avg{q}" in seg else None
+                   for q in (0, 1)]
+        return cls(src, avg)
+
+
+class GameWalks:
+    """Kernel walks of a poker game (a mixin of :class:`.game.PokerGame`)."""
+
+    def _bufs(self):
+        bufs = getattr(self._local, "bufs", None)
+        if bufs is None:
+            N, H = self.tree.bet.num_nodes, self.tree.max_hands
+            bufs = Buffers(np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
+            self._local.bufs = bufs
+        return bufs
+
+    def kernel_tree(self) -> PublicTree:
+        """The public tree as the kernels read it (made once)."""
+        kt = self.__dict__.get("_kernel_tree")
+        if kt is None:
+            t = self.tree
+            bet, b = t.bet, t.boards
+            s0, s1 = t.side(0), t.side(1)
+            last = self.gd.num_rounds - 1
+            kt = self._kernel_tree = PublicTree(
+                bet.kind, bet.player, bet.spent, self.extra, bet.num_actions, bet.children, self.re_index,
+                b.child_start, b.child_end, b.perm_start, b.perm_end, self.board_codes(),
+                s0.hands, s1.hands, s0.valid, s1.valid, s0.perms, s1.perms, s0.same, s1.same,
+                s0.sd_order, s1.sd_order, s0.sd_strength, s1.sd_strength, s0.sd_count, s1.sd_count,
+                t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale,
+                *self.locks(), np.ascontiguousarray(b.round_start, dtype=np.int64))
+        return kt
+
+    def locks(self):
+        """(has_lock [nodes] uint8, lock_start [nodes] int64, lock0, lock1): hands whose policy is
+        fixed (node locking; a spot's [game.lock], see PublicTree); none by default."""
+        none = np.zeros(1)
+        N = self.tree.bet.num_nodes
+        return np.zeros(N, dtype=np.uint8), np.full(N, -1, dtype=np.int64), none, none
+
+    @staticmethod
+    def _walk_plan(region, b0, c_first, c_last, seg_board_lo) -> Walk:
+        return Walk(int(region.r0), int(region.r_end), int(region.n0), int(b0), int(c_first), int(c_last),
+                    region.round_lo, region.round_hi, region.node_off, region.stride, seg_board_lo, region.block_off,
+                    region.block_stride)
+
+    def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
+              do_backward=True, children=None):
+        """One kernel walk of `region`. src, reg, avg: per player float64 arrays, or a
+        :class:`_Compact` of a compact store's block16 values (from :meth:`_segment_arrays`)."""
+        t = self.tree
+        bufs = self._bufs()
+        pre, pos, neg, floor, decay, weight = job.coeffs
+        if boundary is None:
+            boundary = np.zeros((1, 1, 2, 1))
+        c0, c1 = children or (t.boards.child_start[b0], t.boards.child_end[b0])
+        if isinstance(src, _Compact):
+            values = compact_values(src.src, src.avg)
+        else:
+            values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1])
+        _kernel()(
+            self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
+            values,
+            Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
+                 float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
+                 int(job.sample), np.uint64(job.key()), int(job.sampling_player())),
+            entry, int(boundary_mode), boundary, bool(do_backward), bufs,
+        )
+        return bufs.out_cfv.copy()
+
+    def _segment_arrays(self, store, key, seg, job: _Job, pj: PassJob | None):
+        """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes); from a
+        compact store, where the kernel can apply the pass itself, the block16 values live
+        (:class:`_Compact`, three times: the kernel updates them in place)."""
+        if getattr(seg, "compact", None) is not None and self._kernel_compact(job, pj):
+            c = _Compact.of(seg, job, pj)
+            return c, c, c
+        return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
+
+    def _kernel_compact(self, job: _Job, pj: PassJob | None) -> bool:
+        """True when the kernel can work on block16 values itself: a policy source it reads as
+        stored (regrets or averages), and a pass whose rule and averaging
+        update in the kernel and play the regrets (else the segment is decoded to float64)."""
+        if job.source not in ("regret", "avg"):
+            return False
+        if pj is None:
+            return True
+        rule, averaging = pj.rule, pj.averaging
+        return (rule.inline and rule.plain_policy and not rule.state
+                and (averaging.inline or not averaging.keeps_average) and job.source == "regret")
+
+    @staticmethod
+    def _writes(job: _Job, pj):
+        """Arrays a pass changes: the updated players' regrets and rule state, the growing averages."""
+        if pj is None:
+            return ()
+        return writes(pj, job.upd_mask, job.avg_mask)
+
+    def _finish_segment(self, seg, reg, avg, job: _Job, pj: PassJob | None):
+        finish_segment(seg, reg, avg, pj, job.upd_mask, job.avg_mask)
+
+    def _root_entry(self):
+        """Reach [2, H] at the root: 1 for every hand valid on the empty board (made once; the
+        kernels only read it)."""
+        entry = self.__dict__.get("_entry")
+        if entry is None:
+            v = self.tree.valid[0].astype(np.float64)
+            entry = self._entry = np.stack([v, v])
+        return entry
+
+    def _root_value(self, out, p) -> float:
+        """Player p's value from the root's per-hand values: each hand's weighted by its chance
+        at the root (the reach it entered with: 1 for every hand of a game dealt uniformly)."""
+        return float((out[p] * self._root_entry()[p]).sum())
+
+    def _pass(self, store, job: _Job, transport, pj: PassJob | None = None):
+        """Run one walk over the whole game (split or not); return root values [2, H]."""
+        t = self.tree
+        if not self.split:
+            chunks = self._deal_chunks(transport, job)
+            with store.open("root", self._writes(job, pj)) as seg:
+                src, reg, avg = self._segment_arrays(store, "root", seg, job, pj)
+                if chunks:
+                    out = self._chunked_call(transport, chunks, src, reg, avg, job)
+                else:
+                    out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
+                self._finish_segment(seg, reg, avg, job, pj)
+            return out
+        s = self.split
+        boundary, inputs = self.trunk_reach(store, job)
+        self._trim(store)
+        base = int(t.boards.round_start[s - 1])
+        keys = self._keys
+        if job.sample != MODE_FULL:  # only the subgames below the cut board the trunk dealt
+            keys = self.sampled_keys(job)
+            inputs = {k: inputs[k] for k in keys}
+            store.expect([self._segment_name(k) for k in keys])
+        else:
+            store.expect(self._segment_names)
+        shape = boundary.shape
+        # the reach buffer lives on in the views of `inputs` only, which a transport may take
+        # out as it sends them (full hold'em: 2.3 GB freed before the values come back)
+        del boundary
+        outputs = transport.map_subgames((job, pj), inputs) if transport is not None else {
+            k: self.subgame_pass(k, (job, pj), v, store) for k, v in inputs.items()}
+        del inputs
+        # the way up reads the values of the players in val_mask only (a subgame returns those)
+        boundary = np.zeros((*shape[:2], *self.subgame_output_shape((job, pj))))
+        for key in keys:  # chunks add up in a fixed order, whatever order they finished in
+            e, b, _ = key
+            boundary[self.re_index[e], b - base] += outputs[key]
+        del outputs  # (2.3 GB for full hold'em) before the trunk's arrays are decoded for the way up
+        # up: values from the subgames, trunk updates
+        with store.open("trunk", self._writes(job, pj)) as seg:
+            src, reg, avg = self._segment_arrays(store, "trunk", seg, job, pj)
+            out = self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                             boundary_mode=2, boundary=boundary)
+            del boundary  # freed before the updated arrays are encoded
+            self._finish_segment(seg, reg, avg, job, pj)
+        self._trim(store)
+        return out
+
+    def board_codes(self) -> np.ndarray:
+        """int64 [boards]: each board named by its round and cards (not its index, which differs
+        in a worker's smaller game): the node of its draw in a sampled pass's stream."""
+        codes = self.__dict__.get("_board_codes")
+        if codes is None:
+            b = self.tree.boards
+            rnd = np.searchsorted(b.round_start, np.arange(b.cards.shape[0]), side="right") - 1
+            code = rnd.astype(np.uint64)
+            with np.errstate(over="ignore"):
+                for j in range(b.cards.shape[1]):
+                    code = code * np.uint64(131) + (b.cards[:, j] + 1).astype(np.uint64)
+            codes = self._board_codes = (code >> np.uint64(1)).astype(np.int64)
+        return codes
+
+    def _parallel_deals(self, transport) -> bool:
+        """Whether full passes of this whole game walk their boards in chunks on threads."""
+        return (not self.split and bool(self.config.get("parallel_deals")) and transport is not None
+                and transport.local_threads() > 1 and self.gd.num_rounds > 1)
+
+    def _deal_chunks(self, transport, job: _Job):
+        """Ranges [first, end) of the boards dealt after the first round that a whole walk runs in
+        parallel ([game] parallel_deals, a transport with threads here, a full pass), balanced by
+        the boards below each; None: one walk."""
+        if job.sample != MODE_FULL or not self._parallel_deals(transport):
+            return None
+        threads = transport.local_threads()
+        chunks = self.__dict__.get("_deal_chunk_list")
+        if chunks is None:
+            b = self.tree.boards
+            c0, c1 = int(b.child_start[0]), int(b.child_end[0])
+            chunks = self._deal_chunk_list = _balanced_ranges(c0, _boards_below(b, c0, c1), 2 * threads)
+        return chunks if len(chunks) > 1 else None
+
+    def _chunked_call(self, transport, chunks, src, reg, avg, job: _Job):
+        """One pass of a whole game as chunks of the first round's child boards on the transport's
+        threads (kernel boundary mode 3: each chunk leaves its boards' values below the first
+        round's round-end nodes in a buffer), then the first round itself (mode 4) collecting them
+        board by board: the same sums as one walk, bit for bit. Chunks write disjoint values (their
+        own boards'); only the last walk writes the first round's."""
+        t = self.tree
+        lo = t.boards.round_start
+        entry = self._root_entry()
+        buf = self.__dict__.get("_deal_buffer")
+        if buf is None:
+            ends = int(np.count_nonzero((t.bet.kind == ROUND_END) & (t.bet.round == 0)))
+            kids = int(t.boards.child_end[0] - t.boards.child_start[0])
+            buf = self._deal_buffer = np.zeros((ends, kids, 2, t.max_hands))
+        else:
+            buf.fill(0.0)
+
+        def chunk(bounds):
+            self._call(self.full, 0, entry, lo, src, reg, avg, job, boundary_mode=3, boundary=buf, children=bounds)
+
+        transport.map_local(chunk, chunks)
+        return self._call(self._first_round(), 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf)
+
+    def cfr_pass(self, store, job: PassJob, transport=None) -> int:
+        """One pass (full or sampled, as job.sampler says); returns the public nodes visited."""
+        kjob = self.kernel_job(job)
+        self._pass(store, kjob, transport, job)
+        return self.pass_nodes(kjob)
+
+    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+        """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
+        :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
+        if not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport):
+            return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
+        upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
+        pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
+        t = self.tree
+        region = self.full
+        with store.open("root", writes(pj, upd_all, avg_all)) as seg:
+            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
+            dfs_block(self.kernel_tree(),
+                      self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+                      float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
+                      upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
+        return nodes
+
+    def warmup(self):
+        """Load the kernel: a best-response walk over the trunk alone where the game is cut, over
+        the first round alone where it is whole (a whole game's strategy would cost as much memory
+        as the store: 466 MB for a large flop)."""
+        t = self.tree
+        if not self.split:
+            src = [np.full(max(int(self.full.stride[p, self.full.r0]), 1), 0.5) for p in (0, 1)]
+            self._call(self._first_round(), 0, self._root_entry(), t.boards.round_start, src, src,
+                       [np.zeros(1), np.zeros(1)], _Job(0, 0, 1, 0, NO_COEFFS))
+            self._warm_block()
+            return
+        src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
+        boundary = np.zeros((int(np.count_nonzero(self.re_index[self.entries] >= 0)), len(self.sub_boards), 2,
+                             t.max_hands))
+        self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, src, [np.zeros(1), np.zeros(1)],
+                   _Job(0, 0, 1, 0, NO_COEFFS), boundary_mode=1, boundary=boundary, do_backward=False)
+
+    def _warm_block(self):
+        """Compile or load dfs_block: an empty block (no pass) over the whole game."""
+        t = self.tree
+        z = np.zeros(1)
+        none = np.zeros(0, dtype=np.int64)
+        dfs_block(self.kernel_tree(),
+                  self._walk_plan(self.full, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+                  float_values(z, z, z, z, z, z), self._root_entry(), none, none, np.zeros((0, 6)),
+                  np.zeros(0, dtype=np.bool_), none, np.zeros(0, dtype=np.uint64), none, self._bufs())
