@@ -11,7 +11,7 @@ that fills numba's cache and writes the bytecode (PYTHONDONTWRITEBYTECODE is uns
 a stale .pyc otherwise costs a compile at every start). Min and median over `--rounds`. Start-up =
 `result.json` `startup_seconds`. Results: bench/results/startup.{json,md}.
 
-    python bench/startup.py [--game kuhn] [--rounds 5] [--baseline /tmp/su_base]
+    python bench/startup.py [--game kuhn] [--rounds 5] [--baseline /tmp/su_base] [--note TEXT]
 """
 
 from __future__ import annotations
@@ -54,22 +54,30 @@ def checkout_env(root: Path, links: Path, extra: dict | None = None) -> dict:
     return {**env, "PYTHONPATH": os.pathsep.join([str(root), str(links)]), **(extra or {})}
 
 
+def describe(root: Path) -> str:
+    """The checkout's commit, short, and "+ edits" when tracked files (results aside) differ from it."""
+    git = ["git", "-C", str(root)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+    edited = subprocess.run([*git, "diff", "--quiet", "HEAD", "--", ".", ":!bench/results"]).returncode != 0
+    return commit.stdout.strip() + (" + edits" if edited else "")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="kuhn")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--baseline", type=Path, help="a checkout (git worktree) of an earlier commit, run the same way")
+    ap.add_argument("--note", default="", help="a sentence for the results (what the checkouts hold)")
     args = ap.parse_args(argv)
     solve = [sys.executable, "-m", "solverkit", "solve", "--game", args.game, "--preset", "cfr_plus",
              "--iterations", "1", "--quiet"]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        variants = {"this checkout": checkout_env(ROOT, tmp / "links-this")}
+        this = f"this checkout ({describe(ROOT)})"
+        variants = {this: checkout_env(ROOT, tmp / "links-this")}
         if args.baseline is not None:
-            commit = subprocess.run(["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"],
-                                    capture_output=True, text=True, check=True).stdout.strip()
-            variants[f"baseline {commit}"] = checkout_env(args.baseline.resolve(), tmp / "links-base")
-        variants["this checkout, SOLVERKIT_NUMBA_REFRESH=1"] = checkout_env(
+            variants[f"baseline ({describe(args.baseline)})"] = checkout_env(args.baseline.resolve(), tmp / "links-base")
+        variants[f"{this}, SOLVERKIT_NUMBA_REFRESH=1"] = checkout_env(
             ROOT, tmp / "links-refresh", {"SOLVERKIT_NUMBA_REFRESH": "1"})
         for name, env in variants.items():  # numba's cache filled, bytecode written, before any timing
             child([*solve, "--out", str(tmp / f"warm-{len(name)}")], env=env, cwd=tmp)
@@ -81,7 +89,7 @@ def main(argv=None):
                 startup = json.loads((out / "result.json").read_text())["startup_seconds"]
                 samples[name].append((startup, wall, rss))
             for name, code in FLOORS.items():
-                wall, rss = child([sys.executable, "-c", code], env=variants["this checkout"], cwd=tmp)
+                wall, rss = child([sys.executable, "-c", code], env=variants[this], cwd=tmp)
                 samples[name].append((wall, wall, rss))
     rows = [{"what": name, "wall_min_s": min(s[1] for s in runs), "wall_median_s": statistics.median(s[1] for s in runs),
              "startup_min_s": min(s[0] for s in runs), "peak_rss_mb": statistics.median(s[2] for s in runs)}
@@ -95,7 +103,8 @@ def main(argv=None):
           f"`{command}`, {result['date']}, {result['cores']} cores (shared with other work: compare rows of one "
           f"run only); {args.rounds} rounds, interleaved, after one untimed warm run each (numba's cache filled, "
           "bytecode written). Wall = process start to exit; start-up = to the first iteration "
-          "(`startup_seconds`); for the floors, the process wall time. Goal (issue 30): wall < 0.5 s warm.", "",
+          "(`startup_seconds`); for the floors, the process wall time. Goal (issue 30): wall < 0.5 s warm.",
+          *([f"{args.note}"] if args.note else []), "",
           "| what | wall min s | wall median s | start-up min s | peak RSS MB |", "|---|---|---|---|---|"]
     md += [f"| {r['what']} | {r['wall_min_s']:.2f} | {r['wall_median_s']:.2f} | {r['startup_min_s']:.2f} | "
            f"{r['peak_rss_mb']:.0f} |" for r in rows]
