@@ -9,7 +9,7 @@ from dataclasses import astuple, dataclass, fields
 import numpy as np
 
 from ..core.game import PassBlock, PassJob
-from ..core.passes import NO_COEFFS, kernel_coefficients, kernel_coefficients_at
+from ..core.passes import NO_COEFFS, _bits, kernel_coefficients, kernel_coefficients_at
 from ..core.rng import stream
 from ..core.wire import check_keys, field
 from ..errors import ConfigError, ProtocolError
@@ -47,13 +47,6 @@ def _prunable(pruning, pre, pos, neg, avg_mask, decay):
     """Whether a pass may skip what nothing reaches: a zero update must leave regrets (no
     discount) and averages (no decay) as they are. Scalars or numpy arrays alike."""
     return pruning & (pre == 1.0) & (pos == 1.0) & (neg == 1.0) & ((avg_mask == 0) | (decay == 1.0))
-
-
-def _bits(players) -> int:
-    m = 0
-    for p in players:
-        m |= 1 << p
-    return m
 
 
 @dataclass

@@ -44,42 +44,70 @@ class _Region:
 SCATTER_PART_VALUES = 1 << 18
 
 
+def build_region(bet, hands: tuple[int, int], num_rounds: int, r0, r_end, n0, round_lo, round_hi,
+                 boards_per_round) -> _Region:
+    """The region of rounds r0..r_end from node n0 of betting tree `bet`, each player holding
+    hands[p] hands, with round r's nodes in round_lo[r]..round_hi[r]-1 on boards_per_round[r]
+    boards (values laid out as :class:`_Region` says)."""
+    node_off = np.zeros(bet.num_nodes, dtype=np.int64)
+    stride = np.zeros((2, num_rounds), dtype=np.int64)
+    block_off = np.zeros(bet.num_nodes, dtype=np.int64)
+    block_stride = np.zeros((2, num_rounds), dtype=np.int64)
+    sizes = [0, 0]
+    blocks = [0, 0]
+    units = ([], [])
+    for r in range(r0, r_end + 1):
+        nodes = [([], []), ([], [])]
+        for n in range(round_lo[r], round_hi[r]):
+            if bet.kind[n] != DECISION:
+                continue
+            p = int(bet.player[n])
+            node_off[n] = sizes[p] + stride[p, r]
+            stride[p, r] += hands[p] * int(bet.num_actions[n])
+            block_off[n] = blocks[p] + block_stride[p, r]
+            block_stride[p, r] += 1
+            nodes[p][0].append(n)
+        nb = int(boards_per_round[r])
+        for p in (0, 1):
+            sizes[p] += nb * int(stride[p, r])
+            blocks[p] += nb * int(block_stride[p, r])
+            ids = np.array(nodes[p][0], dtype=np.int64)
+            units[p].append((np.tile(ids, nb), np.repeat(np.arange(nb, dtype=np.int64), ids.size)))
+    units = tuple(
+        (np.concatenate([u[0] for u in units[p]]), np.concatenate([u[1] for u in units[p]])) for p in (0, 1)
+    )
+    return _Region(r0, r_end, n0, round_lo, round_hi, node_off, stride, tuple(sizes), units, block_off,
+                   block_stride)
+
+
+def region_layout(region: _Region, p: int, hands: int, num_actions) -> Layout:
+    """The information-set layout of player p's values in `region` (`hands` hands each,
+    num_actions[node] actions): one block of hands x actions per unit, in order."""
+    counts = np.full(region.units[p][0].size, hands, dtype=np.int64)
+    actions = num_actions[region.units[p][0]].astype(np.int64)
+    start = np.zeros(counts.size, dtype=np.int64)
+    start[1:] = np.cumsum(counts * actions)[:-1]
+    return Layout(start, counts, actions)
+
+
+def descendants(children, root) -> np.ndarray:
+    """Sorted ids of betting node `root` and every node below it (children [nodes, k], -1: none)."""
+    out, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(int(c) for c in children[n] if c >= 0)
+    return np.array(sorted(out), dtype=np.int64)
+
+
 class GameRegions:
     """The layouts of a poker game's walks (a mixin of :class:`.game.PokerGame`: reads its tree and
     round_start)."""
 
-    def _region(self, r0, r_end, n0, round_lo, round_hi, boards_per_round):
-        bet = self.tree.bet
-        Hp = (self.tree.hands_of(0), self.tree.hands_of(1))
-        node_off = np.zeros(bet.num_nodes, dtype=np.int64)
-        stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
-        block_off = np.zeros(bet.num_nodes, dtype=np.int64)
-        block_stride = np.zeros((2, self.gd.num_rounds), dtype=np.int64)
-        sizes = [0, 0]
-        blocks = [0, 0]
-        units = ([], [])
-        for r in range(r0, r_end + 1):
-            nodes = [([], []), ([], [])]
-            for n in range(round_lo[r], round_hi[r]):
-                if bet.kind[n] != DECISION:
-                    continue
-                p = int(bet.player[n])
-                node_off[n] = sizes[p] + stride[p, r]
-                stride[p, r] += Hp[p] * int(bet.num_actions[n])
-                block_off[n] = blocks[p] + block_stride[p, r]
-                block_stride[p, r] += 1
-                nodes[p][0].append(n)
-            nb = int(boards_per_round[r])
-            for p in (0, 1):
-                sizes[p] += nb * int(stride[p, r])
-                blocks[p] += nb * int(block_stride[p, r])
-                ids = np.array(nodes[p][0], dtype=np.int64)
-                units[p].append((np.tile(ids, nb), np.repeat(np.arange(nb, dtype=np.int64), ids.size)))
-        units = tuple(
-            (np.concatenate([u[0] for u in units[p]]), np.concatenate([u[1] for u in units[p]])) for p in (0, 1)
-        )
-        return _Region(r0, r_end, n0, round_lo, round_hi, node_off, stride, tuple(sizes), units, block_off,
-                       block_stride)
+    def _region(self, r0, r_end, n0, round_lo, round_hi, boards_per_round) -> _Region:
+        """:func:`build_region` over this game's betting tree and hands."""
+        return build_region(self.tree.bet, (self.tree.hands_of(0), self.tree.hands_of(1)), self.gd.num_rounds,
+                            r0, r_end, n0, round_lo, round_hi, boards_per_round)
 
     @property
     def full(self) -> _Region:
@@ -98,12 +126,9 @@ class GameRegions:
             top = self._first_round_region = replace(self.full, r_end=self.full.r0)
         return top
 
-    def _layout_of(self, region, p):
-        counts = np.full(region.units[p][0].size, self.tree.hands_of(p), dtype=np.int64)
-        actions = self.tree.bet.num_actions[region.units[p][0]].astype(np.int64)
-        start = np.zeros(counts.size, dtype=np.int64)
-        start[1:] = np.cumsum(counts * actions)[:-1]
-        return Layout(start, counts, actions)
+    def _layout_of(self, region, p) -> Layout:
+        """:func:`region_layout` of player p's values in `region`."""
+        return region_layout(region, p, self.tree.hands_of(p), self.tree.bet.num_actions)
 
     def value_offset(self, node: int, board: int, hand: int) -> int:
         """Offset of (decision node, global board id, hand index) in the unsplit layout."""
@@ -113,13 +138,8 @@ class GameRegions:
         return self.full.offset(node, k, int(bet.player[node]), r) + hand * int(bet.num_actions[node])
 
     def _descendants(self, root):
-        ch = self.tree.bet.children
-        out, stack = [], [root]
-        while stack:
-            n = stack.pop()
-            out.append(n)
-            stack.extend(int(c) for c in ch[n] if c >= 0)
-        return np.array(sorted(out), dtype=np.int64)
+        """:func:`descendants` of a betting node."""
+        return descendants(self.tree.bet.children, root)
 
     def layout(self, player):
         """Information-set layout of `player`'s flat arrays over the whole game (made when first

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.game import PassBlock, PassJob
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
 from .betting import ROUND_END
-from .kernels import (MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values, dfs_block, dfs_pass, float_values)
+from .kernels import MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values, dfs_block, dfs_pass, float_values
 from .pass_settings import _Job
 
 
@@ -65,6 +65,19 @@ class _Compact:
             avg = [seg.compact(f"avg{q}") if (job.avg_mask >> q) & 1 and f"avg{q}" in seg else None
                    for q in (0, 1)]
         return cls(src, avg)
+
+
+def _kernel_compact(job: _Job, pj: PassJob | None) -> bool:
+    """True when the kernel can work on block16 values itself: a policy source it reads as
+    stored (regrets or averages), and a pass whose rule and averaging
+    update in the kernel and play the regrets (else the segment is decoded to float64)."""
+    if job.source not in ("regret", "avg"):
+        return False
+    if pj is None:
+        return True
+    rule, averaging = pj.rule, pj.averaging
+    return (rule.inline and rule.plain_policy and not rule.state
+            and (averaging.inline or not averaging.keeps_average) and job.source == "regret")
 
 
 class GameWalks:
@@ -136,22 +149,10 @@ class GameWalks:
         """(src, reg, avg) of one open segment for the kernel (see solverkit.core.passes); from a
         compact store, where the kernel can apply the pass itself, the block16 values live
         (:class:`_Compact`, three times: the kernel updates them in place)."""
-        if getattr(seg, "compact", None) is not None and self._kernel_compact(job, pj):
+        if getattr(seg, "compact", None) is not None and _kernel_compact(job, pj):
             c = _Compact.of(seg, job, pj)
             return c, c, c
         return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
-
-    def _kernel_compact(self, job: _Job, pj: PassJob | None) -> bool:
-        """True when the kernel can work on block16 values itself: a policy source it reads as
-        stored (regrets or averages), and a pass whose rule and averaging
-        update in the kernel and play the regrets (else the segment is decoded to float64)."""
-        if job.source not in ("regret", "avg"):
-            return False
-        if pj is None:
-            return True
-        rule, averaging = pj.rule, pj.averaging
-        return (rule.inline and rule.plain_policy and not rule.state
-                and (averaging.inline or not averaging.keeps_average) and job.source == "regret")
 
     @staticmethod
     def _writes(job: _Job, pj):
