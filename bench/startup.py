@@ -94,7 +94,8 @@ def main(argv=None):
     rows = [{"what": name, "wall_min_s": min(s[1] for s in runs), "wall_median_s": statistics.median(s[1] for s in runs),
              "startup_min_s": min(s[0] for s in runs), "peak_rss_mb": statistics.median(s[2] for s in runs)}
             for name, runs in samples.items()]
-    command = " ".join(["python bench/startup.py", *(argv if argv is not None else sys.argv[1:])])
+    command = f"python bench/startup.py --game {args.game} --rounds {args.rounds}" + (
+        f" --baseline {args.baseline}" if args.baseline is not None else "") + (" --note TEXT" if args.note else "")
     result = {"command": command, "solve": " ".join(["python -m solverkit", *solve[3:]]),
               "date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(), "rounds": args.rounds, "rows": rows}
     RESULTS.mkdir(exist_ok=True)
