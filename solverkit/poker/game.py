@@ -38,10 +38,9 @@ from .tree import PokerTree, build_tree
 from .walks import GameWalks
 
 # what other modules import from here (the pieces of PokerGame live in the modules above)
-from .pass_settings import _Job  # noqa: F401 (re-exported)
-from .presentation import suit_class  # noqa: F401 (re-exported)
-from .region import SCATTER_PART_VALUES, _Region  # noqa: F401 (re-exported)
-from .walks import _balanced_ranges, _Compact, _kernel  # noqa: F401 (re-exported)
+from .pass_settings import _Job  # noqa: F401 (re-exported: search.resolve, spot)
+from .presentation import suit_class  # noqa: F401 (re-exported: nolimit_game)
+from .walks import _balanced_ranges, _kernel  # noqa: F401 (re-exported: spot, tests)
 
 
 class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, GameWalks, GameEvaluation,
@@ -55,15 +54,10 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
     this class builds the tree and holds what subclasses override."""
 
     unit_name = "chips"
-
     samplers = ("full", "public_chance", "public_external")
-
     sampler_instead = SAMPLER_INSTEAD
-
     export_limit = 200_000
-
     store_walk_is_exact = True
-
     pruning = True  # skip subtrees nothing reaches where that is exact (tests switch it off)
 
     engine_params = {
@@ -236,6 +230,8 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
     # --- structure ---------------------------------------------------------------------------
 
     def _prepare(self):
+        """What every walk reads (payoff extras and scales, first board per round, round-end
+        indices) and the whole game's node bounds; a cut game's subgames in :meth:`_prepare_subgames`."""
         t = self.tree
         bet = t.bet
         #: per node, chips the winner gets on top of the loser's spent (dead money less rake)
