@@ -315,7 +315,7 @@ def test_a_poker_game_declaring_its_own_params_keeps_the_engine_s():
         def gamedef(self):
             return load_gamedef("kuhn")
 
-    assert list(MyKuhn.params) == ["split_round", "isomorphism", "chunks", "trunk_only", "note"]
+    assert list(MyKuhn.params) == ["split_round", "isomorphism", "chunks", "trunk_only", "parallel_deals", "note"]
     assert MyKuhn.params["isomorphism"].default is True  # the engine's default, not a guess in __init__
 
 
