@@ -11,21 +11,21 @@ through :class:`WorkerStoreView`. The wire protocol is in :mod:`.protocol` and d
 A worker that dies, hangs or drops its connection raises :class:`WorkerLost`; :meth:`recover`
 takes a replacement (spawned workers are restarted here, others are waited for) and gives it the
 lost worker's share, so that the solver can put every segment back from its last checkpoint.
+
+The trunk's socket and its I/O thread are in :mod:`.link`, who may join in :mod:`.security`, the
+solver's view of the workers' segments in :mod:`.storeview`, the worker in :mod:`.worker`. This
+module stays over 500 lines because :class:`ZmqTransport` is one state machine (handshake, passes,
+recovery, shutdown) whose methods share the worker table and the link.
 """
 
 from __future__ import annotations
 
-import contextlib
 import heapq
-import ipaddress
 import itertools
-import queue
 import subprocess
 import sys
-import threading
 import time
 import weakref
-from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 
@@ -34,15 +34,17 @@ import numpy as np
 from solverkit import __version__
 from solverkit.core.address import check_endpoint
 from solverkit.core.params import Param
-from solverkit.core.store import Store
 from solverkit.core.transport import Transport
-from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field, unpack_header
+from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, field
 from solverkit.errors import ConfigError, ProtocolError, TransportError, WorkerLost
 
 from .gamefiles import pack_files
 from .keys import load_trunk_keys, worker_names
-from .protocol import (MAX_TIMEOUT, HEARTBEAT, PROTOCOL, STATS_FIELDS, WORKER_TYPES, error_header, frames_of, host_name,
-                       key_from_wire, key_to_wire, tune)
+from .link import _Link
+from .protocol import (MAX_TIMEOUT, PROTOCOL, STATS_FIELDS, error_header, frames_of, host_name,
+                       key_from_wire, key_to_wire)
+from .security import _local_only
+from .storeview import WorkerStoreView
 
 #: seconds close() waits for workers to say goodbye and for spawned processes to exit
 STOP_GRACE = 5.0
@@ -819,375 +821,3 @@ def partition(keys, sizes: dict, n: int) -> list[list]:
 
 def _say(text: str) -> None:
     print(f"zmq: {text}", file=sys.stderr, flush=True)
-
-
-# --- the trunk's socket and its I/O thread -------------------------------------------------------
-
-
-class _Link:
-    """The trunk's ROUTER socket, owned by one I/O thread: it forwards what the main thread
-    sends, queues what workers send (headers checked), notes when each worker was last heard,
-    and sends the trunk's heartbeat to every worker while the main thread computes. A stranger's
-    malformed or out-of-turn message gets an ERROR reply and changes nothing."""
-
-    def __init__(self, bind: str, heartbeat: float, timeout: float, max_frame: int, keys=None):
-        """`keys` (a keys.TrunkKeys): a CURVE server whose ZAP handler admits only its workers' keys."""
-        import zmq  # pyzmq (and asyncio, for the authenticator) load with the first link, not with the plugin
-        from zmq.auth.thread import ThreadAuthenticator
-
-        self.heartbeat = heartbeat
-        self.ctx = zmq.Context()
-        self.auth = None
-        self.router = self.ctx.socket(zmq.ROUTER)
-        tune(self.router, heartbeat, timeout)
-        self.router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        self.router.setsockopt(zmq.MAXMSGSIZE, max_frame)
-        if keys is not None:
-            self.auth = ThreadAuthenticator(self.ctx)
-            self.auth.start()
-            self.auth.configure_curve_callback("*", _AllowList(keys.allowed))
-            self.router.curve_server = True
-            self.router.curve_secretkey = keys.secret
-            self.router.curve_publickey = keys.public
-        try:
-            self.router.bind(bind)
-        except zmq.ZMQError as exc:
-            self.router.close(0)
-            if self.auth is not None:
-                self.auth.stop()
-            self.ctx.term()
-            raise TransportError(f"[transport] (zmq) bind = {bind!r}: cannot bind ({exc})") from None
-        self.endpoint = _connectable(self.router.getsockopt(zmq.LAST_ENDPOINT).decode())
-        inproc = f"inproc://solverkit-zmq-{id(self)}"
-        self._pull = self.ctx.socket(zmq.PULL)
-        self._pull.bind(inproc)
-        self._push = self.ctx.socket(zmq.PUSH)
-        self._push.connect(inproc)
-        self.inbox: queue.Queue = queue.Queue()
-        self.seen: dict[bytes, float] = {}
-        #: bytes of the messages' frames (header and payloads) sent to and received from peers
-        self.sent_bytes = self.received_bytes = 0
-        #: workers a send found disconnected (libzmq dropped their pipe): since when
-        self.unreachable: dict[bytes, float] = {}
-        self._known: set[bytes] = set()
-        self._beat: set[bytes] = set()
-        self._backlog: list = []
-        self._thread = threading.Thread(target=self._loop, name="solverkit-zmq-io", daemon=True)
-        self._thread.start()
-
-    # main thread
-    def send(self, identity: bytes, frames: list) -> None:
-        self.sent_bytes += sum(_nbytes(f) for f in frames)
-        self._push.send_multipart([identity, *frames], copy=False)
-
-    def get(self, timeout: float):
-        """The next event (kind, identity, header or message, frames), or None after `timeout`."""
-        try:
-            return self.inbox.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
-    def admit(self, identity: bytes) -> None:
-        self._known.add(identity)
-        self.seen[identity] = time.monotonic()
-
-    def beat_to(self, identity: bytes) -> None:
-        self._beat.add(identity)
-
-    def forget(self, identity: bytes) -> None:
-        """A lost worker, or a peer dropped before it was ready: no more heartbeats; what it
-        sends is answered "say hello again"."""
-        self._known.discard(identity)
-        self._beat.discard(identity)
-        self.seen.pop(identity, None)
-        self.unreachable.pop(identity, None)
-
-    def close(self) -> None:
-        self._push.send(b"")
-        self._thread.join(5.0)
-        self._push.close(0)
-        if self.auth is not None:
-            self.auth.stop()
-        self.ctx.term()
-
-    # I/O thread
-    def _loop(self):
-        import zmq
-
-        poller = zmq.Poller()
-        poller.register(self.router, zmq.POLLIN)
-        poller.register(self._pull, zmq.POLLIN)
-        last_beat = time.monotonic()
-        try:
-            while True:
-                ready = dict(poller.poll(self.heartbeat * 500))
-                if self._pull in ready:
-                    frames = self._pull.recv_multipart(copy=False)
-                    if len(frames) == 1:  # the stop signal
-                        return
-                    self._backlog.append(frames)
-                self._flush_backlog()
-                if self.router in ready:
-                    self._receive(self.router.recv_multipart(copy=False))
-                if time.monotonic() - last_beat >= self.heartbeat:
-                    last_beat = time.monotonic()
-                    for ident in list(self._beat):
-                        self._try_send([ident, HEARTBEAT])
-        finally:
-            self.router.close(0)
-            self._pull.close(0)
-
-    def _flush_backlog(self):
-        import zmq
-
-        keep = []
-        for frames in self._backlog:
-            ident = frames[0].bytes
-            try:
-                self.router.send_multipart(frames, flags=zmq.NOBLOCK, copy=False)
-            except zmq.Again:  # the worker's queue is full: try again later
-                keep.append(frames)
-            except zmq.ZMQError as exc:
-                self.inbox.put(("gone", ident, f"cannot be reached ({exc}): its connection dropped", []))
-        self._backlog = keep
-
-    def _try_send(self, frames):
-        import zmq
-
-        ident = frames[0]
-        try:
-            self.router.send_multipart(frames, flags=zmq.NOBLOCK)
-        except zmq.ZMQError as exc:
-            # a full queue is found out by silence; a dropped connection is noted (the worker
-            # is lost unless it comes back within a few heartbeats)
-            if exc.errno == zmq.EHOSTUNREACH and ident in self._known:
-                self.unreachable.setdefault(ident, time.monotonic())
-            return
-        self.unreachable.pop(ident, None)
-
-    def _receive(self, frames):
-        ident = frames[0].bytes
-        self.received_bytes += sum(f.buffer.nbytes for f in frames[1:])
-        known = ident in self._known
-        try:
-            if len(frames) < 2:
-                raise ProtocolError("message without a header frame")
-            header = unpack_header(frames[1].buffer, "message to the trunk")
-        except ProtocolError as exc:
-            if known:
-                self.inbox.put(("bad", ident, str(exc), []))
-            else:
-                self._try_send([ident, *frames_of(error_header(None, str(exc)))])
-            return
-        if known:
-            self.seen[ident] = time.monotonic()
-            self.unreachable.pop(ident, None)
-        kind = header["type"]
-        if kind == "heartbeat" and known:
-            return
-        if not known and kind != "hello":
-            # a worker of a trunk that restarted (or that this one lost) hears it should join again
-            message = f"unknown peer: send a hello message first (got {kind!r})"
-            self._try_send([ident, *frames_of(error_header(header.get("id"), message, rejoin=True))])
-            return
-        if kind not in WORKER_TYPES:
-            message = f"unknown message type {kind!r}; valid: {', '.join(sorted(WORKER_TYPES))}"
-            if known:
-                self.inbox.put(("bad", ident, message, []))
-            else:
-                self._try_send([ident, *frames_of(error_header(header.get("id"), message))])
-            return
-        self.inbox.put(("msg", ident, header, frames[2:]))
-
-
-class _AllowList:
-    """The ZAP credentials check of a keyed trunk: a worker's CURVE public key must be listed."""
-
-    def __init__(self, allowed):
-        self.allowed = frozenset(allowed)
-
-    def callback(self, domain, key: bytes) -> bool:
-        return key in self.allowed
-
-
-def _local_only(bind: str) -> bool:
-    """Whether `bind` is reachable from this machine alone: ipc://, or tcp:// on a loopback
-    address (127.0.0.0/8, ::1, localhost). A wildcard, an interface name, any other host
-    name or address reaches the network."""
-    scheme, _, rest = bind.partition("://")
-    if scheme == "ipc":
-        return True
-    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
-    host = host.strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _nbytes(frame) -> int:
-    """Bytes of one outgoing frame (bytes, a numpy array, a zmq.Frame or any buffer)."""
-    if isinstance(frame, (bytes, bytearray)):
-        return len(frame)
-    import zmq
-
-    if isinstance(frame, zmq.Frame):
-        return frame.buffer.nbytes
-    return memoryview(frame).nbytes
-
-
-def _connectable(endpoint: str) -> str:
-    """The address workers on this machine connect to for a bound endpoint (0.0.0.0 -> 127.0.0.1)."""
-    return endpoint.replace("://0.0.0.0:", "://127.0.0.1:").replace("://[::]:", "://[::1]:")
-
-
-# --- the solver's view of every segment ----------------------------------------------------------
-
-
-class _RemotePayloads(Mapping):
-    """A worker's segment payloads, fetched when first looked up: an array together with its
-    other players' (``avg0`` brings ``avg1``), which a walk reads next, in one request."""
-
-    def __init__(self, transport, segment, names):
-        self.transport, self.segment, self.names = transport, segment, list(names)
-        self._got = {}
-
-    def __getitem__(self, name):
-        if name not in self.names:
-            raise KeyError(name)
-        if name not in self._got:
-            stem = name.rstrip("0123456789")
-            family = [n for n in self.names if n.rstrip("0123456789") == stem and n[len(stem):]]
-            self._got.update(self.transport.fetch(self.segment, family or [name]))
-        return self._got.pop(name)
-
-    def __iter__(self):
-        return iter(self.names)
-
-    def __len__(self):
-        return len(self.names)
-
-
-class WorkerStoreView:
-    """The store as the solver reads it in a zmq run: the trunk's own segments from its store,
-    the subgames' from the workers that own them (FETCH / PUT, one segment at a time); stored
-    bytes and clipped values add up the workers'."""
-
-    compression_ratio = Store.compression_ratio
-
-    def __init__(self, transport: ZmqTransport, store: Store):
-        self.transport, self.store = transport, store
-        self.specs = store.specs
-        self.codec = store.codec
-        self._decode = store._decode  # checkpoints check payloads before restoring any
-
-    @property
-    def run_id(self) -> str:
-        """The run's id (the trunk's store's; the workers' frames carry it too)."""
-        return self.store.run_id
-
-    def adopt_run(self, run_id: str) -> None:
-        """Continue run `run_id`: the workers were set up with the run id the trunk's store had
-        then (run_solve gives a resumed run's id before they start), and refuse frames of another."""
-        self.store.adopt_run(run_id)
-
-    @property
-    def exact(self) -> bool:
-        return self.store.exact
-
-    @property
-    def rule(self):
-        """The regret rule whose policy the regrets are played with (the trunk store's)."""
-        return getattr(self.store, "rule", None)
-
-    def grid(self, key, name):
-        """How array `name` of segment `key` is laid out (the same on the trunk and the workers)."""
-        return self.store.grid(key, name)
-
-    def _remote(self, key) -> bool:
-        return key in self.transport._segment_owner
-
-    def read(self, key):
-        """Segment `key`'s arrays for reading, each fetched and decoded on first lookup."""
-        if not self._remote(key):
-            return self.store.read(key)
-        return self.store.decoded(key, _RemotePayloads(self.transport, key, self.specs[key].arrays))
-
-    @contextlib.contextmanager
-    def open(self, key, writes=None):
-        """Segment `key`'s arrays for a walk that changes nothing (an evaluation on the trunk,
-        see Transport.trusted_values): the view never writes a worker's segment this way."""
-        if writes is None or tuple(writes):
-            raise TypeError(f"WorkerStoreView.open({key!r}): the view is read-only here (writes={writes!r})")
-        if not self._remote(key):
-            with self.store.open(key, ()) as seg:
-                yield seg
-            return
-        yield self.read(key)
-
-    @property
-    def distributed(self) -> bool:
-        """Whether checkpoints and the strategy are written by each owner (see ZmqTransport)."""
-        return self.transport.distributed
-
-    def save_parts(self, tag: str, iteration: int, keep=()) -> list[dict]:
-        """Every worker writes its segments as a checkpoint part; their manifest records."""
-        return self.transport.save_parts("save", tag, iteration, keep)
-
-    def strategy_parts(self, tag: str, iteration: int, kind: str, keep=()) -> list[dict]:
-        """Every worker writes its segments' `kind` policies as a strategy part; the records."""
-        return self.transport.save_parts("strategy", tag, iteration, keep, kind=kind)
-
-    def load_parts(self, parts, run: str, default_dir) -> None:
-        """Restore the workers' segments from checkpoint `parts`: each worker reads its own
-        (workers with a --checkpoint-dir), or, when this run keeps single-file checkpoints,
-        they are read here (OUT/checkpoint.d) and sent to their owners."""
-        if self.distributed:
-            self.transport.load_parts(parts)
-        else:
-            from solverkit.core.checkpoint import restore_parts
-
-            restore_parts(self, parts, run, default_dir)
-
-    def payloads(self, key):
-        """Segment `key`'s encoded payloads (a checkpoint's content), from wherever it lives."""
-        return self.transport.fetch(key) if self._remote(key) else self.store.payloads(key)
-
-    def restore(self, key, blobs):
-        """Replace segment `key` (--resume): here, or on its worker, which checks the payloads."""
-        if self._remote(key):
-            self.transport.put(key, blobs)
-        else:
-            self.store.restore(key, blobs)
-
-    def expect(self, keys):
-        """Read-ahead hint for the trunk's own segments (workers plan their own)."""
-        self.store.expect([k for k in keys if not self._remote(k)])
-
-    def flush(self):
-        """Flush the trunk's store and every worker's, refreshing their statistics."""
-        self.store.flush()
-        if self.transport._link is not None:
-            self.transport.refresh_stats()
-
-    def _workers(self, stat):
-        if stat == "saturated":  # counted since the run was last rolled back
-            return sum(w.stats[stat] - w.saturated_base for w in self.transport._workers.values())
-        return sum(w.stats[stat] for w in self.transport._workers.values())
-
-    def stored_bytes(self) -> int:
-        """The trunk's bytes plus the workers' (as of their last report)."""
-        return self.store.stored_bytes() + self._workers("stored_bytes")
-
-    def num_values(self) -> int:
-        """Values of every segment, the workers' included (the trunk's store knows every spec)."""
-        return self.store.num_values()
-
-    def saturated_values(self) -> int:
-        """Fixed-point values clipped here and on the workers."""
-        return self.store.saturated_values() + self._workers("saturated")
-
-    def close(self):
-        """Nothing to release: the solver closes the store and the transport."""
