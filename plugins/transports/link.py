@@ -1,5 +1,4 @@
-"""The zmq trunk's ROUTER socket and its I/O thread: the wire as the trunk sees it (frames in and
-out, headers checked, heartbeats), kept apart from the trunk's protocol logic in zmq.py."""
+"""The zmq trunk's ROUTER socket and I/O thread (frames, header checks, heartbeats), apart from the trunk's logic."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Who may join a zmq trunk: the CURVE allow list of a keyed trunk, and whether a keyless bind
-stays on this machine (a trunk without keys must not listen on the network)."""
+"""Who may join a zmq trunk: the CURVE allow list, and a keyless bind kept off the network."""
 
 from __future__ import annotations
 

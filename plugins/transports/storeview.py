@@ -1,5 +1,4 @@
-"""The store as the solver reads it in a zmq run: segments on the trunk or fetched from and sent
-to the workers that own them, so that checkpoints, output and metrics see every segment."""
+"""The solver's store in a zmq run: the trunk's segments here, the subgames' fetched from their workers."""
 
 from __future__ import annotations
 
