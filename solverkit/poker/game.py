@@ -68,8 +68,8 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
         "trunk_only": Param("bool", False, "build only the rounds above the cut (the trunk of a zmq run: the "
                             "subgames' boards and values live on the workers; needs split_round >= 1)"),
         "parallel_deals": Param("bool", False, "an unsplit game walks the boards dealt after its first round in "
-                                "chunks on the transport's threads (sums over boards in another order: the last "
-                                "bits of values differ from one walk's)"),
+                                "chunks on the transport's threads (the same values as one walk, bit for bit; off by "
+                                "default: a small game runs faster as one kernel call per block of passes)"),
     }
 
     params = dict(engine_params)  # a subclass with params of its own takes these too (Game.__init_subclass__)

@@ -102,7 +102,7 @@ class HoldemSpot(PokerGame):
         "lock": Param("table", {}, "node locking: [game.lock.\"check\"] \"bet 50\" = 1.0, or \"AA,KK\" = { call = 1.0 } "
                       "(docs/spots.md)"),
         "parallel_deals": Param("bool", True, "walk the turn / river cards in chunks on the transport's threads "
-                                "(an unsplit spot; sums over cards in another order than one walk's)"),
+                                "(an unsplit spot; the same values as one thread's walk, bit for bit)"),
     }
 
     @staticmethod
