@@ -28,7 +28,7 @@ from ..core.rng import uniform
 from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _reach_down_any,
                             _reach_down_block, _reach_down_locked, _reach_sample)
 from .terminal_kernels import (SD_BATCH, _fold, _fold_batch, _showdown2_batch, _terminals,  # noqa: F401 (re-exported)
-                               _terminals_batched, fold_values, showdown_values)
+                               _terminals_batched, fold_values, showdown_values, zero_values)
 
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 #: what a walk samples (docs/samplers.md, poker): nothing; one board per round ("public chance
@@ -244,10 +244,7 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
         if kind[n] != DECISION:
             continue
         if not live[n]:
-            for p in range(2):
-                if (val_mask >> p) & 1:
-                    for h in range(H0 if p == 0 else H1):
-                        cfv[n, p, h] = 0.0
+            zero_values(cfv, n, val_mask, H0, H1)
             continue
         q = player[n]
         A = nact[n]

@@ -16,6 +16,15 @@ SD_BATCH = 16
 
 
 @njit(cache=True, nogil=True, inline="always")
+def zero_values(cfv, n, val_mask, H0, H1):
+    """Node n's values are 0 for the players in val_mask (a node nothing reaches)."""
+    for p in range(2):
+        if (val_mask >> p) & 1:
+            for h in range(H0 if p == 0 else H1):
+                cfv[n, p, h] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _fold(reach, n, o, hands, hands_o, same, valid, g, card, f, cfv, p, add):
     """cfv[n, p, h] = f * (reach[n, o] on the opponent's hands sharing no card with h), 0 where
     h clashes with board g (with `add`: added to cfv instead, the split part of a showdown's dead
@@ -291,10 +300,7 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
         if kd != FOLD and kd != SHOWDOWN:
             continue
         if not live[n]:
-            for p in range(2):
-                if (val_mask >> p) & 1:
-                    for h in range(H0 if p == 0 else H1):
-                        cfv[n, p, h] = 0.0
+            zero_values(cfv, n, val_mask, H0, H1)
         elif kd == FOLD:
             fnodes[nf] = n
             nf += 1
