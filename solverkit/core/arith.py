@@ -87,7 +87,6 @@ def rm3(x0, x1, x2):
     return third, third, third
 
 
-
 @njit(cache=True, nogil=True, inline="always")
 def rm4(x0, x1, x2, x3):
     """Regret matching of four values (unrolled): (sigma_0, ..., sigma_3)."""

@@ -32,7 +32,10 @@ def probe_cache_dirs_once() -> None:
     first ``@njit(cache=True)`` runs (:mod:`solverkit.core.arith`, which every engine imports)."""
     from numba.core import caching
 
-    if getattr(caching._CacheLocator.ensure_cache_path, "_solverkit", False):
+    locator = getattr(caching, "_CacheLocator", None)
+    if locator is None or not hasattr(locator, "ensure_cache_path"):  # another numba: its own probes
+        return
+    if getattr(locator.ensure_cache_path, "_solverkit", False):
         return
 
     def ensure_cache_path(self):
@@ -43,12 +46,13 @@ def probe_cache_dirs_once() -> None:
             _probed.add(path)
 
     ensure_cache_path._solverkit = True
-    caching._CacheLocator.ensure_cache_path = ensure_cache_path
+    locator.ensure_cache_path = ensure_cache_path
 
 
 def light_cache_loads() -> bool:
     """Patch numba's cache loads as the module says (once per process); True when loads are
-    light, False when ``SOLVERKIT_NUMBA_REFRESH`` is set (not "0")."""
+    light, False when ``SOLVERKIT_NUMBA_REFRESH`` is set (not "0") or this numba's cache lacks the
+    private methods the patch replaces."""
     global _installed
     if _installed:
         return True
@@ -60,6 +64,9 @@ def light_cache_loads() -> bool:
 
     from .numba_blas import skip_blas_check
 
+    if not all(hasattr(caching.Cache, name)
+               for name in ("load_overload", "_load_overload", "_guard_against_spurious_io_errors")):
+        return False  # a numba whose cache is built otherwise: its loads stay as they are
     full_refresh = CPUContext.refresh
     full_load = caching.Cache.load_overload
 

@@ -31,10 +31,17 @@ def _kernel():
 
 
 def _boards_below(boards, c0: int, c1: int) -> np.ndarray:
-    """Per child board c0..c1-1 of the root board: boards in its subtree, itself included."""
-    def count(g):
-        return 1 + sum(count(c) for c in range(int(boards.child_start[g]), int(boards.child_end[g])))
-    return np.array([count(c) for c in range(c0, c1)], dtype=np.int64)
+    """Per child board c0..c1-1 of the root board: boards in its subtree, itself included
+    (bottom-up, a round at a time: a board's children are consecutive boards of the next round)."""
+    start = np.asarray(boards.child_start, dtype=np.int64)
+    end = np.asarray(boards.child_end, dtype=np.int64)
+    rs = np.asarray(boards.round_start, dtype=np.int64)
+    count = np.ones(start.shape[0], dtype=np.int64)
+    for r in range(len(rs) - 2, -1, -1):
+        g = np.arange(rs[r], rs[r + 1])
+        total = np.concatenate(([0], np.cumsum(count)))
+        count[g] = 1 + total[end[g]] - total[start[g]]
+    return count[c0:c1]
 
 
 def _balanced_ranges(first: int, weights: np.ndarray, parts: int) -> list[tuple[int, int]]:
@@ -251,11 +258,12 @@ class GameWalks:
         if job.sample != MODE_FULL or not self._parallel_deals(transport):
             return None
         threads = transport.local_threads()
-        chunks = self.__dict__.get("_deal_chunk_list")
-        if chunks is None:
+        cached = self.__dict__.get("_deal_chunk_list")
+        if cached is None or cached[0] != threads:
             b = self.tree.boards
             c0, c1 = int(b.child_start[0]), int(b.child_end[0])
-            chunks = self._deal_chunk_list = _balanced_ranges(c0, _boards_below(b, c0, c1), 2 * threads)
+            cached = self._deal_chunk_list = (threads, _balanced_ranges(c0, _boards_below(b, c0, c1), 2 * threads))
+        chunks = cached[1]
         return chunks if len(chunks) > 1 else None
 
     def _chunked_call(self, transport, chunks, src, reg, avg, job: _Job):
