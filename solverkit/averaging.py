@@ -5,6 +5,7 @@ from __future__ import annotations
 from .core.averaging import Averaging
 from .core.hookspecs import hookimpl
 from .core.params import Param
+from .errors import ConfigError
 
 
 class UniformAveraging(Averaging):
@@ -46,13 +47,33 @@ class PowerAveraging(Averaging):
     """Iteration t weighs t^gamma, kept as S <- S ((t-1)/t)^gamma + contribution so that the
     stored values grow like t / (gamma + 1) contributions rather than t^(gamma + 1) (the form of
     Xu et al. 2024: DCFR+ uses gamma = 4, PDCFR+ gamma = 5). The decay rounds a fixed-point
-    average again every iteration: ``[store] avg_scale`` must be at least 4096 (checked)."""
+    average again every iteration: ``[store] avg_scale`` must be at least 4096 (checked).
+
+    ``restart = B`` forgets the average at the iterations that are powers of B (1, B, B^2, ...)
+    and weighs each later iteration by its count since the last restart to the power gamma: the
+    early iterations' strategies, far from any equilibrium, leave the average for good (the
+    schedule postflop-solver uses with gamma 3 and B = 4)."""
 
     name = "power"
-    description = "weight t^gamma, as a decay ((t-1)/t)^gamma"
-    params = {"gamma": Param("float", 2.0, "exponent of the weight t^gamma", min=0.0, max=100.0)}
+    description = "weight t^gamma, as a decay ((t-1)/t)^gamma; restart = B: forgotten at powers of B"
+    params = {"gamma": Param("float", 2.0, "exponent of the weight t^gamma", min=0.0, max=100.0),
+              "restart": Param("int", 0, "forget the average at the iterations that are powers of this base "
+                               "(1, B, B^2, ...) and count t from there; 0: never", min=0)}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        base = int(self.config.get("restart", 0) or 0)
+        if base == 1:
+            raise ConfigError("averaging 'power': restart = 1 would forget the average every iteration; use 0 "
+                              "(never) or a base of 2 or more (postflop-solver restarts at powers of 4)")
 
     def coefficients(self, t):
+        base = int(self.config.get("restart", 0) or 0)
+        if base >= 2:
+            start = 1
+            while start * base <= t:
+                start *= base
+            t = t - start + 1
         return ((t - 1.0) / t) ** self.config["gamma"], 1.0
 
 

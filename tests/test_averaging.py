@@ -18,6 +18,7 @@ from solverkit.core.averaging import scaled_accumulate
 from solverkit.core.layout import Layout, policy
 from solverkit.core.params import spec_of
 from solverkit.core.registry import get_registry
+from solverkit.errors import ConfigError
 
 WEIGHTS = {
     "uniform": lambda t, p: 1,
@@ -175,3 +176,20 @@ def test_a_run_stopped_before_its_delayed_average_began_says_so(capsys):
     assert sol.iterations < 500
     assert "before [averaging] (delayed) gave any iteration a weight: its output is the uniform strategy" \
         in capsys.readouterr().err
+
+
+def test_power_restart_forgets_the_average_at_powers_of_the_base():
+    scheme = make("power", gamma=3.0, restart=4)
+    decays = [scheme.coefficients(t)[0] for t in range(1, 20)]
+    assert [t for t, d in enumerate(decays, 1) if d == 0.0] == [1, 4, 16]
+    # after the restart at 16, iteration 18 counts as the third: decay (2/3)^3
+    assert decays[17] == (2.0 / 3.0) ** 3
+    # S_T = sum over t since the last restart of (t - 15)^3 c_t / (T - 15)^3 (the decay form's weights)
+    total, contribs = np.zeros(1), np.arange(1.0, 21.0)
+    for t, c in enumerate(contribs, 1):
+        scheme.update(total, np.array([c]), t)
+    u = np.arange(1.0, 6.0)
+    np.testing.assert_allclose(total, [(u**3 * contribs[15:]).sum() / 5.0**3])
+    assert make("power").coefficients(16)[0] == (15 / 16) ** 2  # no restart by default
+    with pytest.raises(ConfigError, match="restart = 1"):
+        make("power", restart=1)

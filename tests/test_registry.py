@@ -673,7 +673,7 @@ def _presets(*entries):
 def test_inline_preset_resolves_through_the_registry(inline_registry):
     asm = load_config({"preset": INLINE_PRESET, "game": "test_coins"})
     assert asm.resolved["rule"] == {"name": "test_clipped_rm"}
-    assert asm.resolved["averaging"] == {"name": "power", "gamma": 3.0}
+    assert asm.resolved["averaging"] == {"name": "power", "gamma": 3.0, "restart": 0}
     assert asm.solver["update"] == "simultaneous"
     info = inline_registry.presets[INLINE_PRESET]
     assert (info.plugin, info.distribution) == ("inline-test", "(inline)")

@@ -24,6 +24,7 @@ def roll_back(run, lost) -> None:
     if run.done_at is None or solver.iteration != run.done_at:  # the loop's end is to be redone
         run.done_at, run.reached, run.reached_row = None, False, None
     run.row = run.metrics[-1] if run.metrics else None
+    run.schedule.replay(run.metrics)
     run.last_ckpt = (solver.iteration, time.perf_counter())
     if run.writer:
         run.writer.restart(run.metrics)

@@ -50,7 +50,6 @@ class Run:
         check_average_starts(assembly, self.iterations)
         if checkpoint_every is not None:
             checkpoint_every = spec["checkpoint_every"].check(str(checkpoint_every), "[solver] checkpoint_every")
-        self.schedule = EvalSchedule(cfg["eval_every"])
         self.units = units_of(assembly.game)
         self.unit_targets = {u.target_key: float(cfg.get(u.target_key, 0.0)) for u in self.units}
         self.ckpt_every = parse_every(checkpoint_every if checkpoint_every is not None
@@ -79,6 +78,7 @@ class Run:
         self.goals = [(self.target_column, self.target)] if self.target > 0 else []
         self.goals += [(u.column, self.unit_targets[u.target_key]) for u in self.units
                        if self.unit_targets.get(u.target_key, 0) > 0]
+        self.schedule = EvalSchedule(cfg["eval_every"], self.goals)
         # what the loop carries
         self.metrics: list[dict] = []
         self.row = None  # the last metrics row
@@ -126,6 +126,7 @@ class Run:
         try:
             if resume:
                 self.metrics = drop_cap_row(solver.load_checkpoint(self.ckpt_path), self.schedule, solver.iteration)
+                self.schedule.replay(self.metrics)
             if out is not None:  # once the store (its directory locked) is up and the checkpoint loaded
                 out.mkdir(parents=True, exist_ok=True)
                 if self.force and not resume:
@@ -247,6 +248,7 @@ class Run:
             # a target counts only when an evaluation that trusts no worker's value agrees
             row = solver.confirm(row)
         self.row = row
+        self.schedule.observed(row)
         self.record(row)
         if self.on_metrics:
             self.on_metrics(row)
