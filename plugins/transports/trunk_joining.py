@@ -1,4 +1,4 @@
-"""How workers join a zmq run: binding, spawning local ones, HELLO -> SETUP -> READY, admitting, dropping and banning peers."""
+"""How workers join a zmq run: binding, spawning, HELLO -> SETUP -> READY, admitting, dropping, banning peers."""
 
 from __future__ import annotations
 

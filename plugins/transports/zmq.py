@@ -39,7 +39,7 @@ from .link import _Link
 from .protocol import MAX_TIMEOUT, frames_of, key_from_wire, key_to_wire
 from .security import _local_only
 from .storeview import WorkerStoreView
-from .trunk_joining import TrunkJoining, _check_hello, _reason, partition  # noqa: F401 (re-exported: partition for tests)
+from .trunk_joining import TrunkJoining, _check_hello, _reason, partition  # noqa: F401 (partition: tests)
 from .trunk_peers import _reap, _say, _Worker  # noqa: F401 (re-exported: _say for daskcluster)
 from .trunk_recovery import TrunkRecovery
 from .trunk_requests import _RESUME, TrunkRequests  # noqa: F401 (re-exported)

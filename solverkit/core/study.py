@@ -24,7 +24,8 @@ from ..errors import ConfigError, SolverkitError
 from .study_file import (_BOOL, _EVAL_EVERY, _POSITIVE, _SEEDS, _TARGETS,  # noqa: F401 (re-exported)
                          GAME_KEYS, STUDY_CHECKPOINT_EVERY, STUDY_KEYS, TARGETS_PREFIX, Run, Study, Target,
                          load_study, slug_of)
-from .study_runs import DONE, NEW, REPLACE, RESUME, RunResult, _run_one, finished_run, plan_runs  # noqa: F401 (re-exported)
+from .study_runs import (DONE, NEW, REPLACE, RESUME, RunResult, _run_one, finished_run,  # noqa: F401 (re-exported)
+                         plan_runs)
 from .study_tables import (RESULT_COLUMNS, SUMMARY_COLUMNS, X_AXES, _result_rows,  # noqa: F401 (re-exported)
                            _summarise, _write_csv, groups)
 

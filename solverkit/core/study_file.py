@@ -1,4 +1,4 @@
-"""A study file read and validated into its runs, every run's config resolved before any runs (so every error shows first)."""
+"""A study file read and checked into its runs, every run's config resolved first (so every error shows first)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A study's runs one at a time: how each starts in OUT (planned first, so nothing computed is overwritten), solved or read back."""
+"""A study's runs one at a time: how each starts in OUT (planned so nothing is overwritten), solved or read back."""
 
 from __future__ import annotations
 

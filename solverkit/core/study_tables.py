@@ -1,4 +1,4 @@
-"""A study's tables: results.csv (per run and target), summary.csv (over the seeds), and the groups and x axes the plots share."""
+"""A study's tables: results.csv (per run), summary.csv (over the seeds), and the groups and axes plots share."""
 
 from __future__ import annotations
 
