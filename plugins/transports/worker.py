@@ -10,6 +10,10 @@ trunk silent for the run's ``timeout`` (or one that no longer knows this worker:
 or gave up on it) is lost: the worker drops its assembly and store and says HELLO again, so a
 trunk restarted with ``--resume`` (or the same trunk, as a replacement) takes it back; with
 ``--once`` (the workers a trunk spawns) it exits instead.
+
+:class:`Worker` keeps the connection, its life cycle and its messages; its handlers are mixins by
+idea: :mod:`.worker_setup` (SETUP), :mod:`.worker_passes` (PASS, FETCH, PUT, FLUSH),
+:mod:`.worker_parts` (SAVE, STRATEGY, LOAD); :mod:`.worker_exits` holds its exit statuses.
 """
 
 from __future__ import annotations
@@ -17,35 +21,29 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import time
 import traceback
 import uuid
-from pathlib import Path
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-import numpy as np
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
 from solverkit import __version__
 from solverkit.core.address import check_endpoint
 from solverkit.core.memory import peak_rss_mb
 from solverkit.core.params import expand_path
-from solverkit.core.parts import PartError, check_name, open_part, read_arrays, remove_stale, write_part
-from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field, unpack_header
+from solverkit.core.parts import PartError
+from solverkit.core.wire import unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
 from .commands import DEFAULT_MAX_MESSAGE_MB
-from .gamefiles import unpack_files
-from .protocol import (HELLO_EVERY, MAX_TIMEOUT, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name,
-                       key_from_wire, key_to_wire, request_id, tune)
+from .protocol import (HELLO_EVERY, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name,
+                       request_id, tune)
+from .worker_exits import EXIT_LOST, EXIT_REFUSED, EXIT_STOPPED, _Rejoin, _Stop
+from .worker_parts import WorkerParts
+from .worker_passes import WorkerPasses
+from .worker_setup import WorkerSetup
 
-#: exit statuses of `solverkit worker`: stopped by its trunk; no trunk (none set it up within
-#: --wait, or with --once its trunk was lost); refused (another version, or it cannot build the
-#: assembly)
-EXIT_STOPPED, EXIT_LOST, EXIT_REFUSED = 0, 1, 2
 #: heartbeat and timeout before the trunk's SETUP says otherwise
 DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
 #: socket events of a failed CURVE handshake (and the monitor's end)
@@ -55,19 +53,7 @@ _HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILE
 DEFAULT_MAX_MESSAGE = DEFAULT_MAX_MESSAGE_MB << 20
 
 
-class _Stop(Exception):
-    """Leave the serve loop with an exit status."""
-
-    def __init__(self, status: int, message: str = ""):
-        super().__init__(message)
-        self.status = status
-
-
-class _Rejoin(Exception):
-    """The trunk is lost (silent, or it no longer knows this worker): start over with HELLO."""
-
-
-class Worker:
+class Worker(WorkerSetup, WorkerPasses, WorkerParts):
     """One worker process's connection, assembly, store and thread pool."""
 
     def __init__(self, connect: str, threads: int, store_dir=None, wait: float = 0.0, log=None, once: bool = False,
@@ -281,287 +267,9 @@ class Worker:
 
     # --- handlers ------------------------------------------------------------------------------
 
-    def _setup(self, header):
-        """Build the assembly and store from the trunk's config; READY, or ERROR and exit."""
-        where, rid = "setup", request_id(header)
-        try:
-            check_keys(header, ("type", "id", "protocol", "config", "keys", "addresses", "segments", "run",
-                                "heartbeat", "timeout", "parts"), where)
-            field(header, "protocol", where, "int", choices=(PROTOCOL,))
-            if field(header, "parts", where, "bool", optional=True) and self.checkpoint_dir is None:
-                raise SolverkitError("this run keeps its checkpoints and strategy distributed ([transport] checkpoint "
-                                     "= \"distributed\"): start the worker with --checkpoint-dir DIR (a directory "
-                                     "shared with the trunk, or this machine's disk; docs/cluster.md)")
-            self.heartbeat = field(header, "heartbeat", where, "float", lo=0.01, hi=3600.0)
-            run_id = field(header, "run", where, "str")
-            self.timeout = field(header, "timeout", where, "float", lo=2 * self.heartbeat, hi=MAX_TIMEOUT)
-            config = field(header, "config", where, "map")
-            if "game" in config:  # game files arrive as content; no path the trunk names is opened
-                config = dict(config, game=unpack_files(config["game"], self._files_dir()))
-            self._beating(lambda: self._build(header, where, config, run_id))
-        except SolverkitError as exc:
-            self._send(error_header(rid, f"cannot set up: {exc}"))
-            raise _Stop(EXIT_REFUSED, f"cannot set up: {exc}") from None
-        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="solverkit-worker")
-        self._send({"type": "ready", "id": rid, **self._stats()})
-        self.log(f"worker {self.name}: ready with {len(self.owned)} subgames of {self.game.name!r}, "
-                 f"{self.threads} threads")
-
-    def _beating(self, work):
-        """Run `work()` on a helper thread while this thread (the socket's) sends heartbeats: a
-        long setup (building the game, compiling kernels) is not a silent peer to the trunk,
-        which drops one that says nothing for its timeout before it is ready."""
-        box = {}
-
-        def run():
-            try:
-                box["value"] = work()
-            except BaseException as exc:  # noqa: BLE001 - re-raised on this thread
-                box["error"] = exc
-
-        helper = threading.Thread(target=run, name="solverkit-worker-setup", daemon=True)
-        helper.start()
-        while helper.is_alive():
-            helper.join(self.heartbeat)
-            self._beat()
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
-
-    def _build(self, header, where, config, run_id):
-        """The assembly, store and subgame maps of a SETUP (on the helper thread of _beating)."""
-        from solverkit.core.config import resolve
-        from solverkit.core.solver import make_store, warm_up_kernels
-
-        self.assembly = resolve(config, source="the trunk's setup")
-        self.game = self.assembly.game
-        keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
-        addresses = field(header, "addresses", where, "list")
-        names = field(header, "segments", where, "list")
-        if not len(keys) == len(addresses) == len(names):
-            raise ProtocolError(f"{where}: {len(keys)} keys, {len(addresses)} addresses and {len(names)} "
-                                "segments: expected as many of each")
-        # the trunk's keys and segment names -> this (possibly smaller) game's subgames
-        self.local = {}
-        self.alias = {}
-        for k, addr, name in zip(keys, addresses, names):
-            if not isinstance(addr, list) or not isinstance(name, str):
-                raise ProtocolError(f"{where}: subgame address {addr!r:.60} / segment {name!r:.60} is invalid")
-            try:
-                local = self.game.subgame_key_at(addr)
-            except KeyError as exc:
-                raise ProtocolError(f"{where}: subgame key {k!r}: {exc.args[0]}") from None
-            self.local[k] = local
-            self.alias[name] = self.game.subgame_segment(local)
-        self.owned = {k: self.alias[name] for k, name in zip(keys, names)}
-        self.segments = set(self.alias)
-        self.assembly.store = dict(self.assembly.store, path="")  # this worker's own directory
-        self.store = make_store(self.assembly, self.store_dir, run_id or None)
-        # frames name the trunk's segments, so the trunk checks what it fetches and puts
-        self.store.frame_keys = {local: name for name, local in self.alias.items()}
-        self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
-        self.shape = tuple(self.game.subgame_shape())
-        warm_up_kernels()
-        self.game.warmup()
-
-    def _watch_handshakes(self, monitor):
-        """Say (once) why the CURVE handshake with the trunk fails: a key the trunk does not list,
-        or a trunk with another key, never gets as far as a message."""
-        said = False
-        try:
-            while True:
-                event = recv_monitor_message(monitor)
-                if event["event"] == zmq.EVENT_MONITOR_STOPPED:
-                    return
-                if not said:
-                    said = True
-                    why = ("the trunk refused this worker's key (not on its allow-list: use a worker key from "
-                           "the trunk's keys directory)" if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH
-                           else "the CURVE handshake failed (is trunk.key the key of the trunk at this address?)")
-                    self.log(f"worker {self.name}: {why}; retrying until --wait runs out")
-        except zmq.ZMQError:
-            return
-        finally:
-            monitor.close(0)
-
-    def _files_dir(self) -> str:
-        """This worker's private directory for the game files its trunk sends (removed at exit)."""
-        if self.files_dir is None:
-            self.files_dir = tempfile.mkdtemp(prefix="solverkit-worker-files-")
-        return self.files_dir
-
-    def _setup_again(self, header, frames):
-        raise ProtocolError("setup: this worker is already set up")
-
-    def _trunk_error(self, header, frames):
-        if header.get("rejoin") is True:  # a restarted trunk, or one that gave up on this worker
-            raise _Rejoin(f"the trunk no longer knows this worker ({header.get('message')})")
-        self.log(f"worker {self.name}: the trunk reports: {header.get('message')}")
-
-    def _pass(self, header, frames):
-        """Run the PASS's subgames on the pool (heartbeats meanwhile), reply RESULT."""
-        where, rid = "pass", field(header, "id", "pass", "int")
-        check_keys(header, ("type", "id", "job", "keys", "shape", "dtype"), where)
-        keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
-        for k in keys:
-            if k not in self.owned:
-                raise ProtocolError(f"{where}: subgame {k!r} is not held by this worker (it holds {len(self.owned)})")
-        shape = (len(keys), *self.shape)
-        check_array_header(header, shape, where)
-        if len(frames) != 1:
-            raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
-        reach = array_frame(frames[0], shape, where, finite=True).copy()  # the kernels want writable arrays
-        job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
-        out = np.empty((len(keys), *self.game.subgame_output_shape(job)))
-        self.store.expect([self.owned[k] for k in keys])
-        futures = [self.pool.submit(self._one, i, k, job, reach, out) for i, k in enumerate(keys)]
-        self._wait(futures, rid)
-        self._send({"type": "result", "id": rid, "keys": [key_to_wire(k) for k in keys], "shape": list(out.shape),
-                    "dtype": ARRAY_DTYPE, **self._stats()}, [out])
-
-    def _one(self, i, key, job, reach, out):
-        out[i] = self.game.subgame_pass(self.local[key], job, reach[i], self.store)
-
-    def _wait(self, futures, rid):
-        """Wait for the pool, sending heartbeats and answering the trunk's meanwhile."""
-        pending = futures
-        while pending:
-            done, pending = wait(pending, timeout=self.heartbeat, return_when=FIRST_EXCEPTION)
-            if any(f.exception() is not None for f in done):
-                break
-            self._beat()
-            while (frames := self._receive(0)) is not None:
-                header = self._header(frames)
-                if header is None or header["type"] == "heartbeat":
-                    continue
-                if header["type"] == "stop":  # the run is over: the pool's queue is dropped at close
-                    self._stop(header, frames[1:])
-                if header["type"] == "error":
-                    self._trunk_error(header, frames[1:])  # a lost trunk: start over
-                    continue
-                self._send(error_header(request_id(header), f"busy with request {rid}: one request at a time"))
-        wait(futures)
-        for f in futures:
-            f.result()  # the first failure, reported by _handle
-
-    def _segment(self, header, where):
-        segment = field(header, "segment", where, "str")
-        if segment not in self.segments:
-            raise ProtocolError(f"{where}: segment {segment!r} is not held by this worker (it holds "
-                                f"{len(self.segments)})")
-        names = field(header, "arrays", where, "str_list")
-        segment = self.alias[segment]  # the trunk's name -> this worker's
-        valid = self.store.specs[segment].arrays
-        for name in names:
-            if name not in valid:
-                raise ProtocolError(f"{where}: segment {segment!r} has no array {name!r}; arrays: "
-                                    f"{', '.join(sorted(valid))}")
-        return segment, names
-
-    def _fetch(self, header, frames):
-        rid = field(header, "id", "fetch", "int")
-        check_keys(header, ("type", "id", "segment", "arrays"), "fetch")
-        segment, names = self._segment(header, "fetch")
-        blobs = self.store.payloads(segment)
-        self._send({"type": "segment", "id": rid, "segment": header["segment"], "arrays": names},
-                   [blobs[n] for n in names])
-
-    def _put(self, header, frames):
-        rid = field(header, "id", "put", "int")
-        check_keys(header, ("type", "id", "segment", "arrays"), "put")
-        segment, names = self._segment(header, "put")
-        if len(frames) != len(names):
-            raise ProtocolError(f"put: {len(frames)} payload frames for arrays {names!r}")
-        self.store.restore(segment, {n: f.bytes for n, f in zip(names, frames)})
-        self._send({"type": "done", "id": rid})
-
-    def _flush(self, header, frames):
-        rid = field(header, "id", "flush", "int")
-        self.store.flush()
-        self._send({"type": "stats", "id": rid, **self._stats()})
 
     # --- distributed checkpoints and strategy (docs/wire.md) -------------------------------------
 
-    def _parts_dir(self, where: str) -> Path:
-        if self.checkpoint_dir is None:
-            raise ProtocolError(f"{where}: this worker has no --checkpoint-dir to keep parts in")
-        return self.checkpoint_dir
-
-    def _write(self, header, where: str, kind: str, entries, fields=(), **footer) -> None:
-        """Write part `file` of the request into the checkpoint directory and answer SAVED
-        (`fields`: the request's fields beyond the common ones; `footer`: the part's extra fields)."""
-        rid = field(header, "id", where, "int")
-        check_keys(header, ("type", "id", "file", "iteration", "keep", *fields), where)
-        name = check_name(field(header, "file", where, "str"), where)
-        keep = field(header, "keep", where, "str_list")
-        iteration = field(header, "iteration", where, "int", lo=0)
-        directory = self._parts_dir(where)
-        directory.mkdir(parents=True, exist_ok=True)
-        record = write_part(directory / name, kind, entries, self.store.run_id, iteration, self.name, **footer)
-        written = self.written[kind]
-        written.add(name)
-        stale = {n for n in written if n != name and n not in keep}
-        for n in stale:  # parts that no manifest names any more
-            remove_stale(directory, (), n)
-        written -= stale
-        self._send({"type": "saved", "id": rid, "dir": str(directory), **record})
-
-    def _save(self, header, frames):
-        """SAVE: this worker's segments as one part file (its payloads as stored, frames naming
-        the trunk's segments), fsynced, so that the trunk's manifest can name it."""
-        self.store.flush()
-        entries = ((name, self.store.payloads(local)) for name, local in self.alias.items())
-        self._write(header, "save", "checkpoint", entries)
-
-    def _strategy(self, header, frames):
-        """STRATEGY: the policy of each of this worker's segments (float64, both players) as one
-        part file of the run's distributed strategy."""
-        kind = field(header, "kind", "strategy", "str", choices=("average", "current"))
-
-        def entries():
-            for name, local in self.alias.items():
-                yield name, {f"policy{p}": np.ascontiguousarray(self.game.segment_policy(self.store, local, kind, p),
-                                                                dtype="<f8") for p in (0, 1)}
-
-        self._write(header, "strategy", "strategy", entries(), fields=("kind",), strategy=kind)
-
-    def _load(self, header, frames):
-        """LOAD: restore this worker's segments from the parts the trunk's manifest names, each
-        part checked against its size and checksum and every frame decoded before any segment
-        changes."""
-        rid = field(header, "id", "load", "int")
-        check_keys(header, ("type", "id", "parts"), "load")
-        directory = self._parts_dir("load")
-        loaded = []
-        for i, part in enumerate(field(header, "parts", "load", "list")):
-            where = f"load: parts[{i}]"
-            if not isinstance(part, dict):
-                raise ProtocolError(f"{where} = {part!r:.60} is invalid: expected a map")
-            check_keys(part, ("file", "bytes", "crc32", "segments", "worker"), where)
-            record = {"bytes": field(part, "bytes", where, "int", lo=1), "crc32": field(part, "crc32", where, "int")}
-            name = check_name(field(part, "file", where, "str"), where)
-            owner = field(part, "worker", where, "str")
-            segments = field(part, "segments", where, "str_list")
-            for s in segments:
-                if s not in self.segments:
-                    raise ProtocolError(f"{where}: segment {s!r} is not held by this worker")
-            path = directory / name
-            if not path.is_file():
-                raise PartError(f"part {path} (written by worker {owner}) is missing on {host_name()}: a worker "
-                                "restores its segments from its --checkpoint-dir, so a checkpoint on a machine's "
-                                "own disk can only be restored there; replace a worker of another host through a "
-                                "shared directory (docs/cluster.md)")
-            footer = open_part(path, record, kind="checkpoint", run=self.store.run_id, owner=f"worker {owner}")
-            for s in segments:
-                blobs = read_arrays(footer, s)
-                try:
-                    self.store._decode(self.alias[s], blobs)
-                except SolverkitError as exc:
-                    raise PartError(f"part {path} (written by worker {owner}): {exc}") from None
-                loaded.append((self.alias[s], blobs))
-        for local, blobs in loaded:
-            self.store.restore(local, blobs)
-        self._send({"type": "done", "id": rid})
 
     def _stop(self, header, frames):
         self._send({"type": "bye", "id": request_id(header)})
@@ -573,3 +281,4 @@ def run_worker(connect: str, threads: int, store_dir=None, wait: float = 0.0, on
     """`solverkit worker`: serve the trunk at `connect` until it stops this worker."""
     return Worker(connect, threads, store_dir, wait, once=once, keys=keys, max_message=max_message,
                   checkpoint_dir=checkpoint_dir).run()
+
