@@ -1,140 +1,23 @@
-"""Base class of games and the job that describes one pass over a game."""
+"""Base class of games.
+
+The job that describes one pass over a game is in :mod:`.pass_job` (PassJob, PassBlock), where an
+information set is stored in :mod:`.infoset_place`; both are re-exported here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from .codec import Grid
-from ..errors import ConfigError, ProtocolError, SolverkitError
+from ..errors import ConfigError, SolverkitError
+from .grid import Grid
+from .infoset_place import InfosetPlace, unknown_infoset  # noqa: F401 (re-exported)
 from .layout import Layout, policy
 from .params import Param
-from .passes import policy_source, state_of
+from .pass_job import PassBlock, PassJob  # noqa: F401 (re-exported)
+from .passes import policy_source
 from .store import SegmentSpec
 from .units import Unit
-from .wire import check_keys, field
-
-
-@dataclass(frozen=True)
-class InfosetPlace:
-    """Where one information set's action probabilities are stored (:meth:`Game.infoset_place`):
-    at `offset` in `player`'s flat policy (strategy.npz), and at `segment_offset` in the policy
-    of `segment` (a distributed strategy's part); one value per action of `labels`. `stored`:
-    the key as the game stores it when it differs from `key` (poker: canonical suits)."""
-
-    key: str
-    player: int
-    offset: int
-    labels: tuple[str, ...]
-    segment: str
-    segment_offset: int
-    stored: str = ""
-
-    @property
-    def stored_key(self) -> str:
-        """The key the solver stored this information set under."""
-        return self.stored or self.key
-
-
-def unknown_infoset(game, key: str, player, names, what: str = "information set", context: str = "") -> SolverkitError:
-    """The error for a key that names nothing in `game`: up to three close matches among
-    `names` (cheap: only when there are at most 200,000), else a few keys as examples;
-    `context` starts the message (the whole key, when `key` is a piece of it)."""
-    import difflib
-
-    names = list(names)
-    who = f" of player {player}" if player is not None else ""
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.5) if len(names) <= 200_000 else []
-    hint = (f"close matches: {', '.join(repr(k) for k in close)}" if close
-            else f"{what}s look like {', '.join(repr(k) for k in names[:3])}")
-    return SolverkitError(f"{context}no {what} {key!r}{who} in game {game.name!r}; {hint}")
-
-
-@dataclass
-class PassJob:
-    """One CFR pass: iteration t (1-based) updating the regrets of `players`.
-
-    The pass folds the players' instantaneous regrets into their stored regrets with
-    :meth:`update_regret`, and adds to the *other* player's cumulative strategy the
-    reach-weighted strategy that this update was computed against (:meth:`accumulate`),
-    so that with alternating updates each average pairs with the opponent's regrets
-    (Tammelin et al. 2015). With simultaneous updates, ``players == (0, 1)``: both regrets and
-    both averages are updated from the same profile.
-    """
-
-    iteration: int
-    players: tuple[int, ...]
-    rule: object
-    averaging: object
-    #: the [sampler] (None: full passes); engines that run sampled schemes read it
-    sampler: object = None
-
-    def update_regret(self, regret: np.ndarray, delta: np.ndarray, state: dict | None = None) -> None:
-        """Fold instantaneous regrets `delta` into `regret` (and the rule's `state` arrays)."""
-        if self.rule.state:
-            self.rule.update(regret, delta, self.iteration, state)
-        else:
-            self.rule.update(regret, delta, self.iteration)
-
-    def update(self, seg, player: int, delta: np.ndarray) -> None:
-        """Fold `player`'s instantaneous regrets `delta` into an open segment's ``regret<player>``
-        (with the rule's state arrays of that segment): what a hand-written pass calls."""
-        self.update_regret(seg[f"regret{player}"], delta, state_of(seg, self.rule, player))
-
-    def current_policy(self, store, seg, player: int, layout: Layout, key: str = "root") -> np.ndarray:
-        """`player`'s current policy in an open segment: regret matching of the rule's policy
-        source (the regrets, regret + prediction, or a softmax transform)."""
-        return policy(policy_source(store, seg, key, player, self.rule), layout)
-
-    def accumulate(self, total: np.ndarray | None, contrib: np.ndarray) -> None:
-        if total is not None:
-            self.averaging.update(total, contrib, self.iteration)
-
-    def to_wire(self) -> dict:
-        """The job as a msgpack-able map: iteration and players (the rule and averaging are
-        rebuilt on the receiving side from the same config)."""
-        return {"iteration": int(self.iteration), "players": [int(p) for p in self.players]}
-
-    @classmethod
-    def from_wire(cls, data, rule, averaging, where: str = "pass job", num_players: int = 2) -> "PassJob":
-        """A job from :meth:`to_wire` data, with the receiver's own rule and averaging
-        instances; a ProtocolError names a bad field. `players` must be one player of
-        0 .. num_players - 1 (alternating updates) or all of them in order (simultaneous)."""
-        if not isinstance(data, dict):
-            raise ProtocolError(f"{where}: {type(data).__name__} {data!r:.60}, expected a map")
-        check_keys(data, ("iteration", "players"), where)
-        iteration = field(data, "iteration", where, "int", lo=1)
-        players = field(data, "players", where, "int_list")
-        every = list(range(num_players))
-        if not (players == every or (len(players) == 1 and 0 <= players[0] < num_players)):
-            if num_players == 2:
-                expect = "[0], [1] or [0, 1]"
-            else:
-                expect = f"one player [p] with p in 0 .. {num_players - 1} (a game of {num_players} players) or {every}"
-            raise ProtocolError(f"{where}: field 'players' = {players!r} is invalid: expected {expect}")
-        return cls(iteration, tuple(players), rule, averaging)
-
-
-@dataclass
-class PassBlock:
-    """Iterations ``first .. first + count - 1``, each one pass per group of `groups` (``((0,),
-    (1,))``: alternating; ``((0, 1),)``: simultaneous), in order: what :meth:`Game.cfr_block`
-    runs in one call, so that cheap sampled passes do not pay Python's overhead one by one."""
-
-    first: int
-    count: int
-    groups: tuple
-    rule: object
-    averaging: object
-    sampler: object = None
-
-    def jobs(self):
-        """The block as PassJobs, in order."""
-        for t in range(self.first, self.first + self.count):
-            for players in self.groups:
-                yield PassJob(t, tuple(players), self.rule, self.averaging, self.sampler)
 
 
 class Game:
