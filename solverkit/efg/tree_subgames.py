@@ -118,7 +118,7 @@ class TreeSubgames:
     def segment_grid(self, key, name):
         if self.split is None:
             return super().segment_grid(key, name)
-        from ..core.codec import Grid
+        from ..core.grid import Grid
 
         part = dict(self._parts()).get(key)
         if part is not None and name[-1:].isdigit() and int(name[-1]) < self.num_players:

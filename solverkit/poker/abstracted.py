@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 from numba import njit
 
-from ..core.codec import Grid
+from ..core.grid import Grid
 from ..core.layout import Layout, policy
 from ..core.passes import DELTA_COEFFS, policy_source, state_of, writes
 from ..core.store import SegmentSpec

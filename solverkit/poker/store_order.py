@@ -126,7 +126,7 @@ class GameStoreOrder:
         rollout-strength order on every board; north = the same node on the previous board of
         the segment's round in :meth:`board_keys` order (`board_order`; else layout order),
         which is also the order the north-predicting modes visit the boards in."""
-        from ..core.codec import Grid
+        from ..core.grid import Grid
 
         p = int(name[-1])
         memo = self.__dict__.setdefault("_grid_memo", {})  # regrets and averages share a grid
