@@ -5,25 +5,26 @@ duplicate matches that deal every deal once per seating of the players (all N! o
 that the cards' and the seats' luck cancel. Results are chips per game with 95% intervals over
 the deals; the exact value of each player over every deal and seating comes from the tree
 engine's expected values.
+
+Where a match state is in a tree game is in :mod:`.table_keys`, the dealer in :mod:`.table_dealer`;
+this module keeps the players (strategies, baselines, blueprints) and the matches.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import socket
 import threading
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.address import check_host, check_port
 from ..errors import SolverkitError, choices
 from .acpc_protocol import MatchState, ProtocolMismatch
-from .cards import card_name
-from .dealer import ACTION_TIMEOUT, CONNECT_TIMEOUT, MatchError, _is_int, check_timeout, play_agent, serve_seats
-from .nplayer import LimitState, TableDef, deal_cards, load_table, strengths, tree_table
+from .dealer import MatchError, play_agent
+from .nplayer import LimitState, TableDef, load_table
+from .table_dealer import TableDealer, TableResult, seatings  # noqa: F401 (re-exported)
+from .table_keys import (AcpcKeys, OpenSpielKuhnKeys, UniversalPokerKeys,  # noqa: F401 (re-exported)
+                         _openspiel_kind, game_table, key_map)
 
 #: the baselines of a table, by name (they play the game's tree like a strategy does)
 TABLE_BASELINES = {
@@ -35,123 +36,7 @@ TABLE_BASELINES = {
 }
 
 
-# --- where a match state is in a tree game -------------------------------------------------------
-
-
-class AcpcKeys:
-    """Information sets of ``kuhn_tree`` / ``leduc_tree`` and of ``acpc`` games of 3+ players:
-    ``<hole>|<board>|<betting>`` in ACPC card names (the hole cards and each round's board sorted)
-    and f/c/r, so a match state is its own key and actions are ACPC letters."""
-
-    def key(self, state: MatchState, gd: TableDef) -> str:
-        S, R = gd.num_suits, gd.num_ranks
-        hole = "".join(card_name(c, S, R) for c in sorted(state.hole[state.position]))
-        board = "".join(card_name(c, S, R) for b in state.board for c in sorted(b))
-        return f"{hole}|{board}|{state.betting}"
-
-    def letters(self, key: str, labels) -> list[str]:
-        return list(labels)
-
-
-class OpenSpielKuhnKeys:
-    """Information sets of OpenSpiel's ``kuhn_poker(players=N)``: the player's card id (the ACPC
-    card id: one suit, ranks from the lowest) and the history of passes ``p`` and bets ``b``; a
-    check or a fold is a pass, a bet or a call a bet. Action 0 passes, 1 bets."""
-
-    def key(self, state: MatchState, gd: TableDef) -> str:
-        hist, bet = [], False
-        for ch in state.betting:
-            if ch == "r":
-                hist.append("b")
-                bet = True
-            elif ch == "c":
-                hist.append("b" if bet else "p")
-            elif ch == "f":
-                hist.append("p")
-        return f"{state.hole[state.position][0]}{''.join(hist)}"
-
-    def letters(self, key: str, labels) -> list[str]:
-        bet = "b" in key.lstrip("0123456789")
-        return [("c" if bet else "r") if str(a) == "1" else ("f" if bet else "c") for a in labels]
-
-
-class UniversalPokerKeys:
-    """Information sets of OpenSpiel's ``universal_poker`` (limit betting): the match state
-    replayed in OpenSpiel's game (which runs the ACPC server's game.c): the agent's own hole
-    cards dealt to its position, cards no one shows to the others, the betting (fold 0, call 1,
-    raise 2) and each round's board; its information-state string is the key. Card ids are the
-    same in both decks (OpenSpiel names a small deck from the bottom, the ACPC dealer from the top)."""
-
-    def __init__(self, os_game):
-        self.os_game = os_game
-
-    def key(self, state: MatchState, gd: TableDef) -> str:
-        P, k = gd.num_players, gd.num_hole_cards
-        own = list(state.hole[state.position])
-        board = [c for b in state.board for c in b]
-        spare = iter(c for c in range(gd.deck_size) if c not in own and c not in board)
-        holes = [own if p == state.position else [next(spare) for _ in range(k)] for p in range(P)]
-        cards = iter([c for h in holes for c in h])
-        boards = iter(board)
-        s = self.os_game.new_initial_state()
-        rounds = state.betting.split("/")
-        for r, text in enumerate(rounds):
-            while s.is_chance_node():
-                s.apply_action(next(cards) if r == 0 else next(boards))
-            for ch in text:
-                s.apply_action("fcr".index(ch))
-        while s.is_chance_node():  # a new round's board, before anyone acts
-            s.apply_action(next(boards))
-        if s.is_terminal() or s.current_player() != state.position:
-            raise ProtocolMismatch(f"hand {state.hand}: {state.betting!r} does not leave position {state.position} to "
-                                   f"act in OpenSpiel's {self.os_game}")
-        return s.information_state_string(state.position)
-
-    def letters(self, key: str, labels) -> list[str]:
-        return ["fcr"[int(a)] for a in labels]
-
-
-def _openspiel_kind(game) -> str:
-    """The OpenSpiel game name of an ``openspiel`` game ("" for another game)."""
-    if getattr(game, "name", "") != "openspiel":
-        return ""
-    return str(getattr(game, "spec", "")).replace(" ", "").split("(")[0]
-
-
-def key_map(game):
-    """How match states of `game`'s table are found among its information sets; SolverkitError
-    for a game that has no ACPC table."""
-    if getattr(game, "name", "") in ("kuhn_tree", "leduc_tree") or getattr(game, "acpc_table", None) is not None:
-        return AcpcKeys()
-    kind = _openspiel_kind(game)
-    if kind == "kuhn_poker":
-        return OpenSpielKuhnKeys()
-    if kind == "universal_poker" and str(game.os_game.get_parameters().get("betting")) == "limit":
-        return UniversalPokerKeys(game.os_game)
-    raise SolverkitError(f"game {getattr(game, 'name', game)!r} {getattr(game, 'spec', '')!s:.60} has no ACPC table: "
-                         "N-player matches play kuhn_tree, leduc_tree (players = N), acpc limit files of 3+ players "
-                         "and openspiel's "
-                         "kuhn_poker(players=N) and universal_poker(betting=limit, ...)")
-
-
-def game_table(game) -> TableDef:
-    """The ACPC limit game definition a tree game's strategies play at the dealer."""
-    if getattr(game, "name", "") in ("kuhn_tree", "leduc_tree"):
-        return tree_table(game)
-    if getattr(game, "acpc_table", None) is not None:  # an acpc file of 3+ players on the tree engine
-        return game.acpc_table
-    key_map(game)  # refuses other games by name
-    P = game.num_players
-    if _openspiel_kind(game) == "universal_poker":
-        from .nplayer import parse_table
-
-        params = game.os_game.get_parameters()
-        fields = ("numPlayers", "numRounds", "blind", "raiseSize", "firstPlayer", "maxRaises", "numSuits",
-                  "numRanks", "numHoleCards", "numBoardCards")
-        text = "\n".join(["GAMEDEF", "limit", *(f"{f} = {params[f]}" for f in fields if str(params.get(f, ""))),
-                          "END GAMEDEF"])
-        return parse_table(text, game.spec)
-    return TableDef(P, 1, (1,) * P, (1,), (0,), (1,), 1, P + 1, 1, (0,), f"kuhn_poker(players={P})").validate()
+# --- the players ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -279,121 +164,6 @@ def load_table_player(spec: str, tree_game=None) -> TablePlayer:
                              f"{tree_game.name!r}; every player must play the same game")
     strategy, _, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
     return TablePlayer(tree_game or own, strategy, f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)")
-
-
-# --- the dealer ----------------------------------------------------------------------------------
-
-
-def seatings(players: int, duplicate: bool):
-    """Per hand of a deal, the position of each seat: every permutation in a duplicate match
-    (N! hands per deal), else one rotation a hand."""
-    if duplicate:
-        return [tuple(p) for p in itertools.permutations(range(players))]
-    return [tuple((s + k) % players for s in range(players)) for k in range(players)]
-
-
-@dataclass
-class TableResult:
-    """Chips each seat won, hand by hand; `group` hands share a deal in a duplicate match."""
-
-    seat_chips: list[tuple[float, ...]] = field(default_factory=list)
-    illegal: list[int] = field(default_factory=list)
-    group: int = 1
-    seconds: float = 0.0
-
-    def per_game(self, seat: int) -> tuple[float, float, int]:
-        """(mean, 95% half-width, samples) of the seat's chips per game; a duplicate match's
-        interval is over its deals (each the mean of its `group` seatings)."""
-        x = np.array([c[seat] for c in self.seat_chips], dtype=np.float64)
-        x = x[: x.size // self.group * self.group].reshape(-1, self.group).mean(axis=1)
-        n = x.size
-        half = 1.96 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else float("inf")
-        return (float(x.mean()) if n else float("nan")), half, n
-
-
-class TableDealer:
-    """Listens on one port per seat of an N-player limit table, then deals `hands` hands."""
-
-    def __init__(self, gd: TableDef, hands: int, seed: int = 0, duplicate: bool = True, host: str = "127.0.0.1",
-                 action_timeout: float = ACTION_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT, ports=None):
-        P = gd.num_players
-        self.seatings = seatings(P, duplicate)
-        group = len(self.seatings) if duplicate else 1
-        if not _is_int(hands) or hands < 1 or hands % group:
-            raise SolverkitError(f"hands = {hands!r:.40} is invalid: expected an integer >= 1" +
-                                 (f", a multiple of {group} (every seating of {P} players once per deal)"
-                                  if group > 1 else ""))
-        if not _is_int(seed) or seed < 0:
-            raise SolverkitError(f"seed = {seed!r:.40} is invalid: expected an integer >= 0")
-        self.action_timeout = check_timeout(action_timeout, "action_timeout")
-        self.connect_timeout = check_timeout(connect_timeout, "connect_timeout")
-        ports = list(ports) if ports is not None else [0] * P
-        if len(ports) != P:
-            raise SolverkitError(f"ports = {ports!r:.60} is invalid: expected one port per seat ({P})")
-        ports = [check_port(p, f"the dealer's seat {i}", allow_zero=True) for i, p in enumerate(ports)]
-        nonzero = [p for p in ports if p]
-        if len(set(nonzero)) != len(nonzero):
-            raise SolverkitError(f"ports = {ports}: every seat needs its own port")
-        host = check_host(host, "the dealer's --host")
-        self.gd, self.hands, self.seed, self.duplicate, self.group = gd, hands, seed, duplicate, group
-        self._listen = []
-        try:
-            for port in ports:
-                s = socket.socket(socket.AF_INET6 if ":" in str(host) else socket.AF_INET, socket.SOCK_STREAM)
-                self._listen.append(s)
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind((host, port))
-                s.listen(1)
-                s.settimeout(self.connect_timeout)
-        except (OSError, OverflowError, TypeError) as exc:
-            for s in self._listen:
-                s.close()
-            raise MatchError(f"the dealer cannot listen on {host}:{port} ({exc})") from None
-        self.ports = [s.getsockname()[1] for s in self._listen]
-
-    def run(self) -> TableResult:
-        """Accept every seat, play the match, close the connections."""
-        return serve_seats(self._listen, self.ports, self.connect_timeout, self.action_timeout, self._play)
-
-    def _line(self, hand: int, st: LimitState, deal, position: int) -> str:
-        """What `position` sees: its hole cards (at a showdown those of every player still in)."""
-        show = st.showdown
-        hole = tuple(h if (p == position or (show and not st.folded[p])) else () for p, h in enumerate(deal.hole))
-        return MatchState(position, hand, st.betting(), hole, deal.board[:st.round]).line(self.gd)
-
-    def _play(self, seats) -> TableResult:
-        gd, P = self.gd, self.gd.num_players
-        result = TableResult(illegal=[0] * P, group=self.group)
-        start = time.perf_counter()
-        G = len(self.seatings)
-        for hand in range(self.hands):
-            if self.duplicate:
-                d, k = divmod(hand, G)
-            else:
-                d, k = hand, hand % G
-            where = self.seatings[k]  # where[seat] = position
-            seat_of = {pos: s for s, pos in enumerate(where)}
-            deal = deal_cards(gd, self.seed, d)
-            st = LimitState(gd)
-            while True:
-                lines = [self._line(hand, st, deal, where[s]) for s in range(P)]
-                for s, seat in enumerate(seats):
-                    seat.send(lines[s])
-                if st.finished:
-                    break
-                s = seat_of[st.current_player()]
-                reply = seats[s].read(f"an action at {lines[s]!r}")
-                token = reply[len(lines[s]) + 1:] if reply.startswith(lines[s] + ":") else None
-                if token not in ("f", "c", "r"):
-                    raise MatchError(f"seat {s} answered {reply[:120]!r} to {lines[s]!r}; expected the state followed "
-                                     "by ':' and one of f, c, r")
-                letter, legal = st.fix(token)
-                st.apply(letter)
-                result.illegal[s] += not legal
-            won = st.payoffs(strengths(gd, deal) if st.showdown else None)
-            result.seat_chips.append(tuple(won[where[s]] for s in range(P)))
-        result.seconds = time.perf_counter() - start
-        return result
 
 
 # --- matches -------------------------------------------------------------------------------------
