@@ -1,0 +1,43 @@
+"""Asymmetric step sizes for predictive CFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster Game
+Solving via Asymmetry of Step Sizes", arXiv 2503.12770, AAAI 2026): the prediction that the
+policy adds to the regrets takes a step 1 / (1 + alpha) of the explicit update's, which damps an
+inaccurate prediction. SAPCFR+ fixes alpha = 2: play [R + r / 3]^+ where PCFR+ plays [R + r]^+.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core.arith import predictive_update
+from .core.hookspecs import hookimpl
+from .core.params import Param
+from .core.rule import RegretRule
+
+
+class SimpleAsymmetricPCFRPlus(RegretRule):
+    """SAPCFR+ (Meng et al. 2025): RM+ regrets, R = max(R + r, 0), and the next policy regret
+    matching of R + r / (1 + alpha) (alpha = 2 as published; alpha = 0 is PCFR+). ``pred``
+    holds the damped prediction r / (1 + alpha)."""
+
+    name = "sapcfr_plus"
+    description = "predictive RM+ with the prediction damped: play [R + r/(1+alpha)]^+ (SAPCFR+)"
+    family = "custom"
+    state = ("pred",)
+    predictive = True
+    params = {"alpha": Param("float", 2.0, "asymmetry: the prediction's step is 1/(1 + alpha) of the "
+                             "regrets' (0: PCFR+)", min=0.0, max=1000.0)}
+
+    def prediction_weight(self) -> float:
+        return 1.0 / (1.0 + self.config["alpha"])
+
+    def update(self, regret, delta, t, state):
+        pred = state["pred"]
+        predictive_update(regret, delta, pred, 1.0, 0.0, 1.0)  # R = max(R + r, 0), pred = r
+        w = self.prediction_weight()
+        if w != 1.0:
+            np.multiply(pred, w, out=pred)
+
+
+@hookimpl
+def register_regret_rules(register):
+    register(SimpleAsymmetricPCFRPlus)

@@ -1,0 +1,120 @@
+"""Hyperparameter schedules (Zhang, McAleer and Sandholm, "Faster Game Solving via
+Hyperparameter Schedules", arXiv 2404.09097, AAAI 2026): DCFR's discount exponents and the
+averaging exponent gamma move linearly with the progress t / T through a run of T iterations.
+
+Eq. (4) of the paper, with p = t / T: alpha_t = 1 + 3p, beta_t = -1 - 2p (HS-DCFR) and
+gamma_t = 30 - 5p (or 15 - 5p) for the average, kept as DCFR keeps it, a decay
+((t-1)/t)^gamma of the whole average before iteration t is added. HS-PCFR+ is PCFR+ with that
+average (gamma is its only hyperparameter). T is the ``horizon`` parameter (the paper runs 1,000
+iterations); past it the exponents stay at their end values.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .core.averaging import Averaging
+from .core.hookspecs import hookimpl
+from .core.params import Param
+from .core.rule import RegretRule
+from .rules import _discount
+
+#: the paper's horizon: "We set the number of iterations to 1,000"
+HORIZON = 1000
+
+_HORIZON = Param("int", HORIZON, "T, the iterations the schedule spans (the run's [solver] iterations; "
+                 "the paper runs 1,000); past T the exponents keep their end values", min=1)
+
+
+def progress(t, horizon) -> float:
+    """t / T, capped at 1 (a run longer than its horizon keeps the end values)."""
+    return min(max(float(t), 0.0) / float(horizon), 1.0)
+
+
+def linear(start, end, p) -> float:
+    """The value a fraction p of the way from `start` to `end`."""
+    return start + (end - start) * p
+
+
+class ScheduledDCFR(RegretRule):
+    """HS-DCFR (Zhang et al. 2024): DCFR whose exponents follow the progress p = t / T, positive
+    regrets times t^a / (t^a + 1) and the others times t^b / (t^b + 1) after adding iteration
+    t's, with a = 1 + 3p and b = -1 - 2p (negative b: negative regrets fade quickly)."""
+
+    name = "hs_dcfr"
+    description = "DCFR with scheduled exponents: alpha 1 -> 4, beta -1 -> -3 over the horizon (HS-DCFR)"
+    params = {
+        "horizon": _HORIZON,
+        "alpha_start": Param("float", 1.0, "alpha at t = 0", min=0.0, max=100.0),
+        "alpha_end": Param("float", 4.0, "alpha at t = horizon", min=0.0, max=100.0),
+        "beta_start": Param("float", -1.0, "beta at t = 0", min=-100.0, max=100.0),
+        "beta_end": Param("float", -3.0, "beta at t = horizon", min=-100.0, max=100.0),
+    }
+
+    def exponents(self, t) -> tuple[float, float]:
+        """(alpha_t, beta_t)."""
+        c = self.config
+        p = progress(t, c["horizon"])
+        return linear(c["alpha_start"], c["alpha_end"], p), linear(c["beta_start"], c["beta_end"], p)
+
+    def coefficients(self, t):
+        alpha, beta = self.exponents(t)
+        return _discount(t, alpha), _discount(t, beta), -math.inf
+
+
+class ScheduledDCFRPlus(RegretRule):
+    """HS-DCFR+: DCFR+ (Xu et al. 2024), R = max(R (t-1)^a / ((t-1)^a + 1) + r, 0), with the
+    HS-DCFR alpha schedule a = 1 + 3p at p = (t-1) / T, the progress when the old regrets
+    were summed (the pairing HS-DCFR's alpha makes with DCFR's discount)."""
+
+    name = "hs_dcfr_plus"
+    description = "DCFR+ with a scheduled alpha: 1 -> 4 over the horizon (HS on DCFR+)"
+    params = {
+        "horizon": _HORIZON,
+        "alpha_start": Param("float", 1.0, "alpha at t = 0", min=0.0, max=100.0),
+        "alpha_end": Param("float", 4.0, "alpha at t = horizon", min=0.0, max=100.0),
+    }
+
+    def alpha(self, t) -> float:
+        c = self.config
+        return linear(c["alpha_start"], c["alpha_end"], progress(t, c["horizon"]))
+
+    def coefficients(self, t):
+        return 1.0, 1.0, 0.0
+
+    def discount(self, t):
+        return _discount(t - 1, self.alpha(t - 1))
+
+
+class ScheduledPowerAveraging(Averaging):
+    """The HS average (Zhang et al. 2024): before iteration t is added the whole average is
+    multiplied by ((t-1)/t)^gamma_s, gamma_s = gamma_start + (gamma_end - gamma_start) s / T at
+    s = t - 1 (DCFR's decay with a moving gamma; 30 -> 25 as published, 15 -> 10 the milder
+    variant). Early iterations all but vanish from the average."""
+
+    name = "scheduled_power"
+    description = "decay ((t-1)/t)^gamma_t with gamma moving from gamma_start to gamma_end over the horizon (HS)"
+    params = {
+        "horizon": _HORIZON,
+        "gamma_start": Param("float", 30.0, "gamma at t = 0", min=0.0, max=100.0),
+        "gamma_end": Param("float", 25.0, "gamma at t = horizon", min=0.0, max=100.0),
+    }
+
+    def gamma(self, s) -> float:
+        """gamma_s, the exponent of the decay applied before iteration s + 1."""
+        c = self.config
+        return linear(c["gamma_start"], c["gamma_end"], progress(s, c["horizon"]))
+
+    def coefficients(self, t):
+        return ((t - 1.0) / t) ** self.gamma(t - 1), 1.0
+
+
+@hookimpl
+def register_regret_rules(register):
+    for cls in (ScheduledDCFR, ScheduledDCFRPlus):
+        register(cls)
+
+
+@hookimpl
+def register_averaging(register):
+    register(ScheduledPowerAveraging)
