@@ -63,8 +63,10 @@ def policy(values: np.ndarray, layout: Layout, out: np.ndarray | None = None) ->
     return out
 
 
-#: values per part of :func:`policy_in_parts` (32 MB of float64)
-POLICY_PART_VALUES = 1 << 22
+#: values per part of :func:`policy_in_parts` (2 MB of float64: a part's decoded values and its
+#: output pages are what writing a large strategy adds to the solve's peak; 32 MB parts added
+#: 66 MB to a 16-bit flop spot's 419 MB, 2 MB parts 5 MB, in no measurable time)
+POLICY_PART_VALUES = 1 << 18
 
 
 def policy_in_parts(values: np.ndarray, layout: Layout, out: np.ndarray, release=None,
