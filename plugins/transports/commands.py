@@ -11,8 +11,7 @@ import click
 from solverkit.core.params import UserPath, option_type
 from solverkit.errors import SolverkitError
 
-#: default of `solverkit worker --max-message`, MiB (above a pass to a worker of all of HULHE: 2.3 GB)
-DEFAULT_MAX_MESSAGE_MB = 4096
+from .limits import DEFAULT_MAX_MESSAGE_MB
 #: longest --wait accepted, seconds (a year; 0 waits as long as it takes)
 MAX_WAIT = 365 * 86400.0
 

@@ -36,7 +36,7 @@ from solverkit.core.parts import PartError
 from solverkit.core.wire import unpack_header
 from solverkit.errors import ProtocolError, SolverkitError
 
-from .commands import DEFAULT_MAX_MESSAGE_MB
+from .limits import DEFAULT_MAX_MESSAGE
 from .protocol import (HELLO_EVERY, HEARTBEAT, PROTOCOL, TRUNK_TYPES, error_header, frames_of, host_name,
                        request_id, tune)
 from .worker_exits import EXIT_LOST, EXIT_REFUSED, EXIT_STOPPED, _Rejoin, _Stop
@@ -49,8 +49,6 @@ DEFAULT_HEARTBEAT, DEFAULT_TIMEOUT = 1.0, 60.0
 #: socket events of a failed CURVE handshake (and the monitor's end)
 _HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                      | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
-#: the largest frame a worker accepts unless told otherwise (`--max-message`, MiB there)
-DEFAULT_MAX_MESSAGE = DEFAULT_MAX_MESSAGE_MB << 20
 
 
 class Worker(WorkerSetup, WorkerPasses, WorkerParts):

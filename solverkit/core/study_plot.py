@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 
 from .study_stats import FLOOR, bands, plain
+from .study_tables import X_AXES, groups
 from .units import CURRENT, EXPLOITABILITY
 
 #: the files a study writes per game: plots and the numbers they show
@@ -80,8 +81,6 @@ def study_unit(study, gname) -> str:
 def game_curves(study, results, gname) -> dict:
     """{(assembly, "average" | "current", x axis): [Band, ...]} of one game: what its figure
     draws, per assembly, over all its seeds."""
-    from .study import X_AXES, groups
-
     out = {}
     runs_of = {a: rs for (a, g), rs in groups(study).items() if g == gname}
     for aname, runs in runs_of.items():
@@ -120,8 +119,6 @@ def game_figure(study, results, gname, curves=None):
     import matplotlib.pyplot as plt
 
     from .report import tidy_log_axis
-    from .study import X_AXES, groups
-
     if curves is None:
         curves = game_curves(study, results, gname)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
