@@ -138,7 +138,7 @@ def strategy(run_dir, keys, player, node_path, as_json):
 def report(run_dir, output):
     """One self-contained HTML page about the solve in RUN_DIR: assembly, convergence, strategy,
     store and memory (plots inline; open it in any browser, no server)."""
-    from .core.report import write_report
+    from .report.build import write_report
 
     if output is not None:
         _check_page_output(output)

@@ -175,7 +175,8 @@ def study(study_file, out, jobs, iterations, quiet, resume, force):
 
     Ctrl-C (or SIGTERM) stops it: the runs under way save a checkpoint ([study]
     checkpoint_every, default every 10 minutes, and at the stop) and --resume goes on."""
-    from .core.study import StudyStopped, load_study, run_study
+    from .study.file import load_study
+    from .study.runner import StudyStopped, run_study
 
     if resume and force:
         raise SolverkitError("--resume keeps the runs OUT holds and --force solves them again: give one of them")

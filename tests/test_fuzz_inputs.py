@@ -511,7 +511,7 @@ def _is_schedule(text) -> bool:
 @given(data=st.data(), key=st.sampled_from(["targets", "seeds", "iterations", "eval_every", "stop_at_target"]),
        table=st.sampled_from(["study", "games.g"]))
 def test_bad_study_values_are_refused_naming_the_key(run_dir, data, key, table):
-    from solverkit.core import study
+    from solverkit.study import file as study
 
     if table == "games.g" and key in ("eval_every", "stop_at_target"):
         table = "study"

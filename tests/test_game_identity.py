@@ -192,7 +192,8 @@ def test_report_refuses_a_result_of_another_game(runs, tmp_path):
 
 @pytest.mark.slow
 def test_a_study_resumed_after_its_game_file_changed_is_refused(tmp_path):
-    from solverkit.core.study import load_study, run_study
+    from solverkit.study.file import load_study
+    from solverkit.study.runner import run_study
     from solverkit.errors import ConfigError
 
     gamedef = _gamedef(tmp_path / "mine.game")

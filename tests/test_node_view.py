@@ -101,7 +101,7 @@ def test_the_report_shows_a_hand_grid_per_node(tmp_path):
     combos with their strategy and EV."""
     import tomli_w
 
-    from solverkit.core.report import build_report
+    from solverkit.report.build import build_report
 
     config = tmp_path / "spot.toml"
     config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **TURN}}))

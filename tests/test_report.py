@@ -121,7 +121,7 @@ def test_convergence_plot_has_the_target_line_and_units():
     import matplotlib.pyplot as plt
 
     from solverkit.api import load_game
-    from solverkit.core.report import convergence_figure
+    from solverkit.report.figures import convergence_figure
 
     leduc, kuhn = load_game("leduc"), load_game("kuhn_tree")
     rows = [{"iteration": i, "seconds": i / 100, "exploitability": 1 / i, "exploitability_mbb": 500 / i}
@@ -158,7 +158,7 @@ def test_hand_rows_merge_suit_images_only_when_they_play_alike():
 
 
 def test_seconds_are_written_plainly():
-    from solverkit.core.report import plain_seconds
+    from solverkit.report.texts import plain_seconds
 
     assert [plain_seconds(v) for v in (1047.31, 0.00473, 12.345, None, float("nan"))] == ["1,047", "0.00473", "12.3", "?", "?"]
 

@@ -8,7 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from solverkit.cli import cli
-from solverkit.core.study import RESULT_COLUMNS, SUMMARY_COLUMNS, load_study, run_study
+from solverkit.study.file import load_study
+from solverkit.study.runner import run_study
+from solverkit.study.tables import RESULT_COLUMNS, SUMMARY_COLUMNS
 from solverkit.errors import ConfigError
 
 STUDY = """
@@ -192,7 +194,7 @@ def test_bad_study_targets_and_seeds(tmp_path, text, expected):
 
 
 def test_mean_over_all_seeds_carries_stopped_runs_forward():
-    from solverkit.core.study_stats import combine, first_reach
+    from solverkit.study.stats import combine, first_reach
 
     fast = [(1, 1.0), (2, 0.01)]  # stopped at iteration 2
     slow = [(1, 1.0), (2, 0.5), (3, 0.1), (4, 0.001)]
@@ -209,8 +211,8 @@ def test_mean_over_all_seeds_carries_stopped_runs_forward():
 def test_plot_axes_units_band_and_targets(tmp_path):
     import matplotlib.pyplot as plt
 
-    from solverkit.core.study import RunResult
-    from solverkit.core.study_plot import game_figure
+    from solverkit.study.runs import RunResult
+    from solverkit.study.plot import game_figure
 
     study = _study(tmp_path, """
 [study]

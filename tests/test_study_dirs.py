@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solverkit.cli import cli
-from solverkit.core.study import load_study, run_study
+from solverkit.study.file import load_study
+from solverkit.study.runner import run_study
 from solverkit.errors import ConfigError
 
 from .conftest import fuzz_examples
@@ -220,8 +221,8 @@ def test_a_signal_while_a_study_writes_its_outputs_stops_it_saying_how_to_go_on(
     import signal
     import time
 
-    from solverkit.core import study_plot
-    from solverkit.core.study import StudyStopped
+    from solverkit.study import plot as study_plot
+    from solverkit.study.runner import StudyStopped
 
     def signalled(*args, **kwargs):
         os.kill(os.getpid(), getattr(signal, sig))

@@ -8,9 +8,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from solverkit.core.study import RunResult, load_study, run_study
-from solverkit.core.study_plot import CURVE_COLUMNS, game_figure
-from solverkit.core.study_stats import bands, mean_interval, plain, t975
+from solverkit.study.file import load_study
+from solverkit.study.plot import CURVE_COLUMNS, game_figure
+from solverkit.study.runner import run_study
+from solverkit.study.runs import RunResult
+from solverkit.study.stats import bands, mean_interval, plain, t975
 
 STUDY = """
 [study]
@@ -129,7 +131,7 @@ game = { name = "skewed_pennies" }
 def test_a_game_whose_runs_recorded_nothing_gets_an_empty_plot_that_says_so(tmp_path):
     import matplotlib.pyplot as plt
 
-    from solverkit.core.study_plot import plot_study
+    from solverkit.study.plot import plot_study
 
     path = tmp_path / "s.toml"
     path.write_text("[study]\n[assemblies.plus]\npreset = \"cfr_plus\"\n[games.kuhn]\ngame = { name = \"kuhn_tree\" }\n")
@@ -143,7 +145,7 @@ def test_a_game_whose_runs_recorded_nothing_gets_an_empty_plot_that_says_so(tmp_
 
 
 def test_an_arithmetic_interval_below_zero_is_drawn_down_to_the_smallest_seed():
-    from solverkit.core.study_plot import drawn_low
+    from solverkit.study.plot import drawn_low
 
     (band,) = bands([[(1, 1e-1)], [(1, 1e-4)], [(1, 1e-4)]], "arithmetic")
     assert band.ci_low < 0 < band.min == 1e-4  # the interval itself, as the CSV writes it

@@ -313,7 +313,7 @@ class Game:
         items. Here: each player's first `limit` information sets and their action
         probabilities; games override it with views of their own (poker: per-hand tables, the
         preflop chart)."""
-        from .report import table
+        from .html_table import table
 
         out = []
         for p in range(self.num_players):

@@ -123,7 +123,7 @@ def report_tables(game, strategy, limit: int = 200):
     hands) with each action's probability."""
     import numpy as np
 
-    from ..core.report import table
+    from ..core.html_table import table
     from .cards import card_name
     from .game import suit_class
     from .preflop import preflop_nodes

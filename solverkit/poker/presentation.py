@@ -137,7 +137,7 @@ class GamePresentation:
         probabilities at the first decision and at the answer to an opening raise."""
         import tempfile
 
-        from ..core.report import table
+        from ..core.html_table import table
         from .preflop import plot_preflop, preflop_nodes
 
         out = []

@@ -7,13 +7,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.config import absolutize_game_files, load_config, read_toml
+from ..core.params import Param, spec_of
+from ..core.registry import get_registry
+from ..core.units import EXPLOITABILITY, plot_unit, units_of
 from ..errors import ConfigError, choices, shown
-from .config import absolutize_game_files, load_config, read_toml
-from .params import Param, spec_of
-from .registry import get_registry
-from .study_stats import MEANS
-from .units import EXPLOITABILITY, plot_unit, units_of
-
+from .stats import MEANS
 
 STUDY_KEYS = ("name", "iterations", "targets", "seeds", "eval_every", "stop_at_target", "mean", "time_limit",
               "checkpoint_every")
@@ -129,7 +128,7 @@ _EVAL_EVERY = Param("int", None, min=0)
 
 def _eval_every(value, where):
     """An eval_every as ``[solver] eval_every`` takes it: iterations, "30s", "1e6 nodes"."""
-    from .config import parse_schedule
+    from ..core.config import parse_schedule
 
     if not isinstance(value, str):
         return _EVAL_EVERY.check(value, where)
@@ -152,7 +151,7 @@ _TIME_LIMIT = Param("float", None, min=0.0)
 def _checkpoint_every(value) -> str:
     """``[study] checkpoint_every``: "" (none), N iterations or a duration ("10m"), as the
     ``[solver]`` key takes it."""
-    from .config import parse_every
+    from ..core.config import parse_every
 
     text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
     if text is None:

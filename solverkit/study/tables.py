@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import csv
 
-from .study_file import Run, Study
-from .study_stats import combine, first_reach, mean, plain
-
+from .file import Run, Study
+from .stats import combine, first_reach, mean, plain
 
 RESULT_COLUMNS = (
     "assembly", "game", "seed", "target", "unit", "iterations_to_target", "seconds_to_target",
@@ -76,7 +75,7 @@ def _summarise(study, results):
 def _write_csv(path, columns, rows):
     import io
 
-    from .atomic import write_text
+    from ..core.atomic import write_text
 
     buf = io.StringIO(newline="")
     w = csv.DictWriter(buf, fieldnames=columns)

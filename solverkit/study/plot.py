@@ -9,9 +9,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .study_stats import FLOOR, bands, plain
-from .study_tables import X_AXES, groups
-from .units import CURRENT, EXPLOITABILITY
+from ..core.units import CURRENT, EXPLOITABILITY
+from .stats import FLOOR, bands, plain
+from .tables import X_AXES, groups
 
 #: the files a study writes per game: plots and the numbers they show
 FIGURE_FORMATS = ("png", "svg")
@@ -53,7 +53,7 @@ def plot_study(study, results, out) -> list:
 
     import matplotlib.pyplot as plt
 
-    from .atomic import write_bytes
+    from ..core.atomic import write_bytes
 
     paths = []
     for gname in dict.fromkeys(r.game for r in study.runs):
@@ -98,7 +98,7 @@ def write_curves(path: Path, curves: dict, unit: str) -> Path:
     numbers as integers, others in full precision); replaced atomically."""
     import io
 
-    from .atomic import write_text
+    from ..core.atomic import write_text
 
     buf = io.StringIO(newline="")
     w = csv.writer(buf)
@@ -118,7 +118,7 @@ def game_figure(study, results, gname, curves=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .report import tidy_log_axis
+    from ..report.figures import tidy_log_axis
     if curves is None:
         curves = game_curves(study, results, gname)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]

@@ -8,9 +8,9 @@ keys override the study's and the game's), ``[games.NAME]`` one game each (``gam
 ``eval_every``). Seeds vary only what is random: a game's ``seed`` parameter unless the game
 table fixes it, and the assembly's sampler; a run with nothing random runs once.
 
-Its parts live beside it: :mod:`.study_file` (reading and checking a study file), :mod:`.study_runs`
-(how each run starts, solving it, reading a finished one back), :mod:`.study_tables` (results.csv,
-summary.csv), :mod:`.study_plot` and :mod:`.study_stats`; this module runs the grid and stops it.
+Its parts live beside it in solverkit.study: :mod:`.file` (reading and checking a study file),
+:mod:`.runs` (how each run starts, solving it, reading a finished one back), :mod:`.tables`
+(results.csv, summary.csv), :mod:`.plot` and :mod:`.stats`; this module runs the grid and stops it.
 """
 
 from __future__ import annotations
@@ -21,13 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ConfigError, SolverkitError
-from .study_file import (_BOOL, _EVAL_EVERY, _POSITIVE, _SEEDS, _TARGETS,  # noqa: F401 (re-exported)
-                         GAME_KEYS, STUDY_CHECKPOINT_EVERY, STUDY_KEYS, TARGETS_PREFIX, Run, Study, Target,
-                         load_study, slug_of)
-from .study_runs import (DONE, NEW, REPLACE, RESUME, RunResult, _run_one, finished_run,  # noqa: F401 (re-exported)
-                         plan_runs)
-from .study_tables import (RESULT_COLUMNS, SUMMARY_COLUMNS, X_AXES, _result_rows,  # noqa: F401 (re-exported)
-                           _summarise, _write_csv, groups)
+from .file import Study
+from .runs import RunResult, _run_one, plan_runs
+from .tables import RESULT_COLUMNS, SUMMARY_COLUMNS, _result_rows, _summarise, _write_csv
 
 
 class StudyStopped(SolverkitError):
@@ -115,7 +111,7 @@ def _run_and_write(study, out: Path, jobs: int, plan: dict, results: dict, bar) 
     _write_csv(out / "results.csv", RESULT_COLUMNS, _result_rows(study, results))
     summary = _summarise(study, results)
     _write_csv(out / "summary.csv", SUMMARY_COLUMNS, summary)
-    from .study_plot import plot_study
+    from .plot import plot_study
 
     plot_study(study, results, out)
     lines = [f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "

@@ -6,11 +6,10 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.config import load_config, read_toml
 from ..errors import ConfigError
-from .config import load_config, read_toml
-from .study_file import Run, Study
-from .study_stats import points
-
+from .file import Run, Study
+from .stats import points
 
 #: how a run of a study starts (:func:`plan_runs`): solved in an empty directory, read back (it
 #: finished there with the same settings), resumed from its checkpoint, or solved again over
@@ -21,7 +20,7 @@ NEW, DONE, RESUME, REPLACE = "new", "done", "resume", "replace"
 def _run_one(run: Run, out_dir: str, mode: str = NEW):
     """Solve one run into OUT/runs/SLUG as `mode` (:func:`plan_runs`) says: read back a run
     finished there, go on from its checkpoint, or solve it (replacing what is there)."""
-    from .solver import run_solve
+    from ..core.solver import run_solve
 
     assembly = load_config(run.raw)
     run_dir = Path(out_dir) / "runs" / run.slug
@@ -36,7 +35,7 @@ def _run_one(run: Run, out_dir: str, mode: str = NEW):
 
 
 def _holds_run(run_dir: Path) -> bool:
-    from .run_dir import RUN_FILES
+    from ..core.run_dir import RUN_FILES
 
     return any((run_dir / name).exists() for name in RUN_FILES)
 
@@ -65,8 +64,8 @@ def plan_runs(study: "Study", out: Path, resume: bool = False, force: bool = Fal
 def _resume_mode(run: Run, run_dir: Path) -> str:
     """DONE, RESUME or REPLACE for a run found in `run_dir` by ``--resume``, or a ConfigError
     when its settings differ from the study's in a way it cannot go on from."""
-    from .checkpoint import FILENAME, CheckpointError, check_game, check_resume, read_footer
-    from .solver import run_config
+    from ..core.checkpoint import FILENAME, CheckpointError, check_game, check_resume, read_footer
+    from ..core.solver import run_config
 
     assembly = load_config(run.raw)
     fix = "restore the study's settings, give another --out, or add --force to solve it again"
@@ -97,9 +96,8 @@ def _check_result_game(run: Run, run_dir: Path, game, fix: str) -> None:
     edited since): its results are not this game's, and are neither kept nor silently replaced."""
     import json
 
-    from .identity import ID_FIELD, game_identity
-
-    from .run_dir import RESULT_LIMIT
+    from ..core.identity import ID_FIELD, game_identity
+    from ..core.run_dir import RESULT_LIMIT
 
     try:
         if (run_dir / "result.json").stat().st_size > RESULT_LIMIT:
@@ -139,9 +137,8 @@ def finished_run(run_dir: Path, assembly) -> "RunResult | None":
     read from its metrics.csv; None otherwise."""
     import json
 
-    from .solver import run_config_text
-
-    from .run_dir import RESULT_LIMIT, bounded_lines
+    from ..core.run_dir import RESULT_LIMIT, bounded_lines
+    from ..core.solver import run_config_text
 
     try:
         if (run_dir / "result.json").stat().st_size > RESULT_LIMIT:
