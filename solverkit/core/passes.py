@@ -48,14 +48,28 @@ def state_of(seg, rule, player: int) -> dict:
     return {s: seg[f"{s}{player}"] for s in rule.state}
 
 
-def policy_source(store, seg, key: str, player: int, rule=None) -> np.ndarray:
+def policy_source(store, seg, key: str, player: int, rule=None, out=None) -> np.ndarray:
     """The values whose regret matching is `player`'s current policy in segment `key`: the
-    regrets themselves for plain rules (no copy), else the rule's :meth:`policy_source`."""
+    regrets themselves for plain rules (no copy), else the rule's :meth:`policy_source` (into
+    `out` when given)."""
     rule = rule or rule_of(store)
     regret = seg[f"regret{player}"]
     if rule is None or rule.plain_policy:
         return regret
-    return rule.policy_source(regret, state_of(seg, rule, player), blocks_of(store, key, f"regret{player}"))
+    return rule.policy_source(regret, state_of(seg, rule, player), blocks_of(store, key, f"regret{player}"), out)
+
+
+def _scratch(scratch, name: str, like: np.ndarray, zero: bool) -> np.ndarray:
+    """A buffer shaped as `like`: new, or the one `scratch` (a dict kept by the caller between
+    passes) holds under `name`, zeroed when `zero`."""
+    if scratch is None:
+        return np.zeros_like(like) if zero else np.empty_like(like)
+    buf = scratch.get(name)
+    if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
+        buf = scratch[name] = np.zeros_like(like)
+    elif zero:
+        buf.fill(0.0)
+    return buf
 
 
 def kernel_coefficients(job) -> tuple:
@@ -93,7 +107,8 @@ def _writes(state: tuple, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, source: str = "regret"):
+def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, source: str = "regret",
+                   scratch: dict | None = None):
     """(src, reg, avg): per player, the kernel's policy source, regret target and average target
     for one open segment.
 
@@ -101,10 +116,16 @@ def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, sour
     the rule's current policy; "avg" the cumulative strategy (an evaluation of the average).
     Regret targets are the stored regrets when the rule is inline, else zero buffers that the
     kernel fills with instantaneous regrets; likewise for averages. Unused slots are 1-value
-    dummies (kernels index them only where a mask says so)."""
+    dummies (kernels index them only where a mask says so). `scratch`: a dict the caller keeps
+    between passes of one segment, whose buffers the policy sources and the zeroed targets reuse
+    (a whole spot's three fresh arrays a pass were mostly page faults: a predictive rule ran 2.4x
+    slower than an inline one); None: new arrays."""
     rule = job.rule if job is not None else rule_of(store)
     if source == "regret":
-        src = [policy_source(store, seg, key, p, rule) for p in (0, 1)]
+        src = [policy_source(store, seg, key, p, rule,
+                             None if rule is None or rule.plain_policy or job is None
+                             else _scratch(scratch, f"src{p}", seg[f"regret{p}"], False))
+               for p in (0, 1)]
     else:
         src = [seg[f"{source}0"], seg[f"{source}1"]]
     dummy = [np.zeros(1), np.zeros(1)]
@@ -114,13 +135,13 @@ def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, sour
     for p in (0, 1):
         if (upd_mask >> p) & 1:
             r = seg[f"regret{p}"]
-            reg[p] = r if rule.inline else np.zeros_like(r)
+            reg[p] = r if rule.inline else _scratch(scratch, f"delta{p}", r, True)
     avg = list(dummy)
     if job.averaging.keeps_average:
         for q in (0, 1):
             if (avg_mask >> q) & 1 and f"avg{q}" in seg:
                 a = seg[f"avg{q}"]
-                avg[q] = a if job.averaging.inline else np.zeros_like(a)
+                avg[q] = a if job.averaging.inline else _scratch(scratch, f"contrib{q}", a, True)
     return src, reg, avg
 
 

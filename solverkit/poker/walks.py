@@ -159,7 +159,15 @@ class GameWalks:
         if getattr(seg, "compact", None) is not None and _kernel_compact(job, pj):
             c = _Compact.of(seg, job, pj)
             return c, c, c
-        return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source)
+        return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source,
+                              scratch=self._pass_scratch(key))
+
+    def _pass_scratch(self, key):
+        """Buffers the passes of an unsplit game reuse (:func:`~solverkit.core.passes.segment_arrays`);
+        None for a split game's segments (kept, they would hold every subgame's at once)."""
+        if self.split or key != "root":
+            return None
+        return self.__dict__.setdefault("_root_scratch", {})
 
     @staticmethod
     def _writes(job: _Job, pj):
@@ -306,7 +314,7 @@ class GameWalks:
         t = self.tree
         region = self.full
         with store.open("root", writes(pj, upd_all, avg_all)) as seg:
-            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all)
+            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"))
             dfs_block(self.kernel_tree(),
                       self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
                       float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
