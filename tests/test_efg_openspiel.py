@@ -89,22 +89,23 @@ def test_cli_export_openspiel_round_trips(tmp_path):
     assert set(players[0]) | set(players[1]) == set(table)
 
 
-def test_poker_export_still_works(tmp_path):
+def _export_solved(tmp_path, game, iterations):
+    """`solverkit export --format openspiel` of a run of `game` solved from the command line."""
     cfg = tmp_path / "c.toml"
-    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "kuhn"\n[solver]\niterations = 10\n')
+    cfg.write_text(f'preset = "cfr_plus"\n[game]\nname = "{game}"\n[solver]\niterations = {iterations}\n')
     out = tmp_path / "run"
     assert CliRunner().invoke(cli, ["solve", str(cfg), "--out", str(out)]).exit_code == 0
-    r = CliRunner().invoke(cli, ["export", str(out), "--format", "openspiel"])
+    return CliRunner().invoke(cli, ["export", str(out), "--format", "openspiel"])
+
+
+def test_poker_export_still_works(tmp_path):
+    r = _export_solved(tmp_path, "kuhn", 10)
     assert r.exit_code == 0, r.output
     assert len(json.loads(r.output)) == 12
 
 
 def test_export_of_a_game_without_openspiel_counterpart_is_refused(tmp_path):
-    cfg = tmp_path / "c.toml"
-    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "skewed_pennies"\n[solver]\niterations = 3\n')
-    out = tmp_path / "run"
-    assert CliRunner().invoke(cli, ["solve", str(cfg), "--out", str(out)]).exit_code == 0
-    r = CliRunner().invoke(cli, ["export", str(out), "--format", "openspiel"])
+    r = _export_solved(tmp_path, "skewed_pennies", 3)
     assert r.exit_code == 2 and "game 'skewed_pennies' has no OpenSpiel counterpart" in r.output
     # the choices it names are the ones export takes (it listed hulhe, rhode_island ... which it refuses)
     assert ("supports: kuhn, leduc (and acpc with those game definitions), kuhn_tree, leduc_tree, openspiel"

@@ -62,11 +62,14 @@ def test_single_is_one_block_of_one_infoset():
 
 @settings(max_examples=100, deadline=None)
 @given(layout_and_values())
-def test_policy_matches_reference(case):
+def test_policy_matches_reference_and_is_a_distribution_per_infoset(case):
     blocks, values = case
     layout = Layout.from_blocks(blocks)
     got = policy(np.array(values, dtype=np.float64), layout)
     np.testing.assert_allclose(got, ref_regret_matching(values, blocks), rtol=1e-14, atol=0)
+    assert np.all(got >= 0.0)
+    for start, na in layout.infoset_slices():
+        assert sum(got[start : start + na]) == pytest.approx(1.0, abs=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
@@ -76,17 +79,6 @@ def test_policy_ties_zeros_and_tiny_values(case):
     blocks, values = case
     got = policy(np.array(values, dtype=np.float64), Layout.from_blocks(blocks))
     np.testing.assert_allclose(got, ref_regret_matching(values, blocks), rtol=1e-14, atol=0)
-
-
-@settings(max_examples=50, deadline=None)
-@given(layout_and_values())
-def test_policy_is_a_distribution_per_infoset(case):
-    blocks, values = case
-    layout = Layout.from_blocks(blocks)
-    got = policy(np.array(values, dtype=np.float64), layout)
-    assert np.all(got >= 0.0)
-    for start, na in layout.infoset_slices():
-        assert sum(got[start : start + na]) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_kernel_writes_into_out_and_leaves_values_alone():

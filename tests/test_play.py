@@ -138,22 +138,22 @@ def test_sampled_duplicate_match_agrees_with_the_exact_value(leduc):
     assert mbb(leduc) == 0.002  # leduc's first bet (2 chips) is the unit
 
 
-def _fake_dealer(lines, hold=0.0):
-    """A TCP server that reads the version line, sends `lines`, then waits `hold` seconds."""
+def _raw_dealer(chunks, linger=2.0):
+    """A TCP server that reads the version line, sends each (bytes, pause before) chunk, then
+    reads the agent's answers for up to `linger` seconds before it hangs up."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
 
     def serve():
         conn, _ = srv.accept()
-        reader = conn.makefile("rb")
-        reader.readline()
-        for line in lines:
-            conn.sendall(line.encode() + b"\r\n")
-        threading.Event().wait(hold)
-        conn.settimeout(1.0)
-        try:  # take the agent's answers before hanging up (closing first would reset its send)
-            while reader.readline():
+        conn.makefile("rb").readline()
+        try:
+            for data, pause in chunks:
+                threading.Event().wait(pause)
+                conn.sendall(data)
+            conn.settimeout(linger)
+            while conn.recv(4096):  # take the agent's answers before hanging up
                 pass
         except OSError:
             pass
@@ -162,6 +162,11 @@ def _fake_dealer(lines, hold=0.0):
 
     threading.Thread(target=serve, daemon=True).start()
     return srv.getsockname()[1]
+
+
+def _fake_dealer(lines, hold=0.0):
+    """A TCP server that reads the version line, sends `lines`, then waits `hold` seconds."""
+    return _raw_dealer([(line.encode() + b"\r\n", 0.0) for line in lines] + [(b"", hold)], linger=1.0)
 
 
 def test_agent_errors_never_hang(leduc):
@@ -260,32 +265,6 @@ def test_dealer_lines_and_strategy_keys_use_the_acpc_names(leduc):
     with pytest.raises(ProtocolMismatch, match="bad card '2c': not a card of the game's deck of 6 cards: "
                                                "ranks QKA, suits hs"):
         play_agent(player, "127.0.0.1", port, timeout=5)
-
-
-def _raw_dealer(chunks, linger=2.0):
-    """A TCP server that reads the version line, sends each (bytes, pause before) chunk, then
-    reads the agent's answers for up to `linger` seconds before it hangs up."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-
-    def serve():
-        conn, _ = srv.accept()
-        conn.makefile("rb").readline()
-        try:
-            for data, pause in chunks:
-                threading.Event().wait(pause)
-                conn.sendall(data)
-            conn.settimeout(linger)
-            while conn.recv(4096):  # take the agent's answers before hanging up
-                pass
-        except OSError:
-            pass
-        conn.close()
-        srv.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    return srv.getsockname()[1]
 
 
 def test_agent_reads_whole_lines_of_any_split(leduc):

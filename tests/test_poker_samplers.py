@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from solverkit.core.config import load_config
-from solverkit.core.game import PassJob
 from solverkit.core.layout import policy
-from solverkit.core.solver import Solver, make_store, run_solve
+from solverkit.core.solver import Solver, run_solve
 from solverkit.errors import ConfigError
 from solverkit.poker.evaluator import acpc_rank
 
+from .pass_updates import pass_updates
 from .poker_reference import cfr_update, flat_of, policy_from_flat
 
 TINY_HULHE = {"name": "hulhe", "ranks": 4, "suits": 2, "rounds": 2, "max_raises": [1, 1], "split_round": 0}
@@ -30,23 +30,6 @@ def _regrets(game, seed=5):
     return [rng.uniform(-0.3, 1.0, game.layout(p).size) for p in (0, 1)]
 
 
-def _updates(asm, regrets, i, seeds):
-    """Per seed: (regret change of player i, the opponent's average) after one pass from `regrets`."""
-    game, store = asm.game, make_store(asm)
-    deltas, avgs = [], []
-    for s in seeds:
-        asm.sampler.seed = s
-        with store.open("root", ("regret0", "regret1", "avg0", "avg1")) as seg:
-            for p in (0, 1):
-                seg[f"regret{p}"][:] = regrets[p]
-                seg[f"avg{p}"][:] = 0.0
-        game.cfr_pass(store, PassJob(1, (i,), asm.rule, asm.averaging, asm.sampler))
-        seg = store.read("root")
-        deltas.append(seg[f"regret{i}"] - regrets[i])
-        avgs.append(np.array(seg[f"avg{1 - i}"]))
-    return np.array(deltas), np.array(avgs)
-
-
 @pytest.mark.parametrize("name", list(GAMES))
 def test_full_update_equals_the_slow_reference(name):
     asm = _asm(name, iso=False)
@@ -59,7 +42,7 @@ def test_full_update_equals_the_slow_reference(name):
 
     for i in (0, 1) if name != "hulhe" else (0,):
         delta, avg = cfr_update(gd, game.tree.bet, policy_from_flat(game, sig), rank, i)
-        got_delta, got_avg = _updates(asm, regrets, i, [0])
+        got_delta, got_avg = pass_updates(asm, regrets, i, [0])
         np.testing.assert_allclose(got_delta[0], flat_of(game, delta, i), rtol=0, atol=1e-13)
         np.testing.assert_allclose(got_avg[0], flat_of(game, avg, 1 - i), rtol=0, atol=1e-13)
 
@@ -101,8 +84,8 @@ def test_expected_sampled_update_is_the_full_update(sampler, name, seeds):
     full, asm = _asm(name), _asm(name, sampler)
     regrets = _regrets(full.game)
     for i in (0, 1):
-        want = _updates(full, regrets, i, [0])
-        got = _updates(asm, regrets, i, range(seeds))
+        want = pass_updates(full, regrets, i, [0])
+        got = pass_updates(asm, regrets, i, range(seeds))
         for g, w in zip(got, want):
             _check_mean(g, w[0], seeds)
             if name != "kuhn" or sampler == "public_external":  # something to sample: passes differ
@@ -117,7 +100,7 @@ def test_a_sampled_pass_touches_one_board_per_round(sampler):
     asm = _asm("hulhe", sampler)
     game = asm.game
     regrets = _regrets(game)
-    deltas, avgs = _updates(asm, regrets, 0, [3])
+    deltas, avgs = pass_updates(asm, regrets, 0, [3])
     bet, rs = game.tree.bet, game.round_start
     touched = set()
     for n, k in zip(*game.full.units[0]):

@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from solverkit.core.config import load_config, parse_schedule
-from solverkit.core.game import PassJob
 from solverkit.core.registry import get_registry
 from solverkit.core.rng import draws
 from solverkit.core.schedule import EvalSchedule
-from solverkit.core.solver import make_store, run_solve
+from solverkit.core.solver import run_solve
 from solverkit.efg import TreeGame
 from solverkit.errors import ConfigError
+
+from .pass_updates import pass_updates
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
@@ -115,24 +116,6 @@ def _policy(game, regret, p):
     return out
 
 
-def _sampled_updates(asm, regrets, i, seeds):
-    """Per seed: (regret change of player i, the opponent's average) after one pass from `regrets`."""
-    game, store = asm.game, make_store(asm)
-    o = 1 - i
-    deltas, avgs = [], []
-    for s in range(seeds):
-        asm.sampler.seed = s
-        with store.open("root", ("regret0", "regret1", "avg0", "avg1")) as seg:
-            for p in (0, 1):
-                seg[f"regret{p}"][:] = regrets[p]
-                seg[f"avg{p}"][:] = 0.0
-        game.cfr_pass(store, PassJob(1, (i,), asm.rule, asm.averaging, asm.sampler))
-        seg = store.read("root")
-        deltas.append(seg[f"regret{i}"] - regrets[i])
-        avgs.append(np.array(seg[f"avg{o}"]))
-    return np.array(deltas), np.array(avgs)
-
-
 CASES = [("chance", "kuhn_tree", 3000), ("external", "kuhn_tree", 3000), ("outcome", "kuhn_tree", 20000),
          ("chance", HiddenMoves, 3000), ("external", HiddenMoves, 3000), ("outcome", HiddenMoves, 20000)]
 
@@ -153,7 +136,7 @@ def test_expected_sampled_update_is_the_full_update(sampler, game, seeds, fresh_
     sig = [_policy(asm.game, regrets[p], p) for p in (0, 1)]
     for i in (0, 1):
         want_delta, want_avg = _reference(tree, sig, i)
-        deltas, avgs = _sampled_updates(asm, regrets, i, seeds)
+        deltas, avgs = pass_updates(asm, regrets, i, range(seeds))
         for got, want in ((deltas, want_delta), (avgs, want_avg)):
             assert np.abs(want).max() > 0.01  # the reference is not trivially zero
             se = got.std(axis=0) / np.sqrt(seeds)
@@ -168,7 +151,7 @@ def test_full_sampler_equals_the_reference(fresh_registry):
     rng = np.random.default_rng(1)
     regrets = [rng.uniform(-0.3, 1.0, asm.game.layout(p).size) for p in (0, 1)]
     sig = [_policy(asm.game, regrets[p], p) for p in (0, 1)]
-    deltas, avgs = _sampled_updates(asm, regrets, 0, 1)
+    deltas, avgs = pass_updates(asm, regrets, 0, range(1))
     want_delta, want_avg = _reference(asm.game.tree, sig, 0)
     assert np.allclose(deltas[0], want_delta, atol=1e-12) and np.allclose(avgs[0], want_avg, atol=1e-12)
 

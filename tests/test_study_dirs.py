@@ -187,16 +187,20 @@ def test_any_assembly_names_give_a_one_line_refusal_or_directories_inside_runs(t
     assert all(d.parent == runs for d in dirs) and len({str(d).lower() for d in dirs}) == len(spec.runs)
 
 
+def _finished_study(tmp_path):
+    """A finished one-run study: its file, OUT, results.csv's text, and its run's metrics.csv and text."""
+    path = study(tmp_path, iterations=20, every="5")
+    out = tmp_path / "out"
+    run_study(load_study(path), out, progress=False)
+    metrics = out / "runs" / "cfr_plus__pennies__seed0" / "metrics.csv"
+    return path, out, (out / "results.csv").read_text(), metrics, metrics.read_text()
+
+
 @pytest.mark.parametrize("cut", ["rows", pytest.param("bytes", marks=pytest.mark.slow)])  # (CI time: 8 s)
 def test_resume_never_reads_back_a_finished_run_whose_metrics_were_cut_short(tmp_path, cut):
     # a metrics.csv cut short (rows lost, or a torn last line) beside an intact result.json was
     # read back as finished: results.csv then gave an earlier row's exploitability as the final one
-    path = study(tmp_path, iterations=20, every="5")
-    out = tmp_path / "out"
-    run_study(load_study(path), out, progress=False)
-    before = (out / "results.csv").read_text()
-    metrics = out / "runs" / "cfr_plus__pennies__seed0" / "metrics.csv"
-    text = metrics.read_text()
+    path, out, before, metrics, text = _finished_study(tmp_path)
     metrics.write_text("".join(text.splitlines(True)[:3]) if cut == "rows" else text[:-20])
     run_study(load_study(path), out, progress=False, resume=True)
     assert (out / "results.csv").read_text() == before
@@ -244,12 +248,7 @@ def test_a_signal_while_a_study_writes_its_outputs_stops_it_saying_how_to_go_on(
 
 def test_resume_solves_again_a_finished_run_whose_metrics_grew_huge(tmp_path):
     # a metrics.csv grown to gigabytes of zeros (a sparse file) was read into memory whole
-    path = study(tmp_path, iterations=20, every="5")
-    out = tmp_path / "out"
-    run_study(load_study(path), out, progress=False)
-    before = (out / "results.csv").read_text()
-    metrics = out / "runs" / "cfr_plus__pennies__seed0" / "metrics.csv"
-    text = metrics.read_text()
+    path, out, before, metrics, text = _finished_study(tmp_path)
     with open(metrics, "r+b") as fh:
         fh.truncate(3 << 30)
     run_study(load_study(path), out, progress=False, resume=True)

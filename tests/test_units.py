@@ -41,10 +41,9 @@ class UnitPlugin:
 
 @pytest.fixture
 def unit_registry(fresh_registry):
-    plugin = UnitPlugin()
-    fresh_registry.add(plugin, name="units-test")
-    yield fresh_registry
-    fresh_registry.remove(plugin)
+    """The test's own registry with UnitPlugin's games added (dropped with it when the test ends)."""
+    fresh_registry.add(UnitPlugin(), name="units-test")
+    return fresh_registry
 
 
 def _config(game, **solver):

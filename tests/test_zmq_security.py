@@ -30,6 +30,8 @@ from solverkit_transports.keys import WorkerKeys, load_trunk_keys, load_worker_k
 from solverkit_transports.protocol import PROTOCOL
 from solverkit_transports.worker import EXIT_LOST, Worker
 
+from .zmq_peers import STATS, fake_worker
+
 LEDUC = {"name": "leduc", "split_round": 1, "chunks": 2}
 FAST = {"heartbeat": 0.1, "timeout": 4.0, "connect_timeout": 30.0}
 HELLO = {"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": "rogue", "pid": 666, "threads": 1}
@@ -375,40 +377,10 @@ def test_the_connect_timeout_names_the_peers_it_dropped():
 # --- what comes back -------------------------------------------------------------------------------
 
 
-def _fake_worker(endpoint, on_pass):
-    """A thread that joins as a worker and answers every PASS with on_pass(header)."""
-
-    def run():
-        ctx = zmq.Context()
-        sock = _dealer(ctx, endpoint)
-        sock.setsockopt(zmq.RCVTIMEO, 20000)
-        try:
-            sock.send(pack_header({**HELLO, "host": "evil", "pid": 13}))
-            while True:
-                frames = sock.recv_multipart()
-                header = unpack_header(frames[0], "test")
-                if header["type"] == "setup":
-                    sock.send(pack_header({"type": "ready", "id": header["id"], **_STATS}))
-                elif header["type"] == "pass":
-                    sock.send_multipart(on_pass(header))
-                elif header["type"] == "stop":
-                    sock.send(pack_header({"type": "bye", "id": header["id"]}))
-                    return
-        except zmq.Again:
-            return
-        finally:
-            ctx.destroy(0)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
-_STATS = {"stored_bytes": 0, "num_values": 0, "peak_rss_mb": 1.0, "saturated": 0}
 
 
 def _result(h, values, **over):
-    header = {"type": "result", "id": h["id"], "keys": h["keys"], "shape": _out(h), "dtype": "<f8", **_STATS}
+    header = {"type": "result", "id": h["id"], "keys": h["keys"], "shape": _out(h), "dtype": "<f8", **STATS}
     return [pack_header({**header, **over}), np.ascontiguousarray(values, dtype="<f8").tobytes()]
 
 
@@ -441,7 +413,7 @@ def _poisoned(value):
 def test_a_worker_returning_non_finite_or_wrongly_shaped_values_is_rejected(answer, message):
     asm = load_config(config(one_worker()))
     with _started(asm) as wait:
-        fake = _fake_worker(asm.transport.endpoint, answer)
+        fake = fake_worker(asm.transport.endpoint, answer, host="evil", pid=13, timeout_ms=20000)
         solver = wait()
         with pytest.raises(TransportError, match=message):
             solver.step()

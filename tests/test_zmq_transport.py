@@ -31,6 +31,8 @@ from solverkit.errors import ConfigError, ProtocolError, TransportError
 from solverkit_transports.protocol import PROTOCOL
 from solverkit_transports.zmq import partition
 
+from .zmq_peers import STATS, fake_worker
+
 LEDUC = {"name": "leduc", "split_round": 1, "chunks": 2}
 FAST = {"heartbeat": 0.1, "timeout": 4.0, "connect_timeout": 30.0}
 ZMQ2 = {"name": "zmq", "workers": 2, "spawn": 2, "threads": 2, **FAST}
@@ -448,50 +450,17 @@ def test_a_worker_that_cannot_build_the_assembly_says_why_and_exits():
 # --- failing, dying and silent workers -----------------------------------------------------------
 
 
-def _fake_worker(endpoint, on_pass):
-    """A thread that joins as a worker and answers the first PASS with on_pass(header)."""
-
-    def run():
-        ctx = zmq.Context()
-        sock = _dealer(ctx, endpoint)
-        try:
-            sock.send(pack_header({"type": "hello", "protocol": PROTOCOL, "solverkit": __version__, "host": "fake",
-                                   "pid": 4242, "threads": 1}))
-            while True:
-                header, frames = _reply(sock)
-                if header["type"] == "setup":
-                    sock.send(pack_header({"type": "ready", "id": header["id"], "stored_bytes": 0, "num_values": 0,
-                                           "peak_rss_mb": 1.0, "saturated": 0}))
-                elif header["type"] == "pass":
-                    sock.send_multipart(on_pass(header))
-                elif header["type"] == "stop":
-                    sock.send(pack_header({"type": "bye", "id": header["id"]}))
-                    return
-        except zmq.Again:
-            return
-        finally:
-            ctx.destroy(0)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
-def _stats():
-    return {"stored_bytes": 0, "num_values": 0, "peak_rss_mb": 1.0, "saturated": 0}
-
-
 @pytest.mark.parametrize("answer, message", [
     (lambda h: [pack_header({"type": "error", "id": h["id"], "message": "ValueError: boom", "traceback": "tb"})],
      r"zmq worker fake:4242 failed: ValueError: boom"),
     (lambda h: [pack_header({"type": "result", "id": h["id"], "keys": h["keys"], "shape": [1, 2, 3],
-                             "dtype": "<f8", **_stats()}), b"\0" * 48],
+                             "dtype": "<f8", **STATS}), b"\0" * 48],
      r"result from zmq worker fake:4242: field 'shape' = \[1, 2, 3\] is invalid: expected \[10, 1, 6\]"),
     (lambda h: [pack_header({"type": "result", "id": h["id"], "keys": h["keys"][:-1], "shape": h["shape"],
-                             "dtype": "<f8", **_stats()}), b"\0" * 8],
+                             "dtype": "<f8", **STATS}), b"\0" * 8],
      r"keys .* are not the 10 keys sent"),
     (lambda h: [pack_header({"type": "result", "id": h["id"] + 1, "keys": h["keys"], "shape": h["shape"],
-                             "dtype": "<f8", **_stats()})],
+                             "dtype": "<f8", **STATS})],
      r"zmq worker fake:4242: replied to request \d+, expected \d+"),
     (lambda h: [pack_header({"type": "done", "id": h["id"]})],
      r"sent 'done' in reply to request \d+, expected 'result'"),
@@ -513,7 +482,7 @@ def test_a_worker_that_fails_or_breaks_the_protocol_stops_the_run_with_its_name(
     starter.start()
     while asm.transport.endpoint is None and starter.is_alive():
         time.sleep(0.01)
-    fake = _fake_worker(asm.transport.endpoint, answer)
+    fake = fake_worker(asm.transport.endpoint, answer)
     starter.join(30)
     assert "error" not in box, box.get("error")
     solver = box["solver"]
