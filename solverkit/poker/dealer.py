@@ -13,6 +13,7 @@ the match with an error naming the seat and the line.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -284,6 +285,26 @@ class MatchResult:
         return float(x.mean()) if n else float("nan"), half, len(self.seat_chips)
 
 
+def listen_seats(host: str, ports, connect_timeout: float) -> list:
+    """A listening socket per seat on `host` (port 0: any free one), each waiting up to
+    `connect_timeout` s for its player; a MatchError naming the address when one cannot listen
+    (the sockets opened before it are closed)."""
+    listen = []
+    try:
+        for port in ports:
+            s = socket.socket(socket.AF_INET6 if ":" in str(host) else socket.AF_INET, socket.SOCK_STREAM)
+            listen.append(s)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+            s.listen(1)
+            s.settimeout(connect_timeout)
+    except (OSError, OverflowError, TypeError) as exc:
+        for s in listen:
+            s.close()
+        raise MatchError(f"the dealer cannot listen on {host}:{port} ({exc})") from None
+    return listen
+
+
 def serve_seats(listen, ports, connect_timeout: float, action_timeout: float, play):
     """Accept one player on each listening socket, check each one's version line, return
     play(seats); every connection and socket is closed whatever happens (both dealers' loop)."""
@@ -364,19 +385,7 @@ class Dealer:
         self.rules = make_rules(game)
         self.hands, self.seed, self.duplicate = hands, seed, duplicate
         self.action_timeout, self.connect_timeout = action_timeout, connect_timeout
-        self._listen = []
-        try:
-            for port in ports:
-                s = socket.socket(socket.AF_INET6 if ":" in str(host) else socket.AF_INET, socket.SOCK_STREAM)
-                self._listen.append(s)
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind((host, port))
-                s.listen(1)
-                s.settimeout(connect_timeout)
-        except (OSError, OverflowError, TypeError) as exc:
-            for s in self._listen:
-                s.close()
-            raise MatchError(f"the dealer cannot listen on {host}:{port} ({exc})") from None
+        self._listen = listen_seats(host, ports, connect_timeout)
         self.ports = [s.getsockname()[1] for s in self._listen]
 
     def run(self) -> MatchResult:
@@ -453,3 +462,32 @@ def play_agent(player, host: str, port: int, seed: int = 0, timeout: float = ACT
     if log:
         log(f"played {hands} hands ({actions} actions)")
     return {"hands": hands, "actions": actions}
+
+
+def match_with_agents(dealer, players, seeds, timeout: float):
+    """dealer.run() with player i an agent (seed seeds[i]) of its own thread on dealer.ports[i]
+    over loopback TCP; an agent's error is raised rather than the match error it causes (both
+    dealers' local matches)."""
+    errors = []
+
+    def agent(player, port, agent_seed):
+        try:
+            play_agent(player, "127.0.0.1", port, seed=agent_seed, timeout=timeout)
+        except Exception as exc:  # reported by the match
+            errors.append(exc)
+
+    threads = [threading.Thread(target=agent, args=(p, port, agent_seed), daemon=True)
+               for p, port, agent_seed in zip(players, dealer.ports, seeds)]
+    for t in threads:
+        t.start()
+    try:
+        result = dealer.run()
+    except MatchError as exc:
+        if errors:
+            raise errors[0] from exc
+        raise
+    for t in threads:
+        t.join(timeout)
+    if errors:
+        raise errors[0]
+    return result

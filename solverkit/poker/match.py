@@ -6,11 +6,10 @@ sampled match plays the real game, translating off-tree bets."""
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 
 from ..errors import SolverkitError
-from .dealer import Dealer, MatchError, play_agent
+from .dealer import Dealer, match_with_agents
 
 
 @dataclass
@@ -77,29 +76,7 @@ def exact_value(game, a, b) -> float:
 def sampled_match(game, a, b, hands: int, seed: int = 0, timeout: float = 30.0):
     """A duplicate match of `hands` hands through the dealer over loopback TCP, A in seat 0."""
     dealer = Dealer(game, hands, seed=seed, duplicate=True, action_timeout=timeout, connect_timeout=timeout)
-    errors = []
-
-    def agent(player, port, agent_seed):
-        try:
-            play_agent(player, "127.0.0.1", port, seed=agent_seed, timeout=timeout)
-        except Exception as exc:  # reported by the match
-            errors.append(exc)
-
-    threads = [threading.Thread(target=agent, args=(p, port, seed * 2 + i + 1), daemon=True)
-               for i, (p, port) in enumerate(zip((a, b), dealer.ports))]
-    for t in threads:
-        t.start()
-    try:
-        result = dealer.run()
-    except MatchError as exc:
-        if errors:
-            raise errors[0] from exc
-        raise
-    for t in threads:
-        t.join(timeout)
-    if errors:
-        raise errors[0]
-    return result
+    return match_with_agents(dealer, (a, b), (seed * 2 + 1, seed * 2 + 2), timeout)
 
 
 def exact_refusal(game, a, b) -> str | None:

@@ -13,14 +13,13 @@ this module keeps the players (strategies, baselines, blueprints) and the matche
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import SolverkitError, choices
 from .acpc_protocol import MatchState, ProtocolMismatch
-from .dealer import MatchError, play_agent
+from .dealer import match_with_agents
 from .nplayer import LimitState, TableDef, load_table
 from .table_dealer import TableDealer, TableResult, seatings  # noqa: F401 (re-exported)
 from .table_keys import (AcpcKeys, OpenSpielKuhnKeys, UniversalPokerKeys,  # noqa: F401 (re-exported)
@@ -221,29 +220,7 @@ def table_match(gd: TableDef, players, hands: int, seed: int = 0, timeout: float
     """A match of `hands` hands through the N-seat dealer over loopback TCP, player i in seat i,
     each an agent of its own thread."""
     dealer = TableDealer(gd, hands, seed=seed, duplicate=duplicate, action_timeout=timeout, connect_timeout=timeout)
-    errors = []
-
-    def agent(player, port, agent_seed):
-        try:
-            play_agent(player, "127.0.0.1", port, seed=agent_seed, timeout=timeout)
-        except Exception as exc:  # reported by the match
-            errors.append(exc)
-
-    threads = [threading.Thread(target=agent, args=(p, port, seed * 7 + i + 1), daemon=True)
-               for i, (p, port) in enumerate(zip(players, dealer.ports))]
-    for t in threads:
-        t.start()
-    try:
-        result = dealer.run()
-    except MatchError as exc:
-        if errors:
-            raise errors[0] from exc
-        raise
-    for t in threads:
-        t.join(timeout)
-    if errors:
-        raise errors[0]
-    return result
+    return match_with_agents(dealer, players, [seed * 7 + i + 1 for i in range(len(players))], timeout)
 
 
 def run_table_match(players, hands: int = 0, seed: int = 0, exact: bool = True) -> TableReport:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import socket
 import time
 from dataclasses import dataclass, field
 
@@ -13,7 +12,7 @@ import numpy as np
 from ..core.address import check_host, check_port
 from ..errors import SolverkitError
 from .acpc_protocol import MatchState
-from .dealer import ACTION_TIMEOUT, CONNECT_TIMEOUT, MatchError, _is_int, check_timeout, serve_seats
+from .dealer import ACTION_TIMEOUT, CONNECT_TIMEOUT, MatchError, _is_int, check_timeout, listen_seats, serve_seats
 from .nplayer import LimitState, TableDef, deal_cards, strengths
 
 
@@ -69,19 +68,7 @@ class TableDealer:
             raise SolverkitError(f"ports = {ports}: every seat needs its own port")
         host = check_host(host, "the dealer's --host")
         self.gd, self.hands, self.seed, self.duplicate, self.group = gd, hands, seed, duplicate, group
-        self._listen = []
-        try:
-            for port in ports:
-                s = socket.socket(socket.AF_INET6 if ":" in str(host) else socket.AF_INET, socket.SOCK_STREAM)
-                self._listen.append(s)
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind((host, port))
-                s.listen(1)
-                s.settimeout(self.connect_timeout)
-        except (OSError, OverflowError, TypeError) as exc:
-            for s in self._listen:
-                s.close()
-            raise MatchError(f"the dealer cannot listen on {host}:{port} ({exc})") from None
+        self._listen = listen_seats(host, ports, self.connect_timeout)
         self.ports = [s.getsockname()[1] for s in self._listen]
 
     def run(self) -> TableResult:
