@@ -52,14 +52,20 @@ def _children(arrays, r, deck, row, need, kids):
 
 
 @njit(cache=True, nogil=True)
+def _kids(arrays, r, hand, deck, need, nkids):
+    """The canonical indices (round r + 1) of the `nkids` children of canonical hand `hand` of round r."""
+    row = np.empty(arrays[2][r] + need, dtype=np.int64)
+    kids = np.empty(nkids, dtype=np.int64)
+    canonical_row(arrays, r, hand, row)
+    _children(arrays, r, deck, row, need, kids)
+    return kids
+
+
+@njit(cache=True, nogil=True)
 def _child_mean(lo, hi, arrays, r, ids, deck, need, nkids, child, scale, out):
     """out[i] = scale x the mean of child[] over the children of canonical hand ids[i], i in lo..hi-1."""
-    n = arrays[2][r]
     for i in range(lo, hi):
-        row = np.empty(n + need, dtype=np.int64)
-        kids = np.empty(nkids, dtype=np.int64)
-        canonical_row(arrays, r, ids[i], row)
-        _children(arrays, r, deck, row, need, kids)
+        kids = _kids(arrays, r, ids[i], deck, need, nkids)
         acc = 0.0
         for t in range(nkids):
             acc += child[kids[t]]
@@ -69,12 +75,8 @@ def _child_mean(lo, hi, arrays, r, ids, deck, need, nkids, child, scale, out):
 @njit(cache=True, nogil=True)
 def _child_bins(lo, hi, arrays, r, ids, deck, need, nkids, q, bins, out):
     """out[i, b]: children of ids[i] whose quantised final equity q falls in bin b."""
-    n = arrays[2][r]
     for i in range(lo, hi):
-        row = np.empty(n + need, dtype=np.int64)
-        kids = np.empty(nkids, dtype=np.int64)
-        canonical_row(arrays, r, ids[i], row)
-        _children(arrays, r, deck, row, need, kids)
+        kids = _kids(arrays, r, ids[i], deck, need, nkids)
         out[i, :] = 0
         for t in range(nkids):
             out[i, q[kids[t]] * bins // 65536] += 1
@@ -84,13 +86,9 @@ def _child_bins(lo, hi, arrays, r, ids, deck, need, nkids, q, bins, out):
 def _child_hist(lo, hi, arrays, r, ids, deck, need, nkids, child, child_total, out):
     """out[i] = the mean over the children of ids[i] of child[kid] / child_total (histograms as
     fractions)."""
-    n = arrays[2][r]
     bins = out.shape[1]
     for i in range(lo, hi):
-        row = np.empty(n + need, dtype=np.int64)
-        kids = np.empty(nkids, dtype=np.int64)
-        canonical_row(arrays, r, ids[i], row)
-        _children(arrays, r, deck, row, need, kids)
+        kids = _kids(arrays, r, ids[i], deck, need, nkids)
         acc = np.zeros(bins)
         for t in range(nkids):
             for b in range(bins):
