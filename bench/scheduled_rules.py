@@ -68,8 +68,8 @@ NOTES = """## What the papers report and what this compares with
   they report curves (SAPCFR+ ahead of PCFR+ on most games), which the rows above agree with on
   Kuhn and Leduc.
 - The reference rows check the implementation, not the papers: the same formulas written
-  separately agree with solverkit's rows within 1.5x (HS-PCFR+ on Leduc within 4%, DCFR within
-  6%) except HS-DCFR on Leduc (about 1.6x). The HS average keeps only the last t / gamma or so
+  separately agree with solverkit's rows within 1.5x (PCFR+, HS-PCFR+ and SAPCFR+ on Leduc
+  within 7%) except HS-DCFR on Leduc (about 1.6x). The HS average keeps only the last t / gamma or so
   iterations, so the conventions inside an alternating iteration weigh heavily: the same
   reference with the players' order swapped moves HS-DCFR on Kuhn by 1.9x. The reference row
   "old regrets discounted before adding" is the convention of the DDCFR / PDCFR+ code and of the
