@@ -103,8 +103,11 @@ class PredictiveCFRPlus(RegretRule):
     state = ("pred",)
     predictive = True
 
+    def kernel_prediction(self, t):
+        return 1.0, 0.0, 1.0
+
     def update(self, regret, delta, t, state):
-        predictive_update(regret, delta, state["pred"], 1.0, 0.0, 1.0)
+        predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))
 
 
 class PredictiveDiscountedCFRPlus(RegretRule):
@@ -121,9 +124,12 @@ class PredictiveDiscountedCFRPlus(RegretRule):
     predictive = True
     params = {"alpha": Param("float", 2.3, "discount exponent of the old regrets", min=0.0, max=100.0)}
 
-    def update(self, regret, delta, t, state):
+    def kernel_prediction(self, t):
         alpha = self.config["alpha"]
-        predictive_update(regret, delta, state["pred"], _discount(t - 1, alpha), 0.0, _discount(t, alpha))
+        return _discount(t - 1, alpha), 0.0, _discount(t, alpha)
+
+    def update(self, regret, delta, t, state):
+        predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))
 
 
 def _discount(t, exponent):

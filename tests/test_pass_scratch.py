@@ -7,6 +7,7 @@ import pytest
 
 from solverkit.core.config import load_config
 from solverkit.core.solver import Solver
+from solverkit.poker.pass_settings import GamePassSettings
 from solverkit.poker.walks import GameWalks
 
 RIVER = {"name": "holdem_spot", "board": "QsJh2h7d3c", "pot": 100, "stack": 200,
@@ -30,6 +31,9 @@ def _stored(preset: str, iterations: int = 4):
 
 @pytest.mark.parametrize("preset", ["pcfr_plus", "pdcfr_plus"])
 def test_reused_buffers_give_fresh_arrays_doubles(preset, monkeypatch):
+    # the rule's update after each pass (as where the kernel cannot apply it: fixed-point or 16-bit
+    # stores, locked hands, sampled passes)
+    monkeypatch.setattr(GamePassSettings, "kernel_predictive", lambda self, rule, store, sampler=None: False)
     reused, scratch = _stored(preset)
     assert {"src0", "src1", "delta0", "delta1"} <= scratch.keys()
     monkeypatch.setattr(GameWalks, "_pass_scratch", lambda self, key: None)

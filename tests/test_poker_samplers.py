@@ -208,8 +208,11 @@ def test_games_and_stores_that_need_one_call_per_pass():
     split = Solver(load_config({"preset": "cfr_plus", "game": SPLIT}))
     fixed = Solver(load_config({"preset": "cfr_plus", "game": "leduc", "compressor": {"name": "zlib"},
                                 "store": {"regret_scale": 64, "avg_scale": 64}}))
-    custom = Solver(load_config({"preset": "pcfr_plus", "game": "leduc"}))
-    assert not (split.batches or fixed.batches or custom.batches)
+    # a predictive rule runs in the kernel on a float64 store (blocks), not on a fixed-point one
+    custom = Solver(load_config({"preset": "pcfr_plus", "game": "leduc",
+                                 "store": {"regret_scale": 65536, "avg_scale": 65536, "state_scale": 65536}}))
+    predictive = Solver(load_config({"preset": "pcfr_plus", "game": "leduc"}))
+    assert not (split.batches or fixed.batches or custom.batches) and predictive.batches
 
 
 @pytest.mark.parametrize("cfg, needle", [

@@ -108,7 +108,7 @@ def _writes(state: tuple, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
 
 
 def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, source: str = "regret",
-                   scratch: dict | None = None):
+                   scratch: dict | None = None, kernel_predictive: bool = False):
     """(src, reg, avg): per player, the kernel's policy source, regret target and average target
     for one open segment.
 
@@ -119,7 +119,10 @@ def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, sour
     dummies (kernels index them only where a mask says so). `scratch`: a dict the caller keeps
     between passes of one segment, whose buffers the policy sources and the zeroed targets reuse
     (a whole spot's three fresh arrays a pass were mostly page faults: a predictive rule ran 2.4x
-    slower than an inline one); None: new arrays."""
+    slower than an inline one); None: new arrays. `kernel_predictive`: the kernel applies the
+    predictive rule itself (:meth:`~solverkit.core.rule.RegretRule.kernel_prediction`): the regret
+    targets are the stored regrets, and the policy sources, which it keeps equal to R + pred, the
+    scratch buffers (made once per block or pass)."""
     rule = job.rule if job is not None else rule_of(store)
     if source == "regret":
         src = [policy_source(store, seg, key, p, rule,
@@ -135,7 +138,7 @@ def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, sour
     for p in (0, 1):
         if (upd_mask >> p) & 1:
             r = seg[f"regret{p}"]
-            reg[p] = r if rule.inline else _scratch(scratch, f"delta{p}", r, True)
+            reg[p] = r if rule.inline or kernel_predictive else _scratch(scratch, f"delta{p}", r, True)
     avg = list(dummy)
     if job.averaging.keeps_average:
         for q in (0, 1):
@@ -145,13 +148,14 @@ def segment_arrays(store, seg, key: str, job, upd_mask: int, avg_mask: int, sour
     return src, reg, avg
 
 
-def finish_segment(seg, reg, avg, job, upd_mask: int, avg_mask: int) -> None:
-    """After the kernel: a custom rule's update from the instantaneous regrets in `reg`, a
-    custom averaging scheme's from the contributions in `avg`."""
+def finish_segment(seg, reg, avg, job, upd_mask: int, avg_mask: int, kernel_predictive: bool = False) -> None:
+    """After the kernel: a custom rule's update from the instantaneous regrets in `reg` (not when
+    the kernel applied a predictive rule itself), a custom averaging scheme's from the
+    contributions in `avg`."""
     if job is None:
         return
     rule = job.rule
-    if not rule.inline:
+    if not rule.inline and not kernel_predictive:
         for p in (0, 1):
             if (upd_mask >> p) & 1:
                 regret = seg[f"regret{p}"]

@@ -71,6 +71,13 @@ class RegretRule:
         pos, neg, floor = self.coefficients(t)
         return float(self.discount(t)), float(pos), float(neg), float(floor)
 
+    def kernel_prediction(self, t: int) -> tuple[float, float, float] | None:
+        """A predictive rule whose :meth:`update` is exactly
+        ``core.arith.predictive_update(regret, delta, state["pred"], pre, floor, nxt)`` gives
+        (pre, floor, nxt) of iteration t here, so that an engine may run it inside its kernels
+        (the same doubles); None, the default: the engine calls :meth:`update`."""
+        return None
+
     def update(self, regret: np.ndarray, delta: np.ndarray, t: int, state: dict[str, np.ndarray] | None = None) -> None:
         """In place: fold iteration t's instantaneous regrets `delta` into `regret` (and the
         rule's `state` arrays, by name; a rule without state is called without it). The
@@ -140,3 +147,11 @@ def check_rule_class(cls) -> None:
         raise PluginError(f"{where}: family 'discounted' must implement coefficients(t)")
     if cls.family == "custom" and cls.update is RegretRule.update and cls.coefficients is RegretRule.coefficients:
         raise PluginError(f"{where}: family 'custom' must implement update(regret, delta, t, state)")
+    # engines run kernel_prediction in place of update: an update redefined below the class that
+    # defines kernel_prediction would not be what the kernels apply
+    owner = {name: next(k for k in cls.__mro__ if name in vars(k)) for name in ("update", "kernel_prediction")}
+    if (owner["kernel_prediction"] is not RegretRule and owner["update"] is not owner["kernel_prediction"]
+            and issubclass(owner["update"], owner["kernel_prediction"])):
+        raise PluginError(f"{where}: update() comes from {owner['update'].__qualname__} but kernel_prediction() from "
+                          f"{owner['kernel_prediction'].__qualname__}, so the kernels would apply a rule other than "
+                          "update(); define kernel_prediction in the same class (return None to keep update)")

@@ -60,19 +60,25 @@ Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "roun
 #: each block is decoded into a scratch buffer, updated there with the float kernels, and encoded
 #: back; the float arrays are then 1-value dummies. A compact walk's regrets are its policy source
 #: (qreg<p> is qsrc<p>).
+#: predictive: a predictive rule's update in the kernel (:func:`_predict`): pred<p> its prediction
+#: arrays, src<p> then R + pred (kept so by the update), reg<p> the stored regrets R
 Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1", "compact",
-                               "qsrc0", "qsrc1", "ssrc0", "ssrc1", "qavg0", "qavg1", "savg0", "savg1"))
+                               "qsrc0", "qsrc1", "ssrc0", "ssrc1", "qavg0", "qavg1", "savg0", "savg1",
+                               "predictive", "pred0", "pred1"))
 #: one pass's settings: masks of updated / averaging / evaluated players, the best responder,
-#: the rule's and averaging's coefficients, pruning and sampling
+#: the rule's and averaging's coefficients (nxt: a predictive rule's, see _predict), pruning and sampling
 Pass = namedtuple("Pass", ("upd_mask", "avg_mask", "val_mask", "br_player", "pre", "pos", "neg", "floor", "decay",
-                           "weight", "prune", "mode", "key", "samp_player"))
+                           "weight", "prune", "mode", "key", "samp_player", "nxt"))
 _NO_Q = np.zeros(1, dtype=np.int16)
 _NO_S = np.zeros(1)
 
 
-def float_values(src0, src1, reg0, reg1, avg0, avg1) -> Values:
-    """Values of float64 arrays (no compact blocks)."""
-    return Values(src0, src1, reg0, reg1, avg0, avg1, False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S)
+def float_values(src0, src1, reg0, reg1, avg0, avg1, pred=None) -> Values:
+    """Values of float64 arrays (no compact blocks); `pred`: a predictive rule's prediction
+    arrays [pred0, pred1] (src<p> must then be R + pred, reg<p> the regrets R)."""
+    p0, p1 = pred if pred is not None else (_NO_S, _NO_S)
+    return Values(src0, src1, reg0, reg1, avg0, avg1, False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S,
+                  pred is not None, p0, p1)
 
 
 def compact_values(src, avg) -> Values:
@@ -80,7 +86,7 @@ def compact_values(src, avg) -> Values:
     z = np.zeros(1)
     (ss0, qs0), (ss1, qs1) = [x if x is not None else (_NO_S, _NO_Q) for x in src]
     (sa0, qa0), (sa1, qa1) = [x if x is not None else (_NO_S, _NO_Q) for x in avg]
-    return Values(z, z, z, z, z, z, True, qs0, qs1, ss0, ss1, qa0, qa1, sa0, sa1)
+    return Values(z, z, z, z, z, z, True, qs0, qs1, ss0, ss1, qa0, qa1, sa0, sa1, False, _NO_S, _NO_S)
 
 
 #: per-thread buffers: reach and values [nodes, 2, H], live flags [nodes], root values out [2, H]
@@ -225,7 +231,7 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
 
 
 @njit(cache=True, nogil=True)
-def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, cfv, live, S):
+def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, nxt, cfv, live, S):
     """Counterfactual values up one round at board g and regret updates, one fused loop per
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
@@ -319,24 +325,45 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 update = (upd_mask >> q) & 1
                 if q == 0:
                     _own_values_any(n, p, A, H, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
+                    if update and V.predictive:
+                        _predict(n, p, A, H, off, children, reg0, V.pred0, src0, nxt, cfv)
                 else:
                     _own_values_any(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
+                    if update and V.predictive:
+                        _predict(n, p, A, H, off, children, reg1, V.pred1, src1, nxt, cfv)
+
+
+@njit(cache=True, nogil=True)
+def _predict(n, p, A, H, off, children, reg, pred, src, nxt, cfv):
+    """A predictive rule's step after the regrets of player p's node n took R = max(pre R + r,
+    floor) (its update in _own_values_any, pos = neg = 1): the prediction pred = (nxt - 1) R + r
+    and the policy source R + pred of the next pass, the doubles of core.arith.predictive_update
+    and add_into (r = child value - node value, as the update computed it)."""
+    for a in range(A):
+        c = children[n, a]
+        for h in range(H):
+            i = off + A * h + a
+            x = reg[i]
+            r = cfv[c, p, h] - cfv[n, p, h]
+            v = (nxt - 1.0) * x + r if nxt != 1.0 else r
+            pred[i] = v
+            src[i] = x + v
 
 
 @njit(cache=True, nogil=True)
 def dfs_pass(T, W, V, P, entry_reach, boundary_mode, boundary, do_backward, B):
     """One walk (see _walk) of the pass P: the engine's entry point, compiled for one signature."""
     _walk(T, W, V, entry_reach, P.upd_mask, P.avg_mask, P.val_mask, P.br_player, P.pre, P.pos, P.neg, P.floor,
-          P.decay, P.weight, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
+          P.decay, P.weight, P.nxt, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
           P.mode, P.key, P.samp_player)
 
 
 @njit(cache=True, nogil=True)
 def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes, keys, samp_players, B):
     """Passes k = 0, 1, ... of a whole unsplit game in one call, each a _walk with its own masks,
-    coefficients (pre, pos, neg, floor, decay, weight), pruning and sampling: the regrets are
-    their own policy sources, so each pass sees the previous one's updates, exactly as separate
-    calls would."""
+    coefficients (pre, pos, neg, floor, decay, weight, nxt), pruning and sampling: the regrets are
+    their own policy sources (a predictive rule's policy sources R + pred are kept so by _predict),
+    so each pass sees the previous one's updates, exactly as separate calls would."""
     boundary = np.zeros((1, 1, 2, 1))
     # (typed variables, not literals: _walk then compiles once for both entry points)
     no_br = np.int64(-1)
@@ -344,7 +371,7 @@ def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes,
     backward = upd_masks.shape[0] >= 0
     for k in range(upd_masks.shape[0]):
         _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], no_br,
-              coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5],
+              coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5], coeffs[k, 6],
               mode0, boundary, backward, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k],
               samp_players[k])
 
@@ -371,7 +398,7 @@ def _collect(cfv, e, x, p, H, perms, j0, j1):
 
 
 @njit(cache=True, nogil=True)
-def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight,
+def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight, pnxt,
           boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, samp_player):
     """One walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
     boards W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
@@ -536,7 +563,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
         if do_backward:
             _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live, sd)
             _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
-                            floor, cfv, live, S)
+                            floor, pnxt, cfv, live, S)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,

@@ -4,7 +4,7 @@ samples; and what such a pass visits."""
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 
 import numpy as np
 
@@ -64,6 +64,8 @@ class _Job:
     prune: bool = True  # skip zero-reach subtrees (exact unless a zero update changes stored values)
     sample: int = MODE_FULL  # MODE_FULL, MODE_CHANCE (one board per round) or MODE_EXTERNAL
     stream: tuple = (0, 0, 0)  # (seed, iteration, stream player) of a sampled pass's draws
+    predictive: bool = False  # the kernel applies a predictive rule (coeffs' pre and floor, nxt)
+    nxt: float = 1.0  # that rule's nxt (RegretRule.kernel_prediction)
 
     def key(self) -> np.uint64:
         """The pass's stream key (:func:`solverkit.core.rng.stream`; subgame field 0: the
@@ -100,6 +102,8 @@ class _Job:
             prune=field(data, "prune", where, "bool"),
             sample=field(data, "sample", where, "int", lo=MODE_FULL, hi=MODE_EXTERNAL),
             stream=tuple(field(data, "stream", where, "int_list", length=3, lo=0, hi=2**64 - 1)),
+            predictive=field(data, "predictive", where, "bool"),
+            nxt=float(field(data, "nxt", where, "float")),
         )
 
 
@@ -141,11 +145,33 @@ class GamePassSettings:
 
     def blocks_passes(self, rule, averaging, store) -> bool:
         """True when :meth:`cfr_block` runs a block of passes in one kernel call: a whole (unsplit)
-        game, a rule that updates in the kernel and plays its regrets, an averaging scheme in
-        the kernel or none, and a store that keeps doubles as they are (a lossy store rounds at
-        every encode, which one call per block would skip)."""
-        return (not self.split and rule.inline and rule.plain_policy and not rule.state
+        game, a rule that updates in the kernel and plays its regrets (or a predictive rule the
+        kernel applies, :meth:`kernel_predictive`), an averaging scheme in the kernel or none,
+        and a store that keeps doubles as they are (a lossy store rounds at every encode, which
+        one call per block would skip)."""
+        return (not self.split and ((rule.inline and rule.plain_policy and not rule.state)
+                                    or self.kernel_predictive(rule, store))
                 and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
+
+    def kernel_predictive(self, rule, store, sampler=None) -> bool:
+        """Whether the kernels apply predictive `rule` themselves (the same doubles as its
+        update after the pass): a whole game's float64 store (the kernel keeps R + pred as the
+        next policy source beside them), full passes, no locked hands, and a rule that says how
+        (:meth:`~solverkit.core.rule.RegretRule.kernel_prediction`)."""
+        return (rule is not None and rule.predictive and rule.policy == "regret_matching" and not self.split
+                and rule.kernel_prediction(1) is not None and store.codec.passthrough
+                and (sampler is None or not sampler.sampled) and not self.kernel_tree().has_lock.any())
+
+    def predictive_job(self, kjob: _Job, job: PassJob, store) -> _Job:
+        """`kjob` with the predictive rule in the kernel (:meth:`kernel_predictive`): its (pre, 1,
+        1, floor) step, nxt, and no pruning (a subtree nothing reaches still takes R = max(pre R,
+        floor) and pred = (nxt - 1) R, as the update over the whole array gives)."""
+        if not self.kernel_predictive(job.rule, store, job.sampler):
+            return kjob
+        pre, floor, nxt = job.rule.kernel_prediction(job.iteration)
+        decay, weight = kjob.coeffs[4], kjob.coeffs[5]
+        return replace(kjob, coeffs=(float(pre), 1.0, 1.0, float(floor), decay, weight), inline_rule=True,
+                       prune=False, predictive=True, nxt=float(nxt))
 
     def _block_arrays(self, block: PassBlock):
         """The per-pass arrays of a block for :func:`.kernels.dfs_block` (update masks, average
@@ -158,7 +184,7 @@ class GamePassSettings:
             kjobs = [self.kernel_job(job) for job in block.jobs()]
             return (np.array([k.upd_mask for k in kjobs], dtype=np.int64),
                     np.array([k.avg_mask for k in kjobs], dtype=np.int64),
-                    np.array([k.coeffs for k in kjobs], dtype=np.float64).reshape(-1, 6),
+                    np.array([(*k.coeffs, k.nxt) for k in kjobs], dtype=np.float64).reshape(-1, 7),
                     np.array([k.prune for k in kjobs], dtype=np.bool_),
                     np.array([k.sample for k in kjobs], dtype=np.int64),
                     np.array([k.key() for k in kjobs], dtype=np.uint64),
@@ -166,15 +192,20 @@ class GamePassSettings:
                     sum(self.pass_nodes(k) for k in kjobs))
         groups = [tuple(p) for p in block.groups]
         g, n = len(groups), block.count * len(groups)
-        per_it = np.array([kernel_coefficients_at(t, block.rule, block.averaging)
+        per_it = np.array([(*kernel_coefficients_at(t, block.rule, block.averaging), 1.0)
                            for t in range(block.first, block.first + block.count)], dtype=np.float64)
-        coeffs = np.repeat(per_it.reshape(-1, 6), g, axis=0)
+        if block.rule.predictive:  # blocks_passes: the kernel applies it (kernel_predictive)
+            for i, t in enumerate(range(block.first, block.first + block.count)):
+                pre, floor, nxt = block.rule.kernel_prediction(t)
+                per_it[i, :4] = (pre, 1.0, 1.0, floor)
+                per_it[i, 6] = nxt
+        coeffs = np.repeat(per_it.reshape(-1, 7), g, axis=0)
         upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
         others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)
         pre, pos, neg, decay, weight = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4], coeffs[:, 5]
         grows = block.averaging.keeps_average & ((weight != 0.0) | (decay != 1.0))
         avgm = np.where(grows, others, 0).astype(np.int64)
-        prunes = _prunable(bool(self.pruning), pre, pos, neg, avgm, decay)
+        prunes = _prunable(bool(self.pruning) and not block.rule.predictive, pre, pos, neg, avgm, decay)
         full = _Job(1, 0, 1, -1, NO_COEFFS)
         return (upd, avgm, coeffs, prunes.astype(np.bool_), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64),
                 np.full(n, -1, dtype=np.int64), n * self.pass_nodes(full))

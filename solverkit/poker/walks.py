@@ -129,9 +129,10 @@ class GameWalks:
                     region.block_stride)
 
     def _call(self, region, b0, entry, seg_board_lo, src, reg, avg, job: _Job, boundary_mode=0, boundary=None,
-              do_backward=True, children=None):
+              do_backward=True, children=None, pred=None):
         """One kernel walk of `region`. src, reg, avg: per player float64 arrays, or a
-        :class:`_Compact` of a compact store's block16 values (from :meth:`_segment_arrays`)."""
+        :class:`_Compact` of a compact store's block16 values (from :meth:`_segment_arrays`);
+        pred: a predictive rule's prediction arrays when the kernel applies it (job.predictive)."""
         t = self.tree
         bufs = self._bufs()
         pre, pos, neg, floor, decay, weight = job.coeffs
@@ -141,13 +142,13 @@ class GameWalks:
         if isinstance(src, _Compact):
             values = compact_values(src.src, src.avg)
         else:
-            values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1])
+            values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred if job.predictive else None)
         _kernel()(
             self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
             values,
             Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
                  float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
-                 int(job.sample), np.uint64(job.key()), int(job.sampling_player())),
+                 int(job.sample), np.uint64(job.key()), int(job.sampling_player()), float(job.nxt)),
             entry, int(boundary_mode), boundary, bool(do_backward), bufs,
         )
         return bufs.out_cfv.copy()
@@ -160,7 +161,7 @@ class GameWalks:
             c = _Compact.of(seg, job, pj)
             return c, c, c
         return segment_arrays(store, seg, key, pj, job.upd_mask, job.avg_mask, job.source,
-                              scratch=self._pass_scratch(key))
+                              scratch=self._pass_scratch(key), kernel_predictive=job.predictive)
 
     def _pass_scratch(self, key):
         """Buffers the passes of an unsplit game reuse (:func:`~solverkit.core.passes.segment_arrays`);
@@ -177,7 +178,7 @@ class GameWalks:
         return writes(pj, job.upd_mask, job.avg_mask)
 
     def _finish_segment(self, seg, reg, avg, job: _Job, pj: PassJob | None):
-        finish_segment(seg, reg, avg, pj, job.upd_mask, job.avg_mask)
+        finish_segment(seg, reg, avg, pj, job.upd_mask, job.avg_mask, kernel_predictive=job.predictive)
 
     def _root_entry(self):
         """Reach [2, H] at the root: 1 for every hand valid on the empty board (made once; the
@@ -200,10 +201,12 @@ class GameWalks:
             chunks = self._deal_chunks(transport, job)
             with store.open("root", self._writes(job, pj)) as seg:
                 src, reg, avg = self._segment_arrays(store, "root", seg, job, pj)
+                pred = [seg["pred0"], seg["pred1"]] if job.predictive else None
                 if chunks:
-                    out = self._chunked_call(transport, chunks, src, reg, avg, job)
+                    out = self._chunked_call(transport, chunks, src, reg, avg, job, pred)
                 else:
-                    out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job)
+                    out = self._call(self.full, 0, self._root_entry(), t.boards.round_start, src, reg, avg, job,
+                                     pred=pred)
                 self._finish_segment(seg, reg, avg, job, pj)
             return out
         s = self.split
@@ -274,7 +277,7 @@ class GameWalks:
         chunks = cached[1]
         return chunks if len(chunks) > 1 else None
 
-    def _chunked_call(self, transport, chunks, src, reg, avg, job: _Job):
+    def _chunked_call(self, transport, chunks, src, reg, avg, job: _Job, pred=None):
         """One pass of a whole game as chunks of the first round's child boards on the transport's
         threads (kernel boundary mode 3: each chunk leaves its boards' values below the first
         round's round-end nodes in a buffer), then the first round itself (mode 4) collecting them
@@ -292,32 +295,38 @@ class GameWalks:
             buf.fill(0.0)
 
         def chunk(bounds):
-            self._call(self.full, 0, entry, lo, src, reg, avg, job, boundary_mode=3, boundary=buf, children=bounds)
+            self._call(self.full, 0, entry, lo, src, reg, avg, job, boundary_mode=3, boundary=buf, children=bounds,
+                       pred=pred)
 
         transport.map_local(chunk, chunks)
-        return self._call(self._first_round(), 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf)
+        return self._call(self._first_round(), 0, entry, lo, src, reg, avg, job, boundary_mode=4, boundary=buf,
+                          pred=pred)
 
     def cfr_pass(self, store, job: PassJob, transport=None) -> int:
         """One pass (full or sampled, as job.sampler says); returns the public nodes visited."""
-        kjob = self.kernel_job(job)
+        kjob = self.predictive_job(self.kernel_job(job), job, store)
         self._pass(store, kjob, transport, job)
         return self.pass_nodes(kjob)
 
     def cfr_block(self, store, block: PassBlock, transport=None) -> int:
         """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
         :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
-        if not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport):
+        if (not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport)
+                or (block.rule.predictive and not self.kernel_predictive(block.rule, store, block.sampler))):
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
+        predictive = block.rule.predictive
         upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
         upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
         pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
         t = self.tree
         region = self.full
         with store.open("root", writes(pj, upd_all, avg_all)) as seg:
-            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"))
+            src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"),
+                                           kernel_predictive=predictive)
+            pred = [seg["pred0"], seg["pred1"]] if predictive else None
             dfs_block(self.kernel_tree(),
                       self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
-                      float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1]), self._root_entry(),
+                      float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
                       upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
         return nodes
 
