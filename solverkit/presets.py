@@ -25,15 +25,13 @@ PRESETS = {
                    "description": "PDCFR+ (Xu et al. 2024): predictive DCFR+, average weighted by t^5"},
     "hs_dcfr": {"rule": "hs_dcfr", "averaging": "scheduled_power", "update": "alternating",
                 "description": "HS-DCFR (Zhang, McAleer and Sandholm 2024): DCFR with alpha 1 -> 4, beta -1 -> -3 "
-                               "and gamma 30 -> 25 over the horizon (rule and averaging horizon = the run's "
-                               "iterations; 1,000 by default, as the paper runs)"},
+                               "and gamma 30 -> 25 over the run's iterations (the paper runs 1,000)"},
     "hs_dcfr_plus": {"rule": "hs_dcfr_plus", "averaging": "scheduled_power", "update": "alternating",
                      "description": "HS on DCFR+: DCFR+ with HS-DCFR's alpha 1 -> 4 and the HS average, gamma "
-                                    "30 -> 25 over the horizon"},
+                                    "30 -> 25 over the run's iterations"},
     "hs_pcfr_plus": {"rule": "pcfr_plus", "averaging": "scheduled_power", "update": "alternating",
                      "description": "HS-PCFR+(30) (Zhang, McAleer and Sandholm 2024): PCFR+ with the average decayed "
-                                    "by ((t-1)/t)^gamma, gamma 30 -> 25 over the horizon (averaging horizon = the "
-                                    "run's iterations; 1,000 by default)"},
+                                    "by ((t-1)/t)^gamma, gamma 30 -> 25 over the run's iterations"},
     "sapcfr_plus": {"rule": "sapcfr_plus", "averaging": {"name": "power", "gamma": 2.0}, "update": "alternating",
                     "description": "SAPCFR+ (Meng et al. 2025): PCFR+ playing [R + r/3]^+, average weighted by t^2"},
 }

@@ -5,8 +5,8 @@ averaging exponent gamma move linearly with the progress t / T through a run of 
 Eq. (4) of the paper, with p = t / T: alpha_t = 1 + 3p, beta_t = -1 - 2p (HS-DCFR) and
 gamma_t = 30 - 5p (or 15 - 5p) for the average, kept as DCFR keeps it, a decay
 ((t-1)/t)^gamma of the whole average before iteration t is added. HS-PCFR+ is PCFR+ with that
-average (gamma is its only hyperparameter). T is the ``horizon`` parameter (the paper runs 1,000
-iterations); past it the exponents stay at their end values.
+average (gamma is its only hyperparameter). T is the ``horizon`` parameter, by default (0) the
+run's [solver] iterations (the paper runs 1,000); past T the exponents keep their end values.
 """
 
 from __future__ import annotations
@@ -17,17 +17,18 @@ from .core.averaging import Averaging
 from .core.hookspecs import hookimpl
 from .core.params import Param
 from .core.rule import RegretRule
+from .errors import ConfigError
 from .rules import _discount
 
-#: the paper's horizon: "We set the number of iterations to 1,000"
-HORIZON = 1000
-
-_HORIZON = Param("int", HORIZON, "T, the iterations the schedule spans (the run's [solver] iterations; "
-                 "the paper runs 1,000); past T the exponents keep their end values", min=1)
+_HORIZON = Param("int", 0, "T, the iterations the schedule spans; 0: the run's [solver] iterations (the "
+                 "paper runs 1,000); past T the exponents keep their end values", min=0)
 
 
 def progress(t, horizon) -> float:
     """t / T, capped at 1 (a run longer than its horizon keeps the end values)."""
+    if horizon <= 0:
+        raise ConfigError("horizon = 0 (the run's iterations) is set when a config is loaded; a schedule built "
+                          "outside a config needs horizon = T >= 1")
     return min(max(float(t), 0.0) / float(horizon), 1.0)
 
 

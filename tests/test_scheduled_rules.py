@@ -106,10 +106,21 @@ def _final(preset, game, iterations, **sections):
     return run_solve(load_config(cfg), iterations=iterations).metrics[-1]["exploitability"]
 
 
+def test_horizon_zero_becomes_the_runs_iterations():
+    asm = load_config({"preset": "hs_dcfr", "game": "kuhn", "solver": {"iterations": 321}})
+    assert asm.rule.config["horizon"] == asm.averaging.config["horizon"] == 321
+    assert asm.resolved["rule"]["horizon"] == asm.resolved["averaging"]["horizon"] == 321
+    asm = load_config({"preset": "hs_pcfr_plus", "game": "kuhn", "solver": {"iterations": 50},
+                       "averaging": {"horizon": 1000}})
+    assert asm.averaging.config["horizon"] == 1000  # a horizon given is kept
+    with pytest.raises(ConfigError, match="horizon = 0"):
+        get_registry().get("averaging", "scheduled_power")(horizon=0, gamma_start=30.0, gamma_end=25.0).coefficients(2)
+
+
 def test_hs_pcfr_plus_on_kuhn_goes_where_pcfr_plus_and_cfr_plus_do_not():
     """Kuhn, 200 iterations with the schedule over those 200: HS-PCFR+ reaches 1e-10, which
     neither PCFR+ (2e-6) nor CFR+ (4e-4) comes near (the paper's orders of magnitude)."""
-    hs = _final("hs_pcfr_plus", "kuhn", 200, averaging={"horizon": 200})
+    hs = _final("hs_pcfr_plus", "kuhn", 200)
     assert hs < 1e-10
     assert _final("pcfr_plus", "kuhn", 200) > 1e-7
     assert _final("cfr_plus", "kuhn", 200) > 1e-5
@@ -121,14 +132,12 @@ def test_scheduled_rules_converge_on_kuhn():
     monotone (0.019 at 50, 0.0045 at 250, 0.0059 at 300)."""
     for preset, bound in (("hs_dcfr", 1e-2), ("hs_dcfr_plus", 1e-2), ("sapcfr_plus", 1e-6)):
         cfg = {"preset": preset, "game": "kuhn", "solver": {"iterations": 300, "eval_every": 50}}
-        if preset != "sapcfr_plus":
-            cfg.update(rule={"horizon": 300}, averaging={"horizon": 300})
         rows = {m["iteration"]: m["exploitability"] for m in run_solve(load_config(cfg)).metrics}
         assert rows[300] < rows[50] / 2 and rows[300] < bound, (preset, rows)
 
 
 @pytest.mark.parametrize("section, name, key, value", [
-    ("rule", "hs_dcfr", "horizon", 0),
+    ("rule", "hs_dcfr", "horizon", -1),
     ("rule", "hs_dcfr", "alpha_end", -1.0),
     ("rule", "hs_dcfr_plus", "alpha_start", 101.0),
     ("averaging", "scheduled_power", "gamma_start", -2.0),

@@ -365,6 +365,16 @@ def _resolve_abstraction(raw, registry, game, base_dir):
     return instance
 
 
+def _bind_horizons(instances, resolved, iterations: int) -> None:
+    """A rule's or averaging's ``horizon = 0`` (a schedule spanning the whole run, as the
+    hyperparameter schedules take it) becomes ``[solver] iterations``, recorded in the resolved
+    config so that a resumed run or a worker keeps the same schedule."""
+    for section in ("rule", "averaging"):
+        inst = instances[section]
+        if "horizon" in spec_of(type(inst)).params and inst.config.get("horizon") == 0:
+            inst.config["horizon"] = resolved[section]["horizon"] = int(iterations)
+
+
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
     from .numba_blas import skip_blas_check
@@ -439,6 +449,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     except ConfigError as exc:
         raise ConfigError(f"[solver] {exc}") from None
     resolved["solver"] = solver
+    _bind_horizons(instances, resolved, solver["iterations"])
     store_table = _table(raw, "store")
     for key in ("regret_scale", "avg_scale", "state_scale"):  # a single number means the same factor for every round
         if isinstance(store_table.get(key), (int, float)) and not isinstance(store_table.get(key), bool):
