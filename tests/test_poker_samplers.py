@@ -12,7 +12,7 @@ from solverkit.core.solver import Solver, run_solve
 from solverkit.errors import ConfigError
 from solverkit.poker.evaluator import acpc_rank
 
-from .pass_updates import pass_updates
+from .pass_updates import assert_resume_is_one_run, curve, pass_updates
 from .poker_reference import cfr_update, flat_of, policy_from_flat
 
 TINY_HULHE = {"name": "hulhe", "ranks": 4, "suits": 2, "rounds": 2, "max_raises": [1, 1], "split_round": 0}
@@ -113,10 +113,6 @@ def test_a_sampled_pass_touches_one_board_per_round(sampler):
     assert (0, 0) in touched
 
 
-def _curve(res):
-    return [(r["iteration"], r["exploitability"], r["nodes_touched"]) for r in res.metrics]
-
-
 def _cfg(sampler="public_chance", seed=7, game="leduc", iterations=300, transport=None, **solver):
     cfg = {"preset": "cfr_plus", "game": dict(game) if isinstance(game, dict) else game, "sampler": sampler,
            "solver": {"seed": seed, "iterations": iterations, "eval_every": 100, **solver}}
@@ -130,21 +126,16 @@ def test_same_seed_same_numbers_other_seed_other_numbers(sampler):
     a = run_solve(load_config(_cfg(sampler)))
     b = run_solve(load_config(_cfg(sampler)))
     c = run_solve(load_config(_cfg(sampler, seed=8)))
-    assert _curve(a) == _curve(b)
+    assert curve(a) == curve(b)
     assert all(np.array_equal(x, y) for x, y in zip(a.strategy, b.strategy))
-    assert [e for _, e, _ in _curve(a)] != [e for _, e, _ in _curve(c)]
+    assert [e for _, e, _ in curve(a)] != [e for _, e, _ in curve(c)]
     full = run_solve(load_config(_cfg("full", iterations=2, eval_every=1)))
     # one board per round: a sampled iteration visits fewer public nodes than a full one
     assert a.metrics[-1]["nodes_touched"] < 300 * full.metrics[-1]["nodes_touched"] / 2
 
 
 def test_resume_gives_the_numbers_of_one_run(tmp_path):
-    straight = run_solve(load_config(_cfg(iterations=500)))
-    out = tmp_path / "run"
-    run_solve(load_config(_cfg(iterations=200)), out=out, checkpoint_every="150")
-    resumed = run_solve(load_config(_cfg(iterations=500)), out=out, resume=True)
-    assert _curve(resumed) == _curve(straight)
-    assert all(np.array_equal(x, y) for x, y in zip(resumed.strategy, straight.strategy))
+    assert_resume_is_one_run(_cfg, tmp_path, 200, 500)
 
 
 SPLIT = {"name": "leduc", "split_round": 1, "chunks": 2}
@@ -158,7 +149,7 @@ def test_zmq_workers_give_the_local_numbers():
     for sampler in ("public_chance", "public_external"):
         local = run_solve(load_config(_cfg(sampler, game=SPLIT, iterations=60, eval_every=20)))
         remote = run_solve(load_config(_cfg(sampler, game=SPLIT, iterations=60, eval_every=20, transport=zmq)))
-        assert _curve(remote) == _curve(local)
+        assert curve(remote) == curve(local)
         assert all(np.array_equal(x, y) for x, y in zip(remote.strategy, local.strategy))
 
 

@@ -15,7 +15,7 @@ from solverkit.core.solver import run_solve
 from solverkit.efg import TreeGame
 from solverkit.errors import ConfigError
 
-from .pass_updates import pass_updates
+from .pass_updates import assert_resume_is_one_run, curve, pass_updates
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
@@ -175,27 +175,18 @@ def _cfg(sampler="external", seed=7, game="kuhn_tree", **solver):
     return {"preset": "cfr", "game": game, "sampler": sampler, "solver": {"seed": seed, "eval_every": 100, **solver}}
 
 
-def _curve(res):
-    return [(r["iteration"], r["exploitability"], r["nodes_touched"]) for r in res.metrics]
-
-
 @pytest.mark.parametrize("sampler", ["chance", "external", "outcome"])
 def test_same_seed_same_numbers_other_seed_other_numbers(sampler):
     a = run_solve(load_config(_cfg(sampler, seed=7, iterations=600)))
     b = run_solve(load_config(_cfg(sampler, seed=7, iterations=600)))
     c = run_solve(load_config(_cfg(sampler, seed=8, iterations=600)))
-    assert _curve(a) == _curve(b)
+    assert curve(a) == curve(b)
     assert all(np.array_equal(x, y) for x, y in zip(a.strategy, b.strategy))
-    assert [e for _, e, _ in _curve(a)] != [e for _, e, _ in _curve(c)]
+    assert [e for _, e, _ in curve(a)] != [e for _, e, _ in curve(c)]
 
 
 def test_resume_gives_the_numbers_of_one_run(tmp_path):
-    straight = run_solve(load_config(_cfg(iterations=900)))
-    out = tmp_path / "run"
-    run_solve(load_config(_cfg(iterations=400)), out=out, checkpoint_every="150")
-    resumed = run_solve(load_config(_cfg(iterations=900)), out=out, resume=True)
-    assert _curve(resumed) == _curve(straight)
-    assert all(np.array_equal(x, y) for x, y in zip(resumed.strategy, straight.strategy))
+    assert_resume_is_one_run(_cfg, tmp_path, 400, 900)
 
 
 def test_blocks_do_not_change_the_numbers():
