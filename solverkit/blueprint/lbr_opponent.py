@@ -46,13 +46,12 @@ class BlueprintOpponent(FollowingOpponent):
         labels = [self.tree.labels[first + a] for a in range(int(self.tree.nact[n]))]
         return labels.index("f") if "f" in labels else None
 
-    def options(self, real, board_sets):
-        n = self._sync(self.node, real)
-        if n < 0:
-            self._leave()
-            self._slots = None
-            return np.ones((self.hands.shape[0], 1)), [("c", 0)]
-        self.node = n
+    @property
+    def num_hands(self) -> int:
+        return self.hands.shape[0]
+
+    def _tokens(self, n: int, real):
+        """(LBR's token, tree child) of each action at node n, as BlueprintPlayer plays them."""
         t = self.tree
         first, A = int(t.first[n]), int(t.nact[n])
         span = real.raise_range()
@@ -68,13 +67,9 @@ class BlueprintOpponent(FollowingOpponent):
                 token = ("r", min(max(amount, span[0]), span[1]))
             tokens.append(token)
             children.append(child if token[0] != "c" or label == "c" else call)
-        self._slots = children
-        return self.policy(n, board_sets), tokens
+        return tokens, children
 
-    def _mapped(self, real, token) -> list[tuple[int, float]]:
-        """(tree child, probability) of LBR's `token` at `real` (as BlueprintPlayer maps it)."""
-        n = self._sync(self.node, real)
-        if n < 0:
-            return [(-1, 1.0)]
+    def _mapped_at(self, n: int, real, token) -> list[tuple[int, float]]:
+        """(tree child, probability) of LBR's `token` at tree node n (as BlueprintPlayer maps it)."""
         pairs, _ = mapped_children(self.tree, n, real, token[0], token[1], self.gd.stack)
         return pairs or [(-1, 1.0)]

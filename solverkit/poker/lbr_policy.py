@@ -169,7 +169,27 @@ class FollowingOpponent:
     """An abstraction's strategy that follows the real hand through its own tree (its node,
     -1 once off the tree): its own actions move to the tree child it sampled, LBR's to the child
     :meth:`_mapped` gives (the pseudo-harmonic mapping draws between two sizes). Subclasses give
-    the tree's reading: ``_sync``, ``_mapped``, ``_fold_slot``, ``policy`` and ``options``."""
+    the tree's reading: ``_sync``, ``_tokens``, ``_mapped_at``, ``_fold_slot``, ``policy`` and
+    ``num_hands``."""
+
+    def options(self, real, board_sets):
+        """(policy per hand, LBR tokens) at the real state: the tree node's, or off the tree a
+        check or call for every hand."""
+        n = self._sync(self.node, real)
+        if n < 0:
+            self._leave()
+            self._slots = None
+            return np.ones((self.num_hands, 1)), [("c", 0)]
+        self.node = n
+        tokens, self._slots = self._tokens(n, real)
+        return self.policy(n, board_sets), tokens
+
+    def _mapped(self, real, token) -> list[tuple[int, float]]:
+        """(tree child, probability) of LBR's `token` at real state `real`; (-1, 1) off the tree."""
+        n = self._sync(self.node, real)
+        if n < 0:
+            return [(-1, 1.0)]
+        return self._mapped_at(n, real, token)
 
     def new_hand(self, rng) -> None:
         self.rng, self.node, self._slots = rng, 0, None
@@ -239,13 +259,12 @@ class TranslatingOpponent(FollowingOpponent):
             return -1
         return n
 
-    def options(self, real, board_sets):
-        n = self._sync(self.node, real)
-        if n < 0:
-            self._leave()
-            self._slots = None
-            return np.ones((self.player.game.tree.num_hands, 1)), [("c", 0)]
-        self.node = n
+    @property
+    def num_hands(self) -> int:
+        return self.player.game.tree.num_hands
+
+    def _tokens(self, n: int, real):
+        """(LBR's token, tree child) of each action at node n, as NoLimitPlayer.act plays them."""
         bet = self.bet
         A = int(bet.num_actions[n])
         codes = [int(c) for c in bet.actions[n, :A]]
@@ -260,14 +279,10 @@ class TranslatingOpponent(FollowingOpponent):
                 token = ("r", min(max(amount, span[0]), span[1]))
             tokens.append(token)
             children.append(int(bet.children[n, slot if token[0] != "c" or code == CALL_K else codes.index(CALL_K)]))
-        self._slots = children
-        return self.policy(n, board_sets), tokens
+        return tokens, children
 
-    def _mapped(self, real, token) -> list[tuple[int, float]]:
-        """(tree child, probability) of LBR's `token` at real state `real` (NoLimitPlayer._map)."""
-        n = self._sync(self.node, real)
-        if n < 0:
-            return [(-1, 1.0)]
+    def _mapped_at(self, n: int, real, token) -> list[tuple[int, float]]:
+        """(tree child, probability) of LBR's `token` at tree node n (NoLimitPlayer._map)."""
         bet = self.bet
         A = int(bet.num_actions[n])
         codes = [int(c) for c in bet.actions[n, :A]]
