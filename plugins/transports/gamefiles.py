@@ -12,6 +12,7 @@ from pathlib import Path
 
 from solverkit.core.params import expand_path
 from solverkit.core.registry import get_registry
+from solverkit.core.small_file import read_small_file
 from solverkit.errors import ConfigError, PluginError, ProtocolError
 
 #: largest game file sent in a setup message (the header limit is 16 MiB)
@@ -38,15 +39,12 @@ def pack_files(game_cls, table: dict) -> dict:
                               f"(game {table.get('name')!r} reads it itself); run this game with "
                               "[transport] name = \"local\"")
         path = expand_path(value, f"[game] {key}")
-        try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise ConfigError(f"[game] {key} = {value!r}: the file has {size} bytes, more than the "
-                                  f"{MAX_FILE_BYTES} a zmq setup message carries")
-            content = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"[game] {key} = {value!r}: cannot read the file to send it to the zmq workers "
-                              f"({exc.strerror})") from None
+        where = f"[game] {key} = {value!r}"
+        content = read_small_file(
+            path, MAX_FILE_BYTES,
+            lambda size, where=where: f"{where}: the file has {size} bytes, more than the {MAX_FILE_BYTES} a zmq "
+                                      "setup message carries",
+            lambda why, where=where: f"{where}: cannot read the file to send it to the zmq workers ({why})")
         out[key] = {"file": path.name, "content": content}
     return out
 

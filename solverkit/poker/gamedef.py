@@ -281,6 +281,7 @@ def gamedef_text(name_or_path: str) -> tuple[str, str]:
     """(text, source) of a bundled game by name (``leduc``; a bundled name is never taken for a
     file of that name) or of a game file by path; ConfigError when it cannot be read."""
     from ..core.params import expand_path
+    from ..core.small_file import read_small_file
 
     names = bundled_names("any", None)
     path = expand_path(name_or_path, "[game] gamedef")  # ~ and ~user as in every path parameter
@@ -295,14 +296,11 @@ def gamedef_text(name_or_path: str) -> tuple[str, str]:
                 raise ConfigError(f"[game] gamedef = {_shown(name_or_path)} is not a regular file; expected a path "
                                   "to a .game file")
             raise ConfigError(f"game definition file not found: {name_or_path}")
-        try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise ConfigError(f"{name_or_path}: {size:,} bytes is too large for an ACPC game definition "
-                                  f"(a few hundred bytes; at most {MAX_FILE_BYTES:,} are read)")
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"cannot read game definition file {name_or_path}: {exc.strerror}") from None
+        data = read_small_file(
+            path, MAX_FILE_BYTES,
+            lambda size: (f"{name_or_path}: {size:,} bytes is too large for an ACPC game definition (a few hundred "
+                          f"bytes; at most {MAX_FILE_BYTES:,} are read)"),
+            lambda why: f"cannot read game definition file {name_or_path}: {why}")
         return decode_gamedef(data, str(path)), str(path)
     if name_or_path not in names:
         raise ConfigError(f"unknown bundled game definition {name_or_path!r}; available: {choices(names)} (or a path "
