@@ -20,6 +20,7 @@ from numba import njit
 from ..core.arith import avg_step, regret_matching, rule_step
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
+CUT = 3  # a trunk node whose values come from a subgame (:mod:`.split`); FIRST column: the cut's index
 
 
 @njit(cache=True, nogil=True)
@@ -31,14 +32,21 @@ def cfr_pass_n(node, prob, utils, base, sig, upd_mask, avg_mask, reach, v, d, ac
     avg_mask, ac[base[q]:base[q+1]] becomes q's policy times q's own reach at the information
     set (its representative history). reach is [N, players + 1] (the last column: chance),
     v [N, players] (only the updated players' columns are computed)."""
-    N = node.shape[0]
-    P = utils.shape[1]
-    for j in range(P + 1):
+    for j in range(reach.shape[1]):
         reach[0, j] = 1.0
-    # forward: every player's reach and chance's, top-down
-    for n in range(N):
+    _reach_down(node, prob, base, sig, avg_mask, reach, ac)
+    _values_up(node, prob, utils, base, sig, upd_mask, utils, reach, v, d)  # (no CUT node reads cut_vals)
+
+
+@njit(cache=True, nogil=True)
+def _reach_down(node, prob, base, sig, avg_mask, reach, ac):
+    """The forward sweep of :func:`cfr_pass_n` and :func:`cfr_part_n`, top-down from the rows of
+    reach already set: every player's reach and chance's, and avg_mask's average contributions;
+    a terminal or a CUT node ends it."""
+    P = reach.shape[1] - 1
+    for n in range(node.shape[0]):
         k = node[n, 0]
-        if k == TERMINAL:
+        if k == TERMINAL or k == CUT:
             continue
         first = node[n, 4]
         A = node[n, 5]
@@ -60,16 +68,27 @@ def cfr_pass_n(node, prob, utils, base, sig, upd_mask, avg_mask, reach, v, d, ac
         if node[n, 3] and (avg_mask >> q) & 1:
             for a in range(A):
                 ac[off + a] = sig[off + a] * rq
+
+
+@njit(cache=True, nogil=True)
+def _values_up(node, prob, utils, base, sig, upd_mask, cut_vals, reach, v, d):
+    """The backward sweep of :func:`cfr_pass_n` and :func:`cfr_part_n`, bottom-up: upd_mask's
+    values (a CUT node's from cut_vals[node[n, 4]]) and their instantaneous regrets in d."""
+    P = utils.shape[1]
     for p in range(P):
         if (upd_mask >> p) & 1:
             d[base[p]:base[p + 1]] = 0.0
-    # backward: the updated players' values and regrets, bottom-up
-    for n in range(N - 1, -1, -1):
+    for n in range(node.shape[0] - 1, -1, -1):
         k = node[n, 0]
         if k == TERMINAL:
             for p in range(P):
                 if (upd_mask >> p) & 1:
                     v[n, p] = utils[n, p]
+            continue
+        if k == CUT:
+            for p in range(P):
+                if (upd_mask >> p) & 1:
+                    v[n, p] = cut_vals[node[n, 4], p]
             continue
         first = node[n, 4]
         A = node[n, 5]
@@ -329,9 +348,6 @@ def expected_values_n(node, prob, utils, base, sig, v, out):
         out[p] = v[0, p]
 
 
-CUT = 3  # a trunk node whose values come from a subgame (:mod:`.split`); FIRST column: the cut's index
-
-
 @njit(cache=True, nogil=True)
 def cfr_part_n(node, prob, utils, base, sig, upd_mask, avg_mask, roots, root_reach, cut_vals, forward, backward,
                reach, v, d, ac):
@@ -339,77 +355,10 @@ def cfr_part_n(node, prob, utils, base, sig, upd_mask, avg_mask, roots, root_rea
     for node: the roots' reach rows come from `root_reach` ([roots, players + 1]); a CUT node
     stops the forward sweep and takes its values from cut_vals[node[n, 4]]. `forward` and
     `backward` choose the sweeps (the trunk runs them apart, its subgames in between)."""
-    N = node.shape[0]
-    P = utils.shape[1]
     if forward:
         for r in range(roots.shape[0]):
-            for j in range(P + 1):
+            for j in range(reach.shape[1]):
                 reach[roots[r], j] = root_reach[r, j]
-        for n in range(N):
-            k = node[n, 0]
-            if k == TERMINAL or k == CUT:
-                continue
-            first = node[n, 4]
-            A = node[n, 5]
-            if k == CHANCE:
-                for a in range(A):
-                    c = first + a
-                    for j in range(P):
-                        reach[c, j] = reach[n, j]
-                    reach[c, P] = reach[n, P] * prob[c]
-                continue
-            q = node[n, 1]
-            off = base[q] + node[n, 2]
-            rq = reach[n, q]
-            for a in range(A):
-                c = first + a
-                for j in range(P + 1):
-                    reach[c, j] = reach[n, j]
-                reach[c, q] = rq * sig[off + a]
-            if node[n, 3] and (avg_mask >> q) & 1:
-                for a in range(A):
-                    ac[off + a] = sig[off + a] * rq
-    if not backward:
-        return
-    for p in range(P):
-        if (upd_mask >> p) & 1:
-            d[base[p]:base[p + 1]] = 0.0
-    for n in range(N - 1, -1, -1):
-        k = node[n, 0]
-        if k == TERMINAL:
-            for p in range(P):
-                if (upd_mask >> p) & 1:
-                    v[n, p] = utils[n, p]
-            continue
-        if k == CUT:
-            for p in range(P):
-                if (upd_mask >> p) & 1:
-                    v[n, p] = cut_vals[node[n, 4], p]
-            continue
-        first = node[n, 4]
-        A = node[n, 5]
-        if k == CHANCE:
-            for p in range(P):
-                if (upd_mask >> p) & 1:
-                    x = 0.0
-                    for a in range(A):
-                        x += prob[first + a] * v[first + a, p]
-                    v[n, p] = x
-            continue
-        q = node[n, 1]
-        off = base[q] + node[n, 2]
-        for p in range(P):
-            if (upd_mask >> p) & 1:
-                x = 0.0
-                for a in range(A):
-                    x += sig[off + a] * v[first + a, p]
-                v[n, p] = x
-        if (upd_mask >> q) & 1:
-            cf = reach[n, P]
-            for j in range(P):
-                if j != q:
-                    cf *= reach[n, j]
-            if cf != 0.0:
-                ev = v[n, q]
-                for a in range(A):
-                    d[off + a] += cf * (v[first + a, q] - ev)
+        _reach_down(node, prob, base, sig, avg_mask, reach, ac)
+    if backward:
+        _values_up(node, prob, utils, base, sig, upd_mask, cut_vals, reach, v, d)
