@@ -44,6 +44,15 @@ def instantaneous_regret(src, values, negate, delta):
 
     With `negate`, `values` is first negated in place (the column player's values are -(x A)).
     """
+    ev = _policy_value(src, values, negate)
+    for a in range(src.shape[0]):
+        delta[a] = values[a] - ev
+
+
+@njit(cache=True)
+def _policy_value(src, values, negate):
+    """sigma . values, sigma the regret matching of `src`; with `negate`, `values` is negated in
+    place first."""
     n = src.shape[0]
     if negate:
         for a in range(n):
@@ -52,8 +61,7 @@ def instantaneous_regret(src, values, negate, delta):
     ev = 0.0
     for a in range(n):
         ev += rm_prob(src[a], total, n) * values[a]
-    for a in range(n):
-        delta[a] = values[a] - ev
+    return ev
 
 
 @njit(cache=True)
@@ -63,13 +71,7 @@ def fused_update(regret, values, negate, pre, pos, neg, floor, total, contrib, a
     the opponent's cumulative strategy and avgval accumulations (skipped when `total` is
     empty), and finally policy_out = regret matching of the updated regrets."""
     n = regret.shape[0]
-    if negate:
-        for a in range(n):
-            values[a] = -values[a]
-    rsum = rm_total(regret, 0, n)
-    ev = 0.0
-    for a in range(n):
-        ev += rm_prob(regret[a], rsum, n) * values[a]
+    ev = _policy_value(regret, values, negate)
     for a in range(n):
         regret[a] = rule_step(regret[a], values[a] - ev, pre, pos, neg, floor)
     if total.shape[0] == contrib.shape[0] and not (weight == 0.0 and decay == 1.0):
