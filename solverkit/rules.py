@@ -104,7 +104,7 @@ class PredictiveCFRPlus(RegretRule):
     predictive = True
 
     def kernel_prediction(self, t):
-        return 1.0, 0.0, 1.0
+        return 1.0, 0.0, 1.0, 1.0
 
     def update(self, regret, delta, t, state):
         predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))
@@ -126,7 +126,7 @@ class PredictiveDiscountedCFRPlus(RegretRule):
 
     def kernel_prediction(self, t):
         alpha = self.config["alpha"]
-        return _discount(t - 1, alpha), 0.0, _discount(t, alpha)
+        return _discount(t - 1, alpha), 0.0, _discount(t, alpha), 1.0
 
     def update(self, regret, delta, t, state):
         predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))

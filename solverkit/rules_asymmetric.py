@@ -6,8 +6,6 @@ inaccurate prediction. SAPCFR+ fixes alpha = 2: play [R + r / 3]^+ where PCFR+ p
 
 from __future__ import annotations
 
-import numpy as np
-
 from .core.arith import predictive_update
 from .core.hookspecs import hookimpl
 from .core.params import Param
@@ -30,12 +28,12 @@ class SimpleAsymmetricPCFRPlus(RegretRule):
     def prediction_weight(self) -> float:
         return 1.0 / (1.0 + self.config["alpha"])
 
+    def kernel_prediction(self, t):
+        return 1.0, 0.0, 1.0, self.prediction_weight()
+
     def update(self, regret, delta, t, state):
-        pred = state["pred"]
-        predictive_update(regret, delta, pred, 1.0, 0.0, 1.0)  # R = max(R + r, 0), pred = r
-        w = self.prediction_weight()
-        if w != 1.0:
-            np.multiply(pred, w, out=pred)
+        # R = max(R + r, 0), pred = r * w (the same doubles as r, then pred *= w)
+        predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))
 
 
 @hookimpl

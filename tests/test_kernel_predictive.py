@@ -1,4 +1,4 @@
-"""Predictive rules (PCFR+, PDCFR+) applied inside the poker kernels (RegretRule.kernel_prediction):
+"""Predictive rules (PCFR+, PDCFR+, SAPCFR+) applied inside the poker kernels (RegretRule.kernel_prediction):
 the same doubles as the rule's update over the whole array after each pass, one pass at a time,
 in blocks of passes and with the turn's cards walked in parallel chunks."""
 
@@ -44,13 +44,13 @@ def _same(cfg, iterations, block, monkeypatch):
     return batches, batches_out
 
 
-@pytest.mark.parametrize("preset", ["pcfr_plus", "pdcfr_plus"])
+@pytest.mark.parametrize("preset", ["pcfr_plus", "pdcfr_plus", "sapcfr_plus"])
 def test_leduc_blocks_in_the_kernel_match_the_update_after_each_pass(preset, monkeypatch):
     batches, batches_out = _same({"preset": preset, "game": {"name": "leduc"}}, 40, True, monkeypatch)
     assert batches and not batches_out  # in the kernel, the passes run as blocks
 
 
-@pytest.mark.parametrize("preset", ["pcfr_plus", "pdcfr_plus"])
+@pytest.mark.parametrize("preset", ["pcfr_plus", "pdcfr_plus", "sapcfr_plus"])
 @pytest.mark.parametrize("update", ["alternating", "simultaneous"])
 def test_a_spot_in_parallel_chunks_matches_the_update_after_each_pass(preset, update, monkeypatch):
     cfg = {"preset": preset, "solver": {"update": update}, "game": {**TURN, "parallel_deals": True},

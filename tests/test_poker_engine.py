@@ -307,7 +307,8 @@ def test_a_block_of_full_passes_gets_the_numbers_each_pass_would(preset):
         kjobs = [game.predictive_job(game.kernel_job(job), job, solver.store) for job in block.jobs()]
         assert all(k.predictive for k in kjobs) == asm.rule.predictive
         each = (np.array([k.upd_mask for k in kjobs]), np.array([k.avg_mask for k in kjobs]),
-                np.array([(*k.coeffs, k.nxt) for k in kjobs], dtype=np.float64), np.array([k.prune for k in kjobs]),
+                np.array([(*k.coeffs, k.nxt, k.pweight) for k in kjobs], dtype=np.float64),
+                np.array([k.prune for k in kjobs]),
                 np.array([k.sample for k in kjobs]), np.array([k.key() for k in kjobs], dtype=np.uint64),
                 np.array([k.sampling_player() for k in kjobs]), sum(game.pass_nodes(k) for k in kjobs))
         for got, want in zip(game._block_arrays(block), each):

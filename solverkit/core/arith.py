@@ -111,16 +111,18 @@ def discounted_update(regret, delta, pre, pos, neg, floor):
 
 
 @njit(cache=True, nogil=True)
-def predictive_update(regret, delta, pred, pre, floor, nxt):
-    """A predictive rule's update (PCFR+, PDCFR+): R = max(pre * R + r, floor), then the
-    prediction the next policy adds to R: pred = (nxt - 1) * R + r, so that regret matching
-    of R + pred plays [nxt * R + r]^+ (nxt = 1: PCFR+'s [R + r]^+)."""
+def predictive_update(regret, delta, pred, pre, floor, nxt, weight=1.0):
+    """A predictive rule's update (PCFR+, PDCFR+, SAPCFR+): R = max(pre * R + r, floor), then the
+    prediction the next policy adds to R: pred = ((nxt - 1) * R + r) * weight, so that regret
+    matching of R + pred plays [nxt * R + r]^+ (nxt = 1: PCFR+'s [R + r]^+; weight 1/3:
+    SAPCFR+'s [R + r/3]^+)."""
     for i in range(regret.shape[0]):
         r = delta[i]
         x = pre * regret[i] + r
         x = x if x > floor else floor
         regret[i] = x
-        pred[i] = (nxt - 1.0) * x + r if nxt != 1.0 else r
+        v = (nxt - 1.0) * x + r if nxt != 1.0 else r
+        pred[i] = v * weight if weight != 1.0 else v
 
 
 @njit(cache=True, nogil=True)

@@ -71,11 +71,11 @@ class RegretRule:
         pos, neg, floor = self.coefficients(t)
         return float(self.discount(t)), float(pos), float(neg), float(floor)
 
-    def kernel_prediction(self, t: int) -> tuple[float, float, float] | None:
+    def kernel_prediction(self, t: int) -> tuple[float, float, float, float] | None:
         """A predictive rule whose :meth:`update` is exactly
-        ``core.arith.predictive_update(regret, delta, state["pred"], pre, floor, nxt)`` gives
-        (pre, floor, nxt) of iteration t here, so that an engine may run it inside its kernels
-        (the same doubles); None, the default: the engine calls :meth:`update`."""
+        ``core.arith.predictive_update(regret, delta, state["pred"], pre, floor, nxt, weight)`` gives
+        (pre, floor, nxt, weight) of iteration t here, so that an engine may run it inside its
+        kernels (the same doubles); None, the default: the engine calls :meth:`update`."""
         return None
 
     def update(self, regret: np.ndarray, delta: np.ndarray, t: int, state: dict[str, np.ndarray] | None = None) -> None:

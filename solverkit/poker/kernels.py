@@ -68,7 +68,7 @@ Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1", "
 #: one pass's settings: masks of updated / averaging / evaluated players, the best responder,
 #: the rule's and averaging's coefficients (nxt: a predictive rule's, see _predict), pruning and sampling
 Pass = namedtuple("Pass", ("upd_mask", "avg_mask", "val_mask", "br_player", "pre", "pos", "neg", "floor", "decay",
-                           "weight", "prune", "mode", "key", "samp_player", "nxt"))
+                           "weight", "prune", "mode", "key", "samp_player", "nxt", "pweight"))
 _NO_Q = np.zeros(1, dtype=np.int16)
 _NO_S = np.zeros(1)
 
@@ -231,7 +231,8 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
 
 
 @njit(cache=True, nogil=True)
-def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, nxt, cfv, live, S):
+def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, nxt, pw, cfv, live,
+                    S):
     """Counterfactual values up one round at board g and regret updates, one fused loop per
     hand at the acting player's own nodes (policy, value, regrets). A dead node (see
     _forward_round) has zero values and, the caller guarantees, regrets that a zero update
@@ -326,19 +327,20 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 if q == 0:
                     _own_values_any(n, p, A, H, off, children, src0, reg0, update, pre, pos, neg, floor, cfv)
                     if update and V.predictive:
-                        _predict(n, p, A, H, off, children, reg0, V.pred0, src0, nxt, cfv)
+                        _predict(n, p, A, H, off, children, reg0, V.pred0, src0, nxt, pw, cfv)
                 else:
                     _own_values_any(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
                     if update and V.predictive:
-                        _predict(n, p, A, H, off, children, reg1, V.pred1, src1, nxt, cfv)
+                        _predict(n, p, A, H, off, children, reg1, V.pred1, src1, nxt, pw, cfv)
 
 
 @njit(cache=True, nogil=True)
-def _predict(n, p, A, H, off, children, reg, pred, src, nxt, cfv):
+def _predict(n, p, A, H, off, children, reg, pred, src, nxt, pw, cfv):
     """A predictive rule's step after the regrets of player p's node n took R = max(pre R + r,
-    floor) (its update in _own_values_any, pos = neg = 1): the prediction pred = (nxt - 1) R + r
-    and the policy source R + pred of the next pass, the doubles of core.arith.predictive_update
-    and add_into (r = child value - node value, as the update computed it)."""
+    floor) (its update in _own_values_any, pos = neg = 1): the prediction pred = ((nxt - 1) R +
+    r) pw and the policy source R + pred of the next pass, the doubles of
+    core.arith.predictive_update and add_into (r = child value - node value, as the update
+    computed it)."""
     for a in range(A):
         c = children[n, a]
         for h in range(H):
@@ -346,6 +348,8 @@ def _predict(n, p, A, H, off, children, reg, pred, src, nxt, cfv):
             x = reg[i]
             r = cfv[c, p, h] - cfv[n, p, h]
             v = (nxt - 1.0) * x + r if nxt != 1.0 else r
+            if pw != 1.0:
+                v = v * pw
             pred[i] = v
             src[i] = x + v
 
@@ -354,14 +358,14 @@ def _predict(n, p, A, H, off, children, reg, pred, src, nxt, cfv):
 def dfs_pass(T, W, V, P, entry_reach, boundary_mode, boundary, do_backward, B):
     """One walk (see _walk) of the pass P: the engine's entry point, compiled for one signature."""
     _walk(T, W, V, entry_reach, P.upd_mask, P.avg_mask, P.val_mask, P.br_player, P.pre, P.pos, P.neg, P.floor,
-          P.decay, P.weight, P.nxt, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
+          P.decay, P.weight, P.nxt, P.pweight, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
           P.mode, P.key, P.samp_player)
 
 
 @njit(cache=True, nogil=True)
 def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes, keys, samp_players, B):
     """Passes k = 0, 1, ... of a whole unsplit game in one call, each a _walk with its own masks,
-    coefficients (pre, pos, neg, floor, decay, weight, nxt), pruning and sampling: the regrets are
+    coefficients (pre, pos, neg, floor, decay, weight, nxt, pweight), pruning and sampling: the regrets are
     their own policy sources (a predictive rule's policy sources R + pred are kept so by _predict),
     so each pass sees the previous one's updates, exactly as separate calls would."""
     boundary = np.zeros((1, 1, 2, 1))
@@ -372,7 +376,7 @@ def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes,
     for k in range(upd_masks.shape[0]):
         _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], no_br,
               coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5], coeffs[k, 6],
-              mode0, boundary, backward, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k],
+              coeffs[k, 7], mode0, boundary, backward, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k],
               samp_players[k])
 
 
@@ -399,7 +403,7 @@ def _collect(cfv, e, x, p, H, perms, j0, j1):
 
 @njit(cache=True, nogil=True)
 def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight, pnxt,
-          boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, samp_player):
+          pweight, boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, samp_player):
     """One walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
     boards W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
     (PublicTree), V the players' value arrays (Values).
@@ -563,7 +567,7 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
         if do_backward:
             _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live, sd)
             _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
-                            floor, pnxt, cfv, live, S)
+                            floor, pnxt, pweight, cfv, live, S)
         if level == 0:
             break
         # the parent's round ends collect this board's values and, through the hand maps,

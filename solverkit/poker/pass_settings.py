@@ -65,7 +65,8 @@ class _Job:
     sample: int = MODE_FULL  # MODE_FULL, MODE_CHANCE (one board per round) or MODE_EXTERNAL
     stream: tuple = (0, 0, 0)  # (seed, iteration, stream player) of a sampled pass's draws
     predictive: bool = False  # the kernel applies a predictive rule (coeffs' pre and floor, nxt)
-    nxt: float = 1.0  # that rule's nxt (RegretRule.kernel_prediction)
+    nxt: float = 1.0  # that rule's nxt and prediction weight (RegretRule.kernel_prediction)
+    pweight: float = 1.0
 
     def key(self) -> np.uint64:
         """The pass's stream key (:func:`solverkit.core.rng.stream`; subgame field 0: the
@@ -104,6 +105,7 @@ class _Job:
             stream=tuple(field(data, "stream", where, "int_list", length=3, lo=0, hi=2**64 - 1)),
             predictive=field(data, "predictive", where, "bool"),
             nxt=float(field(data, "nxt", where, "float")),
+            pweight=float(field(data, "pweight", where, "float")),
         )
 
 
@@ -168,10 +170,10 @@ class GamePassSettings:
         floor) and pred = (nxt - 1) R, as the update over the whole array gives)."""
         if not self.kernel_predictive(job.rule, store, job.sampler):
             return kjob
-        pre, floor, nxt = job.rule.kernel_prediction(job.iteration)
+        pre, floor, nxt, pweight = job.rule.kernel_prediction(job.iteration)
         decay, weight = kjob.coeffs[4], kjob.coeffs[5]
         return replace(kjob, coeffs=(float(pre), 1.0, 1.0, float(floor), decay, weight), inline_rule=True,
-                       prune=False, predictive=True, nxt=float(nxt))
+                       prune=False, predictive=True, nxt=float(nxt), pweight=float(pweight))
 
     def _block_arrays(self, block: PassBlock):
         """The per-pass arrays of a block for :func:`.kernels.dfs_block` (update masks, average
@@ -184,7 +186,7 @@ class GamePassSettings:
             kjobs = [self.kernel_job(job) for job in block.jobs()]
             return (np.array([k.upd_mask for k in kjobs], dtype=np.int64),
                     np.array([k.avg_mask for k in kjobs], dtype=np.int64),
-                    np.array([(*k.coeffs, k.nxt) for k in kjobs], dtype=np.float64).reshape(-1, 7),
+                    np.array([(*k.coeffs, k.nxt, k.pweight) for k in kjobs], dtype=np.float64).reshape(-1, 8),
                     np.array([k.prune for k in kjobs], dtype=np.bool_),
                     np.array([k.sample for k in kjobs], dtype=np.int64),
                     np.array([k.key() for k in kjobs], dtype=np.uint64),
@@ -192,14 +194,14 @@ class GamePassSettings:
                     sum(self.pass_nodes(k) for k in kjobs))
         groups = [tuple(p) for p in block.groups]
         g, n = len(groups), block.count * len(groups)
-        per_it = np.array([(*kernel_coefficients_at(t, block.rule, block.averaging), 1.0)
+        per_it = np.array([(*kernel_coefficients_at(t, block.rule, block.averaging), 1.0, 1.0)
                            for t in range(block.first, block.first + block.count)], dtype=np.float64)
         if block.rule.predictive:  # blocks_passes: the kernel applies it (kernel_predictive)
             for i, t in enumerate(range(block.first, block.first + block.count)):
-                pre, floor, nxt = block.rule.kernel_prediction(t)
+                pre, floor, nxt, pweight = block.rule.kernel_prediction(t)
                 per_it[i, :4] = (pre, 1.0, 1.0, floor)
-                per_it[i, 6] = nxt
-        coeffs = np.repeat(per_it.reshape(-1, 7), g, axis=0)
+                per_it[i, 6:8] = (nxt, pweight)
+        coeffs = np.repeat(per_it.reshape(-1, 8), g, axis=0)
         upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
         others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)
         pre, pos, neg, decay, weight = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4], coeffs[:, 5]

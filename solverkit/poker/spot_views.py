@@ -88,7 +88,7 @@ class SpotViews:
         z = np.zeros(1)
         H = t.max_hands
         bufs = Buffers(np.zeros((R, 2, H)), np.zeros((R, 2, H)), np.zeros(R, dtype=np.uint8), np.zeros((2, H)))
-        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1, 1.0)
+        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1, 1.0, 1.0)
         _kernel()(kt, walk, float_values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
         return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
 
@@ -141,7 +141,7 @@ class SpotViews:
 
         bufs = self._bufs()
         z = np.zeros(1)
-        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, 0, np.uint64(0), -1, 1.0)
+        job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, 0, np.uint64(0), -1, 1.0, 1.0)
         _kernel()(self.kernel_tree(), walk, float_values(strategy[0], strategy[1], strategy[0], strategy[1], z, z), job,
                   entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
         out = bufs.out_cfv.copy()

@@ -148,7 +148,8 @@ class GameWalks:
             values,
             Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
                  float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
-                 int(job.sample), np.uint64(job.key()), int(job.sampling_player()), float(job.nxt)),
+                 int(job.sample), np.uint64(job.key()), int(job.sampling_player()), float(job.nxt),
+                 float(job.pweight)),
             entry, int(boundary_mode), boundary, bool(do_backward), bufs,
         )
         return bufs.out_cfv.copy()

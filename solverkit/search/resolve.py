@@ -119,7 +119,7 @@ class _Passes:
         self.args = (game.kernel_tree(), game._walk_plan(region, b, c0, c1, first),
                      float_values(reg[0], reg[1], reg[0], reg[1], avg[0], avg[1]))
         self.bufs = game._bufs()
-        self.coeffs = np.array([[1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]])  # CFR+: floor 0; linear averaging (weight t)
+        self.coeffs = np.array([[1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0]])  # CFR+: floor 0; linear averaging (weight t)
         self.zero_i = np.zeros(1, dtype=np.int64)
         self.none = np.full(1, -1, dtype=np.int64)
         self.no_prune = np.zeros(1, dtype=np.bool_)
