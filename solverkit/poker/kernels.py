@@ -7,6 +7,10 @@ and a backward sweep (counterfactual values up, regret updates). Terminal values
 with card removal: fold by inclusion-exclusion over card sums, showdown by prefix sums over
 hands sorted by strength.
 
+Over 500 lines on purpose: this module is the walk itself (its records, the round sweeps that
+read them, the entry points), one idea; the per-node sweeps and the terminal values it calls
+live in sweep_kernels.py and terminal_kernels.py.
+
 Sampled walks (:data:`MODE_CHANCE`, :data:`MODE_EXTERNAL`) deal one board per round, drawn
 with probability q proportional to its suit orbit among its parent's children, and scale the
 reach vectors that enter it by 1 / q: every value, regret update and average contribution below
@@ -25,8 +29,8 @@ from numba import njit
 
 from ..core.block16 import decode_block, encode_block
 from ..core.rng import uniform
-from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _reach_down_any,
-                            _reach_down_block, _reach_down_locked, _reach_sample)
+from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _predict,
+                            _reach_down_any, _reach_down_block, _reach_down_locked, _reach_sample)
 from .terminal_kernels import (SD_BATCH, _fold, _fold_batch, _showdown2_batch, _terminals,  # noqa: F401 (re-exported)
                                _terminals_batched, fold_values, showdown_values, zero_values)
 
@@ -332,26 +336,6 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     _own_values_any(n, p, A, H, off, children, src1, reg1, update, pre, pos, neg, floor, cfv)
                     if update and V.predictive:
                         _predict(n, p, A, H, off, children, reg1, V.pred1, src1, nxt, pw, cfv)
-
-
-@njit(cache=True, nogil=True)
-def _predict(n, p, A, H, off, children, reg, pred, src, nxt, pw, cfv):
-    """A predictive rule's step after the regrets of player p's node n took R = max(pre R + r,
-    floor) (its update in _own_values_any, pos = neg = 1): the prediction pred = ((nxt - 1) R +
-    r) pw and the policy source R + pred of the next pass, the doubles of
-    core.arith.predictive_update and add_into (r = child value - node value, as the update
-    computed it)."""
-    for a in range(A):
-        c = children[n, a]
-        for h in range(H):
-            i = off + A * h + a
-            x = reg[i]
-            r = cfv[c, p, h] - cfv[n, p, h]
-            v = (nxt - 1.0) * x + r if nxt != 1.0 else r
-            if pw != 1.0:
-                v = v * pw
-            pred[i] = v
-            src[i] = x + v
 
 
 @njit(cache=True, nogil=True)

@@ -370,3 +370,23 @@ def _own_values_any(n, p, A, H, off, children, src, reg, update, pre, pos, neg, 
                      pre, pos, neg, floor, cfv)
     else:
         _own_values(n, p, A, H, off, children, src, reg, update, pre, pos, neg, floor, cfv)
+
+
+@njit(cache=True, nogil=True)
+def _predict(n, p, A, H, off, children, reg, pred, src, nxt, pw, cfv):
+    """A predictive rule's step after the regrets of player p's node n took R = max(pre R + r,
+    floor) (its update in _own_values_any, pos = neg = 1): the prediction pred = ((nxt - 1) R +
+    r) pw and the policy source R + pred of the next pass, the doubles of
+    core.arith.predictive_update and add_into (r = child value - node value, as the update
+    computed it)."""
+    for a in range(A):
+        c = children[n, a]
+        for h in range(H):
+            i = off + A * h + a
+            x = reg[i]
+            r = cfv[c, p, h] - cfv[n, p, h]
+            v = (nxt - 1.0) * x + r if nxt != 1.0 else r
+            if pw != 1.0:
+                v = v * pw
+            pred[i] = v
+            src[i] = x + v
