@@ -32,6 +32,17 @@ def _kickers(value, ranks_desc, n):
     return value
 
 
+@njit(cache=True, inline="always")
+def _highest(counts, skip, best, k, limit):
+    """best[k:] = the highest ranks held other than `skip`, until `limit` ranks are in best; the
+    new count (the kickers of trips, a pair, a high card)."""
+    for r in range(12, -1, -1):
+        if r != skip and counts[r] > 0 and k < limit:
+            best[k] = r
+            k += 1
+    return k
+
+
 @njit(cache=True)
 def acpc_rank(cards, num_suits):
     """Strength of the best hand in `cards` (int array), ACPC ranking; higher is better."""
@@ -96,12 +107,7 @@ def acpc_rank(cards, num_suits):
             return _kickers(STRAIGHT, best, 1)
     if nt >= 1:
         best[0] = trips[0]
-        k = 1
-        for r in range(12, -1, -1):
-            if r != trips[0] and counts[r] > 0 and k < 3:
-                best[k] = r
-                k += 1
-        return _kickers(TRIPS, best, k)
+        return _kickers(TRIPS, best, _highest(counts, trips[0], best, 1, 3))
     if npairs >= 2:
         best[0] = pairs[0]
         best[1] = pairs[1]
@@ -114,18 +120,8 @@ def acpc_rank(cards, num_suits):
         return _kickers(TWO_PAIR, best, k)
     if npairs == 1:
         best[0] = pairs[0]
-        k = 1
-        for r in range(12, -1, -1):
-            if r != pairs[0] and counts[r] > 0 and k < 4:
-                best[k] = r
-                k += 1
-        return _kickers(PAIR, best, k)
-    k = 0
-    for r in range(12, -1, -1):
-        if counts[r] > 0 and k < 5:
-            best[k] = r
-            k += 1
-    return _kickers(HIGH, best, k)
+        return _kickers(PAIR, best, _highest(counts, pairs[0], best, 1, 4))
+    return _kickers(HIGH, best, _highest(counts, -1, best, 0, 5))
 
 
 @njit(cache=True)
