@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from .action_tree import FCPA, betting_counts, build_action_tree, nolimit_rules, to_betting_tree
 from .betting import ACTION_CHARS
 from .gamedef_nolimit import NoLimitGameDef
-from .size_tables import parse_size_tables, street_names
+from .size_tables import game_size_tables, size_options, street_names
 
 #: [game] parameters of no-limit files (a limit file refuses any of them away from its default)
 PARAMS = {
@@ -26,14 +26,7 @@ PARAMS = {
     "sizes": Param("table", {}, "no-limit bet sizes per round: [game.sizes.flop] bet = \"50%, a\", raise = \"3x\" "
                    "(streets preflop..river in hold'em-like files, else round0..); [game.sizes.p1.river] for one "
                    "player"),
-    "raise_limit": Param("int", -1, "with sizes: raises per round after the opening bet (-1: no cap)", min=-1,
-                         max=100),
-    "allin_commit_threshold": Param("float", 0.0, "with sizes: TexasSolver's rule, a bet or raise putting more than "
-                                    "this x the effective stack in becomes all-in (0: off)", min=0.0),
-    "add_allin_threshold": Param("float", 0.0, "with sizes: postflop-solver's, add an all-in when it is at most this "
-                                 "x the pot (0: off)", min=0.0),
-    "force_allin_threshold": Param("float", 0.0, "with sizes: postflop-solver's, a bet leaving at most this x the "
-                                   "pot behind becomes all-in (0: off)", min=0.0),
+    **size_options("with sizes: "),
 }
 #: the parameters that only bet-size lists use
 SIZE_OPTIONS = ("raise_limit", "allin_commit_threshold", "add_allin_threshold", "force_allin_threshold")
@@ -82,14 +75,7 @@ def rules(game):
         if abstraction_of(c) == FCPA:
             made = nolimit_rules(gd, FCPA)
         else:
-            limit = int(c.get("raise_limit", -1))
-            commit = float(c.get("allin_commit_threshold", 0.0))
-            abst = parse_size_tables(c.get("sizes") or {}, street_names(gd.num_board_cards), ("p0", "p1"),
-                                     raise_limit=None if limit < 0 else limit,
-                                     allin_commit_threshold=commit or None,
-                                     add_allin_threshold=float(c.get("add_allin_threshold", 0.0)),
-                                     force_allin_threshold=float(c.get("force_allin_threshold", 0.0)),
-                                     min_bet=gd.big_blind)
+            abst = game_size_tables(c, street_names(gd.num_board_cards), ("p0", "p1"), min_bet=gd.big_blind)
             made = nolimit_rules(gd, abst)
         game._nolimit_rules = made
     return made

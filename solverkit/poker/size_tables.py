@@ -9,6 +9,7 @@ without a table has no bets (checks and calls).
 
 from __future__ import annotations
 
+from ..core.params import Param
 from ..errors import BetSizeError
 from .action_tree import SIZE_KEYS, SizeAbstraction, size_abstraction
 from .bet_sizes import parse_bet_sizes
@@ -78,3 +79,30 @@ def _spec(spec, at: str) -> dict:
         except BetSizeError as exc:
             raise BetSizeError(f"{at}.{key}: {exc}") from None
     return dict(spec)
+
+
+def size_options(prefix: str = "") -> dict:
+    """The [game] parameters that shape a bet-size tree beside its sizes (the raise cap and the
+    all-in thresholds), each help text starting with `prefix`."""
+    return {
+        "raise_limit": Param("int", -1, f"{prefix}raises per street after the opening bet (-1: no cap)", min=-1,
+                             max=100),
+        "allin_commit_threshold": Param("float", 0.0, f"{prefix}TexasSolver's rule: a bet or raise that would put "
+                                        "more than this x stack in (half the pot counted) is an all-in (0: off)",
+                                        min=0.0),
+        "add_allin_threshold": Param("float", 0.0, f"{prefix}postflop-solver's: add an all-in when it is at most "
+                                     "this x the pot (0: off)", min=0.0),
+        "force_allin_threshold": Param("float", 0.0, f"{prefix}postflop-solver's: a bet leaving at most this x "
+                                       "the pot behind becomes all-in (0: off)", min=0.0),
+    }
+
+
+def game_size_tables(config: dict, names: list[str], players: tuple[str, str], **options) -> SizeAbstraction:
+    """:func:`parse_size_tables` of a [game] table's ``sizes`` with its :func:`size_options`."""
+    limit = int(config.get("raise_limit", -1))
+    commit = float(config.get("allin_commit_threshold", 0.0))
+    return parse_size_tables(config.get("sizes") or {}, names, players,
+                             raise_limit=None if limit < 0 else limit,
+                             allin_commit_threshold=commit or None,
+                             add_allin_threshold=float(config.get("add_allin_threshold", 0.0)),
+                             force_allin_threshold=float(config.get("force_allin_threshold", 0.0)), **options)

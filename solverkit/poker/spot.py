@@ -27,7 +27,7 @@ from ..errors import ConfigError
 from .action_tree import betting_counts, build_action_tree, spot_rules, to_betting_tree
 from .game import PokerGame
 from .ranges import parse_board, parse_range
-from .size_tables import STREETS, parse_size_tables
+from .size_tables import STREETS, game_size_tables, size_options
 from .spot_views import SpotViews
 
 #: refuse betting trees larger than this many nodes before building them (a few sizes on three
@@ -92,13 +92,7 @@ class HoldemSpot(SpotViews, PokerGame):
         "ip_range": Param("str", None, "player 1's range (in position)", required=True),
         "sizes": Param("table", {}, "bet sizes: [game.sizes.flop] bet = \"52%, a\", raise = \"45%\", donk; "
                        "[game.sizes.ip.river] for one player"),
-        "raise_limit": Param("int", -1, "raises per street after the opening bet (-1: no cap)", min=-1, max=100),
-        "allin_commit_threshold": Param("float", 0.0, "TexasSolver's rule: a bet or raise that would put more "
-                                        "than this x stack in (half the pot counted) is an all-in (0: off)", min=0.0),
-        "add_allin_threshold": Param("float", 0.0, "postflop-solver's: add an all-in when it is at most this x the "
-                                     "pot (0: off)", min=0.0),
-        "force_allin_threshold": Param("float", 0.0, "postflop-solver's: a bet leaving at most this x the pot "
-                                       "behind becomes all-in (0: off)", min=0.0),
+        **size_options(),
         "rake": Param("float", 0.0, "share of the final pot raked from the winner (0 to 1)", min=0.0, max=1.0),
         "rake_cap": Param("float", 0.0, "the most chips raked (0: no cap)", min=0.0),
         "max_nodes": Param("int", MAX_NODES, "refuse betting trees with more nodes than this", min=1),
@@ -137,14 +131,8 @@ class HoldemSpot(SpotViews, PokerGame):
         if rules is None:
             c = self.config
             gd = self.gd
-            limit = int(c.get("raise_limit", -1))
-            commit = float(c.get("allin_commit_threshold", 0.0))
-            abst = parse_size_tables(c.get("sizes") or {}, self.street_names(), ("oop", "ip"),
-                                     ignored=tuple(s for s in STREETS if s not in self.street_names()),
-                                     raise_limit=None if limit < 0 else limit,
-                                     allin_commit_threshold=commit or None,
-                                     add_allin_threshold=float(c.get("add_allin_threshold", 0.0)),
-                                     force_allin_threshold=float(c.get("force_allin_threshold", 0.0)))
+            abst = game_size_tables(c, self.street_names(), ("oop", "ip"),
+                                    ignored=tuple(s for s in STREETS if s not in self.street_names()))
             rules = self._rules = spot_rules(gd.pot, gd.stack, abst, 0, gd.num_rounds, name="[game] (holdem_spot)")
         return rules
 
