@@ -27,7 +27,8 @@ def _tree(name, players=3):
 def _leduc3():
     """3-player Leduc as leduc_tree plays it (4 ranks, 2 suits, antes 1, raises 2 then 4, two
     raises a round), without building the tree game's own tree."""
-    return TableDef(3, 2, (1, 1, 1), (2, 4), (0, 0), (2, 2), 2, 4, 1, (0, 1), "leduc3").validate()
+    return TableDef(3, 2, (1, 1, 1), (2, 4), (0, 0), (2, 2), num_suits=2, num_ranks=4, num_hole_cards=1,
+                    num_board_cards=(0, 1), source="leduc3").validate()
 
 
 def test_kuhn_3p_nash_conv_matches_the_tree_engine():

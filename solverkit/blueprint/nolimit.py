@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from ..poker.gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef
+from ..poker.gamedef import CANONICAL, MISSING_HINT, AcpcDeck, gamedef_text, read_gamedef
 from ..poker.nplayer import check_rounds_and_deal
 from .betting import DECISION, TERMINAL, BettingTree
 
@@ -28,7 +28,7 @@ ABSTRACTIONS = ("fcpa", "fc", "sizes")
 
 
 @dataclass(frozen=True)
-class NoLimitTable:
+class NoLimitTable(AcpcDeck):
     """An N-player no-limit game definition: per-player blinds and stacks, per-round lists."""
 
     num_players: int
@@ -36,15 +36,6 @@ class NoLimitTable:
     blind: tuple
     stack: tuple
     first_player: tuple  # 0-based
-    num_suits: int
-    num_ranks: int
-    num_hole_cards: int
-    num_board_cards: tuple
-    source: str = "<string>"
-
-    @property
-    def deck_size(self) -> int:
-        return self.num_suits * self.num_ranks
 
     @property
     def big_blind(self) -> int:
@@ -79,8 +70,9 @@ def parse_nolimit_table(text: str, source: str = "<string>") -> NoLimitTable:
     boards = get("numboardcards")[:R]
     if len(first) < R or len(boards) < R:
         raise ConfigError(f"{source}: firstPlayer and numBoardCards need {R} values (one per round)")
-    table = NoLimitTable(P, R, tuple(blind), tuple(stack), tuple(f - 1 for f in first), get("numsuits")[0],
-                         get("numranks")[0], get("numholecards")[0], tuple(boards), source)
+    table = NoLimitTable(P, R, tuple(blind), tuple(stack), tuple(f - 1 for f in first), num_suits=get("numsuits")[0],
+                         num_ranks=get("numranks")[0], num_hole_cards=get("numholecards")[0],
+                         num_board_cards=tuple(boards), source=source)
     check_rounds_and_deal(table)
     return table
 

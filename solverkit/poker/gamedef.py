@@ -41,15 +41,26 @@ CANONICAL = {
 }
 
 
-@dataclass(frozen=True)
-class GameDef:
-    """A two-player limit game. Lists are per round, except ``blind`` which is per player."""
+def field_reader(fields: dict, source: str):
+    """get(key, default=None): the values of field `key` of a game definition read by
+    :func:`read_gamedef`, `default` when it is missing, or a ConfigError naming the missing field
+    (no default)."""
 
-    num_rounds: int
-    blind: tuple[int, int]
-    raise_size: tuple[int, ...]
-    first_player: tuple[int, ...]  # 0-based
-    max_raises: tuple[int, ...]
+    def get(key, default=None):
+        if key not in fields:
+            if default is None:
+                raise ConfigError(f"{source}: missing field {CANONICAL[key]}{MISSING_HINT.get(key, '')}")
+            return default
+        return fields[key][1]
+
+    return get
+
+
+@dataclass(frozen=True, kw_only=True)
+class AcpcDeck:
+    """The cards of an ACPC game definition, every kind of it (limit or no-limit, two players or
+    more): keyword fields after each definition's own."""
+
     num_suits: int
     num_ranks: int
     num_hole_cards: int
@@ -59,6 +70,17 @@ class GameDef:
     @property
     def deck_size(self) -> int:
         return self.num_suits * self.num_ranks
+
+
+@dataclass(frozen=True)
+class GameDef(AcpcDeck):
+    """A two-player limit game. Lists are per round, except ``blind`` which is per player."""
+
+    num_rounds: int
+    blind: tuple[int, int]
+    raise_size: tuple[int, ...]
+    first_player: tuple[int, ...]  # 0-based
+    max_raises: tuple[int, ...]
 
     @property
     def big_blind(self) -> int:
@@ -216,12 +238,7 @@ def parse_gamedef(text: str, source: str = "<string>") -> GameDef:
                           "is not supported: solverkit solves limit games, where stacks never bind (every bet is "
                           "raiseSize and maxRaises caps them); remove the stack line")
 
-    def get(key, default=None):
-        if key not in fields:
-            if default is None:
-                raise ConfigError(f"{source}: missing field {CANONICAL[key]}{MISSING_HINT.get(key, '')}")
-            return default
-        return fields[key][1]
+    get = field_reader(fields, source)
 
     rounds = two_players(fields, source)
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from .gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef, two_players
+from .gamedef import CANONICAL, MISSING_HINT, AcpcDeck, gamedef_text, read_gamedef, two_players
 
 
 @dataclass(frozen=True)
-class NoLimitGameDef:
+class NoLimitGameDef(AcpcDeck):
     """A two-player no-limit game: ``blind`` and ``stack`` per player, other lists per round;
     ``max_raises`` None means no cap (ACPC's default)."""
 
@@ -26,15 +26,6 @@ class NoLimitGameDef:
     stack: tuple[int, int]
     first_player: tuple[int, ...]  # 0-based
     max_raises: tuple[int, ...] | None
-    num_suits: int
-    num_ranks: int
-    num_hole_cards: int
-    num_board_cards: tuple[int, ...]
-    source: str = "<string>"
-
-    @property
-    def deck_size(self) -> int:
-        return self.num_suits * self.num_ranks
 
     @property
     def big_blind(self) -> int:

@@ -17,14 +17,14 @@ import numpy as np
 from ..errors import ConfigError
 from .acpc_protocol import MAX_NUM_ACTIONS, ProtocolMismatch
 from .evaluator import acpc_strengths
-from .gamedef import CANONICAL, MISSING_HINT, gamedef_text, read_gamedef
+from .gamedef import CANONICAL, AcpcDeck, field_reader, gamedef_text, read_gamedef
 
 #: players at a table of an N-player game (ACPC's game.c allows 10; the tree engine solves up to 6)
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 
 
 @dataclass(frozen=True)
-class TableDef:
+class TableDef(AcpcDeck):
     """An ACPC limit game definition of `num_players` players (per-round lists; ``blind`` per
     player): what the N-player dealer and agents read. Field names follow
     :class:`~solverkit.poker.gamedef.GameDef` so the protocol code reads either."""
@@ -35,15 +35,6 @@ class TableDef:
     raise_size: tuple[int, ...]
     first_player: tuple[int, ...]  # 0-based
     max_raises: tuple[int, ...]
-    num_suits: int
-    num_ranks: int
-    num_hole_cards: int
-    num_board_cards: tuple[int, ...]
-    source: str = "<string>"
-
-    @property
-    def deck_size(self) -> int:
-        return self.num_suits * self.num_ranks
 
     @property
     def big_blind(self) -> int:
@@ -96,12 +87,7 @@ def parse_table(text: str, source: str = "<string>") -> TableDef:
         raise ConfigError(f"{source}:{fields['stack'][0]}: field stack is not supported in a limit game (stacks never "
                           "bind); remove the stack line")
 
-    def get(key, default=None):
-        if key not in fields:
-            if default is None:
-                raise ConfigError(f"{source}: missing field {CANONICAL[key]}{MISSING_HINT.get(key, '')}")
-            return default
-        return fields[key][1]
+    get = field_reader(fields, source)
 
     players, rounds = get("numplayers")[0], get("numrounds")[0]
 
@@ -114,8 +100,9 @@ def parse_table(text: str, source: str = "<string>") -> TableDef:
 
     first = per_round("firstplayer", [1] * rounds)
     return TableDef(players, rounds, tuple(get("blind")), per_round("raisesize"), tuple(f - 1 for f in first),
-                    per_round("maxraises"), get("numsuits")[0], get("numranks")[0], get("numholecards")[0],
-                    per_round("numboardcards"), source).validate()
+                    per_round("maxraises"), num_suits=get("numsuits")[0], num_ranks=get("numranks")[0],
+                    num_hole_cards=get("numholecards")[0], num_board_cards=per_round("numboardcards"),
+                    source=source).validate()
 
 
 def load_table(name_or_path: str) -> TableDef:
@@ -126,16 +113,18 @@ def load_table(name_or_path: str) -> TableDef:
 def two_player_table(gd) -> TableDef:
     """The TableDef of a two-player limit GameDef (the same rules, read by the N-player code)."""
     return TableDef(2, gd.num_rounds, tuple(gd.blind), tuple(gd.raise_size), tuple(gd.first_player),
-                    tuple(gd.max_raises), gd.num_suits, gd.num_ranks, gd.num_hole_cards, tuple(gd.num_board_cards),
-                    gd.source).validate()
+                    tuple(gd.max_raises), num_suits=gd.num_suits, num_ranks=gd.num_ranks,
+                    num_hole_cards=gd.num_hole_cards, num_board_cards=tuple(gd.num_board_cards),
+                    source=gd.source).validate()
 
 
 def tree_table(game) -> TableDef:
     """The ACPC game definition of a tree-engine Kuhn or Leduc of N players (OpenSpiel's rules:
     antes of 1 as blinds, N + 1 ranks, player 0 first in every round)."""
     P, R = game.num_players, len(game.raise_size)
-    return TableDef(P, R, (game.ante,) * P, tuple(game.raise_size), (0,) * R, tuple(game.max_raises), game.suits,
-                    game.ranks, 1, tuple(game.board_cards), f"{game.name}(players={P})").validate()
+    return TableDef(P, R, (game.ante,) * P, tuple(game.raise_size), (0,) * R, tuple(game.max_raises),
+                    num_suits=game.suits, num_ranks=game.ranks, num_hole_cards=1,
+                    num_board_cards=tuple(game.board_cards), source=f"{game.name}(players={P})").validate()
 
 
 class LimitState:

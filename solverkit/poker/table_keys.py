@@ -123,4 +123,5 @@ def game_table(game) -> TableDef:
         text = "\n".join(["GAMEDEF", "limit", *(f"{f} = {params[f]}" for f in fields if str(params.get(f, ""))),
                           "END GAMEDEF"])
         return parse_table(text, game.spec)
-    return TableDef(P, 1, (1,) * P, (1,), (0,), (1,), 1, P + 1, 1, (0,), f"kuhn_poker(players={P})").validate()
+    return TableDef(P, 1, (1,) * P, (1,), (0,), (1,), num_suits=1, num_ranks=P + 1, num_hole_cards=1,
+                    num_board_cards=(0,), source=f"kuhn_poker(players={P})").validate()
