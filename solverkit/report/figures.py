@@ -35,6 +35,17 @@ def tidy_log_axis(axis) -> None:
     axis.set_minor_formatter(FuncFormatter(minor))
 
 
+def exploitability_axes(ax, xname: str, unit: str) -> None:
+    """A panel of exploitability (in `unit`; "" for none) against `xname`: both axes logarithmic,
+    the major grid (a run's convergence figure and a study's)."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    tidy_log_axis(ax.xaxis)
+    ax.set_xlabel(xname)
+    ax.set_ylabel(f"exploitability ({unit})" if unit else "exploitability")
+    ax.grid(True, which="major", alpha=0.3)
+
+
 #: x axes of a run's convergence plot: (metrics column, axis label with its unit)
 RUN_X_AXES = (("iteration", "iterations"), ("seconds", "solve time (s)"), ("nodes_touched", "nodes touched"))
 
@@ -58,12 +69,7 @@ def convergence_figure(game, rows, targets):
                 ax.plot([p[0] for p in pts], [max(p[1], 1e-300) for p in pts], ls=style, label=name)
         for native, text in targets:
             ax.axhline(native * factor, color="grey", ls=":", lw=0.9, label=f"target {text}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        tidy_log_axis(ax.xaxis)
-        ax.set_xlabel(xname)
-        ax.set_ylabel(f"exploitability ({label})" if label else "exploitability")
-        ax.grid(True, which="major", alpha=0.3)
+        exploitability_axes(ax, xname, label)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -118,7 +118,7 @@ def game_figure(study, results, gname, curves=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..report.figures import tidy_log_axis
+    from ..report.figures import exploitability_axes
     if curves is None:
         curves = game_curves(study, results, gname)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -148,12 +148,7 @@ def game_figure(study, results, gname, curves=None):
                         xytext=(0, 2), textcoords="offset points", fontsize=7, color="dimgrey")
         if not curves:  # every run stopped before its first evaluation: an empty panel that says so
             ax.text(0.5, 0.5, "no evaluations recorded", transform=ax.transAxes, ha="center", color="dimgrey")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        tidy_log_axis(ax.xaxis)
-        ax.set_xlabel(xname)
-        ax.set_ylabel(f"exploitability ({unit})" if unit else "exploitability")
-        ax.grid(True, which="major", alpha=0.3)
+        exploitability_axes(ax, xname, unit)
     handles, labels = panels[0][0].get_legend_handles_labels()
     # one legend for all panels, below them, so that it never hides a curve
     legend = panels[0][0].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16),
