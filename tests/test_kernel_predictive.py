@@ -9,6 +9,8 @@ from solverkit.core.config import load_config
 from solverkit.core.solver import Solver
 from solverkit.poker.pass_settings import GamePassSettings
 
+from .store_values import stored_arrays
+
 TURN = {"name": "holdem_spot", "board": "QsJh2h7d", "pot": 100, "stack": 200,
         "oop_range": "AA,KK,QQ,AQs,KQs,JTs,T9s,98s,A5s", "ip_range": "JJ,TT,AK,KQo,QTs,J9s,87s,76s",
         "sizes": {"turn": {"bet": "50%, a"}, "river": {"bet": "70%", "raise": "a"}}}
@@ -22,10 +24,7 @@ def _run(cfg: dict, iterations: int, block: bool):
         else:
             for _ in range(iterations):
                 solver.step()
-        out = {}
-        for key, spec in solver.store.specs.items():
-            with solver.store.open(key, ()) as seg:
-                out.update({name: np.array(seg[name]) for name in spec.arrays})
+        out = stored_arrays(solver.store)
         row = solver.evaluate()
         return out, row["exploitability"], solver.batches
     finally:

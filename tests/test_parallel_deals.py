@@ -9,6 +9,8 @@ from solverkit.core.config import load_config
 from solverkit.core.solver import Solver
 from solverkit.poker.game import _balanced_ranges
 
+from .store_values import stored_arrays
+
 TURN = {"name": "holdem_spot", "board": "QsJh2h7d", "pot": 100, "stack": 200,
         "oop_range": "AA,KK,QQ,AQs,KQs,JTs,T9s,98s,A5s", "ip_range": "JJ,TT,AK,KQo,QTs,J9s,87s,76s",
         "sizes": {"turn": {"bet": "50%, a"}, "river": {"bet": "70%", "raise": "a"}}}
@@ -22,10 +24,7 @@ def _stored(game: dict, extra: dict, iterations: int = 3):
         assert solver.game._parallel_deals(solver.transport) == game["parallel_deals"]
         for _ in range(iterations):
             solver.step()
-        out = {}
-        for key, spec in solver.store.specs.items():
-            with solver.store.open(key, ()) as seg:
-                out.update({(key, name): np.array(seg[name]) for name in spec.arrays})
+        out = stored_arrays(solver.store, by_segment=True)
         br = solver.game.best_response_from_store(solver.store, "average", transport=solver.transport)
         return out, br
     finally:

@@ -10,6 +10,8 @@ from solverkit.core.solver import Solver
 from solverkit.poker.pass_settings import GamePassSettings
 from solverkit.poker.walks import GameWalks
 
+from .store_values import stored_arrays
+
 RIVER = {"name": "holdem_spot", "board": "QsJh2h7d3c", "pot": 100, "stack": 200,
          "oop_range": "AA,KK,QQ,AQs,KQs,JTs,T9s,98s,A5s", "ip_range": "JJ,TT,AK,KQo,QTs,J9s,87s,76s",
          "sizes": {"river": {"bet": "70%, a", "raise": "a"}}}
@@ -20,10 +22,7 @@ def _stored(preset: str, iterations: int = 4):
     try:
         for _ in range(iterations):
             solver.step()
-        out = {}
-        for key, spec in solver.store.specs.items():
-            with solver.store.open(key, ()) as seg:
-                out.update({name: np.array(seg[name]) for name in spec.arrays})
+        out = stored_arrays(solver.store)
         return out, dict(solver.game.__dict__.get("_root_scratch") or {})
     finally:
         solver.close()
