@@ -56,6 +56,8 @@ def test_the_schedule_doubles_then_aims_at_the_target():
     assert seen[-1] == 100 and len(seen) <= 9  # the exact crossing, with a few evaluations
     # without a target, or with eval_every set, the schedules stay as they were
     assert EvalSchedule(0).kind == "log" and EvalSchedule(5, [("exploitability", 0.1)]).kind == "iterations"
+    # "log" keeps the log schedule with a target (what a study's runs do)
+    assert EvalSchedule("log", [("exploitability", 0.1)]).kind == "log"
 
 
 def test_a_run_with_a_target_stops_near_its_crossing_with_few_evaluations(tmp_path):

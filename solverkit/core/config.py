@@ -119,7 +119,11 @@ _SCHEDULE = re.compile(r"(?P<num>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\s*(?P<uni
 def parse_schedule(value) -> tuple[str, float] | None:
     """``[solver] eval_every``: N iterations (an integer or "100"), "30s" / "10m" / "1h" of solve
     time, or "1e6 nodes" touched (cumulative, as metrics.csv counts them); 0 or "0": None (the
-    log schedule). Anything else is a ConfigError naming the value."""
+    log schedule, or with a target the target schedule); "log": the log schedule even with a
+    target (studies: curves and iterations to the target at its resolution). Anything else is a
+    ConfigError naming the value."""
+    if isinstance(value, str) and value.strip().lower() == "log":
+        return ("log", 0)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return ("iterations", value) if value else None
     s = str(value).strip().lower()
@@ -137,7 +141,7 @@ def parse_schedule(value) -> tuple[str, float] | None:
     raise ConfigError(
         f"[solver] eval_every = {value!r:.60} is invalid: expected a whole number of iterations (e.g. 100), a "
         "positive time with unit s, m or h (e.g. \"30s\"), or a number of touched nodes (e.g. \"1e6 nodes\"); "
-        "0: the log schedule")
+        "0: the log schedule (with a target: the target schedule); \"log\": the log schedule always")
 
 
 @dataclass

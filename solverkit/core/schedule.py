@@ -46,7 +46,8 @@ class EvalSchedule:
     the curve crosses a target, there (kind "target", :func:`target_next`): an evaluation
     costs about an iteration, and the log schedule's ~20 per decade spent a fifth of a spot
     solve on them. The decisions depend on the evaluated rows only, so a resumed run that
-    replays its rows through :meth:`observed` evaluates where a straight run would."""
+    replays its rows through :meth:`observed` evaluates where a straight run would.
+    ``eval_every = "log"`` keeps the log schedule with a target (what studies run)."""
 
     def __init__(self, every, goals=()):
         parsed = parse_schedule(every)

@@ -297,8 +297,10 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if seeded_game:
                     g["seed"] = seed
                 cfg["game"] = g
-                solver = {"eval_every": geval, "iterations": giters, "time_limit": glimit,
-                          "checkpoint_every": checkpoint_every}
+                # eval_every 0 is the log schedule here even with a target (a solve's 0 with a target
+                # evaluates where the curve predicts the target: sparser curves, coarser iterations to it)
+                solver = {"eval_every": geval if geval not in (0, "0") else "log", "iterations": giters,
+                          "time_limit": glimit, "checkpoint_every": checkpoint_every}
                 solver.update(cfg.get("solver", {}) if isinstance(cfg.get("solver"), dict) else {})
                 solver["seed"] = seed
                 if cap is not None and isinstance(solver.get("iterations"), int):
