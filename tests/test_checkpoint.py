@@ -19,6 +19,8 @@ from solverkit.core.config import load_config
 from solverkit.core.solver import parse_every, run_solve
 from solverkit.errors import ConfigError
 
+from .resume_runs import straight_and_resumed
+
 LEDUC = """preset = "cfr_plus"
 
 [game]
@@ -59,16 +61,10 @@ def test_parse_every():
 
 
 def test_resume_extends_a_run_exactly(tmp_path):
-    cfg = tmp_path / "leduc.toml"
-    cfg.write_text(LEDUC.format(iterations=40))
-    full = tmp_path / "full"
-    run_solve(load_config(cfg), out=full)
-    part = tmp_path / "part"
-    run_solve(load_config(cfg), iterations=17, out=part, checkpoint_every="5")
-    footer = ckpt.read_footer(part / ckpt.FILENAME)
-    assert footer["iteration"] == 17  # the end of a run is checkpointed too
-    res = CliRunner().invoke(cli, ["solve", "--resume", str(part), "--iterations", "40", "--quiet"])
-    assert res.exit_code == 0, res.output
+    def stopped(part):
+        assert ckpt.read_footer(part / ckpt.FILENAME)["iteration"] == 17  # the end of a run is checkpointed too
+
+    full, part = straight_and_resumed(tmp_path, LEDUC.format(iterations=40), 40, 17, "5", stopped)
     assert rows(part / "metrics.csv") == rows(full / "metrics.csv")
     a, b = json.loads((part / "result.json").read_text()), json.loads((full / "result.json").read_text())
     assert a["exploitability"] == b["exploitability"] and a["iterations"] == 40

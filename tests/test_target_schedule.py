@@ -6,12 +6,12 @@ from __future__ import annotations
 import csv
 import json
 
-from click.testing import CliRunner
 
-from solverkit.cli import cli
 from solverkit.core.config import load_config
 from solverkit.core.schedule import EvalSchedule, log_schedule, target_next
 from solverkit.core.solver import run_solve
+
+from .resume_runs import straight_and_resumed
 
 LEDUC = """preset = "cfr_plus"
 
@@ -76,12 +76,5 @@ def test_a_run_with_a_target_stops_near_its_crossing_with_few_evaluations(tmp_pa
 
 
 def test_a_resumed_run_evaluates_where_a_straight_run_does(tmp_path):
-    cfg = tmp_path / "leduc.toml"
-    cfg.write_text(LEDUC.format(iterations=5000))
-    full = tmp_path / "full"
-    run_solve(load_config(cfg), out=full)
-    part = tmp_path / "part"
-    run_solve(load_config(cfg), iterations=37, out=part, checkpoint_every="10")
-    res = CliRunner().invoke(cli, ["solve", "--resume", str(part), "--iterations", "5000", "--quiet"])
-    assert res.exit_code == 0, res.output
+    full, part = straight_and_resumed(tmp_path, LEDUC.format(iterations=5000), 5000, 37, "10")
     assert iterations(part / "metrics.csv") == iterations(full / "metrics.csv")
