@@ -124,6 +124,10 @@ class NPlayerPoker(PokerGame):
         _two_player_only(self.name, params)
         super().__init__(**params)
 
+    def gamedef(self):
+        """The bundled ACPC definition named as the game (kuhn, leduc)."""
+        return load_gamedef(self.name)
+
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:
         if int(params.get("players") or 2) > 2:
@@ -138,9 +142,6 @@ class Kuhn(NPlayerPoker):
     description = "Kuhn poker (3 cards, one bet; players = 3..6 on the tree engine)"
     tree_name = "kuhn_tree"
 
-    def gamedef(self):
-        return load_gamedef("kuhn")
-
 
 class Leduc(NPlayerPoker):
     """Leduc hold'em (Southey et al. 2005): 6 cards, two rounds, one board card."""
@@ -148,6 +149,3 @@ class Leduc(NPlayerPoker):
     name = "leduc"
     description = "Leduc hold'em (6 cards, 2 rounds; players = 3..6 on the tree engine)"
     tree_name = "leduc_tree"
-
-    def gamedef(self):
-        return load_gamedef("leduc")
