@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import SolverkitError
 from ..poker.acpc_protocol import MatchState, NoLimitState, ProtocolMismatch, pot_fraction, split_betting
+from ..poker.players import RealStates
 from ..poker.translation import translation_probabilities
 from .betting import DECISION
 
@@ -49,7 +50,7 @@ def table_rules(game) -> TableRules:
     return TableRules(load_any_gamedef(game.config["gamedef"]), game.name)
 
 
-class BlueprintPlayer:
+class BlueprintPlayer(RealStates):
     """A two-player blueprint (BlueprintGame and its exported strategy) at the dealer."""
 
     def __init__(self, game, strategy, name: str):
@@ -80,16 +81,6 @@ class BlueprintPlayer:
         from ..poker.nplayer import LimitState
 
         return LimitState(self._table)
-
-    def real_state(self, state: MatchState):
-        if self.nolimit:
-            return NoLimitState.from_betting(self.gd, state.betting)
-        from ..poker.nplayer import LimitState
-
-        return LimitState.from_betting(self._table, state.betting)
-
-    def to_act(self, state: MatchState) -> bool:
-        return self.real_state(state).current_player() == state.position
 
     def _replay(self, state: MatchState):
         """(tree node the hand's betting maps to, -1 off the tree; the real state). Each real

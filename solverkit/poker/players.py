@@ -73,7 +73,36 @@ def baseline_strategy(game, kind: str) -> list[np.ndarray]:
     return out
 
 
-class Player:
+class SampledActions:
+    """A player whose action is sampled from its ``probabilities(state)``: (probabilities, ACPC
+    letters) at the state (a poker engine's Player, a tree game's TablePlayer)."""
+
+    def act(self, state: MatchState, rng: np.random.Generator) -> str:
+        """An action letter sampled from the policy."""
+        probs, labels = self.probabilities(state)
+        total = float(probs.sum())
+        if not total > 0:
+            raise ProtocolMismatch(f"hand {state.hand}: the strategy has no probabilities at {state.betting!r}")
+        return labels[int(rng.choice(len(labels), p=probs / total))]
+
+
+class RealStates:
+    """A player that follows the real betting state: a no-limit state of ``gd``, or a limit one
+    of its two-seat ``_table`` (``nolimit`` says which)."""
+
+    def real_state(self, state: MatchState):
+        """The real betting state of the match state (whose turn, legal actions, pot)."""
+        if self.nolimit:
+            return NoLimitState.from_betting(self.gd, state.betting)
+        from .nplayer import LimitState
+
+        return LimitState.from_betting(self._table, state.betting)
+
+    def to_act(self, state: MatchState) -> bool:
+        return self.real_state(state).current_player() == state.position
+
+
+class Player(SampledActions):
     """A strategy of a poker game (a policy array per player) that answers match states."""
 
     def __init__(self, game, strategy, name: str):
@@ -124,13 +153,6 @@ class Player:
         block = np.asarray(self.strategy[p][off:off + H * A], dtype=np.float64).reshape(H, A)
         return block[moved]
 
-    def act(self, state: MatchState, rng: np.random.Generator) -> str:
-        """An action letter sampled from the policy."""
-        probs, labels = self.probabilities(state)
-        total = float(probs.sum())
-        if not total > 0:
-            raise ProtocolMismatch(f"hand {state.hand}: the strategy has no probabilities at {state.betting!r}")
-        return labels[int(rng.choice(len(labels), p=probs / total))]
 
 
 class NoLimitPlayer(Player):
@@ -251,7 +273,7 @@ class NoLimitPlayer(Player):
         return self.probabilities_at(n, state)
 
 
-class NoLimitBot:
+class NoLimitBot(RealStates):
     """A baseline playing the real game from its rules alone (NOLIMIT_BASELINES): in a no-limit
     game its bets are any legal size, most of them off every abstraction's tree; a limit game
     without a solver tree (a blueprint's match) plays its f / c / r the same way."""
@@ -266,18 +288,8 @@ class NoLimitBot:
 
             self._table = two_player_table(self.gd)
 
-    def _real(self, state: MatchState):
-        if self.nolimit:
-            return NoLimitState.from_betting(self.gd, state.betting)
-        from .nplayer import LimitState
-
-        return LimitState.from_betting(self._table, state.betting)
-
-    def to_act(self, state: MatchState) -> bool:
-        return self._real(state).current_player() == state.position
-
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
-        real = self._real(state)
+        real = self.real_state(state)
         span = real.raise_range() if self.nolimit else (real.can_raise() or None)
         if self.kind == "call":
             return "c"

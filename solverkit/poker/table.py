@@ -21,6 +21,7 @@ from ..errors import SolverkitError, choices
 from .acpc_protocol import MatchState, ProtocolMismatch
 from .dealer import match_with_agents
 from .nplayer import LimitState, TableDef, load_table
+from .players import SampledActions
 from .table_dealer import TableDealer, TableResult, seatings  # noqa: F401 (re-exported)
 from .table_keys import (AcpcKeys, OpenSpielKuhnKeys, UniversalPokerKeys,  # noqa: F401 (re-exported)
                          _openspiel_kind, game_table, key_map)
@@ -48,7 +49,7 @@ class TableGame:
     tree: object = None
 
 
-class TablePlayer:
+class TablePlayer(SampledActions):
     """A strategy of a tree game (policy arrays per player, the game's layout) at an ACPC table:
     answers match states with actions sampled from the information set's policy."""
 
@@ -72,13 +73,6 @@ class TablePlayer:
         A = len(place.labels)
         probs = np.asarray(self.strategy[state.position][place.offset:place.offset + A], dtype=np.float64)
         return probs, self.keys.letters(key, place.labels)
-
-    def act(self, state: MatchState, rng: np.random.Generator) -> str:
-        probs, letters = self.probabilities(state)
-        total = float(probs.sum())
-        if not total > 0:
-            raise ProtocolMismatch(f"hand {state.hand}: the strategy has no probabilities at {state.betting!r}")
-        return letters[int(rng.choice(len(letters), p=probs / total))]
 
 
 def baseline_policy(tree_game, kind: str) -> list[np.ndarray]:
