@@ -37,6 +37,17 @@ def linear(start, end, p) -> float:
     return start + (end - start) * p
 
 
+def schedule_params(name: str, start: float, end: float, lo: float) -> dict:
+    """The parameters NAME_start and NAME_end of a value scheduled over the horizon."""
+    return {f"{name}_start": Param("float", start, f"{name} at t = 0", min=lo, max=100.0),
+            f"{name}_end": Param("float", end, f"{name} at t = horizon", min=lo, max=100.0)}
+
+
+def scheduled(config: dict, name: str, t) -> float:
+    """NAME at progress t / horizon: linear from NAME_start to NAME_end."""
+    return linear(config[f"{name}_start"], config[f"{name}_end"], progress(t, config["horizon"]))
+
+
 class ScheduledDCFR(RegretRule):
     """HS-DCFR (Zhang et al. 2024): DCFR whose exponents follow the progress p = t / T, positive
     regrets times t^a / (t^a + 1) and the others times t^b / (t^b + 1) after adding iteration
@@ -44,19 +55,12 @@ class ScheduledDCFR(RegretRule):
 
     name = "hs_dcfr"
     description = "DCFR with scheduled exponents: alpha 1 -> 4, beta -1 -> -3 over the horizon (HS-DCFR)"
-    params = {
-        "horizon": _HORIZON,
-        "alpha_start": Param("float", 1.0, "alpha at t = 0", min=0.0, max=100.0),
-        "alpha_end": Param("float", 4.0, "alpha at t = horizon", min=0.0, max=100.0),
-        "beta_start": Param("float", -1.0, "beta at t = 0", min=-100.0, max=100.0),
-        "beta_end": Param("float", -3.0, "beta at t = horizon", min=-100.0, max=100.0),
-    }
+    params = {"horizon": _HORIZON, **schedule_params("alpha", 1.0, 4.0, 0.0),
+              **schedule_params("beta", -1.0, -3.0, -100.0)}
 
     def exponents(self, t) -> tuple[float, float]:
         """(alpha_t, beta_t)."""
-        c = self.config
-        p = progress(t, c["horizon"])
-        return linear(c["alpha_start"], c["alpha_end"], p), linear(c["beta_start"], c["beta_end"], p)
+        return scheduled(self.config, "alpha", t), scheduled(self.config, "beta", t)
 
     def coefficients(self, t):
         alpha, beta = self.exponents(t)
@@ -70,15 +74,10 @@ class ScheduledDCFRPlus(RegretRule):
 
     name = "hs_dcfr_plus"
     description = "DCFR+ with a scheduled alpha: 1 -> 4 over the horizon (HS on DCFR+)"
-    params = {
-        "horizon": _HORIZON,
-        "alpha_start": Param("float", 1.0, "alpha at t = 0", min=0.0, max=100.0),
-        "alpha_end": Param("float", 4.0, "alpha at t = horizon", min=0.0, max=100.0),
-    }
+    params = {"horizon": _HORIZON, **schedule_params("alpha", 1.0, 4.0, 0.0)}
 
     def alpha(self, t) -> float:
-        c = self.config
-        return linear(c["alpha_start"], c["alpha_end"], progress(t, c["horizon"]))
+        return scheduled(self.config, "alpha", t)
 
     def coefficients(self, t):
         return 1.0, 1.0, 0.0
@@ -95,16 +94,11 @@ class ScheduledPowerAveraging(Averaging):
 
     name = "scheduled_power"
     description = "decay ((t-1)/t)^gamma_t with gamma moving from gamma_start to gamma_end over the horizon (HS)"
-    params = {
-        "horizon": _HORIZON,
-        "gamma_start": Param("float", 30.0, "gamma at t = 0", min=0.0, max=100.0),
-        "gamma_end": Param("float", 25.0, "gamma at t = horizon", min=0.0, max=100.0),
-    }
+    params = {"horizon": _HORIZON, **schedule_params("gamma", 30.0, 25.0, 0.0)}
 
     def gamma(self, s) -> float:
         """gamma_s, the exponent of the decay applied before iteration s + 1."""
-        c = self.config
-        return linear(c["gamma_start"], c["gamma_end"], progress(s, c["horizon"]))
+        return scheduled(self.config, "gamma", s)
 
     def coefficients(self, t):
         return ((t - 1.0) / t) ** self.gamma(t - 1), 1.0
