@@ -23,6 +23,8 @@ from solverkit.core.arith import discounted_update
 from solverkit.core.rule import RegretRule
 from solverkit.rules import DiscountedCFR, LinearCFR, RegretMatching, RegretMatchingPlus
 
+from .regret_sequences import blocks_and_deltas
+
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 iterations = st.integers(1, 10**7)
 alphas = st.floats(0.0, 100.0, allow_nan=False)
@@ -99,10 +101,7 @@ def test_single_update_matches_reference(case):
 def update_sequence(draw):
     """A multi-block layout and a run of iterations 1..T of instantaneous regrets."""
     name, params = draw(rule_cases)
-    blocks = draw(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 4)), min_size=1, max_size=4))
-    size = Layout.from_blocks(blocks).size
-    steps = draw(st.integers(1, 15))
-    deltas = [draw(st.lists(finite, min_size=size, max_size=size)) for _ in range(steps)]
+    blocks, deltas = draw(blocks_and_deltas(finite, 4, 15))
     return name, params, blocks, deltas
 
 

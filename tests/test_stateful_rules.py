@@ -22,6 +22,8 @@ from solverkit.core.rule import RegretRule
 from solverkit.core.solver import make_store, run_solve
 from solverkit.errors import PluginError
 
+from .regret_sequences import blocks_and_deltas
+
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 
 
@@ -60,10 +62,7 @@ def reference(name, alpha, deltas, blocks):
 def sequences(draw):
     name = draw(st.sampled_from(["pcfr_plus", "dcfr_plus", "pdcfr_plus"]))
     alpha = draw(st.floats(0.5, 3.0))
-    blocks = draw(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 4)), min_size=1, max_size=3))
-    size = Layout.from_blocks(blocks).size
-    steps = draw(st.integers(1, 12))
-    deltas = [draw(st.lists(finite, min_size=size, max_size=size)) for _ in range(steps)]
+    blocks, deltas = draw(blocks_and_deltas(finite, 3, 12))
     return name, alpha, blocks, deltas
 
 
