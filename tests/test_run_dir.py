@@ -348,3 +348,23 @@ def test_a_checkpoint_that_is_a_directory_is_named_as_such(earlier):
     r = invoke("solve", "--resume", earlier, "--iterations", "30", "--quiet")
     assert r.stderr.splitlines() == [f"Error: {earlier / 'checkpoint.skc'} is not a regular file (a directory?): "
                                      "no checkpoint to read there"], r.output
+
+
+def test_a_metrics_file_that_cannot_be_made_closes_the_solver_and_puts_the_earlier_run_back(earlier, cfg,
+                                                                                            monkeypatch):
+    import solverkit.core.run_loop as run_loop
+    from solverkit.core.solver import Solver
+
+    closed = []
+    real_close = Solver.close
+    monkeypatch.setattr(Solver, "close", lambda self: (closed.append(1), real_close(self))[1])
+
+    def refuse(*args, **kwargs):
+        raise OSError("no metrics here")
+
+    monkeypatch.setattr(run_loop, "MetricsWriter", refuse)
+    before = digest(earlier)
+    with pytest.raises(OSError, match="no metrics here"):
+        run_solve(load_config(cfg), out=earlier, force=True)
+    assert closed and digest(earlier) == before
+    assert sorted(p.name for p in earlier.iterdir()) == sorted(before)  # no .replaced-run left

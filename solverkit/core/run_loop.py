@@ -143,6 +143,9 @@ class Run:
         try:
             self.writer = MetricsWriter(out / "metrics.csv", columns, self.metrics) if out is not None else None
         except BaseException:  # e.g. a directory in its place: `out` is free for the run that goes on once it is moved
+            solver.close()  # its transport's threads or workers and its store go too
+            if not self.committed:
+                undo_start(out, self.aside, self.made_out, self.made_store)
             release_out_dir(self.lock)
             raise
         self.bar = Progress(self.iterations, solver.iteration, self.goals, self.metrics) if self.progress else None
