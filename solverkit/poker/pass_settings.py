@@ -43,6 +43,14 @@ def _others(players) -> list[int]:
     return [1 - p for p in players] if len(players) == 1 else [0, 1]
 
 
+def _predictive_row(rule, t: int, decay: float, weight: float) -> tuple:
+    """A kernel's coefficients (pre, pos, neg, floor, decay, weight, nxt, pweight) at iteration t
+    for predictive `rule` applied in the kernel: its (pre, 1, 1, floor) step and its nxt and
+    prediction weight (RegretRule.kernel_prediction), the averaging's decay and weight."""
+    pre, floor, nxt, pweight = rule.kernel_prediction(t)
+    return float(pre), 1.0, 1.0, float(floor), float(decay), float(weight), float(nxt), float(pweight)
+
+
 def _prunable(pruning, pre, pos, neg, avg_mask, decay):
     """Whether a pass may skip what nothing reaches: a zero update must leave regrets (no
     discount) and averages (no decay) as they are. Scalars or numpy arrays alike."""
@@ -170,10 +178,9 @@ class GamePassSettings:
         floor) and pred = (nxt - 1) R, as the update over the whole array gives)."""
         if not self.kernel_predictive(job.rule, store, job.sampler):
             return kjob
-        pre, floor, nxt, pweight = job.rule.kernel_prediction(job.iteration)
-        decay, weight = kjob.coeffs[4], kjob.coeffs[5]
-        return replace(kjob, coeffs=(float(pre), 1.0, 1.0, float(floor), decay, weight), inline_rule=True,
-                       prune=False, predictive=True, nxt=float(nxt), pweight=float(pweight))
+        row = _predictive_row(job.rule, job.iteration, kjob.coeffs[4], kjob.coeffs[5])
+        return replace(kjob, coeffs=row[:6], inline_rule=True, prune=False, predictive=True, nxt=row[6],
+                       pweight=row[7])
 
     def _block_arrays(self, block: PassBlock):
         """The per-pass arrays of a block for :func:`.kernels.dfs_block` (update masks, average
@@ -194,13 +201,13 @@ class GamePassSettings:
                     sum(self.pass_nodes(k) for k in kjobs))
         groups = [tuple(p) for p in block.groups]
         g, n = len(groups), block.count * len(groups)
-        per_it = np.array([(*kernel_coefficients_at(t, block.rule, block.averaging), 1.0, 1.0)
-                           for t in range(block.first, block.first + block.count)], dtype=np.float64)
-        if block.rule.predictive:  # blocks_passes: the kernel applies it (kernel_predictive)
-            for i, t in enumerate(range(block.first, block.first + block.count)):
-                pre, floor, nxt, pweight = block.rule.kernel_prediction(t)
-                per_it[i, :4] = (pre, 1.0, 1.0, floor)
-                per_it[i, 6:8] = (nxt, pweight)
+        rule = block.rule
+        rows = []
+        for t in range(block.first, block.first + block.count):
+            c = kernel_coefficients_at(t, rule, block.averaging)
+            # a predictive rule in a block is one the kernel applies (blocks_passes, kernel_predictive)
+            rows.append(_predictive_row(rule, t, c[4], c[5]) if rule.predictive else (*c, 1.0, 1.0))
+        per_it = np.array(rows, dtype=np.float64)
         coeffs = np.repeat(per_it.reshape(-1, 8), g, axis=0)
         upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
         others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)
