@@ -109,6 +109,10 @@ class _LiteEFG(_Program):
     def nash_conv(self) -> float:
         return float(sum(self.env.exploitability(self.graph.current_strategy(), "linear-avg-iterate")))
 
+    def current_nash_conv(self) -> float:
+        """The last iterate's (update_strategy recorded it after the last update_graph)."""
+        return float(sum(self.env.exploitability(self.graph.current_strategy(), "last-iterate")))
+
     def uniform_nash_conv(self) -> float:
         self.env.update_strategy(self.graph.current_strategy(), update_best=False)
         return float(sum(self.env.exploitability(self.graph.current_strategy(), "last-iterate")))
@@ -130,6 +134,10 @@ class _Solverkit(_Program):
     def nash_conv(self) -> float:
         row = self.solver.evaluate(exact=True)
         return float(row["br_0"] + row["br_1"])
+
+    def current_nash_conv(self) -> float:
+        s = self.solver
+        return float(sum(s.game.best_response(s.strategy("current"))))
 
     def uniform_nash_conv(self) -> float:
         s = self.solver
@@ -202,7 +210,7 @@ def worker(program: str, key: str, mode: str) -> None:
         elif cmd[0] == "nash_conv":
             t0 = time.perf_counter()
             value = prog.nash_conv()
-            say({"nash_conv": value, "seconds": time.perf_counter() - t0})
+            say({"nash_conv": value, "seconds": time.perf_counter() - t0, "current": prog.current_nash_conv()})
         elif cmd[0] == "quit":
             say({"os_threads": _os_threads()})
             return
@@ -275,13 +283,15 @@ def measure_game(key: str, args) -> dict:
     for c in children.values():
         c.ask("run 1")  # the first iteration: one-time set-up (LiteEFG's Initialize, numba's cache load)
     nc1 = {name: c.ask("nash_conv")["nash_conv"] for name, c in children.items()}
+    for c in children.values():
+        c.ask(f"run {block}")  # untimed: solverkit's first batched block loads its kernels from numba's cache
     blocks = {name: [] for name in children}
     cpu = {name: 0.0 for name in children}
     wall = {name: 0.0 for name in children}
     parts = {name: {} for name in children}
-    done = 1
-    while done < 1 + iters:
-        n = min(block, 1 + iters - done)
+    done = 1 + block
+    while done < 1 + block + iters:
+        n = min(block, 1 + block + iters - done)
         for name, c in children.items():
             r = c.ask(f"run {n}")
             blocks[name].append(r["seconds"] / n)
@@ -290,10 +300,10 @@ def measure_game(key: str, args) -> dict:
             for k, v in r["parts"].items():
                 parts[name][k] = parts[name].get(k, 0.0) + v
         done += n
-    ncN, eval_s, threads = {}, {}, {}
+    ncN, current, eval_s, threads = {}, {}, {}, {}
     for name, c in children.items():
         r = c.ask("nash_conv")
-        ncN[name], eval_s[name] = r["nash_conv"], r["seconds"]
+        ncN[name], current[name], eval_s[name] = r["nash_conv"], r["current"], r["seconds"]
         threads[name] = c.ask("quit")["os_threads"]
         c.finish()
     rss = {name: c.peak_rss_mb for name, c in children.items()}
@@ -315,17 +325,40 @@ def measure_game(key: str, args) -> dict:
             startup[name].append(Child(python, prog, key, "oneshot").finish())
     per_it = {name: statistics.median(v) for name, v in blocks.items()}
     return {
-        "key": key, "game": label, "solverkit_game": table, "openspiel_game": spec, "iterations": 1 + iters,
+        "key": key, "game": label, "solverkit_game": table, "openspiel_game": spec, "iterations": done, "timed_iterations": iters,
         "block": block, "blocks": len(blocks["liteefg"]), "uniform_nash_conv": uniform, "same_game": same,
         "build_seconds": {k: v["build_seconds"] for k, v in ready.items()},
         "seconds_per_iteration": per_it, "block_seconds_per_iteration": blocks,
         "ratio_vs_liteefg": {k: per_it[k] / per_it["liteefg"] for k in per_it if k != "liteefg"},
         "cpu_over_wall": {k: cpu[k] / wall[k] for k in wall if wall[k] > 0},
-        "liteefg_parts_per_iteration": {k: v / (done - 1) for k, v in parts["liteefg"].items()},
-        "nash_conv_iteration_1": nc1, "nash_conv": ncN, "eval_seconds": eval_s, "os_threads": threads,
+        "liteefg_parts_per_iteration": {k: v / iters for k, v in parts["liteefg"].items()},
+        "nash_conv_iteration_1": nc1, "nash_conv": ncN, "current_nash_conv": current, "eval_seconds": eval_s, "os_threads": threads,
         "peak_rss_mb": rss, "openspiel_seconds_per_iteration": os_iter,
         "startup_seconds": {k: v for k, v in startup.items() if v},
     }
+
+
+def floors(liteefg_python: str) -> dict:
+    """Peak RSS (MB) and wall seconds of processes that only import: what any program built on
+    these libraries pays before it holds a game."""
+    cases = {
+        "python -c pass": (sys.executable, "pass"),
+        "import numpy": (sys.executable, "import numpy"),
+        "import numba": (sys.executable, "import numba"),
+        "import pyspiel": (sys.executable, "import pyspiel"),
+        "solverkit: load_config(kuhn, cfr_plus), no iteration": (
+            sys.executable, "from solverkit.core.config import load_config; from solverkit.core.solver import Solver; "
+            "load_config({'preset': 'cfr_plus', 'game': {'name': 'kuhn'}})"),
+        "import LiteEFG (its venv)": (liteefg_python, "import LiteEFG"),
+    }
+    out = {}
+    for name, (python, code) in cases.items():
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([python, "-c", code], cwd=tempfile.gettempdir(), env={**os.environ, **ONE_THREAD},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        out[name] = {"peak_rss_mb": usage.ru_maxrss / 1024, "seconds": time.perf_counter() - t0, "ok": status == 0}
+    return out
 
 
 def _commit() -> str:
@@ -373,6 +406,7 @@ def main(argv=None):
 
     t_start = time.perf_counter()
     load = [_loadavg()]
+    floor = floors(args.liteefg_python)
     rows = []
     for key in args.games:
         rows.append(measure_game(key, args))
@@ -392,6 +426,7 @@ def main(argv=None):
                     "open_spiel": versions[1] if len(versions) > 1 else "?"},
         "open_spiel": md.version("open_spiel"),
         "quick": args.quick,
+        "import_floors": floor,
         "rows": rows,
     }
     RESULTS.mkdir(exist_ok=True)
@@ -431,16 +466,18 @@ def render(result: dict) -> str:
         "",
         "## NashConv (chips; best-response gains of both players summed) and the same-game check",
         "",
-        "| game | uniform strategy: LiteEFG / solverkit / pyspiel | same game | after 1 iteration: LiteEFG / "
-        "solverkit | after N: LiteEFG | after N: solverkit | solverkit / LiteEFG |",
-        "|---|---|---|---|---|---|---|",
+        "| game | uniform strategy: LiteEFG / solverkit / pyspiel | same game | average after 1 iteration: "
+        "LiteEFG / solverkit | average after N: LiteEFG | average after N: solverkit | solverkit / LiteEFG | "
+        "current strategy after N: LiteEFG / solverkit |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        u, n1, n = r["uniform_nash_conv"], r["nash_conv_iteration_1"], r["nash_conv"]
+        u, n1, n, cur = r["uniform_nash_conv"], r["nash_conv_iteration_1"], r["nash_conv"], r["current_nash_conv"]
         os_u = f"{u['openspiel']:.10g}" if "openspiel" in u else "not run"
         lines.append(f"| {r['game']} | {u['liteefg']:.10g} / {u['solverkit']:.10g} / {os_u} | "
                      f"{'yes' if r['same_game'] else '**no**'} | {n1['liteefg']:.4g} / {n1['solverkit']:.4g} | "
-                     f"{n['liteefg']:.4g} | {n['solverkit']:.4g} | {n['solverkit'] / n['liteefg']:.2f} |")
+                     f"{n['liteefg']:.4g} | {n['solverkit']:.4g} | {n['solverkit'] / n['liteefg']:.2f} | "
+                     f"{cur['liteefg']:.6g} / {cur['solverkit']:.6g} |")
     lines += [
         "",
         "## Peak memory (goal: solverkit <= 2x OpenSpiel's C++ CFR+) and warm start-up",
@@ -458,6 +495,10 @@ def render(result: dict) -> str:
         q = m["solverkit"] / m["openspiel"]
         lines.append(f"| {r['game']} | {m['liteefg']:,.0f} | {m['solverkit']:,.0f} | {m['openspiel']:,.0f} | "
                      f"{q:.2f} | {'yes' if q <= 2 else '**no**'} | {su('liteefg')} | {su('solverkit')} |")
+    floor = result.get("import_floors", {})
+    if floor:
+        lines += ["", "What a process pays before it holds a game (peak MB, wall s): " + "; ".join(
+            f"{k} {v['peak_rss_mb']:.0f} MB, {v['seconds']:.2f} s" for k, v in floor.items()) + "."]
     lines += [
         "",
         "## One thread, and where LiteEFG's time goes",
