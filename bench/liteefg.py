@@ -380,6 +380,7 @@ def main(argv=None):
                                                                       "--quick: 1)")
     ap.add_argument("--liteefg-python", default=LITEEFG_PYTHON, help="an interpreter with LiteEFG installed")
     ap.add_argument("--render", metavar="JSON", help="write the markdown of an earlier result again and stop")
+    ap.add_argument("--note", help="a paragraph for the results (kept in the JSON; with --render: replaces it)")
     ap.add_argument("--worker", choices=["liteefg", "solverkit", "solverkit_noiso", "openspiel"], help=argparse.SUPPRESS)
     ap.add_argument("--game", help=argparse.SUPPRESS)
     ap.add_argument("--mode", default="serve", help=argparse.SUPPRESS)
@@ -393,7 +394,11 @@ def main(argv=None):
         return
     if args.render:
         path = Path(args.render)
-        text = render(json.loads(path.read_text()))
+        result = json.loads(path.read_text())
+        if args.note is not None:
+            result["note"] = args.note
+            path.write_text(json.dumps(result, indent=2) + "\n")
+        text = render(result)
         path.with_suffix(".md").write_text(text)
         print(text)
         return
@@ -426,6 +431,7 @@ def main(argv=None):
                     "open_spiel": versions[1] if len(versions) > 1 else "?"},
         "open_spiel": md.version("open_spiel"),
         "quick": args.quick,
+        "note": args.note or "",
         "import_floors": floor,
         "rows": rows,
     }
@@ -511,7 +517,47 @@ def render(result: dict) -> str:
         c, th, p = r["cpu_over_wall"], r["os_threads"], r["liteefg_parts_per_iteration"]
         lines.append(f"| {r['game']} | {c['liteefg']:.2f} / {c['solverkit']:.2f} | {th['liteefg']} / "
                      f"{th['solverkit']} | {p['update_graph'] * 1e6:,.1f} | {p['update_strategy'] * 1e6:,.1f} |")
+    lines += ["", "## Notes", "", *NOTES]
+    if result.get("note"):
+        lines += ["", result["note"]]
     return "\n".join(lines) + "\n"
+
+
+#: what the tables mean; each statement is checked by a column above or by reading LiteEFG's source
+NOTES = [
+    "- One thread: LiteEFG 1.0.0 runs its native work on a process-wide pool (`src/Basic/Parallel.cpp`) "
+    "whose size is `LiteEFG.set_threads(n)`, default 1 (the calling thread only); at 1 thread "
+    "`Environment::UpdateParallel` declines and the pass runs serially. The bench calls `set_threads(1)` "
+    "anyway; the OS thread count of each child at the end and CPU / wall over the timed blocks (above) "
+    "confirm one busy thread on both sides. OMP/OpenBLAS/MKL/numba thread counts are 1 in both children; "
+    "solverkit runs with `[transport] threads = 1`.",
+    "- An iteration: LiteEFG's `update_graph` (RM+ for player 1, then player 2) plus `update_strategy` "
+    "(the linear average in sequence form, which its `train` loop calls every iteration); solverkit's "
+    "`Solver.step(n)` per block (the poker engine runs a block of passes in one kernel call; the tree "
+    "engine, which serves the OpenSpiel games, one Python call per pass). Building the game is not "
+    "timed; the first iteration and one block before the timed blocks are untimed (set-up, numba cache "
+    "loads).",
+    "- Same game: both programs' best responses to the uniform strategy give the same NashConv as "
+    "`pyspiel.nash_conv` of OpenSpiel's uniform policy (to 1e-9; pyspiel is not run under --quick). "
+    "Leduc with 13 ranks is solverkit's bundled `leduc13` ACPC file on its poker engine and, for LiteEFG "
+    "and OpenSpiel, `universal_poker` with the same parameters.",
+    "- Same regret dynamics, different averages: the current strategies (last column of the NashConv "
+    "table) follow the same RM+ trajectory, player 1 first (checked by hand on Leduc: equal to about "
+    "1e-11 at iterations 1 to 50), after which float rounding, amplified by RM+'s clipping, moves the oscillating current "
+    "iterate apart (on Leduc solverkit's poker and tree engines also part from each other after ~100 "
+    "iterations). The averages differ by which iterate enters them: OpenSpiel's CFRPlusSolver averages "
+    "sigma^t with weight t (uniform after 1 iteration, NashConv 0.9167 on Kuhn); LiteEFG averages the "
+    "strategy after each iteration's update, sigma^(t+1), with weight t (Kuhn: 0.5); solverkit "
+    "accumulates each player's average during the other player's pass, so player 1's (OpenSpiel's "
+    "player 0) is sigma^(t+1) and player 2's sigma^t (Kuhn: 0.8333 = player 1 updated, player 2 uniform; "
+    "on Leduc its 4.3897 equals the best responses to player 1's updated and player 2's uniform strategy). "
+    "After N iterations the averages' NashConv differ by a few percent either way.",
+    "- Memory: each child's peak RSS (`wait4`), which includes the interpreter and its imports; the "
+    "import floors above show how much of it any process on those libraries pays. OpenSpiel's column is "
+    "a process that builds `pyspiel.CFRPlusSolver` and runs 2 iterations. Start-up: a whole child "
+    "process (imports, game from the program's cache, solver, 1 iteration), min and median over the "
+    "rounds, after the untimed runs that filled the caches.",
+]
 
 
 if __name__ == "__main__":
