@@ -16,8 +16,8 @@ caches (``~/game_instances``, ``~/.cache/solverkit/trees``), filled by an untime
 Same game on both sides: each program's best-response NashConv of the uniform strategy must
 agree (to 1e-9; pyspiel.nash_conv of the uniform policy is the third, independent opinion).
 
-    python bench/liteefg.py                 # a few minutes on the shared 2-core machine
-    python bench/liteefg.py --quick         # about a minute: fewer iterations and one start-up round
+    python bench/liteefg.py                 # about 4 minutes on the shared 2-core machine
+    python bench/liteefg.py --quick         # under 1.5 minutes: fewer iterations, no start-up rounds
     python bench/liteefg.py --games kuhn leduc --startup-rounds 0
 """
 
@@ -283,15 +283,16 @@ def measure_game(key: str, args) -> dict:
     for c in children.values():
         c.ask("run 1")  # the first iteration: one-time set-up (LiteEFG's Initialize, numba's cache load)
     nc1 = {name: c.ask("nash_conv")["nash_conv"] for name, c in children.items()}
+    warm = max(block, 4)  # untimed: solverkit steps iterations 2-3 one by one, then loads its block kernel
     for c in children.values():
-        c.ask(f"run {block}")  # untimed: solverkit's first batched block loads its kernels from numba's cache
+        c.ask(f"run {warm}")
     blocks = {name: [] for name in children}
     cpu = {name: 0.0 for name in children}
     wall = {name: 0.0 for name in children}
     parts = {name: {} for name in children}
-    done = 1 + block
-    while done < 1 + block + iters:
-        n = min(block, 1 + block + iters - done)
+    done = 1 + warm
+    while done < 1 + warm + iters:
+        n = min(block, 1 + warm + iters - done)
         for name, c in children.items():
             r = c.ask(f"run {n}")
             blocks[name].append(r["seconds"] / n)
@@ -375,9 +376,9 @@ def _loadavg() -> list[float]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
-    ap.add_argument("--quick", action="store_true", help="fewer iterations, one start-up round, no pyspiel oracle")
+    ap.add_argument("--quick", action="store_true", help="fewer iterations, no start-up rounds, no pyspiel oracle")
     ap.add_argument("--startup-rounds", type=int, default=None, help="1-iteration solves per program (default 3; "
-                                                                      "--quick: 1)")
+                                                                      "--quick: 0)")
     ap.add_argument("--liteefg-python", default=LITEEFG_PYTHON, help="an interpreter with LiteEFG installed")
     ap.add_argument("--render", metavar="JSON", help="write the markdown of an earlier result again and stop")
     ap.add_argument("--note", help="a paragraph for the results (kept in the JSON; with --render: replaces it)")
@@ -403,7 +404,7 @@ def main(argv=None):
         print(text)
         return
     if args.startup_rounds is None:
-        args.startup_rounds = 1 if args.quick else 3
+        args.startup_rounds = 0 if args.quick else 3
     versions = subprocess.run([args.liteefg_python, "-c", "import importlib.metadata as m; print(m.version('liteefg'),"
                                " m.version('open_spiel'), m.version('numpy'))"], capture_output=True, text=True,
                               cwd="/tmp").stdout.split()
@@ -535,8 +536,9 @@ NOTES = [
     "(the linear average in sequence form, which its `train` loop calls every iteration); solverkit's "
     "`Solver.step(n)` per block (the poker engine runs a block of passes in one kernel call; the tree "
     "engine, which serves the OpenSpiel games, one Python call per pass). Building the game is not "
-    "timed; the first iteration and one block before the timed blocks are untimed (set-up, numba cache "
-    "loads).",
+    "timed; the first iteration and one block of at least 4 iterations before the timed blocks are "
+    "untimed (set-up, numba cache loads: solverkit steps iterations 2 and 3 one by one, then loads its block "
+    "kernel).",
     "- Same game: both programs' best responses to the uniform strategy give the same NashConv as "
     "`pyspiel.nash_conv` of OpenSpiel's uniform policy (to 1e-9; pyspiel is not run under --quick). "
     "Leduc with 13 ranks is solverkit's bundled `leduc13` ACPC file on its poker engine and, for LiteEFG "
