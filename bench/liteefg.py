@@ -496,7 +496,7 @@ def render(result: dict) -> str:
     for r in rows:
         m, s = r["peak_rss_mb"], r["startup_seconds"]
 
-        def su(k):
+        def su(k, s=s):
             return f"{min(s[k]):.2f} / {statistics.median(s[k]):.2f}" if k in s else "not run"
 
         q = m["solverkit"] / m["openspiel"]
