@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .core.averaging import Averaging
 from .core.hookspecs import hookimpl
 from .core.params import Param
@@ -16,6 +18,9 @@ class UniformAveraging(Averaging):
 
     def coefficients(self, t):
         return 1.0, 1.0
+
+    def _block(self, ts):
+        return np.ones((len(ts), 2))
 
 
 class LinearAveraging(Averaging):
@@ -32,6 +37,10 @@ class LinearAveraging(Averaging):
         until = int(self.config.get("until", 0) or 0)
         return 1.0, float(t if until == 0 else min(t, until + 1))
 
+    def _block(self, ts):
+        until = int(self.config.get("until", 0) or 0)
+        return _decay_one(ts if until == 0 else np.minimum(ts, until + 1))
+
 
 class QuadraticAveraging(Averaging):
     """Iteration t weighs t^2 (the averaging of DCFR with gamma = 2, Brown and Sandholm 2019)."""
@@ -41,6 +50,10 @@ class QuadraticAveraging(Averaging):
 
     def coefficients(self, t):
         return 1.0, float(t) * float(t)
+
+    def _block(self, ts):
+        x = ts.astype(np.float64)
+        return _decay_one(x * x)
 
 
 class PowerAveraging(Averaging):
@@ -88,6 +101,9 @@ class DelayedAveraging(Averaging):
     def coefficients(self, t):
         return 1.0, float(max(t - self.config["delay"], 0))
 
+    def _block(self, ts):
+        return _decay_one(np.maximum(ts - self.config["delay"], 0))
+
 
 class CurrentStrategy(Averaging):
     """No average is kept; the current strategy is the output (as Cepheus used)."""
@@ -105,3 +121,10 @@ def register_averaging(register):
     for cls in (UniformAveraging, LinearAveraging, QuadraticAveraging, PowerAveraging, DelayedAveraging,
                 CurrentStrategy):
         register(cls)
+
+
+def _decay_one(weights) -> np.ndarray:
+    """[n, 2] rows (decay 1, weight) for the weights of n iterations."""
+    out = np.ones((len(weights), 2))
+    out[:, 1] = weights
+    return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .core.hookspecs import hookimpl
 from .core.arith import predictive_update
 from .core.params import Param
@@ -20,6 +22,9 @@ class RegretMatching(RegretRule):
     def coefficients(self, t):
         return 1.0, 1.0, -math.inf
 
+    def _block(self, ts):
+        return _constant((1.0, 1.0, 1.0, -math.inf), ts)
+
 
 class RegretMatchingPlus(RegretRule):
     """Regret matching+ (Tammelin 2014; CFR+): Q = max(Q + r, 0)."""
@@ -29,6 +34,9 @@ class RegretMatchingPlus(RegretRule):
 
     def coefficients(self, t):
         return 1.0, 1.0, 0.0
+
+    def _block(self, ts):
+        return _constant((1.0, 1.0, 1.0, 0.0), ts)
 
 
 class LinearCFR(RegretRule):
@@ -130,6 +138,11 @@ class PredictiveDiscountedCFRPlus(RegretRule):
 
     def update(self, regret, delta, t, state):
         predictive_update(regret, delta, state["pred"], *self.kernel_prediction(t))
+
+
+def _constant(row, ts):
+    """The same coefficients `row` for every iteration of `ts`."""
+    return np.tile(np.array(row, dtype=np.float64), (len(ts), 1))
 
 
 def _discount(t, exponent):

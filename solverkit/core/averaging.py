@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import PluginError
 from .arith import scaled_accumulate
+from .block_coefficients import block_valid, per_iteration
 from .params import Param
 
 #: averaging families: "linear" schemes are (decay, weight) applied inside the kernels;
@@ -37,6 +38,13 @@ class Averaging:
     def coefficients(self, t: int) -> tuple[float, float]:
         """(decay, weight) for iteration t (1-based)."""
         raise NotImplementedError
+
+    def coefficients_block(self, first: int, count: int) -> np.ndarray:
+        """[count, 2]: :meth:`coefficients` of iterations first .. first + count - 1 (a scheme may
+        write them as arrays in ``_block(ts)``; see core/block_coefficients.py)."""
+        if block_valid(self, Averaging, ("coefficients",)):
+            return self._block(np.arange(first, first + count, dtype=np.int64))
+        return per_iteration(self.coefficients, first, count, 2)
 
     def update(self, total: np.ndarray, contrib: np.ndarray, t: int) -> None:
         """In place: add iteration t's reach-weighted strategy `contrib` to `total`."""

@@ -91,6 +91,21 @@ def kernel_coefficients_at(t: int, rule, averaging) -> tuple:
     return (*rc, float(decay), float(weight))
 
 
+def kernel_coefficients_block(first: int, count: int, rule, averaging) -> np.ndarray:
+    """[count, 6]: :func:`kernel_coefficients_at` of iterations first .. first + count - 1, the
+    same doubles, as arrays where the rule and the scheme give them so (a block of 100,000
+    small-game iterations would otherwise spend more in Python than in its kernel)."""
+    out = np.empty((count, 6))
+    out[:, :4] = rule.kernel_coefficients_block(first, count) if rule.inline else DELTA_COEFFS
+    if not averaging.keeps_average:
+        out[:, 4:] = (1.0, 0.0)
+    elif not averaging.inline:
+        out[:, 4:] = (1.0, 1.0)
+    else:
+        out[:, 4:] = averaging.coefficients_block(first, count)
+    return out
+
+
 def writes(job, upd_mask: int, avg_mask: int) -> tuple[str, ...]:
     """Arrays a pass changes: the updated players' regrets and rule state, the growing averages."""
     return _writes(tuple(job.rule.state), upd_mask, avg_mask)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import PluginError
 from .arith import add_into, discounted_update, regret_matching, softmax_source
+from .block_coefficients import block_valid, per_iteration
 from .params import Param
 
 #: rule families: how an engine applies the update
@@ -70,6 +71,13 @@ class RegretRule:
         """(pre, pos, neg, floor) of iteration t, for the kernels."""
         pos, neg, floor = self.coefficients(t)
         return float(self.discount(t)), float(pos), float(neg), float(floor)
+
+    def kernel_coefficients_block(self, first: int, count: int) -> np.ndarray:
+        """[count, 4]: :meth:`kernel_coefficients` of iterations first .. first + count - 1 (a
+        rule may write them as arrays in ``_block(ts)``; see core/block_coefficients.py)."""
+        if block_valid(self, RegretRule, ("coefficients", "discount", "kernel_coefficients")):
+            return self._block(np.arange(first, first + count, dtype=np.int64))
+        return per_iteration(self.kernel_coefficients, first, count, 4)
 
     def kernel_prediction(self, t: int) -> tuple[float, float, float, float] | None:
         """A predictive rule whose :meth:`update` is exactly

@@ -317,9 +317,8 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         P = self.num_players
         rule, averaging = block.rule, block.averaging
         G = len(block.groups)
-        ts = range(block.first, block.first + block.count)
         # an iteration's passes share its coefficients: computed once per iteration
-        co = np.array([passes.kernel_coefficients_at(t, rule, averaging) for t in ts], dtype=np.float64).reshape(-1, 6)
+        co = passes.kernel_coefficients_block(block.first, block.count, rule, averaging)
         coeffs = np.repeat(co, G, axis=0)
         masks = np.tile(np.array([_bits(g) for g in block.groups], dtype=np.int64), block.count)
         avgs = np.tile(np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64), block.count)

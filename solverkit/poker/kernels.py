@@ -132,7 +132,7 @@ def sample_path(key, b0, depth, bcode, child_start, child_end, perm_start, perm_
     return path, inv
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, reach, live, prune, samp_player,
                    key, code, S, Av):
     """Reach vectors down one round at board g, for the players in reach_mask only (a player's
@@ -234,7 +234,7 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             _reach_down_any(n, q, A, Hq, off, children, src1, avg1, do_avg, decay, weight, reach, live)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, pos, neg, floor, nxt, pw, cfv, live,
                     S):
     """Counterfactual values up one round at board g and regret updates, one fused loop per

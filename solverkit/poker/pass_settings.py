@@ -9,7 +9,7 @@ from dataclasses import astuple, dataclass, fields, replace
 import numpy as np
 
 from ..core.game import PassBlock, PassJob
-from ..core.passes import NO_COEFFS, _bits, kernel_coefficients, kernel_coefficients_at
+from ..core.passes import NO_COEFFS, _bits, kernel_coefficients, kernel_coefficients_at, kernel_coefficients_block
 from ..core.rng import stream
 from ..core.wire import check_keys, field
 from ..errors import ConfigError, ProtocolError
@@ -202,12 +202,16 @@ class GamePassSettings:
         groups = [tuple(p) for p in block.groups]
         g, n = len(groups), block.count * len(groups)
         rule = block.rule
-        rows = []
-        for t in range(block.first, block.first + block.count):
-            c = kernel_coefficients_at(t, rule, block.averaging)
+        if rule.predictive:
             # a predictive rule in a block is one the kernel applies (blocks_passes, kernel_predictive)
-            rows.append(_predictive_row(rule, t, c[4], c[5]) if rule.predictive else (*c, 1.0, 1.0))
-        per_it = np.array(rows, dtype=np.float64)
+            rows = []
+            for t in range(block.first, block.first + block.count):
+                c = kernel_coefficients_at(t, rule, block.averaging)
+                rows.append(_predictive_row(rule, t, c[4], c[5]))
+            per_it = np.array(rows, dtype=np.float64)
+        else:
+            per_it = np.ones((block.count, 8))
+            per_it[:, :6] = kernel_coefficients_block(block.first, block.count, rule, block.averaging)
         coeffs = np.repeat(per_it.reshape(-1, 8), g, axis=0)
         upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
         others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)

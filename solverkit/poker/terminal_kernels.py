@@ -245,7 +245,7 @@ def showdown_values(opp, hands, order, strength, count, card, payoff, scale, out
               payoff * scale, cfv, 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
     """Fold and showdown values at board g. The winner gets the loser's spent plus extra[n] (dead
     money less rake; a tie splits it): at a showdown that is (S + x/2)(below - above) + (x/2)(all
