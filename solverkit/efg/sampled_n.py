@@ -12,7 +12,7 @@ from .sampled_steps import CHANCE, DECISION, MODE_EXTERNAL, MODE_OUTCOME, TERMIN
 # The same traversals over every player's values concatenated (player p's at base[p] ..
 # base[p + 1], its information sets at ibase[p] ..), with every player's utility (utils[n, p]).
 # A traversal for player i adds to the average of player q = i - 1 (the one :meth:`TreeGame.
-# _avg_players` pairs with i's update); what a third player (neither i nor q) samples on-policy
+# average_players` pairs with i's update); what a third player (neither i nor q) samples on-policy
 # no longer cancels in q's average, so q's increment is divided by the product of those players'
 # sampling probabilities on the path (``g``): the expected increment is then the full pass's.
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import passes
 from ..core.game import PassBlock, PassJob
+from ..core.pass_plan import average_players
 from ..core.passes import _bits
 from . import sampled
 
@@ -57,7 +58,7 @@ class TreeSampledPasses:
         sampler, rule, averaging = block.sampler, block.rule, block.averaging
         P = self.num_players
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
-        avgs = np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64)
+        avgs = np.array([_bits(average_players(g, P)) for g in block.groups], dtype=np.int64)
         iters, floors, weights, rw = sampled_coefficients(block)
         keep = averaging.keeps_average
         avgmasks = (np.tile(avgs, block.count) * (weights != 0.0) if keep else np.zeros(iters.size)).astype(np.int64)

@@ -21,6 +21,7 @@ from ..core import passes
 from ..core.arith import regret_matching
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
+from ..core.pass_plan import average_mask, average_players, block_plan
 from ..core.passes import _bits
 from . import kernels, nkernels, sampled
 from ..errors import ConfigError
@@ -166,13 +167,6 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             regret_matching(np.asarray(sources[p], dtype=np.float64), *self._blocks(p), out[base[p]:base[p + 1]])
         return out
 
-    def _avg_players(self, players) -> list[int]:
-        """Whose averages a pass of `players` adds to: with alternating updates the player who
-        updated just before (player p - 1; the opponent for two players, as Tammelin et al.
-        2015), with simultaneous updates everyone."""
-        P = self.num_players
-        return [(players[0] - 1) % P] if len(players) == 1 else list(range(P))
-
     def _bufs(self):
         """Per-thread scratch: policies, regret deltas, reach, values, best-response sums."""
         bufs = getattr(self._local, "bufs", None)
@@ -264,9 +258,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         upd = _bits(job.players)
         pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
         rule, averaging = job.rule, job.averaging
-        avg_mask = 0
-        if averaging.keeps_average and (weight != 0.0 or decay != 1.0 or not averaging.inline):
-            avg_mask = _bits(self._avg_players(job.players))
+        avg_mask = average_mask(job.players, P, averaging, decay, weight)
         t = self.tree
         base = self._base
         sig, d, ac, reach, v = self._nbufs()[:5]
@@ -281,11 +273,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         """(players updated, averages added to) of an N-player full pass."""
         upd = _bits(job.players)
         _, _, _, _, decay, weight = passes.kernel_coefficients(job)
-        averaging = job.averaging
-        avg_mask = 0
-        if averaging.keeps_average and (weight != 0.0 or decay != 1.0 or not averaging.inline):
-            avg_mask = _bits(self._avg_players(job.players))
-        return upd, avg_mask
+        return upd, average_mask(job.players, self.num_players, job.averaging, decay, weight)
 
     def _fold_n(self, seg, job: PassJob, base, d, ac, avg_mask: int) -> None:
         """Fold a pass's instantaneous regrets `d` and average contributions `ac` (concatenated
@@ -316,14 +304,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         """A block of full passes of an N-player game in one kernel call (:meth:`blocks_passes`)."""
         P = self.num_players
         rule, averaging = block.rule, block.averaging
-        G = len(block.groups)
-        # an iteration's passes share its coefficients: computed once per iteration
-        co = passes.kernel_coefficients_block(block.first, block.count, rule, averaging)
-        coeffs = np.repeat(co, G, axis=0)
-        masks = np.tile(np.array([_bits(g) for g in block.groups], dtype=np.int64), block.count)
-        avgs = np.tile(np.array([_bits(self._avg_players(g)) for g in block.groups], dtype=np.int64), block.count)
-        keep = (coeffs[:, 5] != 0.0) | (coeffs[:, 4] != 1.0) if averaging.keeps_average else np.zeros(masks.size, bool)
-        avgmasks = np.where(keep, avgs, 0).astype(np.int64)
+        masks, avgmasks, coeffs = block_plan(block, P)
         upd_all, avg_all = int(np.bitwise_or.reduce(masks)), int(np.bitwise_or.reduce(avgmasks))
         job = PassJob(block.first, tuple(range(P)), rule, averaging)
         t = self.tree
@@ -355,7 +336,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             return self._sampled_block_n(store, block)
         rule, averaging = block.rule, block.averaging
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
-        others = np.array([_bits([1 - p for p in g]) if len(g) == 1 else 3 for g in block.groups], dtype=np.int64)
+        others = np.array([_bits(average_players(g, 2)) for g in block.groups], dtype=np.int64)
         iters, floors, weights, rw = sampled_coefficients(block)
         avgmasks = np.tile(others, block.count) * (weights != 0.0) if averaging.keeps_average else np.zeros(iters.size, dtype=np.int64)
         upd_all = int(np.bitwise_or.reduce(masks))

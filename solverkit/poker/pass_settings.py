@@ -9,7 +9,8 @@ from dataclasses import astuple, dataclass, fields, replace
 import numpy as np
 
 from ..core.game import PassBlock, PassJob
-from ..core.passes import NO_COEFFS, _bits, kernel_coefficients, kernel_coefficients_at, kernel_coefficients_block
+from ..core.pass_plan import average_mask, block_plan
+from ..core.passes import NO_COEFFS, _bits, kernel_coefficients
 from ..core.rng import stream
 from ..core.wire import check_keys, field
 from ..errors import ConfigError, ProtocolError
@@ -35,12 +36,6 @@ SAMPLER_INSTEAD = {
 def _players(mask: int) -> list[int]:
     """The players whose bits are set in `mask`, in order."""
     return [p for p in (0, 1) if (mask >> p) & 1]
-
-
-def _others(players) -> list[int]:
-    """The players whose averages grow in a pass that updates `players`: the opponent of one,
-    both in a simultaneous pass."""
-    return [1 - p for p in players] if len(players) == 1 else [0, 1]
 
 
 def _predictive_row(rule, t: int, decay: float, weight: float) -> tuple:
@@ -123,11 +118,9 @@ class GamePassSettings:
     def kernel_job(self, job: PassJob) -> _Job:
         """The kernel settings of a CFR pass (what cfr_pass hands the trunk and subgames)."""
         players = job.players
-        others = _others(players)
-        keep = job.averaging.keeps_average
         coeffs = kernel_coefficients(job)
         pre, pos, neg, floor, decay, weight = coeffs
-        avg_mask = _bits(others) if keep and (weight != 0.0 or decay != 1.0) else 0
+        avg_mask = average_mask(players, 2, job.averaging, decay, weight)
         # a subtree that nothing reaches gets zero updates; skipping it is exact when a zero
         # update leaves regrets (no discount, and a stateless rule) and averages (no decay) as they are
         # (a custom rule's update runs over the whole array after the kernel, so its
@@ -199,25 +192,18 @@ class GamePassSettings:
                     np.array([k.key() for k in kjobs], dtype=np.uint64),
                     np.array([k.sampling_player() for k in kjobs], dtype=np.int64),
                     sum(self.pass_nodes(k) for k in kjobs))
-        groups = [tuple(p) for p in block.groups]
-        g, n = len(groups), block.count * len(groups)
+        n = block.count * len(block.groups)
         rule = block.rule
+        upd, avgm, co = block_plan(block, 2)
+        coeffs = np.ones((n, 8))
+        coeffs[:, :6] = co
         if rule.predictive:
             # a predictive rule in a block is one the kernel applies (blocks_passes, kernel_predictive)
-            rows = []
-            for t in range(block.first, block.first + block.count):
-                c = kernel_coefficients_at(t, rule, block.averaging)
-                rows.append(_predictive_row(rule, t, c[4], c[5]))
-            per_it = np.array(rows, dtype=np.float64)
-        else:
-            per_it = np.ones((block.count, 8))
-            per_it[:, :6] = kernel_coefficients_block(block.first, block.count, rule, block.averaging)
-        coeffs = np.repeat(per_it.reshape(-1, 8), g, axis=0)
-        upd = np.tile(np.array([_bits(p) for p in groups], dtype=np.int64), block.count)
-        others = np.tile(np.array([_bits(_others(p)) for p in groups], dtype=np.int64), block.count)
-        pre, pos, neg, decay, weight = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4], coeffs[:, 5]
-        grows = block.averaging.keeps_average & ((weight != 0.0) | (decay != 1.0))
-        avgm = np.where(grows, others, 0).astype(np.int64)
+            g = len(block.groups)
+            rows = [_predictive_row(rule, t, co[k * g, 4], co[k * g, 5])
+                    for k, t in enumerate(range(block.first, block.first + block.count))]
+            coeffs = np.repeat(np.array(rows, dtype=np.float64).reshape(-1, 8), g, axis=0)
+        pre, pos, neg, decay = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4]
         prunes = _prunable(bool(self.pruning) and not block.rule.predictive, pre, pos, neg, avgm, decay)
         full = _Job(1, 0, 1, -1, NO_COEFFS)
         return (upd, avgm, coeffs, prunes.astype(np.bool_), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64),
