@@ -237,10 +237,8 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         if self.num_players != 2:
             return self._cfr_pass_n(store, job)
         upd = _bits(job.players)
-        others = [1 - p for p in job.players] if len(job.players) == 1 else [0, 1]
         pre, pos, neg, floor, decay, weight = passes.kernel_coefficients(job)
-        keep = job.averaging.keeps_average
-        avg_mask = _bits(others) if keep and (weight != 0.0 or decay != 1.0) else 0
+        avg_mask = average_mask(job.players, 2, job.averaging, decay, weight)
         t = self.tree
         sig0, sig1, d0, d1, reach, v = self._bufs()[:6]
         with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
