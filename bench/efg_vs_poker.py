@@ -12,14 +12,13 @@ same number of iterations is reported for each (the three solverkit runs must ag
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from common import interleave, md_table, medians, repeated, write_results
+
 GAMES = {
     "poker": {"name": "leduc", "isomorphism": False},
     "generic": {"name": "leduc_tree"},
@@ -53,21 +52,9 @@ def main(argv=None):
         solvers[key] = Solver(a)  # compiles or loads the kernels (not timed)
     os_game = pyspiel.load_game("leduc_poker")
     os_solver = pyspiel.CFRPlusSolver(os_game)
-    times = {k: [] for k in (*GAMES, "openspiel_cpp")}
-    done = 0
-    while done < args.iterations:
-        n = min(args.block, args.iterations - done)
-        for key, s in solvers.items():
-            t0 = time.perf_counter()
-            for _ in range(n):
-                s.step()
-            times[key].append((time.perf_counter() - t0) / n)
-        t0 = time.perf_counter()
-        for _ in range(n):
-            os_solver.evaluate_and_update_policy()
-        times["openspiel_cpp"].append((time.perf_counter() - t0) / n)
-        done += n
-    per_it = {k: statistics.median(v) for k, v in times.items()}
+    runs = {key: repeated(s.step) for key, s in solvers.items()}
+    runs["openspiel_cpp"] = repeated(os_solver.evaluate_and_update_policy)
+    per_it = medians(interleave(runs, args.iterations, args.block))
     expl = {k: s.evaluate(exact=True)["exploitability"] for k, s in solvers.items()}
     expl["openspiel_cpp"] = os_exploitability.exploitability(os_game, os_solver.average_policy())
     result = {
@@ -80,8 +67,6 @@ def main(argv=None):
         "nodes": {k: int(solvers[k].game.tree.num_nodes) for k in ("generic", "openspiel_bridge")},
         "exploitability": expl,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "efg_vs_poker.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Leduc hold'em: CFR+ seconds per iteration, generic tree engine vs poker engine",
         "",
@@ -90,13 +75,9 @@ def main(argv=None):
         f"(enumeration) took {build['generic']:.2f} s for `leduc_tree` and {build['openspiel_bridge']:.2f} s "
         "through OpenSpiel.",
         "",
-        "| program | us / iteration | time / poker engine | exploitability (chips) |",
-        "|---|---|---|---|",
-    ]
-    for k in ("poker", "generic", "openspiel_bridge", "openspiel_cpp"):
-        lines.append(f"| {LABELS[k]} | {per_it[k] * 1e6:.0f} | {result['ratio_to_poker_engine'][k]:.2f} | "
-                     f"{expl[k]:.10g} |")
-    lines += [
+        *md_table(["program", "us / iteration", "time / poker engine", "exploitability (chips)"],
+                  ([LABELS[k], f"{per_it[k] * 1e6:.0f}", f"{result['ratio_to_poker_engine'][k]:.2f}", f"{expl[k]:.10g}"]
+                   for k in ("poker", "generic", "openspiel_bridge", "openspiel_cpp"))),
         "",
         "The engines agree to about 1e-14 for the first ~75 iterations (tests/test_efg_engine.py checks",
         "25); after that the CFR+ dynamics amplify the last-bit rounding differences of their different",
@@ -104,7 +85,7 @@ def main(argv=None):
         "after 500 iterations their exploitabilities differ in the third digit while both converge.",
     ]
     text = "\n".join(lines) + "\n"
-    (RESULTS / "efg_vs_poker.md").write_text(text)
+    write_results("efg_vs_poker", result, text)
     print(text)
 
 

@@ -14,14 +14,12 @@ openspiel``'s table) and by solverkit for its own strategy: the two numbers for 
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from common import interleave, md_table, medians, openspiel_policy, repeated, write_results
+
 #: a second game of the bench: no-limit Leduc's betting on a 3-suit, 4-rank deck with 20-big-blind stacks
 #: (4 suits x 6 ranks and 50 big blinds: OpenSpiel's exploitability ran out of 8 GB)
 WIDER = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 2\nstack = 40 40\nblind = 2 1\nfirstPlayer = 2 1\n"
@@ -59,29 +57,16 @@ def bench_game(name: str, iterations: int, block: int) -> dict:
         ours[iso] = Solver(a)
         ours[iso].step()  # load the kernels before timing (OpenSpiel's first iteration below, too)
     os_solver.evaluate_and_update_policy()
-    times = {"openspiel": [], "solverkit_iso": [], "solverkit_raw": []}
-    done = 1
-    while done < iterations:
-        n = min(block, iterations - done)
-        t0 = time.perf_counter()
-        for _ in range(n):
-            os_solver.evaluate_and_update_policy()
-        times["openspiel"].append((time.perf_counter() - t0) / n)
-        for iso, key in ((True, "solverkit_iso"), (False, "solverkit_raw")):
-            s = ours[iso]
-            t0 = time.perf_counter()
-            for _ in range(n):
-                s.step()
-            times[key].append((time.perf_counter() - t0) / n)
-        done += n
-    per_it = {k: statistics.median(v) for k, v in times.items()}
+    runs = {"openspiel": repeated(os_solver.evaluate_and_update_policy),
+            "solverkit_iso": repeated(ours[True].step), "solverkit_raw": repeated(ours[False].step)}
+    per_it = medians(interleave(runs, iterations, block, done=1))
     expl = {"openspiel": pyspiel.exploitability(os_game, os_solver.average_policy())}
     for iso, key in ((True, "solverkit_iso"), (False, "solverkit_raw")):
         s = ours[iso]
         game = s.game
         own = s.evaluate(exact=True)["exploitability"]
         table = game.openspiel_table(game.strategy(s.store, "average"))
-        theirs = pyspiel.exploitability(os_game, pyspiel.TabularPolicy({k: list(v.items()) for k, v in table.items()}))
+        theirs = pyspiel.exploitability(os_game, openspiel_policy(pyspiel, table))
         expl[key] = own
         expl[key + "_by_openspiel"] = theirs
     game = ours[True].game
@@ -113,8 +98,15 @@ def main(argv=None):
         "iterations": args.iterations,
         "games": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "fcpa_vs_openspiel.json").write_text(json.dumps(result, indent=2) + "\n")
+    rows_md = []
+    for row in rows:
+        per_it, expl = row["seconds_per_iteration"], row["exploitability"]
+        label = f"{row['game']} ({row['information_states']:,})"
+        rows_md.append([label, "OpenSpiel CFRPlusSolver (C++)", f"{per_it['openspiel'] * 1e6:.0f}", 1,
+                        f"{expl['openspiel']:.6g}", ""])
+        for k, what in (("solverkit_iso", "solverkit, suit isomorphism"), ("solverkit_raw", "solverkit, no isomorphism")):
+            rows_md.append([label, what, f"{per_it[k] * 1e6:.0f}", f"{row['speedup_vs_openspiel'][k]:.1f}",
+                            f"{expl[k + '_by_openspiel']:.6g}", f"{expl[k]:.6g}"])
     lines = [
         "# No-limit (fcpa) games: CFR+ seconds per iteration, solverkit vs OpenSpiel C++",
         "",
@@ -123,20 +115,11 @@ def main(argv=None):
         "iterations, by OpenSpiel's `exploitability` (solverkit's strategy through the openspiel export) and by "
         "solverkit itself. `wider`: no-limit Leduc's betting on 3 suits x 4 ranks, stacks 40, blinds 2/1.",
         "",
-        "| game (OpenSpiel information states) | program | us / iteration | speed-up vs OpenSpiel | "
-        "exploitability (OpenSpiel) | exploitability (solverkit) |",
-        "|---|---|---|---|---|---|",
+        *md_table(["game (OpenSpiel information states)", "program", "us / iteration", "speed-up vs OpenSpiel",
+                   "exploitability (OpenSpiel)", "exploitability (solverkit)"], rows_md),
     ]
-    for row in rows:
-        per_it, expl = row["seconds_per_iteration"], row["exploitability"]
-        label = f"{row['game']} ({row['information_states']:,})"
-        lines.append(f"| {label} | OpenSpiel CFRPlusSolver (C++) | {per_it['openspiel'] * 1e6:.0f} | 1 | "
-                     f"{expl['openspiel']:.6g} | |")
-        for k, what in (("solverkit_iso", "solverkit, suit isomorphism"), ("solverkit_raw", "solverkit, no isomorphism")):
-            lines.append(f"| {label} | {what} | {per_it[k] * 1e6:.0f} | {row['speedup_vs_openspiel'][k]:.1f} | "
-                         f"{expl[k + '_by_openspiel']:.6g} | {expl[k]:.6g} |")
     text = "\n".join(lines) + "\n"
-    (RESULTS / "fcpa_vs_openspiel.md").write_text(text)
+    write_results("fcpa_vs_openspiel", result, text)
     print(text)
 
 

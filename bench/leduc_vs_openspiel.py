@@ -10,14 +10,11 @@ the same number of iterations is reported for both, each from its own tools.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from common import interleave, md_table, medians, repeated, write_results
 
 
 def main(argv=None):
@@ -38,22 +35,9 @@ def main(argv=None):
     for iso in (True, False):
         a = load_config({"preset": "cfr_plus", "game": {"name": "leduc", "isomorphism": iso}})
         ours[iso] = Solver(a)
-    times = {"openspiel": [], "solverkit_iso": [], "solverkit_raw": []}
-    done = 0
-    while done < args.iterations:
-        n = min(args.block, args.iterations - done)
-        t0 = time.perf_counter()
-        for _ in range(n):
-            os_solver.evaluate_and_update_policy()
-        times["openspiel"].append((time.perf_counter() - t0) / n)
-        for iso, key in ((True, "solverkit_iso"), (False, "solverkit_raw")):
-            s = ours[iso]
-            t0 = time.perf_counter()
-            for _ in range(n):
-                s.step()
-            times[key].append((time.perf_counter() - t0) / n)
-        done += n
-    per_it = {k: statistics.median(v) for k, v in times.items()}
+    runs = {"openspiel": repeated(os_solver.evaluate_and_update_policy),
+            "solverkit_iso": repeated(ours[True].step), "solverkit_raw": repeated(ours[False].step)}
+    per_it = medians(interleave(runs, args.iterations, args.block))
     os_expl = os_exploitability.exploitability(os_game, os_solver.average_policy())
     expl = {k: ours[iso].evaluate(exact=True)["exploitability"] for iso, k in ((True, "solverkit_iso"), (False, "solverkit_raw"))}
     result = {
@@ -64,21 +48,19 @@ def main(argv=None):
         "speedup_vs_openspiel": {k: per_it["openspiel"] / per_it[k] for k in ("solverkit_iso", "solverkit_raw")},
         "exploitability": {"openspiel": os_expl, **expl},
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "leduc_vs_openspiel.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Leduc hold'em: CFR+ seconds per iteration, solverkit vs OpenSpiel C++",
         "",
         f"`python bench/{result['command']}`, {args.iterations} iterations each, medians of blocks of {args.block}.",
         "",
-        "| program | us / iteration | speed-up vs OpenSpiel | exploitability (chips) |",
-        "|---|---|---|---|",
-        f"| OpenSpiel CFRPlusSolver (C++) | {per_it['openspiel'] * 1e6:.0f} | 1 | {os_expl:.4g} |",
+        *md_table(["program", "us / iteration", "speed-up vs OpenSpiel", "exploitability (chips)"], [
+            ["OpenSpiel CFRPlusSolver (C++)", f"{per_it['openspiel'] * 1e6:.0f}", 1, f"{os_expl:.4g}"],
+            *([label, f"{per_it[k] * 1e6:.0f}", f"{result['speedup_vs_openspiel'][k]:.1f}", f"{expl[k]:.4g}"]
+              for k, label in (("solverkit_iso", "solverkit leduc, suit isomorphism"),
+                               ("solverkit_raw", "solverkit leduc, no isomorphism")))]),
     ]
-    for k, label in (("solverkit_iso", "solverkit leduc, suit isomorphism"), ("solverkit_raw", "solverkit leduc, no isomorphism")):
-        lines.append(f"| {label} | {per_it[k] * 1e6:.0f} | {result['speedup_vs_openspiel'][k]:.1f} | {expl[k]:.4g} |")
     text = "\n".join(lines) + "\n"
-    (RESULTS / "leduc_vs_openspiel.md").write_text(text)
+    write_results("leduc_vs_openspiel", result, text)
     print(text)
 
 

@@ -17,14 +17,14 @@ which runs a block of sampled iterations in one kernel call.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from common import interleave, md_table, medians, repeated, write_results
+
 
 
 def _solverkit(scheme, seed):
@@ -47,36 +47,22 @@ def run_pair(pyspiel, game, scheme, seed, iterations, block):
     """One seed: both solvers for `iterations`, interleaved; then solverkit alone for the wall
     time OpenSpiel took. Returns a dict of the measurements."""
     ours, theirs = _solverkit(scheme, seed), _openspiel(pyspiel, game, scheme, seed)
-    t_os, t_sk = 0.0, 0.0
-    blocks_os, blocks_sk = [], []
-    done = 0
-    while done < iterations:
-        n = min(block, iterations - done)
-        t0 = time.perf_counter()
-        for _ in range(n):
-            theirs.run_iteration()
-        dt = time.perf_counter() - t0
-        t_os += dt
-        blocks_os.append(dt / n)
-        t0 = time.perf_counter()
-        ours.step(n)
-        dt = time.perf_counter() - t0
-        t_sk += dt
-        blocks_sk.append(dt / n)
-        done += n
+    blocks = interleave({"openspiel": repeated(theirs.run_iteration), "solverkit": ours.step}, iterations, block)
+    t_os, t_sk = (sum(s for s, _ in blocks[k]) for k in ("openspiel", "solverkit"))
+    per_it = medians(blocks)
     os_expl = pyspiel.exploitability(game, theirs.average_policy())
     sk_expl = ours.evaluate(exact=True)["exploitability"]
     at_iterations = ours.iteration
     # equal wall time: solverkit goes on until it has spent what OpenSpiel spent
     while t_sk < t_os:
-        n = max(1, min(block, int((t_os - t_sk) / max(statistics.median(blocks_sk), 1e-9))))
+        n = max(1, min(block, int((t_os - t_sk) / max(per_it["solverkit"], 1e-9))))
         t0 = time.perf_counter()
         ours.step(n)
         t_sk += time.perf_counter() - t0
     row = {
         "seed": seed,
-        "openspiel_us_per_iteration": statistics.median(blocks_os) * 1e6,
-        "solverkit_us_per_iteration": statistics.median(blocks_sk) * 1e6,
+        "openspiel_us_per_iteration": per_it["openspiel"] * 1e6,
+        "solverkit_us_per_iteration": per_it["solverkit"] * 1e6,
         "openspiel_exploitability": os_expl,
         "solverkit_exploitability": sk_expl,
         "solverkit_iterations_in_equal_time": ours.iteration,
@@ -119,10 +105,8 @@ def main(argv=None):
         summary["cross_check_seed1"] = {"pyspiel_exploitability_of_solverkit_strategy": cross[0],
                                         "solverkit_exploitability": cross[1]}
         result["schemes"][scheme] = {"seeds": rows, "mean": summary}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "mccfr_vs_openspiel.json").write_text(json.dumps(result, indent=2) + "\n")
     text = _markdown(result, args)
-    (RESULTS / "mccfr_vs_openspiel.md").write_text(text)
+    write_results("mccfr_vs_openspiel", result, text)
     print(text)
 
 
@@ -134,18 +118,18 @@ def _markdown(result, args) -> str:
         f"(means over seeds), timings medians of blocks of {args.block} iterations, both interleaved in one process "
         f"({result['machine']}). Exploitability in chips, (br_0 + br_1) / 2.",
         "",
-        "| sampler | program | us / iteration | speed-up | exploitability after "
-        f"{args.iterations} it. | iterations in OpenSpiel's time | exploitability after OpenSpiel's time |",
-        "|---|---|---|---|---|---|---|",
     ]
     names = {"external": "ExternalSamplingMCCFRSolver (simple averaging)", "outcome": "OutcomeSamplingMCCFRSolver (eps 0.6)"}
+    rows = []
     for scheme, data in result["schemes"].items():
         m = data["mean"]
-        lines.append(f"| {scheme} | OpenSpiel {names[scheme]} | {m['openspiel_us_per_iteration']:.1f} | 1 | "
-                     f"{m['openspiel_exploitability']:.4f} | {args.iterations} | {m['openspiel_exploitability']:.4f} |")
-        lines.append(f"| {scheme} | solverkit `{scheme}` sampler, rm, uniform | {m['solverkit_us_per_iteration']:.1f} | "
-                     f"{m['speedup']:.1f} | {m['solverkit_exploitability']:.4f} | "
-                     f"{m['solverkit_iterations_in_equal_time']:.0f} | {m['solverkit_exploitability_equal_time']:.4f} |")
+        rows.append([scheme, f"OpenSpiel {names[scheme]}", f"{m['openspiel_us_per_iteration']:.1f}", 1,
+                     f"{m['openspiel_exploitability']:.4f}", args.iterations, f"{m['openspiel_exploitability']:.4f}"])
+        rows.append([scheme, f"solverkit `{scheme}` sampler, rm, uniform", f"{m['solverkit_us_per_iteration']:.1f}",
+                     f"{m['speedup']:.1f}", f"{m['solverkit_exploitability']:.4f}",
+                     f"{m['solverkit_iterations_in_equal_time']:.0f}", f"{m['solverkit_exploitability_equal_time']:.4f}"])
+    lines += md_table(["sampler", "program", "us / iteration", "speed-up", f"exploitability after {args.iterations} it.",
+                       "iterations in OpenSpiel's time", "exploitability after OpenSpiel's time"], rows)
     lines += ["", "Per seed (exploitability after the same iterations, OpenSpiel / solverkit):", ""]
     for scheme, data in result["schemes"].items():
         per = ", ".join(f"{r['openspiel_exploitability']:.3f} / {r['solverkit_exploitability']:.3f}" for r in data["seeds"])

@@ -18,15 +18,14 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
+from common import interleave, md_table, medians, openspiel_policy, repeated, write_results
+
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 #: (label, solverkit [game] table, OpenSpiel game string, iterations, block)
 GAMES = [
@@ -53,27 +52,16 @@ def run_pair(pyspiel, game, table, os_game, cfg, os_cls, iterations, block):
     a = dataclasses.replace(a, game=game, resolved={**a.resolved, "game": dict(table)})
     ours = Solver(a)
     theirs = getattr(pyspiel, os_cls)(os_game)
-    times = {"openspiel": [], "solverkit": []}
-    done = 0
     try:
-        while done < iterations:
-            n = min(block, iterations - done)
-            t0 = time.perf_counter()
-            for _ in range(n):
-                theirs.evaluate_and_update_policy()
-            times["openspiel"].append((time.perf_counter() - t0) / n)
-            t0 = time.perf_counter()
-            ours.step(n)
-            times["solverkit"].append((time.perf_counter() - t0) / n)
-            done += n
+        per_it = medians(interleave({"openspiel": repeated(theirs.evaluate_and_update_policy), "solverkit": ours.step},
+                                    iterations, block))
         row = ours.evaluate(exact=True)
         table = a.game.openspiel_table(ours.strategy())
     finally:
         ours.close()
     os_nc = pyspiel.nash_conv(os_game, theirs.average_policy())
-    exported = pyspiel.nash_conv(os_game, pyspiel.TabularPolicy({k: list(v.items()) for k, v in table.items()}))
-    return ({k: statistics.median(v) for k, v in times.items()},
-            {"openspiel": os_nc, "solverkit": row["nash_conv"], "solverkit_by_openspiel": exported})
+    exported = pyspiel.nash_conv(os_game, openspiel_policy(pyspiel, table))
+    return (per_it, {"openspiel": os_nc, "solverkit": row["nash_conv"], "solverkit_by_openspiel": exported})
 
 
 def main(argv=None):
@@ -114,11 +102,8 @@ def main(argv=None):
         "openspiel": getattr(pyspiel, "__version__", "") or _version("open_spiel"),
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    name = "nplayer_vs_openspiel" + ("_quick" if args.quick else "")
-    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
     text = render(result)
-    (RESULTS / f"{name}.md").write_text(text)
+    write_results("nplayer_vs_openspiel" + ("_quick" if args.quick else ""), result, text)
     print(text)
 
 
@@ -134,17 +119,17 @@ def render(result: dict) -> str:
         "tool's own, and OpenSpiel's `pyspiel.nash_conv` of solverkit's exported policy (the last column: its "
         "relative difference from solverkit's own).",
         "",
-        "| game | algorithm | iterations | OpenSpiel us/it | solverkit us/it | speed-up | NashConv OpenSpiel | "
-        "NashConv solverkit | pyspiel's of solverkit's policy |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
+    table = []
     for r in rows:
         t, nc = r["seconds_per_iteration"], r["nash_conv"]
         rel = abs(nc["solverkit_by_openspiel"] - nc["solverkit"]) / abs(nc["solverkit"])
-        lines.append(f"| {r['game']} ({r['nodes']:,} nodes) | {r['algorithm']} | {r['iterations']} | "
-                     f"{t['openspiel'] * 1e6:,.0f} | {t['solverkit'] * 1e6:,.1f} | {r['speedup']:,.0f}x | "
-                     f"{nc['openspiel']:.6g} | {nc['solverkit']:.6g} | {nc['solverkit_by_openspiel']:.6g} "
-                     f"(rel. {rel:.1e}) |")
+        table.append([f"{r['game']} ({r['nodes']:,} nodes)", r["algorithm"], r["iterations"],
+                      f"{t['openspiel'] * 1e6:,.0f}", f"{t['solverkit'] * 1e6:,.1f}", f"{r['speedup']:,.0f}x",
+                      f"{nc['openspiel']:.6g}", f"{nc['solverkit']:.6g}",
+                      f"{nc['solverkit_by_openspiel']:.6g} (rel. {rel:.1e})"])
+    lines += md_table(["game", "algorithm", "iterations", "OpenSpiel us/it", "solverkit us/it", "speed-up",
+                       "NashConv OpenSpiel", "NashConv solverkit", "pyspiel's of solverkit's policy"], table)
     lines += ["", "Tree enumeration (Python, once, not timed above): " + ", ".join(
         f"{r['game']} {r['build_seconds']:.1f} s" for r in rows if r["algorithm"] == "CFR") + "."]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,66 @@
+"""What the benches share: interleaved block timing of several solvers, markdown tables, and the
+result files (bench/results/<stem>.json and .md), so each bench script holds only its own measurement."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def repeated(step: Callable[[], object]) -> Callable[[int], None]:
+    """A block runner of a one-iteration call (e.g. OpenSpiel's ``evaluate_and_update_policy``)."""
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            step()
+
+    return run
+
+
+def interleave(runs: dict[str, Callable[[int], object]], iterations: int, block: int,
+               done: int = 0) -> dict[str, list[tuple[float, int]]]:
+    """Blocks of iterations of each run in turn, from `done` to `iterations`, so that background load
+    falls on all alike: each run's (wall seconds, iterations) per block."""
+    blocks: dict[str, list[tuple[float, int]]] = {k: [] for k in runs}
+    while done < iterations:
+        n = min(block, iterations - done)
+        for key, run in runs.items():
+            t0 = time.perf_counter()
+            run(n)
+            blocks[key].append((time.perf_counter() - t0, n))
+        done += n
+    return blocks
+
+
+def medians(blocks: dict[str, list[tuple[float, int]]]) -> dict[str, float]:
+    """Each run's median seconds per iteration over its blocks."""
+    return {k: statistics.median(s / n for s, n in v) for k, v in blocks.items()}
+
+
+def openspiel_policy(pyspiel, table: dict):
+    """A pyspiel.TabularPolicy of a strategy table {information state: {action: probability}}."""
+    return pyspiel.TabularPolicy({k: list(v.items()) for k, v in table.items()})
+
+
+def md_row(cells: Iterable[object]) -> str:
+    """One markdown table line; an empty cell is written ``| |``."""
+    return "|" + "".join(f" {c} |" if str(c) else " |" for c in cells)
+
+
+def md_table(columns: list[str], rows: Iterable[Iterable[object]]) -> list[str]:
+    """The lines of a markdown table: the header, its rule, then a line a row."""
+    return [md_row(columns), "|" + "---|" * len(columns), *(md_row(row) for row in rows)]
+
+
+def write_results(stem: str, result: dict, text: str) -> Path:
+    """bench/results/<stem>.json (the result) and <stem>.md (its markdown); the .md's path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = RESULTS / f"{stem}.md"
+    md.write_text(text)
+    return md
