@@ -386,12 +386,14 @@ def load_player(spec: str, game=None) -> Player:
     strategy, layouts, meta = load_strategy(run / "strategy.npz", own, str(run / "config.toml"))
     label = f"{run.name} ({meta['kind']}, {meta['iteration']} iterations)"
     if search and assembly.search is not None:  # re-solving every public state (docs/search.md)
+        from ..search.params import depth_limited_options
         from ..search.resolve import searched_strategy
 
         cfg = assembly.search
         real, blueprint = own.real_policy(strategy)
         strategy, _ = searched_strategy(real, blueprint, cfg["name"], cfg["iterations"], cfg["round"], cfg["nested"],
-                                        cfg["safety_check"], per_card=cfg["per_card"], budget=cfg["budget"])
+                                        cfg["safety_check"], per_card=cfg["per_card"], budget=cfg["budget"],
+                                        **depth_limited_options(cfg))
         label = f"{run.name} ({meta['kind']}, {meta['iteration']} iterations, search {cfg['name']})"
     if is_nolimit(own):  # its own abstraction of the real game: the dealer plays the game definition
         return NoLimitPlayer(own, strategy, label)

@@ -34,6 +34,10 @@ METHODS = {
     "reach": "max-margin with each margin widened by the opponent's gifts on the way in (Brown & Sandholm 2017), "
              "shared among the public states below each gift",
 }
+#: every [search] name: the re-solving methods and depth-limited search (solverkit/search/depth_limited.py)
+SEARCHES = {**METHODS,
+            "depth_limited": "re-solve `depth` rounds with the blueprint's ranges; at the leaves the opponent picks "
+                             "per hand among continuation strategies (Brown, Sandholm & Amos 2018; Pluribus)"}
 
 
 @dataclass
@@ -298,7 +302,8 @@ class SearchStats:
 
 
 def searched_strategy(real, blueprint, method: str, iterations: int, start_round: int = 1, nested: bool = True,
-                      safety_check: bool = True, progress=None, per_card: bool = True, budget: float = 0.0):
+                      safety_check: bool = True, progress=None, per_card: bool = True, budget: float = 0.0,
+                      **depth_limited):
     """(strategy, SearchStats): what an agent plays when it re-solves at the start of round
     `start_round` (and, `nested`, of every later round, from the strategy re-solved so far) in
     every public state (`per_card`: after the round's new cards, else before them), each player
@@ -306,13 +311,22 @@ def searched_strategy(real, blueprint, method: str, iterations: int, start_round
     `safety_check`: a safe method's re-solve that lets any opponent hand's best response gain
     over the blueprint (it had not converged) is dropped there for the blueprint, so the result
     is never more exploitable than the blueprint. `budget` > 0: seconds per re-solve (a decision
-    in play), the iterations cut short when it is spent."""
+    in play), the iterations cut short when it is spent. `method` "depth_limited": see
+    :func:`.depth_limited.depth_limited_strategy` (its keywords depth, continuations, bias)."""
     from ..core.layout import policy
 
+    if method == "depth_limited":
+        from .depth_limited import depth_limited_strategy
+
+        return depth_limited_strategy(real, blueprint, iterations, start_round, nested, per_card=per_card,
+                                      budget=budget, **depth_limited)
+    if depth_limited:
+        raise ConfigError(f"searched_strategy: {', '.join(depth_limited)} apply to depth_limited search only, "
+                          f"not to {method!r}")
     if iterations < 1:
         raise ConfigError(f"[search] iterations = {iterations} is invalid: at least 1")
     if method not in METHODS:
-        raise ConfigError(f"[search] name = {method!r} is not a re-solving method; valid: {', '.join(METHODS)}")
+        raise ConfigError(f"[search] name = {method!r} is not a re-solving method; valid: {', '.join(SEARCHES)}")
     R = real.gd.num_rounds
     if not 1 <= start_round < R:
         split_game(real, start_round)  # the error naming the round and the valid ones
