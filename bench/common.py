@@ -48,8 +48,9 @@ def openspiel_policy(pyspiel, table: dict):
 
 
 def md_row(cells: Iterable[object]) -> str:
-    """One markdown table line; an empty cell is written ``| |``."""
-    return "|" + "".join(f" {c} |" if str(c) else " |" for c in cells)
+    """One markdown table line, each cell as str() writes it between single spaces; None, a cell left
+    blank, is written ``| |``."""
+    return "|" + "".join(" |" if c is None else f" {c} |" for c in cells)
 
 
 def md_table(columns: list[str], rows: Iterable[Iterable[object]]) -> list[str]:

@@ -103,7 +103,7 @@ def main(argv=None):
         per_it, expl = row["seconds_per_iteration"], row["exploitability"]
         label = f"{row['game']} ({row['information_states']:,})"
         rows_md.append([label, "OpenSpiel CFRPlusSolver (C++)", f"{per_it['openspiel'] * 1e6:.0f}", 1,
-                        f"{expl['openspiel']:.6g}", ""])
+                        f"{expl['openspiel']:.6g}", None])
         for k, what in (("solverkit_iso", "solverkit, suit isomorphism"), ("solverkit_raw", "solverkit, no isomorphism")):
             rows_md.append([label, what, f"{per_it[k] * 1e6:.0f}", f"{row['speedup_vs_openspiel'][k]:.1f}",
                             f"{expl[k + '_by_openspiel']:.6g}", f"{expl[k]:.6g}"])

@@ -23,8 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+from common import write_results
 
 
 def time_log(path: Path) -> dict:
@@ -127,10 +126,9 @@ def main():
     ap.add_argument("--history", default="", help="a line on how the run went (stops, resumes), printed as given")
     args = ap.parse_args()
     r = summarise(args.run, args.time_log, args.history)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "hulhe_2round_proof.json").write_text(json.dumps(r, indent=2) + "\n")
-    (RESULTS / "hulhe_2round_proof.md").write_text(markdown(r))
-    print(markdown(r))
+    text = markdown(r)
+    write_results("hulhe_2round_proof", r, text)
+    print(text)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from common import write_results
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: Cepheus (Bowling et al. 2015; ../shared/REFERENCE.md): iterations, minutes per iteration on
@@ -275,10 +277,9 @@ def main():
     args = ap.parse_args()
     args.argv = sys.argv[1:]
     r = project(args)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "hulhe_projection.json").write_text(json.dumps(r, indent=2) + "\n")
-    (RESULTS / "hulhe_projection.md").write_text(markdown(r))
-    print(markdown(r))
+    text = markdown(r)
+    write_results("hulhe_projection", r, text)
+    print(text)
 
 
 if __name__ == "__main__":

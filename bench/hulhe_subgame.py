@@ -38,8 +38,8 @@ from solverkit.core.diskstore import DiskBackend
 from solverkit.core.game import PassJob
 from solverkit.core.store import Store, family
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+from common import md_table, write_results
+
 CEPHEUS_CORE_SECONDS = 61 * 60 * 4800 / 110_565  # about 159
 CEPHEUS_RATIO = 13.0
 SUBGAMES, CORES, ITERATIONS = 110_565, 4_800, 1_579
@@ -270,22 +270,18 @@ def main(argv=None):
         "projected_days_for_1579_iterations": round(SUBGAMES * mean_s / CORES * ITERATIONS / 86400, 1),
         "peak_rss_mb": round(rss_mb(), 1),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{args.name}.json").write_text(json.dumps(doc, indent=2) + "\n")
     lines = [
         "# HULHE subgames: CFR+ updates with the compressed store on disk",
         "",
         f"`{doc['command']}` on {doc['machine']}, {doc['date']}.",
         "",
-        "| flop | betting sequences | values per subgame | core-s per update (median; min-max) | MB per subgame | "
-        "ratio (all) | regret ratio, west | regret ratio, no predictor |",
-        "|---|---|---|---|---|---|---|---|",
+        *md_table(["flop", "betting sequences", "values per subgame", "core-s per update (median; min-max)",
+                   "MB per subgame", "ratio (all)", "regret ratio, west", "regret ratio, no predictor"],
+                  ([r["flop"], ", ".join(r["betting_sequences"]), f"{r['values_per_subgame']:,}",
+                    f"{med:.1f}; {min(r['core_seconds_per_update'])}-{max(r['core_seconds_per_update'])}",
+                    r["compressed_mb_per_subgame"], r["ratio_all"], r["regret_ratio_west"],
+                    r["regret_ratio_no_predictor"]] for r, med in zip(rows, last))),
     ]
-    for r, med in zip(rows, last):
-        cs = r["core_seconds_per_update"]
-        lines.append(f"| {r['flop']} | {', '.join(r['betting_sequences'])} | {r['values_per_subgame']:,} | "
-                     f"{med:.1f}; {min(cs)}-{max(cs)} | {r['compressed_mb_per_subgame']} | {r['ratio_all']} | "
-                     f"{r['regret_ratio_west']} | {r['regret_ratio_no_predictor']} |")
     labels = [v[0] for v in VARIANTS]
     lines += ["", "Regret compression ratio by predictor (same stored regrets, blosc2 zstd-1; board order = "
               "Cepheus's flush-suits-then-rank board sort feeding north):", "",
@@ -318,8 +314,9 @@ def main(argv=None):
         f"minutes per iteration and {doc['projected_days_for_1579_iterations']} days for 1,579 iterations on "
         f"4,800 cores; peak RSS {doc['peak_rss_mb']} MB.",
     ]
-    (RESULTS / f"{args.name}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    text = "\n".join(lines) + "\n"
+    write_results(args.name, doc, text)
+    print(text, end="")
 
 
 if __name__ == "__main__":

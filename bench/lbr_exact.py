@@ -11,15 +11,13 @@ bench/results/lbr_exact.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+from common import md_table, write_results
 
 GAMES = {
     "kuhn": ({"name": "kuhn"}, None, (2, 10)),
@@ -64,21 +62,18 @@ def main():
                          "hands": args.hands, "hands_per_second": args.hands / wall})
             print(f"{label:22} {what:22} exact {expl:8.4f}  LBR {r.value:+8.4f} +/- {r.half_width:.4f}  "
                   f"({args.hands / wall:,.0f} hands/s)", flush=True)
-    RESULTS.mkdir(exist_ok=True)
     meta = {"machine": platform.platform(), "python": sys.version.split()[0], "command": " ".join(sys.argv),
             "seed": args.seed}
-    (RESULTS / "lbr_exact.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     lines = ["# Local best response against the exact best response", "",
              f"`{meta['command']}` on {meta['machine']} (Python {meta['python']}), seed {args.seed}; chips per "
              "game. exact = (br_0 + br_1) / 2 of `solverkit exploit`; LBR's interval is 95% over deals.", "",
-             "| game | strategy | exact | LBR | LBR / exact | below | br_0 / LBR seat 0 | br_1 / LBR seat 1 | hands/s |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['game']} | {r['strategy']} | {r['exact']:.4f} | {r['lbr']:+.4f} ± {r['half_width']:.4f} | "
-                     f"{r['share']:.2f} | {'yes' if r['below'] else 'NO'} | {r['br0']:.3f} / {r['lbr0']:+.3f} | "
-                     f"{r['br1']:.3f} / {r['lbr1']:+.3f} | {r['hands_per_second']:,.0f} |")
-    (RESULTS / "lbr_exact.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'lbr_exact.md'}")
+             *md_table(["game", "strategy", "exact", "LBR", "LBR / exact", "below", "br_0 / LBR seat 0",
+                        "br_1 / LBR seat 1", "hands/s"],
+                       ([r["game"], r["strategy"], f"{r['exact']:.4f}", f"{r['lbr']:+.4f} ± {r['half_width']:.4f}",
+                         f"{r['share']:.2f}", "yes" if r["below"] else "NO", f"{r['br0']:.3f} / {r['lbr0']:+.3f}",
+                         f"{r['br1']:.3f} / {r['lbr1']:+.3f}", f"{r['hands_per_second']:,.0f}"] for r in rows))]
+    md = write_results("lbr_exact", {"meta": meta, "rows": rows}, "\n".join(lines) + "\n")
+    print(f"wrote {md}")
 
 
 if __name__ == "__main__":

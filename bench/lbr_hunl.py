@@ -11,15 +11,12 @@ all-in later (the defaults here). Writes bench/results/lbr_hunl.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+from common import md_table, write_results
 
 #: (label, game definition, opponent, LBR's sizes, first round, share of --hands)
 CASES = [
@@ -58,24 +55,21 @@ def main():
         rows.append(row)
         print(f"{label:8} {opponent:6} sizes {row['sizes']:5} preflop {preflop:4}: {r.mbb:+10.1f} +/- "
               f"{r.half_width_mbb:7.1f} mbb/g over {hands:,} hands, {row['hands_per_second']:,.0f} hands/s", flush=True)
-    RESULTS.mkdir(exist_ok=True)
     meta = {"machine": platform.platform(), "processor": platform.processor() or platform.machine(),
             "python": sys.version.split()[0], "command": " ".join(sys.argv), "seed": args.seed,
             "cores": os.cpu_count(), "load_average": round(os.getloadavg()[0], 1)}
-    (RESULTS / "lbr_hunl.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     lines = ["# Local best response against heads-up hold'em baselines", "",
              f"`{meta['command']}` on {meta['machine']} (Python {meta['python']}), one thread on a "
              f"{meta['cores']}-core machine shared with other work (load average {meta['load_average']} at the end), "
              f"seed {args.seed}. LBR's winnings per game, each deal played in both seats; the interval is 95% over "
              "deals; hands/s are this machine's under that load.", "",
-             "| game | opponent | LBR sizes | LBR preflop | hands | LBR value (mbb/g) | seat 0 | seat 1 | hands/s |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['game']} | {r['opponent']} | {r['sizes']} | {r['preflop']} | {r['hands']:,} | "
-                     f"{r['mbb']:+,.0f} ± {r['half_width_mbb']:,.0f} | {r['seat0_mbb']:+,.0f} | {r['seat1_mbb']:+,.0f} | "
-                     f"{r['hands_per_second']:,.0f} |")
-    (RESULTS / "lbr_hunl.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'lbr_hunl.md'}")
+             *md_table(["game", "opponent", "LBR sizes", "LBR preflop", "hands", "LBR value (mbb/g)", "seat 0",
+                        "seat 1", "hands/s"],
+                       ([r["game"], r["opponent"], r["sizes"], r["preflop"], f"{r['hands']:,}",
+                         f"{r['mbb']:+,.0f} ± {r['half_width_mbb']:,.0f}", f"{r['seat0_mbb']:+,.0f}",
+                         f"{r['seat1_mbb']:+,.0f}", f"{r['hands_per_second']:,.0f}"] for r in rows))]
+    md = write_results("lbr_hunl", {"meta": meta, "rows": rows}, "\n".join(lines) + "\n")
+    print(f"wrote {md}")
 
 
 if __name__ == "__main__":

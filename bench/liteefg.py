@@ -35,8 +35,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from common import md_table, write_results
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 LITEEFG_PYTHON = "/tmp/lvenv/bin/python"
 ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
 
@@ -436,11 +437,8 @@ def main(argv=None):
         "import_floors": floor,
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    name = "liteefg" + ("_quick" if args.quick else "")
-    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
     text = render(result)
-    (RESULTS / f"{name}.md").write_text(text)
+    write_results("liteefg" + ("_quick" if args.quick else ""), result, text)
     print(text)
 
 
@@ -459,49 +457,22 @@ def render(result: dict) -> str:
         "",
         "## Per iteration (goal: solverkit <= 0.5x LiteEFG)",
         "",
-        "| game | iterations | LiteEFG us/it | solverkit us/it | ratio solverkit / LiteEFG | goal met | "
-        "solverkit without suit isomorphism |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        t, q = r["seconds_per_iteration"], r["ratio_vs_liteefg"]
-        noiso = (f"{t['solverkit_noiso'] * 1e6:,.1f} us ({q['solverkit_noiso']:.3f}x)"
-                 if "solverkit_noiso" in t else "—")
-        lines.append(f"| {r['game']} | {r['iterations']:,} | {t['liteefg'] * 1e6:,.1f} | {t['solverkit'] * 1e6:,.1f} | "
-                     f"{q['solverkit']:.3f} | {'yes' if q['solverkit'] <= 0.5 else '**no**'} | {noiso} |")
-    lines += [
+        *md_table(["game", "iterations", "LiteEFG us/it", "solverkit us/it", "ratio solverkit / LiteEFG", "goal met",
+                   "solverkit without suit isomorphism"], map(_speed_row, rows)),
         "",
         "## NashConv (chips; best-response gains of both players summed) and the same-game check",
         "",
-        "| game | uniform strategy: LiteEFG / solverkit / pyspiel | same game | average after 1 iteration: "
-        "LiteEFG / solverkit | average after N: LiteEFG | average after N: solverkit | solverkit / LiteEFG | "
-        "current strategy after N: LiteEFG / solverkit |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        u, n1, n, cur = r["uniform_nash_conv"], r["nash_conv_iteration_1"], r["nash_conv"], r["current_nash_conv"]
-        os_u = f"{u['openspiel']:.10g}" if "openspiel" in u else "not run"
-        lines.append(f"| {r['game']} | {u['liteefg']:.10g} / {u['solverkit']:.10g} / {os_u} | "
-                     f"{'yes' if r['same_game'] else '**no**'} | {n1['liteefg']:.4g} / {n1['solverkit']:.4g} | "
-                     f"{n['liteefg']:.4g} | {n['solverkit']:.4g} | {n['solverkit'] / n['liteefg']:.2f} | "
-                     f"{cur['liteefg']:.6g} / {cur['solverkit']:.6g} |")
-    lines += [
+        *md_table(["game", "uniform strategy: LiteEFG / solverkit / pyspiel", "same game",
+                   "average after 1 iteration: LiteEFG / solverkit", "average after N: LiteEFG",
+                   "average after N: solverkit", "solverkit / LiteEFG", "current strategy after N: LiteEFG / solverkit"],
+                  map(_nash_conv_row, rows)),
         "",
         "## Peak memory (goal: solverkit <= 2x OpenSpiel's C++ CFR+) and warm start-up",
         "",
-        "| game | LiteEFG MB | solverkit MB | OpenSpiel CFRPlusSolver MB | solverkit / OpenSpiel | goal met | "
-        "start-up LiteEFG s (min / median) | start-up solverkit s (min / median) |",
-        "|---|---|---|---|---|---|---|---|",
+        *md_table(["game", "LiteEFG MB", "solverkit MB", "OpenSpiel CFRPlusSolver MB", "solverkit / OpenSpiel",
+                   "goal met", "start-up LiteEFG s (min / median)", "start-up solverkit s (min / median)"],
+                  map(_memory_row, rows)),
     ]
-    for r in rows:
-        m, s = r["peak_rss_mb"], r["startup_seconds"]
-
-        def su(k, s=s):
-            return f"{min(s[k]):.2f} / {statistics.median(s[k]):.2f}" if k in s else "not run"
-
-        q = m["solverkit"] / m["openspiel"]
-        lines.append(f"| {r['game']} | {m['liteefg']:,.0f} | {m['solverkit']:,.0f} | {m['openspiel']:,.0f} | "
-                     f"{q:.2f} | {'yes' if q <= 2 else '**no**'} | {su('liteefg')} | {su('solverkit')} |")
     floor = result.get("import_floors", {})
     if floor:
         lines += ["", "What a process pays before it holds a game (peak MB, wall s): " + "; ".join(
@@ -510,18 +481,49 @@ def render(result: dict) -> str:
         "",
         "## One thread, and where LiteEFG's time goes",
         "",
-        "| game | CPU / wall in the timed blocks: LiteEFG / solverkit | OS threads at the end: LiteEFG / solverkit | "
-        "LiteEFG update_graph us/it | LiteEFG update_strategy (average) us/it |",
-        "|---|---|---|---|---|",
+        *md_table(["game", "CPU / wall in the timed blocks: LiteEFG / solverkit",
+                   "OS threads at the end: LiteEFG / solverkit", "LiteEFG update_graph us/it",
+                   "LiteEFG update_strategy (average) us/it"], map(_threads_row, rows)),
+        "",
+        "## Notes",
+        "",
+        *NOTES,
     ]
-    for r in rows:
-        c, th, p = r["cpu_over_wall"], r["os_threads"], r["liteefg_parts_per_iteration"]
-        lines.append(f"| {r['game']} | {c['liteefg']:.2f} / {c['solverkit']:.2f} | {th['liteefg']} / "
-                     f"{th['solverkit']} | {p['update_graph'] * 1e6:,.1f} | {p['update_strategy'] * 1e6:,.1f} |")
-    lines += ["", "## Notes", "", *NOTES]
     if result.get("note"):
         lines += ["", result["note"]]
     return "\n".join(lines) + "\n"
+
+
+def _speed_row(r: dict) -> list:
+    t, q = r["seconds_per_iteration"], r["ratio_vs_liteefg"]
+    noiso = f"{t['solverkit_noiso'] * 1e6:,.1f} us ({q['solverkit_noiso']:.3f}x)" if "solverkit_noiso" in t else "—"
+    return [r["game"], f"{r['iterations']:,}", f"{t['liteefg'] * 1e6:,.1f}", f"{t['solverkit'] * 1e6:,.1f}",
+            f"{q['solverkit']:.3f}", "yes" if q["solverkit"] <= 0.5 else "**no**", noiso]
+
+
+def _nash_conv_row(r: dict) -> list:
+    u, n1, n, cur = r["uniform_nash_conv"], r["nash_conv_iteration_1"], r["nash_conv"], r["current_nash_conv"]
+    os_u = f"{u['openspiel']:.10g}" if "openspiel" in u else "not run"
+    return [r["game"], f"{u['liteefg']:.10g} / {u['solverkit']:.10g} / {os_u}", "yes" if r["same_game"] else "**no**",
+            f"{n1['liteefg']:.4g} / {n1['solverkit']:.4g}", f"{n['liteefg']:.4g}", f"{n['solverkit']:.4g}",
+            f"{n['solverkit'] / n['liteefg']:.2f}", f"{cur['liteefg']:.6g} / {cur['solverkit']:.6g}"]
+
+
+def _memory_row(r: dict) -> list:
+    m, s = r["peak_rss_mb"], r["startup_seconds"]
+
+    def su(k):
+        return f"{min(s[k]):.2f} / {statistics.median(s[k]):.2f}" if k in s else "not run"
+
+    q = m["solverkit"] / m["openspiel"]
+    return [r["game"], f"{m['liteefg']:,.0f}", f"{m['solverkit']:,.0f}", f"{m['openspiel']:,.0f}", f"{q:.2f}",
+            "yes" if q <= 2 else "**no**", su("liteefg"), su("solverkit")]
+
+
+def _threads_row(r: dict) -> list:
+    c, th, p = r["cpu_over_wall"], r["os_threads"], r["liteefg_parts_per_iteration"]
+    return [r["game"], f"{c['liteefg']:.2f} / {c['solverkit']:.2f}", f"{th['liteefg']} / {th['solverkit']}",
+            f"{p['update_graph'] * 1e6:,.1f}", f"{p['update_strategy'] * 1e6:,.1f}"]
 
 
 #: what the tables mean; each statement is checked by a column above or by reading LiteEFG's source

@@ -38,8 +38,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import md_table, write_results
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 C_CFR_PLUS_ACPC_SECONDS = 520.0  # original CFR+ C code, 1 thread, this machine (issue 3)
 GOALS = {"rhode_island": 300.0, "rhode_island_acpc": 260.0}
 STORES = {
@@ -121,29 +122,25 @@ def main(argv=None):
         "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
     # the store comparison gets files of its own, so both results can stand side by side
     stem = "rhode_island" if args.stores == ["float"] else "rhode_island_" + "_".join(args.stores)
     if args.iterations:
         stem += f"_{args.iterations}it"
-    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Rhode Island hold'em, CFR+ to 1 mbb/g",
         "",
         f"`{result['command']}` on {result['machine']}, {result['date']}.",
         "",
-        "| game | store | iterations | solve s | wall s | mbb/g | peak RSS MB | stored MB | ratio | time vs float | "
-        "RSS vs float | goal s | C CFR+ s / ours |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *md_table(["game", "store", "iterations", "solve s", "wall s", "mbb/g", "peak RSS MB", "stored MB", "ratio",
+                   "time vs float", "RSS vs float", "goal s", "C CFR+ s / ours"],
+                  ([r["game"], r["store"], r["iterations"], r["solve_seconds"], r["wall_seconds"],
+                    f"{r['exploitability_mbb']:.3f}", r["peak_rss_mb"], r["stored_mb"], r["compression_ratio"],
+                    r["time_vs_float"] or "", r["rss_vs_float"] or "", r["goal_seconds"], r.get("speedup_vs_c", "")]
+                   for r in rows)),
     ]
-    for r in rows:
-        lines.append(
-            f"| {r['game']} | {r['store']} | {r['iterations']} | {r['solve_seconds']} | {r['wall_seconds']} | "
-            f"{r['exploitability_mbb']:.3f} | {r['peak_rss_mb']} | {r['stored_mb']} | {r['compression_ratio']} | "
-            f"{r['time_vs_float'] or ''} | {r['rss_vs_float'] or ''} | {r['goal_seconds']} | {r.get('speedup_vs_c', '')} |"
-        )
-    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    text = "\n".join(lines) + "\n"
+    write_results(stem, result, text)
+    print(text, end="")
 
 
 if __name__ == "__main__":
