@@ -1,0 +1,157 @@
+"""Depth-limited search (solverkit/search/depth_limited.py): without leaves it is unsafe
+re-solving, double for double; the leaf game's values agree with OpenSpiel's for the profile
+the continuations make; the opponent's leaf choice is learned by CFR; bad settings are refused;
+exploit --search prints the searched strategy's exploitability (OpenSpiel agrees)."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solverkit.cli import cli
+from solverkit.core.config import load_config
+from solverkit.core.layout import policy
+from solverkit.core.solver import run_solve
+from solverkit.errors import ConfigError
+from solverkit.search.depth_limited import LeafGame, depth_limited_strategy, heads
+from solverkit.search.resolve import searched_strategy, split_game, to_segment
+
+
+def _blueprint(iterations):
+    a = load_config({"preset": "cfr_plus", "game": {"name": "leduc"}, "solver": {"eval_every": 0}})
+    return a.game, run_solve(a, iterations=iterations).strategy
+
+
+@pytest.fixture(scope="module")
+def leduc_blueprint():
+    return _blueprint(300)
+
+
+def _root_game(game, bp, me, continuations, bias=5.0):
+    """The leaf game of Leduc's first round (leaves at its end) for searcher `me`."""
+    cut = split_game(game, 1, per_card=False)
+    (head,) = heads(game, cut, 0, 0, True, bp)
+    return head, cut, LeafGame(head, cut, bp, me, continuations, bias)
+
+
+def test_without_leaves_it_is_unsafe_resolving(leduc_blueprint):
+    game, bp = leduc_blueprint
+    unsafe, _ = searched_strategy(game, bp, "unsafe", 40)
+    for depth in (1, 3):  # the depth reaches the end of the game: no leaves
+        searched, stats = searched_strategy(game, bp, "depth_limited", 40, depth=depth, continuations=["blueprint"])
+        assert stats.resolved == {1: 15}
+        for p in (0, 1):
+            np.testing.assert_array_equal(searched[p], unsafe[p])
+
+
+def _openspiel_value(game, bp, opp, kind, bias):
+    """Each player's expected chips when both play `bp`, except that `opp` plays its second round
+    with the probability of action `kind` (OpenSpiel's 0 fold, 1 call, 2 raise) times `bias`."""
+    from open_spiel.python.algorithms.expected_game_score import policy_value
+
+    from solverkit.poker.openspiel import openspiel_game, openspiel_policy
+
+    pol = openspiel_policy(game, bp)
+    for key, row in pol.state_lookup.items():
+        if f"[Player: {opp}]" in key and "[Round 2]" in key:
+            x = pol.action_probability_array[row].copy()
+            x[kind] *= bias
+            pol.action_probability_array[row] = x / x.sum()
+    return policy_value(openspiel_game(game).new_initial_state(), [pol, pol])
+
+
+@pytest.mark.parametrize("me,name,kind", [(0, "raise", 2), (1, "fold", 0), (1, "call", 1)])
+def test_leaf_values_agree_with_openspiel(leduc_blueprint, me, name, kind):
+    game, bp = leduc_blueprint
+    head, cut, lg = _root_game(game, bp, me, [name], bias=3.0)
+    assert len(lg.leaves) == 5  # Leduc's first round ends after five betting sequences
+    src = [to_segment(cut, bp[p], head.region, head.first, p) for p in (0, 1)]
+    out = lg.values(src)
+    ours = [float((out[p] * head.entry[p]).sum()) for p in (0, 1)]
+    np.testing.assert_allclose(ours, _openspiel_value(game, bp, 1 - me, kind, 3.0), rtol=0, atol=1e-12)
+
+
+def test_the_opponent_learns_its_best_continuation_per_hand(leduc_blueprint):
+    from solverkit.core.passes import NO_COEFFS
+    from solverkit.poker.pass_settings import _Job
+
+    game, good = leduc_blueprint
+    # player 1 plays the second round uniformly at random: folding more with its worst hands and
+    # raising more with its best pays against the searcher's re-solved first round
+    bp = [good[0], good[1].copy()]
+    layout, nodes = game.layout(1), game.full.units[1][0]
+    for i in np.flatnonzero(game.tree.bet.round[nodes] == 1):
+        a, n, A = layout.block_start[i], layout.block_count[i], layout.block_actions[i]
+        bp[1][a:a + n * A] = 1.0 / A
+    head, cut, lg = _root_game(game, bp, 0, ["blueprint", "fold", "call", "raise"])
+    lg.solve(300)
+    avg = [policy(lg.avg[p], cut._layout_of(head.region, p)) for p in (0, 1)]
+    # the opponent's values per continuation at every leaf against the searcher's average
+    lg.regret[:] = 0.0
+    lg.reach_b.fill(0.0)
+    lg._head_walk(avg, avg, lg.dummy, _Job(0, 0, 3, -1, NO_COEFFS, prune=False), 1, lg.reach_b, backward=False)
+    V = lg._leaf_values(3, lg.leaf_policy())  # [leaves, k, H] (they do not depend on its own leaf policy)
+    chosen = lg.average_leaf_policy()
+    reached = np.stack([lg.reach_b[lf.j, lf.bi, 1] for lf in lg.leaves]) > 1e-2  # (its average gets there)
+    top = np.sort(V, axis=1)
+    clear = (top[:, -1] - top[:, -2] > 5e-3) & reached  # one continuation better by 0.005 chips or more
+    best = V.argmax(axis=1)
+    assert clear.sum() >= 4
+    picks = np.take_along_axis(chosen, best[:, None, :], axis=1)[:, 0]
+    assert (picks[clear] > 0.9).all()  # CFR's average plays the best continuation there
+    assert {1, 3} <= set(best[clear].tolist())  # folding more with some hands, raising more with others
+
+
+def test_bad_settings_are_refused(leduc_blueprint):
+    game, bp = leduc_blueprint
+    base = {"preset": "cfr_plus", "game": {"name": "leduc"}}
+    for search, match in [
+        ({"continuations": ["blueprint", "check"]}, r"'check' is not a continuation strategy; valid: blueprint, fold, "
+                                                    r"call, raise"),
+        ({"continuations": []}, r"continuations = \[\] is invalid: .*blueprint, fold, call, raise"),
+        ({"continuations": ["fold", "fold"]}, r"names one strategy twice"),
+        ({"bias": 0.0}, r"bias = 0(\.0)? is invalid: expected a number > 0"),
+        ({"bias": -2}, r"bias = -2 is invalid"),
+        ({"depth": 0}, r"depth = 0 is invalid: expected an integer >= 1"),
+    ]:
+        with pytest.raises(ConfigError, match=match) as info:
+            load_config({**base, "search": {"name": "depth_limited", **search}})
+        assert "\n" not in str(info.value)
+    with pytest.raises(ConfigError, match=r"bias = 0 is invalid: expected a finite number > 0"):
+        depth_limited_strategy(game, bp, 10, bias=0)
+    with pytest.raises(ConfigError, match=r"depth = 0 is invalid"):
+        depth_limited_strategy(game, bp, 10, depth=0)
+    with pytest.raises(ConfigError, match=r"'folds' is not a continuation strategy; valid: blueprint, fold"):
+        depth_limited_strategy(game, bp, 10, continuations=("folds",))
+    with pytest.raises(ConfigError, match=r"round = 2 is invalid for depth_limited search .* 0 \(from the deal\) to 1"):
+        depth_limited_strategy(game, bp, 10, start_round=2)
+    with pytest.raises(ConfigError, match=r"round = 0 is invalid .* 1 to 1"):  # the other methods start at round 1
+        searched_strategy(game, bp, "unsafe", 10, start_round=0)
+
+
+def test_exploit_search_prints_the_depth_limited_exploitability(tmp_path):
+    from open_spiel.python.algorithms import exploitability as os_expl
+
+    from solverkit.poker.openspiel import openspiel_game, openspiel_policy
+
+    cfg = tmp_path / "dl.toml"
+    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "leduc"\n[search]\nname = "depth_limited"\nround = 0\n'
+                   'iterations = 60\nnested = false\ncontinuations = ["blueprint", "raise"]\nbias = 4.0\n')
+    out = tmp_path / "run"
+    r = CliRunner().invoke(cli, ["solve", str(cfg), "--iterations", "50", "--out", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["exploit", str(out), "--search"])
+    assert r.exit_code == 0, r.output
+    assert "continuations blueprint, raise (bias 4)" in r.output
+    printed = float(next(x for x in r.output.splitlines() if x.startswith("with search exploitability")).split()[3])
+    from solverkit.core.strategy_file import load_strategy
+
+    game = load_config(out / "config.toml").game
+    bp = load_strategy(out / "strategy.npz", game, str(out / "config.toml"))[0]
+    searched, _ = depth_limited_strategy(game, bp, 60, start_round=0, nested=False,
+                                         continuations=["blueprint", "raise"], bias=4.0)
+    theirs = os_expl.exploitability(openspiel_game(game), openspiel_policy(game, searched))
+    assert printed == pytest.approx(theirs, rel=1e-10)
+    # match plays the same search
+    r = CliRunner().invoke(cli, ["match", str(out), f"blueprint:{out}"])
+    assert r.exit_code == 0, r.output
+    assert "search depth_limited" in r.output.splitlines()[0]
