@@ -51,31 +51,6 @@ def test_keys_are_case_insensitive_and_comments_ignored():
     assert parse_gamedef(text) == parse_gamedef(LEDUC)
 
 
-@pytest.mark.parametrize(
-    "old, new, expected",
-    [
-        ("limit\n", "nolimit\n", "no-limit games are not supported"),
-        ("numPlayers = 2", "numPlayers = 3", ":4: numPlayers = 3: only 2-player games"),
-        ("raiseSize = 2 4", "raiseSize = 2 x", ":7: field raiseSize = '2 x': expected integers"),
-        ("raiseSize = 2 4", "raiseSize = 2", ":7: field raiseSize has 1 values, expected 2"),
-        ("maxRaises = 2 2", "maxRaise = 2 2", ":9: unknown field 'maxraise'"),
-        ("numHoleCards = 1", "numHoleCards = 3", "numHoleCards = 3 is not supported"),
-        ("firstPlayer = 1 1", "firstPlayer = 1 3", ":8: firstPlayer = [1, 3]: expected 1 or 2"),
-        ("END GAMEDEF\n", "", "missing END GAMEDEF"),
-        ("numRanks = 3", "numRanks = 1", "the deal needs 3 cards but the deck has 2"),
-        ("blind = 1 1", "blind = 1 1 1", "field blind has 3 values, expected 2"),
-        ("numSuits = 2\n", "", "missing field numSuits"),
-        ("numRounds = 2", "numRounds = 2 2", "field numRounds = '2 2': expected one integer"),
-    ],
-)
-def test_malformed_files_name_line_and_field(old, new, expected):
-    text = LEDUC.replace(old, new)
-    with pytest.raises(ConfigError) as err:
-        parse_gamedef(text, "x.game")
-    assert expected in str(err.value)
-    assert str(err.value).startswith("x.game")
-
-
 def test_unknown_bundled_name_lists_choices():
     with pytest.raises(ConfigError) as err:
         load_gamedef("ledoc")
@@ -110,6 +85,18 @@ def test_bad_bytes_big_numbers_repeats_and_stack_name_file_line_and_value(tmp_pa
 
 
 @pytest.mark.parametrize("old, new, expected", [
+    ("limit\n", "nolimit\n", "no-limit games are not supported"),
+    ("numPlayers = 2", "numPlayers = 3", ":4: numPlayers = 3: only 2-player games"),
+    ("raiseSize = 2 4", "raiseSize = 2 x", ":7: field raiseSize = '2 x': expected integers"),
+    ("raiseSize = 2 4", "raiseSize = 2", ":7: field raiseSize has 1 values, expected 2"),
+    ("maxRaises = 2 2", "maxRaise = 2 2", ":9: unknown field 'maxraise'"),
+    ("numHoleCards = 1", "numHoleCards = 3", "numHoleCards = 3 is not supported"),
+    ("firstPlayer = 1 1", "firstPlayer = 1 3", ":8: firstPlayer = [1, 3]: expected 1 or 2"),
+    ("END GAMEDEF\n", "", "missing END GAMEDEF"),
+    ("numRanks = 3", "numRanks = 1", "the deal needs 3 cards but the deck has 2"),
+    ("blind = 1 1", "blind = 1 1 1", "field blind has 3 values, expected 2"),
+    ("numSuits = 2\n", "", "missing field numSuits"),
+    ("numRounds = 2", "numRounds = 2 2", "field numRounds = '2 2': expected one integer"),
     ("numBoardCards = 0 1", "numBoardCards = 1 0",
      "numBoardCards = [1, 0]: board cards before the first betting round (1) are not supported; expected 0"),
     ("numBoardCards = 0 1", "numBoardCards = 2 1", "numBoardCards = [2, 1]: board cards before the first"),
@@ -122,9 +109,9 @@ def test_bad_bytes_big_numbers_repeats_and_stack_name_file_line_and_value(tmp_pa
     ("numRounds = 2", "numRounds = 0", "numRounds = 0: expected 1..8"),
     ("firstPlayer = 1 1", "firstPlayer = 0 1", "firstPlayer = [0, 1]: expected 1 or 2 per round"),
 ])
-def test_fields_the_acpc_rules_would_build_differently_are_refused(old, new, expected):
-    """Every accepted file builds the ACPC game; the rest are refused naming the field and value
-    (board cards before the first round were once ignored, missing blinds taken as 0)."""
+def test_malformed_files_and_fields_the_acpc_rules_would_build_differently_are_refused(old, new, expected):
+    """Every accepted file builds the ACPC game; the rest are refused in one line naming the file,
+    line, field and value (board cards before the first round were once ignored, missing blinds taken as 0)."""
     text = LEDUC.replace(old, new)
     assert text != LEDUC
     with pytest.raises(ConfigError) as err:
