@@ -134,10 +134,14 @@ def test_policies_are_openspiels_cfr(rule, update):
             assert [probs[i] for i in sorted(probs)] == pytest.approx([row[i] for i in sorted(probs)], abs=1e-12), key
 
 
-def test_blocks_of_passes_give_the_numbers_of_one_pass_each():
+@pytest.mark.parametrize("players, preset, update", [(3, "cfr_plus", "alternating"), (2, "cfr_plus", "alternating"),
+                                                     (2, "dcfr", "alternating"), (2, "cfr", "simultaneous"),
+                                                     (2, "lcfr", "alternating")])
+def test_blocks_of_passes_give_the_numbers_of_one_pass_each(players, preset, update):
     """A block of full passes in one kernel call (Solver.step(count)) and one pass per call
-    (a stateful rule's fold outside the kernel is the other path) leave the same values."""
-    cfg = {"preset": "cfr_plus", "game": {"name": "kuhn_tree", "players": 3}}
+    (a stateful rule's fold outside the kernel is the other path) leave the same values, for
+    two players (efg/kernels.py cfr_block) and more (nkernels.py cfr_block_n)."""
+    cfg = {"preset": preset, "game": {"name": "kuhn_tree", "players": players}, "solver": {"update": update}}
     one, block = Solver(load_config(cfg)), Solver(load_config(cfg))
     try:
         assert block.batches

@@ -122,6 +122,19 @@ def cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, reg0, r
 
 
 @njit(cache=True, nogil=True)
+def cfr_block(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, reg0, reg1, avg0, avg1, masks, avgmasks, coeffs,
+              sig0, sig1, d0, d1, reach, v):
+    """Passes k = 0, 1, ... of a two-player game in one call: :func:`cfr_pass` with masks[k],
+    avgmasks[k] and coeffs[k] (pre, pos, neg, floor, decay, weight), the regrets their own policy
+    sources, so each pass sees the previous one's updates exactly as separate calls would (a
+    Python call per pass cost a small game two thirds of its time)."""
+    for k in range(masks.shape[0]):
+        cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, reg0, reg1, reg0, reg1, avg0, avg1,
+                 masks[k], avgmasks[k], coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4],
+                 coeffs[k, 5], sig0, sig1, d0, d1, reach, v)
+
+
+@njit(cache=True, nogil=True)
 def best_response(node, prob, util, order, bounds, p, src, bs, bc, ba, sig, q_buf, w, v):
     """Value for player p of a best response to the opponent's policy (regret matching of
     `src`, blocks bs/bc/ba). The responder picks, per information set, the action maximising the

@@ -291,12 +291,27 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
                     averaging.update(seg[f"avg{q}"], ac[base[q]:base[q + 1]].copy(), job.iteration)
 
     def blocks_passes(self, rule, averaging, store) -> bool:
-        """True (games of more than two players) when a block of full passes runs in one kernel
-        call with the numbers of one call per pass: a rule that updates in the kernel and plays
-        its regrets, an averaging scheme in the kernel or none, a store that keeps doubles as
-        they are (a lossy store rounds at every encode)."""
-        return (self.num_players != 2 and self.split is None and rule.inline and rule.plain_policy and not rule.state
+        """True when a block of full passes runs in one kernel call with the numbers of one call
+        per pass: a whole (unsplit) game, a rule that updates in the kernel and plays its regrets,
+        an averaging scheme in the kernel or none, a store that keeps doubles as they are (a lossy
+        store rounds at every encode)."""
+        return (self.split is None and rule.inline and rule.plain_policy and not rule.state
                 and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
+
+    def _cfr_block_2(self, store, block: PassBlock) -> int:
+        """A block of full passes of a two-player game in one kernel call (:meth:`blocks_passes`):
+        :func:`.kernels.cfr_block`, the passes of :meth:`cfr_pass` one after another."""
+        masks, avgmasks, coeffs = block_plan(block, 2)
+        job = PassJob(block.first, (0, 1), block.rule, block.averaging)
+        upd_all, avg_all = int(np.bitwise_or.reduce(masks)), int(np.bitwise_or.reduce(avgmasks))
+        t = self.tree
+        sig0, sig1, d0, d1, reach, v = self._bufs()[:6]
+        with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
+            src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
+            held = _bits([q for q in (0, 1) if f"avg{q}" in seg])
+            kernels.cfr_block(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1), reg[0], reg[1], avg[0],
+                              avg[1], masks, avgmasks & held, coeffs, sig0, sig1, d0, d1, reach, v)
+        return t.num_nodes * masks.size
 
     def _cfr_block_n(self, store, block: PassBlock) -> int:
         """A block of full passes of an N-player game in one kernel call (:meth:`blocks_passes`)."""
@@ -328,7 +343,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         sampler = block.sampler
         if sampler is None or not sampler.sampled:
             if self.blocks_passes(block.rule, block.averaging, store):
-                return self._cfr_block_n(store, block)
+                return self._cfr_block_2(store, block) if self.num_players == 2 else self._cfr_block_n(store, block)
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
         if self.num_players != 2:
             return self._sampled_block_n(store, block)
