@@ -136,11 +136,14 @@ def test_policies_are_openspiels_cfr(rule, update):
 
 @pytest.mark.parametrize("players, preset, update", [(3, "cfr_plus", "alternating"), (2, "cfr_plus", "alternating"),
                                                      (2, "dcfr", "alternating"), (2, "cfr", "simultaneous"),
-                                                     (2, "lcfr", "alternating")])
+                                                     (2, "lcfr", "alternating"), (2, "pcfr_plus", "alternating"),
+                                                     (2, "pdcfr_plus", "simultaneous"),
+                                                     (2, "sapcfr_plus", "alternating")])
 def test_blocks_of_passes_give_the_numbers_of_one_pass_each(players, preset, update):
     """A block of full passes in one kernel call (Solver.step(count)) and one pass per call
     (a stateful rule's fold outside the kernel is the other path) leave the same values, for
-    two players (efg/kernels.py cfr_block) and more (nkernels.py cfr_block_n)."""
+    two players (efg/kernels.py cfr_block, cfr_block_predictive for a predictive rule's update
+    between passes) and more (nkernels.py cfr_block_n)."""
     cfg = {"preset": preset, "game": {"name": "kuhn_tree", "players": players}, "solver": {"update": update}}
     one, block = Solver(load_config(cfg)), Solver(load_config(cfg))
     try:

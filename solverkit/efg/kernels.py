@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.arith import avg_step, regret_matching, rule_step
+from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
@@ -132,6 +132,31 @@ def cfr_block(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, reg0, reg1, avg0, 
         cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, reg0, reg1, reg0, reg1, avg0, avg1,
                  masks[k], avgmasks[k], coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4],
                  coeffs[k, 5], sig0, sig1, d0, d1, reach, v)
+
+
+@njit(cache=True, nogil=True)
+def cfr_block_predictive(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, reg0, reg1, pred0, pred1, src0, src1,
+                         dl0, dl1, avg0, avg1, masks, avgmasks, coeffs, preds, sig0, sig1, d0, d1, reach, v):
+    """:func:`cfr_block` for a predictive rule (PCFR+, PDCFR+, SAPCFR+): each pass plays regret
+    matching of R + pred (src), leaves its instantaneous regrets in dl (coeffs[k, :4]: the
+    delta coefficients of a rule outside the kernel), averages with coeffs[k, 4:6], and then applies predictive_update with
+    preds[k] = (pre, floor, nxt, weight) to the updated players: the doubles of the pass
+    followed by the rule's update, as one call per pass gives them."""
+    for k in range(masks.shape[0]):
+        add_into(reg0, pred0, src0)
+        add_into(reg1, pred1, src1)
+        upd = masks[k]
+        if upd & 1:
+            dl0[:] = 0.0
+        if upd & 2:
+            dl1[:] = 0.0
+        cfr_pass(node, prob, util, bs0, bc0, ba0, bs1, bc1, ba1, src0, src1, dl0, dl1, avg0, avg1, upd, avgmasks[k],
+                 coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5], sig0, sig1, d0,
+                 d1, reach, v)
+        if upd & 1:
+            predictive_update(reg0, dl0, pred0, preds[k, 0], preds[k, 1], preds[k, 2], preds[k, 3])
+        if upd & 2:
+            predictive_update(reg1, dl1, pred1, preds[k, 0], preds[k, 1], preds[k, 2], preds[k, 3])
 
 
 @njit(cache=True, nogil=True)

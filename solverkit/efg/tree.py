@@ -295,8 +295,16 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         per pass: a whole (unsplit) game, a rule that updates in the kernel and plays its regrets,
         an averaging scheme in the kernel or none, a store that keeps doubles as they are (a lossy
         store rounds at every encode)."""
-        return (self.split is None and rule.inline and rule.plain_policy and not rule.state
-                and (averaging.inline or not averaging.keeps_average) and store.codec.passthrough)
+        if self.split is not None or not store.codec.passthrough or not (averaging.inline or not averaging.keeps_average):
+            return False
+        return (rule.inline and rule.plain_policy and not rule.state) or self._kernel_predictive(rule)
+
+    def _kernel_predictive(self, rule) -> bool:
+        """A predictive rule whose update a two-player block applies between its passes
+        (:meth:`~solverkit.core.rule.RegretRule.kernel_prediction`: its update is exactly
+        predictive_update with those coefficients)."""
+        return (self.num_players == 2 and rule.predictive and rule.policy == "regret_matching"
+                and rule.kernel_prediction(1) is not None)
 
     def _cfr_block_2(self, store, block: PassBlock) -> int:
         """A block of full passes of a two-player game in one kernel call (:meth:`blocks_passes`):
@@ -309,8 +317,18 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
             src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
             held = _bits([q for q in (0, 1) if f"avg{q}" in seg])
-            kernels.cfr_block(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1), reg[0], reg[1], avg[0],
-                              avg[1], masks, avgmasks & held, coeffs, sig0, sig1, d0, d1, reach, v)
+            if block.rule.predictive:
+                g = len(block.groups)
+                preds = np.repeat(np.array([block.rule.kernel_prediction(it) for it in
+                                            range(block.first, block.first + block.count)],
+                                           dtype=np.float64).reshape(-1, 4), g, axis=0)
+                kernels.cfr_block_predictive(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1),
+                                             seg["regret0"], seg["regret1"], seg["pred0"], seg["pred1"], src[0],
+                                             src[1], reg[0], reg[1], avg[0], avg[1], masks, avgmasks & held, coeffs,
+                                             preds, sig0, sig1, d0, d1, reach, v)
+            else:
+                kernels.cfr_block(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1), reg[0], reg[1], avg[0],
+                                  avg[1], masks, avgmasks & held, coeffs, sig0, sig1, d0, d1, reach, v)
         return t.num_nodes * masks.size
 
     def _cfr_block_n(self, store, block: PassBlock) -> int:
