@@ -8,8 +8,15 @@ cards (`[search]`: unsafe, resolve, maxmargin; solverkit/search) and measure aga
 (lossless) give the unabstracted solve. Writes bench/results/abstraction_search.{json,md} and a
 plot of buckets against real exploitability (abstraction_search.png).
 
+A search is a method name, or ``depth_limited`` with its settings after a colon (``key=value``
+pairs, commas between them, ``+`` between the names of a list): depth-limited search (Brown,
+Sandholm & Amos 2018) from round 0 of a two-round game is the only one with leaves there.
+
     python bench/abstraction_search.py                          # leduc13 and Rhode Island
     python bench/abstraction_search.py --games leduc13 --buckets 2 4 8 --iterations 1000
+    python bench/abstraction_search.py --games leduc13 --buckets 4 0 --tag depth_limited_leduc13 \
+        --search unsafe resolve maxmargin depth_limited:round=0 depth_limited:round=0,nested=no \
+        depth_limited:round=0,nested=no,continuations=blueprint
 """
 
 from __future__ import annotations
@@ -37,6 +44,26 @@ def solve(game_table, rounds, method, buckets, iterations):
     a = load_config(cfg)
     result = run_solve(a, iterations=iterations)
     return a.game, result, time.perf_counter() - t
+
+
+def search_spec(spec: str):
+    """(method, keywords of searched_strategy) of a --search entry: a method name, or
+    depth_limited:key=value,... (round, depth, nested yes/no, continuations a+b, bias)."""
+    method, _, rest = spec.partition(":")
+    kw = {}
+    for item in filter(None, rest.split(",")):
+        key, _, value = item.partition("=")
+        if key in ("round", "depth"):
+            kw["start_round" if key == "round" else key] = int(value)
+        elif key == "nested":
+            kw[key] = value in ("yes", "true", "1")
+        elif key == "continuations":
+            kw[key] = value.split("+")
+        elif key == "bias":
+            kw[key] = float(value)
+        else:
+            raise SystemExit(f"--search {spec}: unknown setting {key!r} (round, depth, nested, continuations, bias)")
+    return method, kw
 
 
 def main():
@@ -68,7 +95,8 @@ def main():
                    "solve_seconds": round(secs, 2), "real_exploitability": result.exploitability}
             for m in args.search:
                 t = time.perf_counter()
-                st, stats = searched_strategy(real, bp, m, sits, per_card=per_card)
+                method, kw = search_spec(m)
+                st, stats = searched_strategy(real, bp, method, sits, per_card=per_card, **kw)
                 row[f"search_{m}"] = exploitability(real, st)[0]
                 row[f"search_{m}_seconds"] = round(time.perf_counter() - t, 2)
                 row[f"search_{m}_kept"] = sum(stats.kept_blueprint.values())
@@ -82,8 +110,10 @@ def main():
     lines = [f"# {__doc__.splitlines()[0]}", "",
              "Exploitability in the real game, in chips per game (Rhode Island: chips; x100 for mbb/g at its "
              "big blind of 10). `search_*`: the blueprint with every public state re-solved from the second "
-             "round on (nested), each method's re-solves with the real cards. Command: `python "
-             "bench/abstraction_search.py`.", "",
+             "round on (nested), each method's re-solves with the real cards; `depth_limited:...`: depth-limited "
+             "search with those settings (round 0: from the deal). Command: `python bench/abstraction_search.py "
+             + " ".join(f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
+                        for k, v in vars(args).items() if v not in (None, 0, "auto")) + "`.", "",
              "| " + " | ".join(cols) + " | re-solve seconds (" + ", ".join(args.search) + ") |", "|" + "---|" * (len(cols) + 1)]
     for r in rows:
         cells = [str(r[c]) if not isinstance(r[c], float) else f"{r[c]:.6g}" for c in cols]

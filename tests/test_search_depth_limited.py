@@ -70,6 +70,49 @@ def test_leaf_values_agree_with_openspiel(leduc_blueprint, me, name, kind):
     np.testing.assert_allclose(ours, _openspiel_value(game, bp, 1 - me, kind, 3.0), rtol=0, atol=1e-12)
 
 
+THREE_ROUNDS = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 3
+blind = 1 1
+raiseSize = 2 4 4
+firstPlayer = 1 1 1
+maxRaises = 1 2 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 1 1
+END GAMEDEF
+"""
+
+
+def test_leaves_inside_a_later_round_are_worth_the_rest_of_the_game(tmp_path):
+    """A three-round game re-solved at round 1 to its end (leaves before round 2's card): played
+    by the blueprint, with the blueprint as the one continuation, every public state's leaf game
+    is worth what the whole subgame below it is worth to each hand."""
+    from solverkit.core.passes import NO_COEFFS
+    from solverkit.search.resolve import _walk
+
+    (tmp_path / "three.game").write_text(THREE_ROUNDS)
+    a = load_config({"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": str(tmp_path / "three.game")},
+                     "solver": {"eval_every": 0}})
+    game, bp = a.game, run_solve(a, iterations=30).strategy
+    cut = split_game(game, 2, per_card=False)
+    dummy = [np.zeros(1), np.zeros(1)]
+    # after round 1's card: 3 ways into round 1 x 4 boards (suit isomorphism); before it: 3
+    per_card = heads(game, cut, 1, 1, True, bp)
+    before = heads(game, cut, 1, 1, False, bp)
+    assert (len(per_card), len(before)) == (12, 3)
+    for h in per_card + before:
+        lg = LeafGame(h, cut, bp, 1, ["blueprint"])
+        assert len(lg.leaves) == 5 * int(h.count[1])  # round 1's ends on each of its boards here
+        ours = lg.values([to_segment(h.game, bp[p], h.region, h.first, p) for p in (0, 1)])
+        region, first = h.game._sub_region(*h.key)
+        whole = [to_segment(h.game, bp[p], region, first, p) for p in (0, 1)]
+        theirs = _walk(h.game, h.key, h.entry, whole, whole, dummy, 0, 0, 3, NO_COEFFS)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-14)
+
+
 def test_the_opponent_learns_its_best_continuation_per_hand(leduc_blueprint):
     from solverkit.core.passes import NO_COEFFS
     from solverkit.poker.pass_settings import _Job
