@@ -23,7 +23,9 @@ import numpy as np
 from ..core.passes import NO_COEFFS
 from ..errors import ConfigError
 from ..poker.betting import ROUND_END
+from ..poker.kernels import MODE_FULL, Pass, float_values
 from ..poker.pass_settings import _Job
+from ..poker.walks import _kernel
 from .continuations import DEFAULT_CONTINUATIONS, biased, check_options
 from .resolve import SearchStats, _trunk_reach, split_game, to_segment
 
@@ -52,11 +54,8 @@ class _Leaf:
 
     j: int  # round-end index of e (the boundary's first axis)
     bi: int  # g's index among the head's boards of its round
-    g: int
-    region: object
-    first: np.ndarray
-    children: tuple
-    src: list  # per continuation: [policy of player 0, of player 1] over the region's layout
+    plan: object  # the kernel's Walk of the rest of the game below e on g
+    values: list  # per continuation: the kernel's Values of [player 0's policy, player 1's] there
 
 
 def heads(real, cut, s: int, last: int, per_card: bool, strategy) -> list[Head]:
@@ -100,6 +99,8 @@ class LeafGame:
         self.reg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
         self.avg = [np.zeros(sizes[0]), np.zeros(sizes[1])]
         self.k = len(continuations)
+        self.dummy = [np.zeros(1), np.zeros(1)]
+        self.no_boundary = np.zeros((1, 1, 2, 1))
         self.leaves = [] if cut is None else self._leaves(cut, strategy, continuations, bias)
         n = len(self.leaves)
         self.regret = np.zeros((n, self.k, self.H))  # the opponent's leaf regrets (CFR+)
@@ -110,7 +111,6 @@ class LeafGame:
         nb = max((lf.bi for lf in self.leaves), default=0) + 1
         self.reach_b = np.zeros((nre, nb, 2, self.H))
         self.value_b = np.zeros((nre, nb, 2, self.H))
-        self.dummy = [np.zeros(1), np.zeros(1)]
 
     def _leaves(self, cut, strategy, continuations, bias) -> list[_Leaf]:
         head = self.head
@@ -127,13 +127,14 @@ class LeafGame:
                 region, first = cut._sub_region(int(e), g, 0)
                 mine = to_segment(cut, strategy[self.me], region, first, self.me)
                 theirs = to_segment(cut, strategy[self.opp], region, first, self.opp)
-                src = []
+                values = []
                 for name in continuations:
                     pair = [None, None]
                     pair[self.me] = mine
                     pair[self.opp] = biased(cut, region, self.opp, theirs, name, bias)
-                    src.append(pair)
-                out.append(_Leaf(int(cut.re_index[e]), g - g0, g, region, first, cut._chunks[g][0], src))
+                    values.append(float_values(pair[0], pair[1], pair[0], pair[1], *self.dummy))
+                c0, c1 = cut._chunks[g][0]
+                out.append(_Leaf(int(cut.re_index[e]), g - g0, cut._walk_plan(region, g, c0, c1, first), values))
         return out
 
     def leaf_policy(self) -> np.ndarray:
@@ -159,7 +160,10 @@ class LeafGame:
         me, opp = self.me, self.opp
         game = self.head.game
         V = np.zeros((len(self.leaves), self.k, self.H))
-        job = _Job(0, 0, mask, -1, NO_COEFFS, prune=True)
+        # the kernel called as GameWalks._call calls it (the same numbers), its arguments made
+        # once per leaf: k walks per leaf and pass make Python's share per call count
+        kernel, tree, bufs = _kernel(), game.kernel_tree(), game._bufs()
+        settings = Pass(0, 0, mask, -1, *(float(x) for x in NO_COEFFS), True, MODE_FULL, np.uint64(0), -1, 1.0, 1.0)
         entry = np.zeros((2, self.H))
         for i, lf in enumerate(self.leaves):
             r = self.reach_b[lf.j, lf.bi]
@@ -170,10 +174,9 @@ class LeafGame:
                 # me's values are linear in the opponent's reach, the opponent's in me's
                 if not ((mask >> me) & 1 and entry[opp].any()) and not ((mask >> opp) & 1 and entry[me].any()):
                     continue
-                out = game._call(lf.region, lf.g, entry, lf.first, lf.src[c], lf.src[c], self.dummy, job,
-                                 children=lf.children)
-                mine += out[me]
-                V[i, c] = out[opp]
+                kernel(tree, lf.plan, lf.values[c], settings, entry, 0, self.no_boundary, True, bufs)
+                mine += bufs.out_cfv[me]
+                V[i, c] = bufs.out_cfv[opp]
             self.value_b[lf.j, lf.bi, me] = mine
             self.value_b[lf.j, lf.bi, opp] = (w[i] * V[i]).sum(axis=0)
         return V
