@@ -10,9 +10,10 @@ hands sorted by strength.
 Over 500 lines on purpose: this module is the walk itself (its records, the round sweeps that
 read them, the entry points), one idea; the per-node sweeps and the terminal values it calls
 live in sweep_kernels.py and terminal_kernels.py. The round sweeps (and _terminals) are inlined
-into _walk: a call that passes the tree and value records increfs and decrefs each of their ~70
-arrays atomically, which was half a pass's time on Kuhn (the per-node sweeps take five arrays each
-and stay calls: inlining them quadrupled the cold compile).
+into _walk, and _walk loops over a block's passes itself: a call that passes the tree and value
+records increfs and decrefs each of their ~70 arrays atomically, which was half a pass's time on
+Kuhn (the per-node sweeps take five arrays each and stay calls: inlining them quadrupled the cold
+compile).
 
 Sampled walks (:data:`MODE_CHANCE`, :data:`MODE_EXTERNAL`) deal one board per round, drawn
 with probability q proportional to its suit orbit among its parent's children, and scale the
@@ -344,9 +345,14 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
 @njit(cache=True, nogil=True)
 def dfs_pass(T, W, V, P, entry_reach, boundary_mode, boundary, do_backward, B):
     """One walk (see _walk) of the pass P: the engine's entry point, compiled for one signature."""
-    _walk(T, W, V, entry_reach, P.upd_mask, P.avg_mask, P.val_mask, P.br_player, P.pre, P.pos, P.neg, P.floor,
-          P.decay, P.weight, P.nxt, P.pweight, boundary_mode, boundary, do_backward, P.prune, B.reach, B.cfv, B.live, B.out_cfv,
-          P.mode, P.key, P.samp_player)
+    coeffs = np.empty((1, 8))
+    coeffs[0, 0], coeffs[0, 1], coeffs[0, 2], coeffs[0, 3] = P.pre, P.pos, P.neg, P.floor
+    coeffs[0, 4], coeffs[0, 5], coeffs[0, 6], coeffs[0, 7] = P.decay, P.weight, P.nxt, P.pweight
+    _walk(T, W, V, entry_reach, np.full(1, P.upd_mask, dtype=np.int64), np.full(1, P.avg_mask, dtype=np.int64),
+          np.full(1, P.val_mask, dtype=np.int64), np.full(1, P.br_player, dtype=np.int64), coeffs,
+          np.full(1, P.prune, dtype=np.bool_), np.full(1, P.mode, dtype=np.int64), np.full(1, P.key, dtype=np.uint64),
+          np.full(1, P.samp_player, dtype=np.int64), boundary_mode, boundary, do_backward, B.reach, B.cfv, B.live,
+          B.out_cfv)
 
 
 @njit(cache=True, nogil=True)
@@ -357,14 +363,10 @@ def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes,
     so each pass sees the previous one's updates, exactly as separate calls would."""
     boundary = np.zeros((1, 1, 2, 1))
     # (typed variables, not literals: _walk then compiles once for both entry points)
-    no_br = np.int64(-1)
     mode0 = np.int64(0)
     backward = upd_masks.shape[0] >= 0
-    for k in range(upd_masks.shape[0]):
-        _walk(T, W, V, entry_reach, upd_masks[k], avg_masks[k], upd_masks[k], no_br,
-              coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5], coeffs[k, 6],
-              coeffs[k, 7], mode0, boundary, backward, prunes[k], B.reach, B.cfv, B.live, B.out_cfv, modes[k], keys[k],
-              samp_players[k])
+    _walk(T, W, V, entry_reach, upd_masks, avg_masks, upd_masks, np.full(upd_masks.shape[0], -1, dtype=np.int64),
+          coeffs, prunes, modes, keys, samp_players, mode0, boundary, backward, B.reach, B.cfv, B.live, B.out_cfv)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -389,9 +391,13 @@ def _collect(cfv, e, x, p, H, perms, j0, j1):
 
 
 @njit(cache=True, nogil=True)
-def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, pos, neg, floor, decay, weight, pnxt,
-          pweight, boundary_mode, boundary, do_backward, prune, reach, cfv, live, out_cfv, mode, key, samp_player):
-    """One walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
+def _walk(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_players, coeffs, prunes, modes, keys,
+          samp_players, boundary_mode, boundary, do_backward, reach, cfv, live, out_cfv):
+    """Walks k = 0, 1, ... of passes with the masks upd_masks[k], avg_masks[k], val_masks[k],
+    best responder br_players[k], coefficients coeffs[k] (pre, pos, neg, floor, decay, weight,
+    nxt, pweight), prunes[k], modes[k], keys[k] and samp_players[k], one after another (the
+    records are taken and the scratch made once for the whole block: a call per pass cost a
+    small game a third of its time in reference counts and allocations). Each is one walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
     boards W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
     (PublicTree), V the players' value arrays (Values).
 
@@ -438,147 +444,157 @@ def _walk(T, W, V, entry_reach, upd_mask, avg_mask, val_mask, br_player, pre, po
     nlev = r_end - r0 + 1
     cur = np.zeros(nlev, dtype=np.int64)
     nxt = np.zeros(nlev, dtype=np.int64)
-    for p in range(2):
-        for h in range(H0 if p == 0 else H1):
-            reach[n0, p, h] = entry_reach[p, h]
-    level = 0
-    cur[0] = b0
     lim = np.zeros(nlev, dtype=np.int64)
-    wq = np.ones(nlev)  # weight 1 / q of the board at each level (1: full walks)
+    wq = np.ones(nlev)
     path = np.zeros(nlev, dtype=np.int64)
-    if mode != MODE_FULL:
-        path[0] = b0
-        for lv in range(nlev - 1):
-            path[lv + 1], wq[lv + 1] = _sample_board(key, path[lv], bcode, child_start, child_end, perm_start, perm_end)
-    sp = samp_player if mode == MODE_EXTERNAL else -1
-    amask = avg_mask if do_backward else 0
-    if br_player >= 0:
-        amask &= ~(1 << br_player)
-    # reach is needed for the players whose averages grow and for the opponents of the players
-    # whose values are computed
-    reach_mask = amask
-    for p in range(2):
-        if (val_mask >> p) & 1:
-            reach_mask |= 1 << (1 - p)
-    live[n0] = 0 if prune else 1
-    for p in range(2):
-        if (reach_mask >> p) & 1:
+    for k in range(upd_masks.shape[0]):
+        upd_mask, avg_mask, val_mask, br_player = upd_masks[k], avg_masks[k], val_masks[k], br_players[k]
+        pre, pos, neg, floor = coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3]
+        decay, weight, pnxt, pweight = coeffs[k, 4], coeffs[k, 5], coeffs[k, 6], coeffs[k, 7]
+        prune, mode, key, samp_player = prunes[k], modes[k], keys[k], samp_players[k]
+        for c in range(card.shape[0]):
+            card[c] = 0.0
+        for p in range(2):
             for h in range(H0 if p == 0 else H1):
-                if entry_reach[p, h] != 0.0:
-                    live[n0] = 1
-    _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask if boundary_mode != 3 else 0, reach_mask,
-                   decay, weight, reach, live, prune, sp, key, bcode[b0], S, Av)
-    nxt[0] = W.c_first
-    lim[0] = W.c_last
-    if mode != MODE_FULL and nlev > 1:
-        nxt[0] = path[1]
-        lim[0] = path[1] + 1 if W.c_first <= path[1] < W.c_last else path[1]
-    for n in range(round_lo[r0], round_hi[r0]):
-        if kind[n] == ROUND_END:
-            for p in range(2):
+                reach[n0, p, h] = entry_reach[p, h]
+        level = 0
+        cur[0] = b0
+        for lv in range(nlev):
+            wq[lv] = 1.0  # weight 1 / q of the board at each level (1: full walks)
+            path[lv] = 0
+        if mode != MODE_FULL:
+            path[0] = b0
+            for lv in range(nlev - 1):
+                path[lv + 1], wq[lv + 1] = _sample_board(key, path[lv], bcode, child_start, child_end, perm_start, perm_end)
+        sp = samp_player if mode == MODE_EXTERNAL else -1
+        amask = avg_mask if do_backward else 0
+        if br_player >= 0:
+            amask &= ~(1 << br_player)
+        # reach is needed for the players whose averages grow and for the opponents of the players
+        # whose values are computed
+        reach_mask = amask
+        for p in range(2):
+            if (val_mask >> p) & 1:
+                reach_mask |= 1 << (1 - p)
+        live[n0] = 0 if prune else 1
+        for p in range(2):
+            if (reach_mask >> p) & 1:
                 for h in range(H0 if p == 0 else H1):
-                    cfv[n, p, h] = 0.0
-    while True:
-        r = r0 + level
-        g = cur[level]
-        if r < r_end and nxt[level] < lim[level]:
-            c = nxt[level]
-            nxt[level] += 1
-            w = wq[level + 1]
-            any_live = False
-            for e in range(round_lo[r], round_hi[r]):
-                if kind[e] == ROUND_END:
-                    m = children[e, 0]
-                    live[m] = 0 if prune else 1
-                    if not live[e]:
-                        continue
-                    if reach_mask & 1:
-                        _deal(reach, e, m, 0, H0, valid0, c, w, live)
-                    if (reach_mask >> 1) & 1:
-                        _deal(reach, e, m, 1, H1, valid1, c, w, live)
-                    if live[m]:
-                        any_live = True
-            if not any_live:
-                # nothing reaches this board: its values are zero and nothing below changes
-                continue
-            level += 1
-            r += 1
-            cur[level] = c
-            _forward_round(T, W, V, r, c, round_lo[r], round_hi[r], amask, reach_mask, decay, weight, reach, live,
-                           prune, sp, key, bcode[c], S, Av)
-            if mode == MODE_FULL or level + 1 >= nlev:
-                nxt[level] = child_start[c]
-                lim[level] = child_end[c]
-            else:
-                nxt[level] = path[level + 1]
-                lim[level] = path[level + 1] + 1
-            for n in range(round_lo[r], round_hi[r]):
-                if kind[n] == ROUND_END:
-                    for p in range(2):
-                        for h in range(H0 if p == 0 else H1):
-                            cfv[n, p, h] = 0.0
-            continue
-        if boundary_mode == 3 and level == 0:
-            break
-        if boundary_mode == 4:
-            # the chunks' child values, collected board by board as one walk would (same sums)
-            for c in range(child_start[b0], child_end[b0]):
-                k = c - child_start[b0]
+                    if entry_reach[p, h] != 0.0:
+                        live[n0] = 1
+        _forward_round(T, W, V, r0, b0, round_lo[r0], round_hi[r0], amask if boundary_mode != 3 else 0, reach_mask,
+                       decay, weight, reach, live, prune, sp, key, bcode[b0], S, Av)
+        nxt[0] = W.c_first
+        lim[0] = W.c_last
+        if mode != MODE_FULL and nlev > 1:
+            nxt[0] = path[1]
+            lim[0] = path[1] + 1 if W.c_first <= path[1] < W.c_last else path[1]
+        for n in range(round_lo[r0], round_hi[r0]):
+            if kind[n] == ROUND_END:
+                for p in range(2):
+                    for h in range(H0 if p == 0 else H1):
+                        cfv[n, p, h] = 0.0
+        while True:
+            r = r0 + level
+            g = cur[level]
+            if r < r_end and nxt[level] < lim[level]:
+                c = nxt[level]
+                nxt[level] += 1
+                w = wq[level + 1]
+                any_live = False
                 for e in range(round_lo[r], round_hi[r]):
                     if kind[e] == ROUND_END:
-                        if val_mask & 1:
-                            _collect(cfv, e, boundary[re_index[e], k, 0], 0, H0, perms0, perm_start[c], perm_end[c])
-                        if (val_mask >> 1) & 1:
-                            _collect(cfv, e, boundary[re_index[e], k, 1], 1, H1, perms1, perm_start[c], perm_end[c])
-        elif r == r_end and boundary_mode != 0:
-            bi = g - seg_board_lo[r]
-            for e in range(round_lo[r], round_hi[r]):
-                if kind[e] == ROUND_END:
-                    j = re_index[e]
-                    q = 0  # mode 2 with one slot per player in val_mask: the slot of player p
-                    for p in range(2):
-                        H = H0 if p == 0 else H1
-                        if boundary_mode == 1:
-                            for h in range(H):
-                                boundary[j, bi, p, h] = reach[e, p, h] if live[e] and (reach_mask >> p) & 1 else 0.0
-                        elif boundary.shape[2] == 2:
-                            for h in range(H):
-                                cfv[e, p, h] = boundary[j, bi, p, h]
-                        elif (val_mask >> p) & 1:
-                            for h in range(H):
-                                cfv[e, p, h] = boundary[j, bi, q, h]
-                            q += 1
-                        else:  # a value nobody asked for (the kernel never reads it)
-                            for h in range(H):
-                                cfv[e, p, h] = 0.0
-        if do_backward:
-            _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live, sd)
-            _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
-                            floor, pnxt, pweight, cfv, live, S)
-        if level == 0:
-            break
-        # the parent's round ends collect this board's values and, through the hand maps,
-        # those of the other boards of its suit orbit
-        for e in range(round_lo[r - 1], round_hi[r - 1]):
-            if kind[e] == ROUND_END:
-                m = children[e, 0]
-                if not live[m]:
+                        m = children[e, 0]
+                        live[m] = 0 if prune else 1
+                        if not live[e]:
+                            continue
+                        if reach_mask & 1:
+                            _deal(reach, e, m, 0, H0, valid0, c, w, live)
+                        if (reach_mask >> 1) & 1:
+                            _deal(reach, e, m, 1, H1, valid1, c, w, live)
+                        if live[m]:
+                            any_live = True
+                if not any_live:
+                    # nothing reaches this board: its values are zero and nothing below changes
                     continue
-                if boundary_mode == 3 and level == 1:  # the first round's sums are the last walk's
-                    k = g - child_start[b0]
-                    for p in range(2):
-                        if (val_mask >> p) & 1:
+                level += 1
+                r += 1
+                cur[level] = c
+                _forward_round(T, W, V, r, c, round_lo[r], round_hi[r], amask, reach_mask, decay, weight, reach, live,
+                               prune, sp, key, bcode[c], S, Av)
+                if mode == MODE_FULL or level + 1 >= nlev:
+                    nxt[level] = child_start[c]
+                    lim[level] = child_end[c]
+                else:
+                    nxt[level] = path[level + 1]
+                    lim[level] = path[level + 1] + 1
+                for n in range(round_lo[r], round_hi[r]):
+                    if kind[n] == ROUND_END:
+                        for p in range(2):
                             for h in range(H0 if p == 0 else H1):
-                                boundary[re_index[e], k, p, h] = cfv[m, p, h]
-                    continue
-                if val_mask & 1:
-                    _collect(cfv, e, cfv[m, 0], 0, H0, perms0, perm_start[g], perm_end[g])
-                if (val_mask >> 1) & 1:
-                    _collect(cfv, e, cfv[m, 1], 1, H1, perms1, perm_start[g], perm_end[g])
-        level -= 1
-    for p in range(2):
-        for h in range(H0 if p == 0 else H1):
-            out_cfv[p, h] = cfv[n0, p, h]
+                                cfv[n, p, h] = 0.0
+                continue
+            if boundary_mode == 3 and level == 0:
+                break
+            if boundary_mode == 4:
+                # the chunks' child values, collected board by board as one walk would (same sums)
+                for c in range(child_start[b0], child_end[b0]):
+                    k = c - child_start[b0]
+                    for e in range(round_lo[r], round_hi[r]):
+                        if kind[e] == ROUND_END:
+                            if val_mask & 1:
+                                _collect(cfv, e, boundary[re_index[e], k, 0], 0, H0, perms0, perm_start[c], perm_end[c])
+                            if (val_mask >> 1) & 1:
+                                _collect(cfv, e, boundary[re_index[e], k, 1], 1, H1, perms1, perm_start[c], perm_end[c])
+            elif r == r_end and boundary_mode != 0:
+                bi = g - seg_board_lo[r]
+                for e in range(round_lo[r], round_hi[r]):
+                    if kind[e] == ROUND_END:
+                        j = re_index[e]
+                        q = 0  # mode 2 with one slot per player in val_mask: the slot of player p
+                        for p in range(2):
+                            H = H0 if p == 0 else H1
+                            if boundary_mode == 1:
+                                for h in range(H):
+                                    boundary[j, bi, p, h] = reach[e, p, h] if live[e] and (reach_mask >> p) & 1 else 0.0
+                            elif boundary.shape[2] == 2:
+                                for h in range(H):
+                                    cfv[e, p, h] = boundary[j, bi, p, h]
+                            elif (val_mask >> p) & 1:
+                                for h in range(H):
+                                    cfv[e, p, h] = boundary[j, bi, q, h]
+                                q += 1
+                            else:  # a value nobody asked for (the kernel never reads it)
+                                for h in range(H):
+                                    cfv[e, p, h] = 0.0
+            if do_backward:
+                _terminals(T, r, g, round_lo[r], round_hi[r], card, val_mask, reach, cfv, live, sd)
+                _backward_round(T, W, V, r, g, round_lo[r], round_hi[r], upd_mask, val_mask, br_player, pre, pos, neg,
+                                floor, pnxt, pweight, cfv, live, S)
+            if level == 0:
+                break
+            # the parent's round ends collect this board's values and, through the hand maps,
+            # those of the other boards of its suit orbit
+            for e in range(round_lo[r - 1], round_hi[r - 1]):
+                if kind[e] == ROUND_END:
+                    m = children[e, 0]
+                    if not live[m]:
+                        continue
+                    if boundary_mode == 3 and level == 1:  # the first round's sums are the last walk's
+                        k = g - child_start[b0]
+                        for p in range(2):
+                            if (val_mask >> p) & 1:
+                                for h in range(H0 if p == 0 else H1):
+                                    boundary[re_index[e], k, p, h] = cfv[m, p, h]
+                        continue
+                    if val_mask & 1:
+                        _collect(cfv, e, cfv[m, 0], 0, H0, perms0, perm_start[g], perm_end[g])
+                    if (val_mask >> 1) & 1:
+                        _collect(cfv, e, cfv[m, 1], 1, H1, perms1, perm_start[g], perm_end[g])
+            level -= 1
+        for p in range(2):
+            for h in range(H0 if p == 0 else H1):
+                out_cfv[p, h] = cfv[n0, p, h]
 
 
 @njit(cache=True)
