@@ -6,6 +6,7 @@ from __future__ import annotations
 from .core.hookspecs import hookimpl
 from .core.params import Param
 from .core.sampler import Sampler
+from .errors import ConfigError
 
 
 class FullSampler(Sampler):
@@ -72,14 +73,46 @@ class PublicExternalSampler(Sampler):
 class OutcomeSampler(Sampler):
     """Outcome-sampling MCCFR (Lanctot et al. 2009): one terminal history per pass, the updating
     player sampling epsilon-on-policy; importance-weighted regrets and stochastically weighted
-    averaging."""
+    averaging. ``baseline`` adds VR-MCCFR's baseline-corrected values (Schmid et al. 2019; two
+    players, the generic tree engine; docs/samplers.md)."""
 
     name = "outcome"
-    description = "one sampled history per pass, epsilon exploration (OS-MCCFR)"
+    description = "one sampled history per pass, epsilon exploration (OS-MCCFR; VR-MCCFR with a baseline)"
     scheme = "outcome"
-    params = {"epsilon": Param("float", 0.6, "the updating player's exploration: it samples uniformly with this "
-                               "weight, on-policy otherwise (OpenSpiel's default 0.6)", min=0.0, max=1.0,
-                               min_exclusive=True)}
+    params = {
+        "epsilon": Param("float", 0.6, "the updating player's exploration: it samples uniformly with this "
+                         "weight, on-policy otherwise (OpenSpiel's default 0.6)", min=0.0, max=1.0, min_exclusive=True),
+        "baseline": Param("str", "none", "VR-MCCFR (Schmid et al. 2019): none (plain outcome sampling), learned "
+                          "(per history and action, a decaying average of its sampled values), oracle (the exact "
+                          "values under the current profile: a full sweep per pass, for tests and measurements)",
+                          choices=("none", "learned", "oracle")),
+        "baseline_decay": Param("float", 0.5, "learned baseline: b <- decay * b + (1 - decay) * sampled value, at "
+                                "each visit of the action (the paper's exponentially decaying average)",
+                                min=0.0, max=1.0),
+    }
+
+    def __init__(self, **params):
+        if params.get("baseline", "none") == "none":  # plain outcome sampling keeps the config (and the
+            params.pop("baseline", None)  # checkpoints' recorded assembly) it had before baselines
+            params.pop("baseline_decay", None)
+        super().__init__(**params)
+
+    def baseline(self) -> str:
+        """The VR-MCCFR baseline: none, learned or oracle."""
+        return str(self.config.get("baseline", "none"))
+
+    def check(self, game, rule, averaging) -> None:
+        super().check(game, rule, averaging)
+        if self.baseline() == "none":
+            return
+        if not getattr(game, "vr_baselines", False):
+            raise ConfigError(f"[sampler] baseline = {self.baseline()!r}: game {game.name!r} has no baselines "
+                              "(VR-MCCFR runs on the generic tree engine: kuhn_tree, leduc_tree, openspiel); "
+                              "use baseline = \"none\"")
+        if game.num_players != 2:
+            raise ConfigError(f"[sampler] baseline = {self.baseline()!r}: game {game.name!r} has "
+                              f"{game.num_players} players; VR-MCCFR baselines run with 2 players; use "
+                              "baseline = \"none\" or [game] players = 2")
 
 
 @hookimpl

@@ -126,16 +126,15 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
     return count
 
 
-@njit(cache=True, nogil=True)
-def outcome_traverse(i, key, eps, node, prob, util, infoset, src_i, src_o, d_i, seen_i, touched_i, nt_i,
-                     avg_o, ascale_o, do_avg, weight, pol, path, samp, qpre):
-    """One outcome-sampled traversal for updating player i; returns nodes visited.
+@njit(cache=True, nogil=True, inline="always")
+def outcome_descend(i, key, eps, node, prob, infoset, src_i, src_o, avg_o, ascale_o, do_avg, weight, pol, path, samp,
+                    qpre):
+    """The walk down of an outcome-sampled traversal for updating player i: returns (depth,
+    terminal node), path[j] / samp[j] the j-th history and its sampled child, qpre[j] i's
+    sampling probability of the path before it, pol the policies of the decisions on the path.
 
-    Down: chance and the opponent sample on-policy, i samples eps-uniform + (1 - eps)-policy;
-    the opponent's average takes w * pi_o sigma / (q n(I)) = w * sigma / (pi_c q_i n(I)).
-    Up: the sampled child's value v over its sampling probability s estimates its value (the
-    others' estimates are 0); at i's histories d_i takes sign * (v~_a - v~) / q_i(prefix)."""
-    sign = 1.0 if i == 0 else -1.0
+    Chance and the opponent sample on-policy, i samples eps-uniform + (1 - eps)-policy; the
+    opponent's average takes w * pi_o sigma / (q n(I)) = w * sigma / (pi_c q_i n(I))."""
     n = 0
     depth = 0
     pc = 1.0  # chance reach of the path
@@ -176,6 +175,20 @@ def outcome_traverse(i, key, eps, node, prob, util, infoset, src_i, src_o, d_i, 
         samp[depth] = first + a
         depth += 1
         n = first + a
+    return depth, n
+
+
+@njit(cache=True, nogil=True)
+def outcome_traverse(i, key, eps, node, prob, util, infoset, src_i, src_o, d_i, seen_i, touched_i, nt_i,
+                     avg_o, ascale_o, do_avg, weight, pol, path, samp, qpre):
+    """One outcome-sampled traversal for updating player i; returns nodes visited.
+
+    Down: :func:`outcome_descend`. Up: the sampled child's value v over its sampling
+    probability s estimates its value (the others' estimates are 0); at i's histories d_i
+    takes sign * (v~_a - v~) / q_i(prefix). (:mod:`.sampled_vr` adds baselines.)"""
+    sign = 1.0 if i == 0 else -1.0
+    depth, n = outcome_descend(i, key, eps, node, prob, infoset, src_i, src_o, avg_o, ascale_o, do_avg, weight,
+                               pol, path, samp, qpre)
     val = util[n]
     for j in range(depth - 1, -1, -1):
         n = path[j]

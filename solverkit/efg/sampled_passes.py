@@ -1,7 +1,10 @@
 """Sampled CFR passes of a tree game (chance, external, outcome sampling): the per-pass
-coefficients, scratch and average factors a block of sampled passes runs on in one kernel call."""
+coefficients, scratch and average factors a block of sampled passes runs on in one kernel call,
+and the baselines of variance-reduced outcome sampling."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -9,7 +12,7 @@ from ..core import passes
 from ..core.game import PassBlock, PassJob
 from ..core.pass_plan import average_players
 from ..core.passes import _bits
-from . import sampled
+from . import sampled, sampled_vr
 
 
 def sampled_coefficients(block: PassBlock):
@@ -45,6 +48,39 @@ def sampled_coefficients(block: PassBlock):
 class TreeSampledPasses:
     """The :class:`~solverkit.efg.tree.TreeGame` methods of sampled passes: N-player blocks, and
     the scratch and average scales of both kernels."""
+
+    #: outcome sampling takes [sampler] baseline (VR-MCCFR, two players; :mod:`.sampled_vr`)
+    vr_baselines = True
+
+    @staticmethod
+    def _baseline_mode(sampler) -> int:
+        """The kernel code of an outcome sampler's ``baseline`` (0: none, plain outcome sampling)."""
+        if sampler.scheme != "outcome":
+            return 0
+        return sampled_vr.BASELINES[sampler.config.get("baseline", "none")]
+
+    def vr_baseline(self, store) -> np.ndarray:
+        """The baselines b(h, a) of a run on `store`, one per edge (indexed by the child node;
+        player 0's utility): engine-side, kept as long as the store lives and not checkpointed, so
+        a resumed run starts them again from 0 (still unbiased, other numbers than one run)."""
+        table = self.__dict__.setdefault("_vr_tables", weakref.WeakKeyDictionary())
+        bl = table.get(store)
+        if bl is None:
+            bl = table[store] = np.zeros(self.tree.num_nodes)
+        return bl
+
+    def _vr_outcome_block(self, store, sampler, plan, src, reg, avg) -> int:
+        """A block of variance-reduced outcome-sampled passes (:func:`.sampled_vr.vr_outcome_block`)
+        on an open root segment's (src, reg, avg); `plan`: (iters, masks, avgmasks, floors,
+        weights, rweights) as :meth:`cfr_block` makes them."""
+        t = self.tree
+        a0, a1 = self._avg_scale("outcome")
+        b = self._sampling_bufs()
+        return int(sampled_vr.vr_outcome_block(sampler.epsilon(), sampler.seed, 0, *plan, t.node, t.prob, t.util,
+                                               t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
+                                               *b[:7], b[9], *b[12:15], self._baseline_mode(sampler),
+                                               float(sampler.config.get("baseline_decay", 0.5)),
+                                               self.vr_baseline(store), np.zeros(0)))
 
     @property
     def _ibase(self) -> np.ndarray:

@@ -378,6 +378,9 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         a0, a1 = self._avg_scale(sampler.scheme)
         with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
             src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
+            if self._baseline_mode(sampler):  # variance-reduced outcome sampling (VR-MCCFR)
+                return self._vr_outcome_block(store, sampler, (iters, np.tile(masks, block.count),
+                                              avgmasks.astype(np.int64), floors, weights, rw[0]), src, reg, avg)
             return int(sampled.sampled_block(mode, sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count),
                                              avgmasks.astype(np.int64), floors, weights, *rw, t.node, t.prob, t.util,
                                              t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
