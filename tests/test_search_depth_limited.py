@@ -144,6 +144,15 @@ def test_the_opponent_learns_its_best_continuation_per_hand(leduc_blueprint):
     assert {1, 3} <= set(best[clear].tolist())  # folding more with some hands, raising more with others
 
 
+def test_a_spent_budget_cuts_the_iterations(leduc_blueprint):
+    game, bp = leduc_blueprint
+    kw = {"start_round": 0, "nested": False, "continuations": ["blueprint", "raise"]}
+    cut, _ = searched_strategy(game, bp, "depth_limited", 300, budget=1e-9, **kw)
+    short, _ = searched_strategy(game, bp, "depth_limited", 1, **kw)  # one iteration runs whatever the budget
+    for p in (0, 1):
+        np.testing.assert_array_equal(cut[p], short[p])
+
+
 def test_bad_settings_are_refused(leduc_blueprint):
     game, bp = leduc_blueprint
     base = {"preset": "cfr_plus", "game": {"name": "leduc"}}
