@@ -15,19 +15,31 @@ from .kernels import MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values,
 from .pass_settings import _Job
 
 
-_FAST_KERNEL = []
+_FAST_KERNEL = {}
+
+
+def _entry(dispatcher):
+    """`dispatcher`, or once it has been compiled for the one argument signature the engine uses,
+    its compiled entry point: skips numba's per-call type dispatch over ~75 record arrays (about
+    40 us a call for dfs_pass, more for dfs_block: it dominated small games such as Leduc)."""
+    fast = _FAST_KERNEL.get(dispatcher)
+    if fast is not None:
+        return fast
+    sigs = dispatcher.signatures
+    if len(sigs) == 1:
+        fast = _FAST_KERNEL[dispatcher] = dispatcher.overloads[sigs[0]].entry_point
+        return fast
+    return dispatcher
 
 
 def _kernel():
-    """dfs_pass, or once it has been compiled for the one argument signature the engine uses,
-    its compiled entry point: skips numba's per-call type dispatch over ~50 arguments
-    (about 40 us a call, which dominates small games such as Leduc)."""
-    if _FAST_KERNEL:
-        return _FAST_KERNEL[0]
-    sigs = dfs_pass.signatures
-    if len(sigs) == 1:
-        _FAST_KERNEL.append(dfs_pass.overloads[sigs[0]].entry_point)
-    return dfs_pass
+    """:func:`.kernels.dfs_pass` through :func:`_entry`."""
+    return _entry(dfs_pass)
+
+
+def block_kernel():
+    """:func:`.kernels.dfs_block` through :func:`_entry`."""
+    return _entry(dfs_block)
 
 
 def _boards_below(boards, c0: int, c1: int) -> np.ndarray:
@@ -325,7 +337,7 @@ class GameWalks:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"),
                                            kernel_predictive=predictive)
             pred = [seg["pred0"], seg["pred1"]] if predictive else None
-            dfs_block(self.kernel_tree(),
+            block_kernel()(self.kernel_tree(),
                       self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
                       float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
                       upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())

@@ -24,7 +24,8 @@ from numba import njit
 from ..core.passes import NO_COEFFS
 from ..errors import ConfigError
 from ..poker.game import _Job
-from ..poker.kernels import copy_runs, dfs_block, float_values
+from ..poker.kernels import copy_runs, float_values
+from ..poker.walks import block_kernel
 
 METHODS = {
     "unsafe": "the blueprint's ranges as chance at the root: fast, no safety guarantee",
@@ -135,7 +136,7 @@ class _Passes:
         """Iteration t's pass updating player p (the other's average grows): p's root values [H]."""
         self.coeffs[0, 5] = float(t)
         upd, avg = self.masks[p]
-        _block_kernel()(*self.args, entry, upd, avg, self.coeffs, self.no_prune, self.zero_i, self.keys, self.none,
+        block_kernel()(*self.args, entry, upd, avg, self.coeffs, self.no_prune, self.zero_i, self.keys, self.none,
                         self.bufs)
         return self.bufs.out_cfv[p]
 
@@ -146,21 +147,11 @@ class _Passes:
         coeffs = np.repeat(self.coeffs, n, axis=0)
         coeffs[:, 5] = np.repeat(np.arange(first, first + iterations, dtype=np.float64), 2)
         upd = np.tile(np.array([1, 2], dtype=np.int64), iterations)
-        _block_kernel()(*self.args, entry, upd, 3 - upd, coeffs, np.zeros(n, dtype=np.bool_),
+        block_kernel()(*self.args, entry, upd, 3 - upd, coeffs, np.zeros(n, dtype=np.bool_),
                         np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.full(n, -1, dtype=np.int64),
                         self.bufs)
 
 
-_BLOCK_ENTRY = []
-
-
-def _block_kernel():
-    """dfs_block's compiled entry point once it has its one signature (no per-call dispatch)."""
-    if _BLOCK_ENTRY:
-        return _BLOCK_ENTRY[0]
-    if len(dfs_block.signatures) == 1:
-        _BLOCK_ENTRY.append(dfs_block.overloads[dfs_block.signatures[0]].entry_point)
-    return dfs_block
 
 
 @njit(cache=True, nogil=True)
