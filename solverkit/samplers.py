@@ -73,8 +73,8 @@ class PublicExternalSampler(Sampler):
 class OutcomeSampler(Sampler):
     """Outcome-sampling MCCFR (Lanctot et al. 2009): one terminal history per pass, the updating
     player sampling epsilon-on-policy; importance-weighted regrets and stochastically weighted
-    averaging. ``baseline`` adds VR-MCCFR's baseline-corrected values (Schmid et al. 2019; two
-    players, the generic tree engine; docs/samplers.md)."""
+    averaging. ``baseline`` adds VR-MCCFR's baseline-corrected values (Schmid et al. 2019; the
+    generic tree engine; docs/samplers.md)."""
 
     name = "outcome"
     description = "one sampled history per pass, epsilon exploration (OS-MCCFR; VR-MCCFR with a baseline)"
@@ -109,10 +109,6 @@ class OutcomeSampler(Sampler):
             raise ConfigError(f"[sampler] baseline = {self.baseline()!r}: game {game.name!r} has no baselines "
                               "(VR-MCCFR runs on the generic tree engine: kuhn_tree, leduc_tree, openspiel); "
                               "use baseline = \"none\"")
-        if game.num_players != 2:
-            raise ConfigError(f"[sampler] baseline = {self.baseline()!r}: game {game.name!r} has "
-                              f"{game.num_players} players; VR-MCCFR baselines run with 2 players; use "
-                              "baseline = \"none\" or [game] players = 2")
 
 
 @hookimpl

@@ -112,12 +112,12 @@ def _touch_n(n, node, infoset, ibase, seen, touched, nt):
         nt[0] += 1
 
 
-@njit(cache=True, nogil=True)
-def outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase, reg, d, seen, touched, nt,
-                       avg, ascale, do_avg, weight, pol, path, samp, qpre):
-    """One outcome-sampled traversal for updating player i (average of player qa when do_avg);
-    returns nodes visited. qa's average takes w * sigma / (pi_c q_i g n(I)), g the third
-    players' sampling probability of the path."""
+@njit(cache=True, nogil=True, inline="always")
+def outcome_descend_n(i, qa, key, eps, node, prob, infoset, base, ibase, reg, avg, ascale, do_avg, weight, pol, path,
+                      samp, qpre):
+    """The walk down of an outcome-sampled traversal for updating player i (average of player
+    qa when do_avg): returns (depth, terminal node), as :func:`.sampled.outcome_descend`. qa's
+    average takes w * sigma / (pi_c q_i g n(I)), g the third players' sampling probability."""
     n = 0
     depth = 0
     pc = 1.0  # chance reach of the path
@@ -157,6 +157,17 @@ def outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase,
         samp[depth] = first + a
         depth += 1
         n = first + a
+    return depth, n
+
+
+@njit(cache=True, nogil=True)
+def outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase, reg, d, seen, touched, nt,
+                       avg, ascale, do_avg, weight, pol, path, samp, qpre):
+    """One outcome-sampled traversal for updating player i (average of player qa when do_avg):
+    :func:`outcome_descend_n`, then the estimates up as in two-player outcome sampling; returns
+    nodes visited."""
+    depth, n = outcome_descend_n(i, qa, key, eps, node, prob, infoset, base, ibase, reg, avg, ascale, do_avg, weight,
+                                 pol, path, samp, qpre)
     val = utils[n, i]
     for j in range(depth - 1, -1, -1):
         n = path[j]
@@ -175,6 +186,19 @@ def outcome_traverse_n(i, qa, key, eps, node, prob, utils, infoset, base, ibase,
             d[off + a] += w * ((vc if first + a == c else 0.0) - ev)
         val = ev
     return depth + 1
+
+
+@njit(cache=True, nogil=True)
+def apply_touched_n(node, infoset, base, ibase, reg, d, seen, touched, nt, floor, rw):
+    """:func:`.sampled.apply_touched` over every player's concatenated values."""
+    for j in range(nt[0]):
+        n = touched[j]
+        off = base[node[n, 1]] + node[n, 2]
+        for a in range(node[n, 5]):
+            reg[off + a] = rule_step(reg[off + a], rw * d[off + a], 1.0, 1.0, 1.0, floor)
+            d[off + a] = 0.0
+        seen[ibase[node[n, 1]] + infoset[n]] = 0
+    nt[0] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -202,14 +226,7 @@ def sampled_block_n(mode, eps, seed, subgame, iters, masks, avgmasks, floors, we
                 count += explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase, reg, d, seen,
                                             touched, nt, avg, ascale, do_avg, weights[k], v, r, g, pol, chosen, stack,
                                             prune, thresholds[k], 1.0 - pprob)
-        for j in range(nt[0]):
-            n = touched[j]
-            off = base[node[n, 1]] + node[n, 2]
-            for a in range(node[n, 5]):
-                reg[off + a] = rule_step(reg[off + a], rweights[k] * d[off + a], 1.0, 1.0, 1.0, floors[k])
-                d[off + a] = 0.0
-            seen[ibase[node[n, 1]] + infoset[n]] = 0
-        nt[0] = 0
+        apply_touched_n(node, infoset, base, ibase, reg, d, seen, touched, nt, floors[k], rweights[k])
     return count
 
 

@@ -49,7 +49,7 @@ class TreeSampledPasses:
     """The :class:`~solverkit.efg.tree.TreeGame` methods of sampled passes: N-player blocks, and
     the scratch and average scales of both kernels."""
 
-    #: outcome sampling takes [sampler] baseline (VR-MCCFR, two players; :mod:`.sampled_vr`)
+    #: outcome sampling takes [sampler] baseline (VR-MCCFR; :mod:`.sampled_vr`)
     vr_baselines = True
 
     @staticmethod
@@ -60,13 +60,15 @@ class TreeSampledPasses:
         return sampled_vr.BASELINES[sampler.config.get("baseline", "none")]
 
     def vr_baseline(self, store) -> np.ndarray:
-        """The baselines b(h, a) of a run on `store`, one per edge (indexed by the child node;
-        player 0's utility): engine-side, kept as long as the store lives and not checkpointed, so
-        a resumed run starts them again from 0 (still unbiased, other numbers than one run)."""
+        """The baselines b(h, a) of a run on `store`, one per edge (indexed by the child node; player
+        0's utility, or [node, player] in each player's own with more players): engine-side, kept
+        as long as the store lives and not checkpointed, so a resumed run starts them again from
+        0 (still unbiased, other numbers than one straight run)."""
         table = self.__dict__.setdefault("_vr_tables", weakref.WeakKeyDictionary())
         bl = table.get(store)
         if bl is None:
-            bl = table[store] = np.zeros(self.tree.num_nodes)
+            N = self.tree.num_nodes
+            bl = table[store] = np.zeros(N) if self.num_players == 2 else np.zeros((N, self.num_players))
         return bl
 
     def _vr_outcome_block(self, store, sampler, plan, src, reg, avg) -> int:
@@ -109,10 +111,18 @@ class TreeSampledPasses:
             avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if have_avg else np.zeros(reg.size)
             if not have_avg:
                 avgmasks[:] = 0
-            count = int(sampled.sampled_block_n(sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0,
-                                                iters, np.tile(masks, block.count), avgmasks, floors, weights, *rw, t.node,
-                                                t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
-                                                self._avg_scale_n(sampler.scheme), *self._sampling_bufs_n()))
+            if self._baseline_mode(sampler):  # variance-reduced outcome sampling (VR-MCCFR)
+                b = self._sampling_bufs_n()
+                count = int(sampled_vr.vr_outcome_block_n(
+                    sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count), avgmasks, floors, weights,
+                    rw[0], t.node, t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
+                    self._avg_scale_n("outcome"), *b[:4], b[7], *b[10:13], self._baseline_mode(sampler),
+                    float(sampler.config.get("baseline_decay", 0.5)), self.vr_baseline(store), np.zeros(0)))
+            else:
+                count = int(sampled.sampled_block_n(
+                    sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0, iters,
+                    np.tile(masks, block.count), avgmasks, floors, weights, *rw, t.node, t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
+                    self._avg_scale_n(sampler.scheme), *self._sampling_bufs_n()))
             for p in range(P):
                 if (upd_all >> p) & 1:
                     seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
