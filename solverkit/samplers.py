@@ -87,7 +87,7 @@ class OutcomeSampler(Sampler):
                           "values under the current profile: a full sweep per pass, for tests and measurements)",
                           choices=("none", "learned", "oracle")),
         "baseline_decay": Param("float", 0.5, "learned baseline: b <- decay * b + (1 - decay) * sampled value, at "
-                                "each visit of the action (the paper's exponentially decaying average)",
+                                "each visit of the action (an exponentially decaying average, as in the paper)",
                                 min=0.0, max=1.0),
     }
 
