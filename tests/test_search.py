@@ -13,6 +13,8 @@ from solverkit.errors import ConfigError
 from solverkit.search import resolve as R
 from solverkit.search.resolve import searched_strategy
 
+from .search_runs import solve_and_exploit_search
+
 
 @pytest.fixture(scope="module")
 def leduc_blueprint():
@@ -78,19 +80,14 @@ def test_bad_settings_are_refused(leduc_blueprint):
 
 
 def test_exploit_search_on_an_abstracted_run(tmp_path):
-    cfg = tmp_path / "a.toml"
-    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "leduc"\n[abstraction]\nname = "ehs"\nbuckets = [0, 2]\n'
-                   '[search]\nname = "resolve"\niterations = 100\n')
-    out = tmp_path / "run"
-    r = CliRunner().invoke(cli, ["solve", str(cfg), "--iterations", "100", "--out", str(out), "--quiet"])
-    assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(cli, ["exploit", str(out), "--search"])
-    assert r.exit_code == 0, r.output
-    lines = {line.split(" exploitability ")[0]: line for line in r.output.splitlines() if " exploitability " in line}
+    out, output = solve_and_exploit_search(
+        tmp_path, 'preset = "cfr_plus"\n[game]\nname = "leduc"\n[abstraction]\nname = "ehs"\nbuckets = [0, 2]\n'
+                  '[search]\nname = "resolve"\niterations = 100\n', 100)
+    lines = {line.split(" exploitability ")[0]: line for line in output.splitlines() if " exploitability " in line}
     before = float(lines["blueprint"].split()[2])
     after = float(lines["with search"].split()[3])
     assert after < before
-    assert "in the real game" in r.output
+    assert "in the real game" in output
     # play and match use the run's [search]; blueprint:RUN plays the blueprint alone
     r = CliRunner().invoke(cli, ["match", str(out), f"blueprint:{out}"])
     assert r.exit_code == 0, r.output

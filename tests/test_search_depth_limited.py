@@ -15,6 +15,8 @@ from solverkit.errors import ConfigError
 from solverkit.search.depth_limited import LeafGame, depth_limited_strategy, heads
 from solverkit.search.resolve import searched_strategy, split_game, to_segment
 
+from .search_runs import solve_and_exploit_search
+
 
 def _blueprint(iterations):
     a = load_config({"preset": "cfr_plus", "game": {"name": "leduc"}, "solver": {"eval_every": 0}})
@@ -185,16 +187,11 @@ def test_exploit_search_prints_the_depth_limited_exploitability(tmp_path):
 
     from solverkit.poker.openspiel import openspiel_game, openspiel_policy
 
-    cfg = tmp_path / "dl.toml"
-    cfg.write_text('preset = "cfr_plus"\n[game]\nname = "leduc"\n[search]\nname = "depth_limited"\nround = 0\n'
-                   'iterations = 60\nnested = false\ncontinuations = ["blueprint", "raise"]\nbias = 4.0\n')
-    out = tmp_path / "run"
-    r = CliRunner().invoke(cli, ["solve", str(cfg), "--iterations", "50", "--out", str(out), "--quiet"])
-    assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(cli, ["exploit", str(out), "--search"])
-    assert r.exit_code == 0, r.output
-    assert "continuations blueprint, raise (bias 4)" in r.output
-    printed = float(next(x for x in r.output.splitlines() if x.startswith("with search exploitability")).split()[3])
+    out, output = solve_and_exploit_search(
+        tmp_path, 'preset = "cfr_plus"\n[game]\nname = "leduc"\n[search]\nname = "depth_limited"\nround = 0\n'
+                  'iterations = 60\nnested = false\ncontinuations = ["blueprint", "raise"]\nbias = 4.0\n', 50)
+    assert "continuations blueprint, raise (bias 4)" in output
+    printed = float(next(x for x in output.splitlines() if x.startswith("with search exploitability")).split()[3])
     from solverkit.core.strategy_file import load_strategy
 
     game = load_config(out / "config.toml").game
