@@ -142,7 +142,9 @@ class PredictiveDiscountedCFRPlus(RegretRule):
 
 def _constant(row, ts):
     """The same coefficients `row` for every iteration of `ts`."""
-    return np.tile(np.array(row, dtype=np.float64), (len(ts), 1))
+    out = np.empty((len(ts), len(row)))
+    out[:] = row
+    return out
 
 
 def _discount(t, exponent):

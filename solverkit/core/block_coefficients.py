@@ -5,6 +5,8 @@ falls back to one call per iteration instead of silently inheriting the wrong ar
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -19,7 +21,11 @@ def owner(cls: type, name: str) -> type | None:
 def block_valid(obj, base: type, names: tuple[str, ...]) -> bool:
     """True when `obj`'s ``_block`` is written in the class that defines each method of `names`
     (or that method is `base`'s own)."""
-    cls = type(obj)
+    return _block_valid(type(obj), base, names)
+
+
+@functools.lru_cache(maxsize=256)
+def _block_valid(cls: type, base: type, names: tuple[str, ...]) -> bool:
     fast = owner(cls, "_block")
     if fast is None or fast is base:
         return False

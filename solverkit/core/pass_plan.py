@@ -32,7 +32,13 @@ def block_plan(block, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     groups = [tuple(g) for g in block.groups]
     per_it = kernel_coefficients_block(block.first, block.count, block.rule, block.averaging)
     coeffs = np.repeat(per_it, len(groups), axis=0)
-    upd = np.tile(np.array([_bits(g) for g in groups], dtype=np.int64), block.count)
-    avgs = np.tile(np.array([_bits(average_players(g, num_players)) for g in groups], dtype=np.int64), block.count)
+    upd = _per_pass([_bits(g) for g in groups], block.count)
+    avgs = _per_pass([_bits(average_players(g, num_players)) for g in groups], block.count)
     grows = block.averaging.keeps_average & ((coeffs[:, 5] != 0.0) | (coeffs[:, 4] != 1.0))
     return upd, np.where(grows, avgs, 0).astype(np.int64), coeffs
+
+
+def _per_pass(per_group: list[int], count: int) -> np.ndarray:
+    """The groups' values repeated for `count` iterations, iteration-major (np.tile's result,
+    at a third of its cost for the short blocks between evaluations)."""
+    return np.repeat(np.array(per_group, dtype=np.int64)[None, :], count, axis=0).ravel()
