@@ -138,12 +138,13 @@ def test_policies_are_openspiels_cfr(rule, update):
                                                      (2, "dcfr", "alternating"), (2, "cfr", "simultaneous"),
                                                      (2, "lcfr", "alternating"), (2, "pcfr_plus", "alternating"),
                                                      (2, "pdcfr_plus", "simultaneous"),
-                                                     (2, "sapcfr_plus", "alternating")])
+                                                     (2, "sapcfr_plus", "alternating"), (3, "pcfr_plus", "alternating"),
+                                                     (3, "pdcfr_plus", "simultaneous")])
 def test_blocks_of_passes_give_the_numbers_of_one_pass_each(players, preset, update):
     """A block of full passes in one kernel call (Solver.step(count)) and one pass per call
     (a stateful rule's fold outside the kernel is the other path) leave the same values, for
     two players (efg/kernels.py cfr_block, cfr_block_predictive for a predictive rule's update
-    between passes) and more (nkernels.py cfr_block_n)."""
+    between passes) and more (nkernels.py cfr_block_n, cfr_block_n_predictive)."""
     cfg = {"preset": preset, "game": {"name": "kuhn_tree", "players": players}, "solver": {"update": update}}
     one, block = Solver(load_config(cfg)), Solver(load_config(cfg))
     try:

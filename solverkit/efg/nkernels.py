@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.arith import avg_step, regret_matching, rule_step
+from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 CUT = 3  # a trunk node whose values come from a subgame (:mod:`.split`); FIRST column: the cut's index
@@ -247,6 +247,32 @@ def cfr_block_n(node, prob, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, 
                     reg[j] = rule_step(reg[j], d[j], pre, pos, neg, floor)
             if (am >> p) & 1:
                 for j in range(base[p], base[p + 1]):
+                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
+
+
+@njit(cache=True, nogil=True)
+def cfr_block_n_predictive(node, prob, utils, base, bs, bc, ba, reg, pred, src, avg, masks, avgmasks, coeffs, preds,
+                           sig, reach, v, d, ac, x, y, w):
+    """:func:`cfr_block_n` for a predictive rule (PCFR+, PDCFR+, SAPCFR+): each pass plays regret
+    matching of R + pred (src, concatenated as reg), leaves its instantaneous regrets in d, then
+    predictive_update with preds[k] = (pre, floor, nxt, weight) on the updated players' regrets
+    and avg_step with coeffs[k, 4:6] on avgmasks[k]'s averages: the numbers of one
+    :func:`cfr_pass_any` and the rule's update per pass."""
+    P = utils.shape[1]
+    for k in range(masks.shape[0]):
+        add_into(reg, pred, src)
+        regret_matching(src, bs, bc, ba, sig)
+        upd = masks[k]
+        am = avgmasks[k]
+        cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w)
+        decay, weight = coeffs[k, 4], coeffs[k, 5]
+        for p in range(P):
+            lo, hi = base[p], base[p + 1]
+            if (upd >> p) & 1:
+                predictive_update(reg[lo:hi], d[lo:hi], pred[lo:hi], preds[k, 0], preds[k, 1], preds[k, 2],
+                                  preds[k, 3])
+            if (am >> p) & 1:
+                for j in range(lo, hi):
                     avg[j] = avg_step(avg[j], weight, ac[j], decay)
 
 

@@ -300,11 +300,16 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         return (rule.inline and rule.plain_policy and not rule.state) or self._kernel_predictive(rule)
 
     def _kernel_predictive(self, rule) -> bool:
-        """A predictive rule whose update a two-player block applies between its passes
+        """A predictive rule whose update a block applies between its passes
         (:meth:`~solverkit.core.rule.RegretRule.kernel_prediction`: its update is exactly
         predictive_update with those coefficients)."""
-        return (self.num_players == 2 and rule.predictive and rule.policy == "regret_matching"
-                and rule.kernel_prediction(1) is not None)
+        return rule.predictive and rule.policy == "regret_matching" and rule.kernel_prediction(1) is not None
+
+    def _block_predictions(self, block: PassBlock) -> np.ndarray:
+        """[passes, 4]: the predictive rule's (pre, floor, nxt, weight) of each pass of `block`."""
+        ts = range(block.first, block.first + block.count)
+        per_it = np.array([block.rule.kernel_prediction(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+        return np.repeat(per_it, len(block.groups), axis=0)
 
     def _cfr_block_2(self, store, block: PassBlock) -> int:
         """A block of full passes of a two-player game in one kernel call (:meth:`blocks_passes`):
@@ -318,10 +323,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
             held = _bits([q for q in (0, 1) if f"avg{q}" in seg])
             if block.rule.predictive:
-                g = len(block.groups)
-                preds = np.repeat(np.array([block.rule.kernel_prediction(it) for it in
-                                            range(block.first, block.first + block.count)],
-                                           dtype=np.float64).reshape(-1, 4), g, axis=0)
+                preds = self._block_predictions(block)
                 kernels.cfr_block_predictive(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1),
                                              seg["regret0"], seg["regret1"], seg["pred0"], seg["pred1"], src[0],
                                              src[1], reg[0], reg[1], avg[0], avg[1], masks, avgmasks & held, coeffs,
@@ -347,11 +349,20 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             avg = np.concatenate([seg[f"avg{p}"] for p in range(P)]) if have_avg else np.zeros(sig.size)
             if not have_avg:
                 avgmasks[:] = 0
-            nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
-                                 coeffs, sig, reach, v, d, ac, *self._node_bufs())
+            if rule.predictive:
+                pred = np.concatenate([seg[f"pred{p}"] for p in range(P)])
+                nkernels.cfr_block_n_predictive(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, pred,
+                                                np.empty_like(reg), avg, masks, avgmasks, coeffs,
+                                                self._block_predictions(block), sig, reach, v, d, ac,
+                                                *self._node_bufs())
+            else:
+                nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
+                                     coeffs, sig, reach, v, d, ac, *self._node_bufs())
             for p in range(P):
                 if (upd_all >> p) & 1:
                     seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
+                    if rule.predictive:
+                        seg[f"pred{p}"][:] = pred[base[p]:base[p + 1]]
                 if have_avg and (avg_all >> p) & 1:
                     seg[f"avg{p}"][:] = avg[base[p]:base[p + 1]]
         return t.num_nodes * masks.size
