@@ -42,3 +42,11 @@ def _per_pass(per_group: list[int], count: int) -> np.ndarray:
     """The groups' values repeated for `count` iterations, iteration-major (np.tile's result,
     at a third of its cost for the short blocks between evaluations)."""
     return np.repeat(np.array(per_group, dtype=np.int64)[None, :], count, axis=0).ravel()
+
+
+def block_predictions(block) -> np.ndarray:
+    """[passes, 4]: a predictive rule's ``kernel_prediction(t)`` (pre, floor, nxt, weight) for each
+    pass of `block`, iteration by iteration as :func:`block_plan`."""
+    ts = range(block.first, block.first + block.count)
+    per_it = np.array([block.rule.kernel_prediction(t) for t in ts], dtype=np.float64).reshape(-1, 4)
+    return np.repeat(per_it, len(block.groups), axis=0)

@@ -59,6 +59,12 @@ class TreeSampledPasses:
             return 0
         return sampled_vr.BASELINES[sampler.config.get("baseline", "none")]
 
+    def _vr_args(self, store, sampler) -> tuple:
+        """The trailing arguments of the VR-MCCFR kernels: baseline mode, decay, the run's
+        baselines (:meth:`vr_baseline`) and an empty oracle scratch."""
+        return (self._baseline_mode(sampler), float(sampler.config.get("baseline_decay", 0.5)),
+                self.vr_baseline(store), np.zeros(0))
+
     def vr_baseline(self, store) -> np.ndarray:
         """The baselines b(h, a) of a run on `store`, one per edge (indexed by the child node; player
         0's utility, or [node, player] in each player's own with more players): engine-side, kept
@@ -80,9 +86,7 @@ class TreeSampledPasses:
         b = self._sampling_bufs()
         return int(sampled_vr.vr_outcome_block(sampler.epsilon(), sampler.seed, 0, *plan, t.node, t.prob, t.util,
                                                t.infoset, src[0], src[1], reg[0], reg[1], avg[0], avg[1], a0, a1,
-                                               *b[:7], b[9], *b[12:15], self._baseline_mode(sampler),
-                                               float(sampler.config.get("baseline_decay", 0.5)),
-                                               self.vr_baseline(store), np.zeros(0)))
+                                               *b[:7], b[9], *b[12:15], *self._vr_args(store, sampler)))
 
     @property
     def _ibase(self) -> np.ndarray:
@@ -116,8 +120,7 @@ class TreeSampledPasses:
                 count = int(sampled_vr.vr_outcome_block_n(
                     sampler.epsilon(), sampler.seed, 0, iters, np.tile(masks, block.count), avgmasks, floors, weights,
                     rw[0], t.node, t.prob, t.utils, t.infoset, base, self._ibase, reg, avg,
-                    self._avg_scale_n("outcome"), *b[:4], b[7], *b[10:13], self._baseline_mode(sampler),
-                    float(sampler.config.get("baseline_decay", 0.5)), self.vr_baseline(store), np.zeros(0)))
+                    self._avg_scale_n("outcome"), *b[:4], b[7], *b[10:13], *self._vr_args(store, sampler)))
             else:
                 count = int(sampled.sampled_block_n(
                     sampled.MODES[sampler.scheme], sampler.epsilon(), sampler.seed, 0, iters,

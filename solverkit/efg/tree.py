@@ -21,7 +21,7 @@ from ..core import passes
 from ..core.arith import regret_matching
 from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
-from ..core.pass_plan import average_mask, average_players, block_plan
+from ..core.pass_plan import average_mask, average_players, block_plan, block_predictions
 from ..core.passes import _bits
 from . import kernels, nkernels, sampled
 from ..errors import ConfigError
@@ -305,12 +305,6 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         predictive_update with those coefficients)."""
         return rule.predictive and rule.policy == "regret_matching" and rule.kernel_prediction(1) is not None
 
-    def _block_predictions(self, block: PassBlock) -> np.ndarray:
-        """[passes, 4]: the predictive rule's (pre, floor, nxt, weight) of each pass of `block`."""
-        ts = range(block.first, block.first + block.count)
-        per_it = np.array([block.rule.kernel_prediction(t) for t in ts], dtype=np.float64).reshape(-1, 4)
-        return np.repeat(per_it, len(block.groups), axis=0)
-
     def _cfr_block_2(self, store, block: PassBlock) -> int:
         """A block of full passes of a two-player game in one kernel call (:meth:`blocks_passes`):
         :func:`.kernels.cfr_block`, the passes of :meth:`cfr_pass` one after another."""
@@ -323,7 +317,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             src, reg, avg = passes.segment_arrays(store, seg, "root", job, upd_all, avg_all)
             held = _bits([q for q in (0, 1) if f"avg{q}" in seg])
             if block.rule.predictive:
-                preds = self._block_predictions(block)
+                preds = block_predictions(block)
                 kernels.cfr_block_predictive(t.node, t.prob, t.util, *self._blocks(0), *self._blocks(1),
                                              seg["regret0"], seg["regret1"], seg["pred0"], seg["pred1"], src[0],
                                              src[1], reg[0], reg[1], avg[0], avg[1], masks, avgmasks & held, coeffs,
@@ -353,7 +347,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
                 pred = np.concatenate([seg[f"pred{p}"] for p in range(P)])
                 nkernels.cfr_block_n_predictive(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, pred,
                                                 np.empty_like(reg), avg, masks, avgmasks, coeffs,
-                                                self._block_predictions(block), sig, reach, v, d, ac,
+                                                block_predictions(block), sig, reach, v, d, ac,
                                                 *self._node_bufs())
             else:
                 nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,

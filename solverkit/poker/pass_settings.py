@@ -9,7 +9,7 @@ from dataclasses import astuple, dataclass, fields, replace
 import numpy as np
 
 from ..core.game import PassBlock, PassJob
-from ..core.pass_plan import average_mask, block_plan
+from ..core.pass_plan import average_mask, block_plan, block_predictions
 from ..core.passes import NO_COEFFS, _bits, kernel_coefficients
 from ..core.rng import stream
 from ..core.wire import check_keys, field
@@ -198,11 +198,11 @@ class GamePassSettings:
         coeffs = np.ones((n, 8))
         coeffs[:, :6] = co
         if rule.predictive:
-            # a predictive rule in a block is one the kernel applies (blocks_passes, kernel_predictive)
-            g = len(block.groups)
-            rows = [_predictive_row(rule, t, co[k * g, 4], co[k * g, 5])
-                    for k, t in enumerate(range(block.first, block.first + block.count))]
-            coeffs = np.repeat(np.array(rows, dtype=np.float64).reshape(-1, 8), g, axis=0)
+            # a predictive rule in a block is one the kernel applies (blocks_passes, kernel_predictive):
+            # _predictive_row's (pre, 1, 1, floor, decay, weight, nxt, pweight) for every pass
+            pred = block_predictions(block)
+            coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 3] = pred[:, 0], 1.0, 1.0, pred[:, 1]
+            coeffs[:, 6], coeffs[:, 7] = pred[:, 2], pred[:, 3]
         pre, pos, neg, decay = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4]
         prunes = _prunable(bool(self.pruning) and not block.rule.predictive, pre, pos, neg, avgm, decay)
         full = _Job(1, 0, 1, -1, NO_COEFFS)
