@@ -120,32 +120,38 @@ def main():
         secs = "/".join(str(r.get(f"search_{m}_seconds", "")) for m in args.search)
         lines.append("| " + " | ".join(cells) + f" | {secs} |")
     (RESULTS / f"{args.tag}.md").write_text("\n".join(lines) + "\n")
+    plot(rows, args.games, args.search, RESULTS / f"{args.tag}.png")
+
+
+
+def plot(rows: list[dict], games: list[str], searches: list[str], path: Path) -> None:
+    """Exploitability in the real game against buckets (ascending), per game: the blueprint and each
+    search beside it, the lossless solve as a line (no plot without matplotlib)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(1, len(args.games), figsize=(5.5 * len(args.games), 4), squeeze=False)
-        for ax, name in zip(axes[0], args.games):
-            rs = [r for r in rows if r["game"] == name and r["buckets"]]
-            lossless = [r for r in rows if r["game"] == name and not r["buckets"]]
-            xs = [r["buckets"] for r in rs]
-            ax.plot(xs, [r["real_exploitability"] for r in rs], "o-", label="blueprint (abstracted)")
-            for m in args.search:
-                ax.plot(xs, [r[f"search_{m}"] for r in rs], ".--", label=f"+ search: {m}")
-            if lossless:
-                ax.axhline(lossless[0]["real_exploitability"], color="gray", lw=0.8, label="lossless (real game)")
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("buckets per round with board cards")
-            ax.set_ylabel("exploitability in the real game (chips)")
-            ax.set_title(name)
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(RESULTS / f"{args.tag}.png", dpi=110)
     except ImportError:
-        pass
+        return
+    fig, axes = plt.subplots(1, len(games), figsize=(5.5 * len(games), 4.6), squeeze=False)
+    for ax, name in zip(axes[0], games):
+        rs = sorted((r for r in rows if r["game"] == name and r["buckets"]), key=lambda r: r["buckets"])
+        lossless = [r for r in rows if r["game"] == name and not r["buckets"]]
+        xs = [r["buckets"] for r in rs]
+        ax.plot(xs, [r["real_exploitability"] for r in rs], "o-", label="blueprint (abstracted)")
+        for m in searches:
+            ax.plot(xs, [r[f"search_{m}"] for r in rs], ".--", label=f"+ search: {m}")
+        if lossless:
+            ax.axhline(lossless[0]["real_exploitability"], color="gray", lw=0.8, label="lossless (real game)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("buckets per round with board cards")
+        ax.set_ylabel("exploitability in the real game (chips)")
+        ax.set_title(name)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
 
 
 if __name__ == "__main__":
