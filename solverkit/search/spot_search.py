@@ -173,15 +173,11 @@ class SpotSearchPlayer(BlueprintPlayer):
         if int(bet.kind[n]) != 0 or int(bet.player[n]) != (0 if state.position == int(self.gd.first_player[real.round])
                                                                  else 1):
             return None
-        hole = tuple(sorted(state.hole[state.position]))
         board = tuple(sorted(c for b in state.board[:real.round] for c in b))
-        g, h = game.locate((board,), hole)
-        A = int(bet.num_actions[n])
-        p = int(bet.player[n])
-        off = game.value_offset(n, g, h)
-        probs = np.asarray(strategy[p][off:off + A], dtype=np.float64)
-        if probs.shape[0] != A:  # (a hand the spot does not hold: cannot happen with the weight above)
+        probs = spot_policy(game, strategy, n, state.hole[state.position], board)
+        if probs is None:  # (a hand the spot does not hold: cannot happen with the weight above)
             return None
+        A = int(bet.num_actions[n])
         total = float(probs.sum())
         if not total > 0:
             return None
@@ -195,6 +191,20 @@ class SpotSearchPlayer(BlueprintPlayer):
         lo, hi = span
         amount = hi if code == ALLIN_K else int(bet.amounts[n, slot])
         return f"r{min(max(amount, lo), hi)}"
+
+
+def spot_policy(game, strategy, node: int, hole, board) -> np.ndarray | None:
+    """float64 [actions]: the spot strategy's policy at decision `node` for the acting player's hole
+    cards on the spot's root board (None: a hand its range does not hold). A spot's layout keeps each
+    player's own range's hands (tree.side(p).rows among the kept combos that ``locate`` indexes)."""
+    p, A = int(game.tree.bet.player[node]), int(game.tree.bet.num_actions[node])
+    g, u = game.locate((tuple(sorted(board)),), tuple(sorted(hole)))
+    rows = game.tree.side(p).rows
+    i = int(np.searchsorted(rows, u))
+    if i >= rows.shape[0] or int(rows[i]) != u:
+        return None
+    off = game.value_offset(node, g, i)
+    return np.asarray(strategy[p][off:off + A], dtype=np.float64)
 
 
 class _SearchSpot(HoldemSpot):
