@@ -151,6 +151,31 @@ class SpotSearchPlayer(BlueprintPlayer):
         return game, res.strategy
 
     def _search(self, state: MatchState, real, start: int, rng) -> str | None:
+        found = self.search_policy(state, real, start)
+        if found is None:
+            return None
+        tokens, probs = found
+        total = float(probs.sum())
+        if not total > 0:
+            return None
+        return tokens[int(rng.choice(len(tokens), p=probs / total))]
+
+    def search_policy(self, state: MatchState, real, start: int):
+        """(action tokens, their probabilities) the re-solve plays for the agent's cards at the real
+        state, or None where the agent plays as the blueprint (no spot, or the betting leaves it)."""
+        at = self.spot_node(state, real, start)
+        if at is None:
+            return None
+        game, strategy, n = at
+        board = tuple(sorted(c for b in state.board[:real.round] for c in b))
+        probs = spot_policy(game, strategy, n, state.hole[state.position], board)
+        if probs is None:  # (a hand the spot does not hold: cannot happen with the weight above)
+            return None
+        return spot_tokens(game, n, real), probs
+
+    def spot_node(self, state: MatchState, real, start: int):
+        """(spot game, its strategy, the agent's decision node there) for the round's real betting
+        (an opponent's raise to the spot's nearest amount), or None."""
         game, strategy = self._spot(state, real, start)
         if game is None:
             return None
@@ -173,24 +198,26 @@ class SpotSearchPlayer(BlueprintPlayer):
         if int(bet.kind[n]) != 0 or int(bet.player[n]) != (0 if state.position == int(self.gd.first_player[real.round])
                                                                  else 1):
             return None
-        board = tuple(sorted(c for b in state.board[:real.round] for c in b))
-        probs = spot_policy(game, strategy, n, state.hole[state.position], board)
-        if probs is None:  # (a hand the spot does not hold: cannot happen with the weight above)
-            return None
-        A = int(bet.num_actions[n])
-        total = float(probs.sum())
-        if not total > 0:
-            return None
-        slot = int(rng.choice(A, p=probs / total))
+        return game, strategy, n
+
+
+def spot_tokens(game, n: int, real) -> list[str]:
+    """The real action token of each action at the spot's decision node n: a fold where none is
+    possible is a call, a bet its raise-to amount (all-in: the stack) clamped to the legal sizes."""
+    bet = game.tree.bet
+    span = real.raise_range()
+    out = []
+    for slot in range(int(bet.num_actions[n])):
         code = int(bet.actions[n, slot])
-        span = real.raise_range()
         if code == FOLD_K:
-            return "f" if real.can_fold() else "c"
-        if code == CALL_K or span is None:
-            return "c"
-        lo, hi = span
-        amount = hi if code == ALLIN_K else int(bet.amounts[n, slot])
-        return f"r{min(max(amount, lo), hi)}"
+            out.append("f" if real.can_fold() else "c")
+        elif code == CALL_K or span is None:
+            out.append("c")
+        else:
+            lo, hi = span
+            amount = hi if code == ALLIN_K else int(bet.amounts[n, slot])
+            out.append(f"r{min(max(amount, lo), hi)}")
+    return out
 
 
 def spot_policy(game, strategy, node: int, hole, board) -> np.ndarray | None:
