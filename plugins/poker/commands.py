@@ -129,9 +129,9 @@ def _table_run(specs):
     an ACPC table (N-player matches, solverkit.poker.table), else None."""
     from solverkit.cli import run_config
     from solverkit.core.config import load_config
-    from solverkit.poker.table import TABLE_BASELINES, key_map
+    from solverkit.poker.table import is_table_baseline, key_map
 
-    runs = [s for s in specs if s not in TABLE_BASELINES]
+    runs = [s for s in specs if not is_table_baseline(s)]
     if not runs or not (Path(runs[0]) / "config.toml").is_file():
         return None
     game = load_config(run_config(Path(runs[0]))).game

@@ -89,8 +89,8 @@ def resolve(p: Kuhn3pParams) -> Kuhn3pParams:
         b11 = _check("b11", 1 / 6 if p.b11 is None else float(p.b11), 0.0, 0.25)
         b21 = _check("b21", 0.0 if p.b21 is None else float(p.b21), 0.0, min(b11, 0.5 - 2 * b11))
         b23 = _check("b23", 0.0 if p.b23 is None else float(p.b23), 0.0, (b11 - b21) / (2 * (1 - b21)))
-    c33 = _check("c33", float(p.c33), 0.0, 1.0)
-    top = (2 + 3 * b11 + 4 * b21 + 2 * c11 * (b11 - b21)) / 4
+    top = (2 + 3 * b11 + 4 * b21 + 2 * c11 * (b11 - b21)) / 4  # U: b32 + c33 at most
+    c33 = _check("c33", float(p.c33), 0.0, min(1.0, top))
     b32 = _check("b32", min(1.0, top - c33) if p.b32 is None else float(p.b32), max(0.0, 0.5 - c33),
                  min(1.0, top - c33))
     c34 = _check("c34", float(p.c34), 0.0, 1.0)

@@ -33,7 +33,14 @@ TABLE_BASELINES = {
     "raise": "always bet or raise (call when raising is capped)",
     "fold": "fold whenever facing a bet, else check",
     "example": "the ACPC server's example player: fold 0.06, call 0.47, raise 0.47 over the legal actions",
+    "kuhn3p_eq": "3-player Kuhn only: a member of the equilibrium family the ACPC server's kuhn_3p_equilibrium_player "
+                 "plays (kuhn3p_eq:c11=0.5,b11=0.25,...: solverkit.poker.kuhn3p_equilibrium)",
 }
+
+
+def is_table_baseline(spec: str) -> bool:
+    """Whether a player spec names a baseline (``kuhn3p_eq`` may carry ``:name=value,...``)."""
+    return spec in TABLE_BASELINES or spec.partition(":")[0] == "kuhn3p_eq"
 
 
 # --- the players ---------------------------------------------------------------------------------
@@ -78,6 +85,10 @@ class TablePlayer(SampledActions):
 def baseline_policy(tree_game, kind: str) -> list[np.ndarray]:
     """Each player's policy array of a baseline over `tree_game`'s layout (once per match: a
     loop over information sets, not in any solver path)."""
+    if kind.partition(":")[0] == "kuhn3p_eq":
+        from .kuhn3p_equilibrium import equilibrium_policy, parse_spec
+
+        return equilibrium_policy(tree_game, parse_spec(kind))
     if kind not in TABLE_BASELINES:
         raise SolverkitError(f"unknown baseline {kind!r}; valid: {choices(TABLE_BASELINES)}")
     keys = key_map(tree_game)
@@ -141,10 +152,15 @@ def load_table_player(spec: str, tree_game=None) -> TablePlayer:
     from ..core.identity import game_identity
     from ..core.strategy_file import load_strategy
 
-    if spec in TABLE_BASELINES:
+    if is_table_baseline(spec):
         if tree_game is None:
             raise SolverkitError(f"baseline {spec!r} needs a game: give a run directory for another player")
-        return TablePlayer(tree_game, baseline_policy(tree_game, spec), spec)
+        name = spec
+        if spec.partition(":")[0] == "kuhn3p_eq":  # named by every parameter of its member
+            from .kuhn3p_equilibrium import parse_spec
+
+            name = parse_spec(spec).label()
+        return TablePlayer(tree_game, baseline_policy(tree_game, spec), name)
     run = Path(spec)
     if not (run / "config.toml").is_file():
         raise SolverkitError(f"{spec!r} is neither a solve output directory (no {run / 'config.toml'}) nor a "
