@@ -112,7 +112,7 @@ def test_bad_parameters_get_one_line_config_errors():
         assert "\n" not in str(err.value)
     assert parse_spec("call") is None
     # defaults: the ACPC script of the middle sub-family, b32 at the top of its range
-    assert parse_spec("kuhn3p_eq") == Kuhn3pParams(1 / 3, 1 / 6, 1 / 6, 0.0, 19 / 24, 0.0, 0.75)
+    assert parse_spec("kuhn3p_eq") == Kuhn3pParams(0.33, 1 / 6, 1 / 6, 0.0, 19 / 24, 0.0, 0.75)
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,10 @@ and every member is an equilibrium inside these bounds (three sub-families by c1
     off the path (position 0 never bets): 1/2 <= b32 + c33 <= U,
         U = (2 + 3 b11 + 4 b21 + 2 c11 (b11 - b21)) / 4, and c34 in [0, 1]
 
+Unset parameters: c11 = 0.33, b11 = 1/6 (within its range), b21 = b11 (0 where c11 = 1/2),
+b23 = 0, c33 = 0, b32 = U - c33 (at most 1), c34 = 3/4: plain ``kuhn3p_eq`` is the member the
+ACPC server's script of 0 < c11 < 1/2 plays (its b32 0.791667 is 19/24 rounded up).
+
 The seats' values: position 1 gets -1/48 in every member, position 0
 -(1 + 2 b21 + 4 c11 (b11 - b21)) / 48 and position 2 the rest (the game is zero-sum). The
 bounds were derived here from the players' indifference conditions and checked with
@@ -48,7 +52,7 @@ PARAMS = ("c11", "b11", "b21", "b23", "b32", "c33", "c34")
 class Kuhn3pParams:
     """One member of the family: the free parameters (None: the default of its sub-family)."""
 
-    c11: float = 1 / 3
+    c11: float = 0.33  # the ACPC server script's member of 0 < c11 < 1/2
     b11: float | None = None
     b21: float | None = None
     b23: float | None = None
