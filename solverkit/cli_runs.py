@@ -65,7 +65,9 @@ def exploit(run_dir, real, search):
 @click.option("--output", "-o", type=UserPath(dir_okay=False), help="Write here instead of stdout.")
 def export(run_dir, fmt, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
+    from .core.capabilities import ExportsOpenSpiel
     from .core.config import load_config
+    from .core.game import openspiel_exports
     from .core.export import export_json
     from .core.strategy_file import load_strategy
 
@@ -75,6 +77,8 @@ def export(run_dir, fmt, output):
     assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
     if fmt == "openspiel":
+        if not isinstance(assembly.game, ExportsOpenSpiel):
+            raise SolverkitError(f"game {assembly.game.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")
         table = assembly.game.openspiel_table(strategy)
         text = json.dumps({key: {str(a): p for a, p in probs.items()} for key, probs in table.items()}, indent=1)
     else:

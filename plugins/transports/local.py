@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from solverkit.core.capabilities import holds_subgames
 from solverkit.core.params import Param
 from solverkit.core.transport import Transport
 
@@ -22,7 +23,7 @@ class LocalTransport(Transport):
 
     def start(self, game, store, assembly=None):
         """Refuse a game built without its subgames (they run here, on threads)."""
-        if not getattr(game, "holds_subgames", True):
+        if not holds_subgames(game):
             from solverkit.errors import ConfigError
 
             raise ConfigError(f"[transport] (local): game {game.name!r} was built without its subgames ([game] "

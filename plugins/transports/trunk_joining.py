@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from solverkit import __version__
+from solverkit.core.capabilities import subgame_keys
 from solverkit.core.wire import field
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
@@ -32,7 +33,7 @@ class TrunkJoining:
         self._run_id = getattr(store, "run_id", None) or ""  # the workers' frames and files carry it
         if assembly is None:
             raise TransportError("the zmq transport needs the assembly (the resolved config) to set up its workers")
-        keys = game.subgame_keys()
+        keys = subgame_keys(game)
         if not keys:
             raise ConfigError(f"[transport] (zmq): game {game.name!r} has no subgames to run on workers; cut it "
                               "into a trunk and subgames (poker: [game] split_round >= 1) or use [transport] "

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from solverkit.core.capabilities import Decomposes
 from solverkit.core.wire import check_keys, field
 from solverkit.errors import ProtocolError, SolverkitError
 
@@ -74,6 +75,8 @@ class WorkerSetup:
 
         self.assembly = resolve(config, source="the trunk's setup")
         self.game = self.assembly.game
+        if not isinstance(self.game, Decomposes):
+            raise ProtocolError(f"{where}: game {self.game.name!r} has no subgames for a worker to run")
         keys = [key_from_wire(k, where) for k in field(header, "keys", where, "list")]
         addresses = field(header, "addresses", where, "list")
         names = field(header, "segments", where, "list")

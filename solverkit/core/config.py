@@ -18,6 +18,7 @@ from pathlib import Path
 import tomli_w
 
 from ..errors import ConfigError, PluginError, choices, shown
+from .capabilities import TakesAbstraction
 from .params import Param, ParamSpec, expand_path, number_from_text, spec_of
 from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
@@ -475,7 +476,12 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                                    **{k: v for k, v in abstraction.config.items() if v is not None}}
         # the game over the abstraction's buckets (its table built or read here: the game's identity
         # includes the abstraction, so strategies and checkpoints of another one are refused)
-        instances["game"] = instances["game"].with_abstraction(abstraction, resolved["abstraction"])
+        game = instances["game"]
+        if not isinstance(game, TakesAbstraction):
+            raise ConfigError(
+                f"game {game.name!r} takes no [abstraction]: card abstraction buckets the private cards of the poker "
+                "engine's games (acpc, kuhn, leduc, hulhe, rhode_island) and of the blueprint engine")
+        instances["game"] = game.with_abstraction(abstraction, resolved["abstraction"])
     search = None
     if "search" in raw:
         from ..search.params import resolve_search

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ConfigError, SolverkitError
+from ..errors import SolverkitError
+from .capabilities import ExportsOpenSpiel
 from .grid import Grid
 from .infoset_place import InfosetPlace, unknown_infoset  # noqa: F401 (re-exported)
 from .layout import Layout, policy
@@ -41,15 +42,12 @@ class Game:
     #: (no incremental state), so the solver may use it for its final, exact evaluation and
     #: never gather the whole strategy for it
     store_walk_is_exact: ClassVar[bool] = False
-    #: False for a game built without its subgames (a trunk that a network transport's workers
-    #: complete): it can run the trunk's part of a pass, never :meth:`subgame_pass`
-    holds_subgames: bool = True
     #: bytes of this game's regrets and averages as float64 (0: unknown); the solver refuses a
     #: float64 store in memory that cannot fit, before allocating it
     store_estimate: int = 0
     #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
     samplers: ClassVar[tuple[str, ...]] = ("full",)
-    #: which of this game's configurations :meth:`openspiel_table` exports, as the refusal of
+    #: which of this game's configurations its ``openspiel_table`` (ExportsOpenSpiel) exports, as the refusal of
     #: any other game lists them ("": every one, named by the game's name)
     openspiel_exports: ClassVar[str] = ""
     #: players of this game (2 to 6; an instance may set its own from its parameters). With more
@@ -153,36 +151,6 @@ class Game:
         """ConfigError when this game's engine cannot run `sampler` with the ``[solver]`` settings
         `solver` (called once the sampler is checked against the rule and averaging)."""
 
-    def subgame_pass(self, key, job: PassJob, inputs, store):
-        """Run the part of a pass inside subgame `key`; only for decomposed games."""
-        raise NotImplementedError(f"game {self.name!r} has no subgames")
-
-    def subgame_keys(self) -> list:
-        """Keys of the subgames :meth:`subgame_pass` runs (tuples of ints, or strings, so that
-        they can travel to workers); [] for a game without a decomposition."""
-        return []
-
-    def subgame_shape(self) -> tuple[int, ...]:
-        """Shape of one subgame's float64 input, which a network transport checks every array
-        against."""
-        raise NotImplementedError(f"game {self.name!r} has no subgames")
-
-    def subgame_output_shape(self, job) -> tuple[int, ...]:
-        """Shape of what :meth:`subgame_pass` returns for `job` (the same job on the trunk and on
-        a worker): by default the input's; a game whose pass needs only part of the values says
-        so, and only that part travels back."""
-        return self.subgame_shape()
-
-    def subgame_segment(self, key) -> str:
-        """Name of the store segment that subgame `key` owns (a worker holds it)."""
-        return str(key)
-
-    def subgame_config(self, keys) -> dict:
-        """Game parameters for a process that holds only subgames `keys` (a worker): overrides
-        of this game's own that build a smaller game in which those subgames are the same
-        (HULHE: only their flops are dealt). Default {}: the whole game."""
-        return {}
-
     @classmethod
     def local_files(cls, params: dict) -> dict[str, str]:
         """The parameters of a [game] table `params` whose values name files this game would read
@@ -192,38 +160,6 @@ class Game:
         a game whose file parameter may also be a built-in name leaves the names out."""
         return {k: v for k, p in cls.params.items()
                 if (p.type == "path" or p.file) and isinstance(v := params.get(k), str) and v}
-
-    def subgame_address(self, key) -> list:
-        """Subgame `key` named independently of how much of the game a process built (a list
-        of ints), so that a worker's smaller game (:meth:`subgame_config`) finds it with
-        :meth:`subgame_key_at`. Default: the key itself."""
-        return list(key) if isinstance(key, tuple) else [key]
-
-    def subgame_key_at(self, address: list):
-        """This game's key of the subgame at `address` (from :meth:`subgame_address`);
-        KeyError if this game does not hold it."""
-        index = self.__dict__.get("_address_index")
-        if index is None:
-            index = self._address_index = {tuple(self.subgame_address(k)): k for k in self.subgame_keys()}
-        try:
-            return index[tuple(address)]
-        except (KeyError, TypeError):  # TypeError: an address holding something unhashable
-            raise KeyError(f"no subgame at {address!r} in game {self.name!r}") from None
-
-    # --- jobs on the wire (for network transports) --------------------------------------------
-
-    def job_to_wire(self, job) -> dict:
-        """The job that :meth:`cfr_pass` hands the transport, as a msgpack-able map, so that a
-        worker process can rebuild it (nothing is pickled: network input is untrusted).
-        Default: a plain :class:`PassJob`."""
-        if not isinstance(job, PassJob):
-            raise NotImplementedError(f"game {self.name!r} cannot send its subgame jobs to workers")
-        return job.to_wire()
-
-    def job_from_wire(self, data, rule, averaging):
-        """The job from :meth:`job_to_wire` data, with the worker's own `rule` and `averaging`
-        instances built from the same config; a ProtocolError names a bad field."""
-        return PassJob.from_wire(data, rule, averaging, num_players=self.num_players)
 
     def best_response_from_store(self, store, kind: str, transport=None) -> tuple[float, float] | None:
         """Optional fast path: (br_0, br_1) of the store's ``kind`` strategy ("average" or
@@ -339,19 +275,6 @@ class Game:
         """Human-readable key of each information set of `player`, in layout order."""
         return [f"p{player}/i{i}" for i in range(self.layout(player).num_infosets)]
 
-    def openspiel_table(self, strategy: list[np.ndarray]) -> dict:
-        """OpenSpiel information-state string -> {action id: probability} (``solverkit export
-        --format openspiel``); only games with an OpenSpiel counterpart implement it."""
-        raise SolverkitError(f"game {self.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")
-
-    def with_abstraction(self, abstraction, definition: dict) -> "Game":
-        """This game played over a card abstraction: `abstraction` is the ``[abstraction]`` plugin
-        (its ``table(spec)`` gives the buckets), `definition` its resolved table (part of the
-        game's identity). Games without cards to bucket refuse."""
-        raise ConfigError(
-            f"game {self.name!r} takes no [abstraction]: card abstraction buckets the private cards of the poker "
-            "engine's games (acpc, kuhn, leduc, hulhe, rhode_island) and of the blueprint engine")
-
     def real_policy(self, strategy: list[np.ndarray]):
         """(game, strategy): the real game and this game's `strategy` played in it, for
         ``solverkit exploit --real``: the game itself for games without abstraction; an abstracted
@@ -382,7 +305,7 @@ class Game:
 
 def openspiel_exports() -> str:
     """What ``export --format openspiel`` takes, for its refusals: each registered game that
-    implements :meth:`Game.openspiel_table`, as its ``openspiel_exports`` says (a poker game
+    is :class:`~.capabilities.ExportsOpenSpiel`, as its ``openspiel_exports`` says (a poker game
     only with the kuhn or leduc rules, not every game of the family)."""
     from .registry import get_registry
 
@@ -390,7 +313,7 @@ def openspiel_exports() -> str:
     texts = []
     for name in reg.names("game"):
         cls = reg.get("game", name)
-        if cls.openspiel_table is not Game.openspiel_table:
+        if issubclass(cls, ExportsOpenSpiel):
             text = cls.openspiel_exports or cls.name
             if text not in texts:
                 texts.append(text)

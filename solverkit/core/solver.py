@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from ..errors import ConfigError, TransportError
+from .capabilities import holds_subgames
 from .codec import ValueCodec
 from .compile_time import COMPILE_NOTICE, COMPILE_NOTICE_AFTER, CompileClock, slow_notice, warm_up_kernels  # noqa: F401
 from .config import parse_every  # noqa: F401 (re-exported)
@@ -248,7 +249,7 @@ class Solver(StoreWatch, SolverFiles):
         and, when the transport's values come from elsewhere (``Transport.trusted_values``),
         every value it computed: the walk reads the stored strategy segment by segment here."""
         store, transport = self.store, self.transport
-        if exact and not transport.trusted_values and self.game.holds_subgames:
+        if exact and not transport.trusted_values and holds_subgames(self.game):
             store, transport = self.values, None
         if self.game.num_players != 2:
             return self._evaluate_n()
@@ -298,12 +299,12 @@ class Solver(StoreWatch, SolverFiles):
         else:
             exact = self.evaluate(exact=True)
             self._confirmed = (self.iteration, exact)
-        if not self.game.holds_subgames and not self.transport.trusted_values and not self._unconfirmed_said:
+        if not holds_subgames(self.game) and not self.transport.trusted_values and not self._unconfirmed_said:
             # a trunk that holds only the trunk cannot walk the subgames itself: the workers' numbers stand
             self._unconfirmed_said = True
             say(f"game {self.game.name!r} holds only its trunk here: its exploitability is the workers' "
                  "evaluation, not confirmed on the trunk (docs/wire.md#security)")
-        if not self.transport.trusted_values and self.game.holds_subgames and row.get("iteration") == self.iteration:
+        if not self.transport.trusted_values and holds_subgames(self.game) and row.get("iteration") == self.iteration:
             for col in ("br_0", "br_1", CURRENT_COLUMN):
                 a, b = row.get(col), exact.get(col)
                 if a is not None and b is not None and not math.isclose(a, b, rel_tol=CONFIRM_RTOL, abs_tol=1e-12):

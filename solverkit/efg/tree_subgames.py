@@ -7,12 +7,13 @@ import numpy as np
 
 from ..core import passes
 from ..core.arith import regret_matching
+from ..core.capabilities import Decomposition
 from ..core.game import PassJob
 from ..errors import ConfigError
 from . import nkernels
 
 
-class TreeSubgames:
+class TreeSubgames(Decomposition):
     """The :class:`~solverkit.efg.tree.TreeGame` methods of a game cut into parts (``self.split``);
     each falls back to the whole-tree behaviour when the game is not cut."""
 

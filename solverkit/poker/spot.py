@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.game import Game
 from ..core.params import Param
 from ..core.units import Unit  # noqa: F401 (the return type of units)
 from ..errors import ConfigError
@@ -340,7 +339,7 @@ class HoldemSpot(SpotViews, PokerGame):
         return entry
 
     #: OpenSpiel has no postflop-spot game with ranges: export refuses it (the JSON export serves)
-    openspiel_table = Game.openspiel_table
+    openspiel_table = None
 
     def units(self) -> tuple[Unit, ...]:
         """None beyond the native % of the pot (what plots, targets and the report show); ev is in chips."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.capabilities import Decomposition
 from ..core.game import PassJob
 from ..core.store import SegmentSpec
 from ..core.wire import check_keys, field
@@ -15,7 +16,7 @@ from .kernels import sample_path
 from .pass_settings import _Job, _players
 
 
-class GameSubgames:
+class GameSubgames(Decomposition):
     """The subgames below a poker game's cut (a mixin of :class:`.game.PokerGame`)."""
 
     def _prepare_subgames(self, lo, hi, nboards):
