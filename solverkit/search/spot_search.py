@@ -225,7 +225,10 @@ def spot_policy(game, strategy, node: int, hole, board) -> np.ndarray | None:
     cards on the spot's root board (None: a hand its range does not hold). A spot's layout keeps each
     player's own range's hands (tree.side(p).rows among the kept combos that ``locate`` indexes)."""
     p, A = int(game.tree.bet.player[node]), int(game.tree.bet.num_actions[node])
-    g, u = game.locate((tuple(sorted(board)),), tuple(sorted(hole)))
+    try:
+        g, u = game.locate((tuple(sorted(board)),), tuple(sorted(hole)))
+    except KeyError:  # neither range holds the hand
+        return None
     rows = game.tree.side(p).rows
     i = int(np.searchsorted(rows, u))
     if i >= rows.shape[0] or int(rows[i]) != u:
