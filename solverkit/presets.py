@@ -34,6 +34,12 @@ PRESETS = {
                                     "by ((t-1)/t)^gamma, gamma 30 -> 25 over the run's iterations"},
     "sapcfr_plus": {"rule": "sapcfr_plus", "averaging": {"name": "power", "gamma": 2.0}, "update": "alternating",
                     "description": "SAPCFR+ (Meng et al. 2025): PCFR+ playing [R + r/3]^+, average weighted by t^2"},
+    "apcfr_plus": {"rule": "apcfr_plus", "averaging": {"name": "power", "gamma": 2.0}, "update": "alternating",
+                   "description": "APCFR+ (Meng et al. 2025): PCFR+ playing [R + r/(1+alpha)]^+ with alpha learned per "
+                                  "information set, average weighted by t^2"},
+    "apdcfr_plus": {"rule": "apdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating",
+                    "description": "APDCFR+ (the asymmetry of Meng et al. 2025 on PDCFR+): play [d R + r/(1+alpha)]^+ "
+                                   "with alpha learned per information set, average weighted by t^5"},
     "mmd": {"rule": "mmd", "averaging": "current", "update": "simultaneous",
             "description": "magnetic mirror descent (Sokota et al. 2023), eta 2, tau 0.01: the last iterate "
                            "converges to the regularised (quantal response) equilibrium"},

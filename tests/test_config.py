@@ -185,7 +185,7 @@ def test_set_does_not_change_the_callers_dict():
         ("solver.iterations=1.5", ["[solver] iterations", "1.5", "an integer"]),
         ("solver.iterations=true", ["[solver] iterations", "True", "an integer"]),
         ("solver.update=both", ["[solver] update", "'both'", "alternating, simultaneous"]),
-        ("preset=[1]", ["unknown preset", "[1]", "cfr, cfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, hs_pcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, sapcfr_plus"]),
+        ("preset=[1]", ["unknown preset", "[1]", "apcfr_plus, apdcfr_plus, cfr, cfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, hs_pcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, sapcfr_plus"]),
     ],
 )
 def test_bad_overrides(item, parts):
@@ -204,13 +204,13 @@ def test_set_into_a_non_table_section():
     [
         ({**BASE, "solvr": {}}, ["unknown top-level key 'solvr'", "abstraction, averaging, compressor, game, preset, rule, sampler, search, solver, store, transport"]),
         ({**BASE, "iterations": 5}, ["'iterations'", "valid:"]),
-        ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "cfr, cfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, hs_pcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, sapcfr_plus"]),
+        ({**BASE, "preset": "cfr+"}, ["unknown preset 'cfr+'", "apcfr_plus, apdcfr_plus, cfr, cfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, hs_pcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, sapcfr_plus"]),
         ({**BASE, "preset": 3}, ["unknown preset 3", "cfr_plus"]),
         ({"preset": "cfr"}, ["missing [game] name", "random_matrix", "skewed_pennies"]),
         ({"game": "skewed_pennies"}, ["missing [rule] name", "rm_plus", "set preset", "cfr_plus"]),
         ({"game": "skewed_pennies", "rule": "rm"}, ["missing [averaging] name", "linear", "uniform"]),
         ({**BASE, "game": {"name": "pennies"}}, ["unknown game 'pennies'", "[game] name", "skewed_pennies", "random_matrix"]),
-        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, rm, rm_plus, sapcfr_plus"]),
+        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "apcfr_plus, apdcfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, rm, rm_plus, sapcfr_plus"]),
         ({**BASE, "averaging": "lin"}, ["unknown averaging scheme 'lin'", "[averaging] name", "linear", "uniform"]),
         ({**BASE, "compressor": "zip"}, ["unknown compressor 'zip'", "[compressor] name", "none"]),
         ({**BASE, "transport": "mpi"}, ["unknown transport 'mpi'", "[transport] name", "local"]),

@@ -683,7 +683,7 @@ def test_builtin_presets_come_from_solverkit_presets():
     reg = Registry(load_entrypoints=False)
     assert {p.plugin for p in reg.presets.values()} == {"solverkit.presets"}
     assert {"cfr", "cfr_plus", "lcfr", "dcfr", "pcfr_plus", "dcfr_plus", "pdcfr_plus", "hs_dcfr", "hs_dcfr_plus",
-            "hs_pcfr_plus", "sapcfr_plus", "mmd"} == set(reg.presets)
+            "hs_pcfr_plus", "sapcfr_plus", "apcfr_plus", "apdcfr_plus", "mmd"} == set(reg.presets)
 
 
 def test_duplicate_preset_names_both_plugins():

@@ -33,7 +33,8 @@ ENV_LOAD = "SOLVERKIT_LOAD_PLUGINS"
 
 #: Built-in plugin modules of the solverkit package itself, registered through the same hooks.
 DEFAULT_PLUGINS = ("solverkit.rules", "solverkit.rules_scheduled", "solverkit.rules_asymmetric",
-                   "solverkit.rules_regularised", "solverkit.averaging", "solverkit.samplers", "solverkit.presets")
+                   "solverkit.rules_adaptive", "solverkit.rules_regularised", "solverkit.averaging", "solverkit.samplers",
+                   "solverkit.presets")
 
 #: kind -> (hook name, base class, label used in messages and config tables)
 KINDS = {
