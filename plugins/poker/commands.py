@@ -284,7 +284,8 @@ def add_play_commands(cli: click.Group) -> None:
 
         Three to six players (strategies of kuhn_tree / leduc_tree with players = N, or of
         openspiel's kuhn_poker(players=N) or limit universal_poker; baselines random, call,
-        raise, fold): every player's
+        raise, fold, example, and in 3-player Kuhn kuhn3p_eq[:c11=V,b11=V,...], the ACPC
+        server's equilibrium player, docs/play.md): every player's
         chips per game, exact over every deal and seating, and sampled over N! seatings a deal."""
         from solverkit.poker.match import run_match
         from solverkit.poker.players import load_player
