@@ -127,7 +127,8 @@ def kuhn3(tmp_path_factory):
 
 def test_policy_over_solverkits_games_is_the_formulas(kuhn3, tmp_path):
     """The baseline over kuhn_tree's layout (ACPC keys) and over the OpenSpiel bridge's
-    kuhn_poker(players=3) (OpenSpiel keys): the same OpenSpiel table as the formulas."""
+    kuhn_poker(players=3) (OpenSpiel keys): the same OpenSpiel table as the formulas; over
+    universal_poker of the same rules, NashConv 0 and the closed-form seat values."""
     params = parse_spec("kuhn3p_eq:c11=0.5,b11=0.2,b21=0.1,b23=0.05")
     want = {k: dict(v) for k, v in _tables(params).items()}
     tree = load_table_player(str(kuhn3)).tree_game
@@ -137,6 +138,13 @@ def test_policy_over_solverkits_games_is_the_formulas(kuhn3, tmp_path):
         assert got.keys() == want.keys()
         for key, probs in got.items():
             assert probs == pytest.approx(want[key], abs=1e-15), key
+    # universal_poker (the ACPC server's game code) with kuhn.limit.3p's fields: an equilibrium there too
+    spec = ("universal_poker(betting=limit,numPlayers=3,numRounds=1,blind=1 1 1,raiseSize=1 ,firstPlayer=1 ,"
+            "maxRaises=1 ,numSuits=1,numRanks=4,numHoleCards=1,numBoardCards=0 )")
+    up = load_config({"preset": "cfr", "game": {"name": "openspiel", "game": spec}}).game
+    table = up.openspiel_table(equilibrium_policy(up, params))
+    assert abs(pyspiel.nash_conv(up.os_game, {k: list(v.items()) for k, v in table.items()})) < 1e-12
+    assert up.expected_values(equilibrium_policy(up, params)) == pytest.approx(seat_values(params), abs=1e-12)
     four = load_config({"preset": "cfr", "game": {"name": "kuhn", "players": 4}}).game
     with pytest.raises(ConfigError, match="kuhn3p_eq plays three-player Kuhn poker"):
         load_table_player("kuhn3p_eq", four)
