@@ -110,7 +110,7 @@ class Solution:
     @property
     def policy_table(self) -> dict[str, dict[str, float]]:
         """Every player's information-set keys -> {action label: probability}."""
-        merged = {}
+        merged: dict[str, dict[str, float]] = {}
         for table in self.policy_tables:
             both = set(merged) & set(table)
             if both:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -31,6 +31,9 @@ class Averaging:
     keeps_average: ClassVar[bool] = True
     #: "linear" (coefficients inside the kernels) or "custom" (:meth:`update` after a pass)
     family: ClassVar[str] = "linear"
+    #: optional: the kernel coefficients of iterations ts as arrays (core/block_coefficients.py; an
+    #: annotation only, so that block_valid finds the class that writes one)
+    _block: Callable[[np.ndarray], np.ndarray]
 
     def __init__(self, **params):
         self.config = params

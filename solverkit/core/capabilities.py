@@ -74,6 +74,23 @@ class Decomposition:
 
     #: False for a game built without its subgames (``trunk_only``): see :func:`holds_subgames`
     holds_subgames: bool = True
+    #: the game's (:class:`~.game.Game`'s)
+    name: str
+    num_players: int
+
+    def subgame_keys(self) -> list:
+        """Keys of the subgames :meth:`subgame_pass` runs (tuples of ints, or strings, so that
+        they can travel to workers); [] for an instance that is not cut."""
+        raise NotImplementedError
+
+    def subgame_pass(self, key, job, inputs, store):
+        """Run the part of a pass inside subgame `key`."""
+        raise NotImplementedError
+
+    def subgame_shape(self) -> tuple[int, ...]:
+        """Shape of one subgame's float64 input, which a network transport checks every array
+        against."""
+        raise NotImplementedError
 
     def subgame_output_shape(self, job) -> tuple[int, ...]:
         """Shape of what :meth:`subgame_pass` returns for `job` (the same job on the trunk and on

@@ -75,7 +75,7 @@ class Game:
         from .identity import file_digest
 
         files = self.local_files(self.config)
-        out = {"name": self.name}
+        out: dict[str, object] = {"name": self.name}
         for key, value in self.config.items():
             declared = self.params.get(key)
             if declared is not None and not declared.required and value == declared.default:
@@ -135,7 +135,7 @@ class Game:
         """Run a block of passes (:class:`PassBlock`) in order; returns the nodes visited
         (None if a pass did not count). Default: :meth:`cfr_pass` per job; an engine with
         sampled passes runs them in one kernel call."""
-        total = 0
+        total: int | None = 0
         for job in block.jobs():
             n = self.cfr_pass(store, job, transport)
             total = None if n is None or total is None else total + int(n)

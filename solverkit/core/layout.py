@@ -34,7 +34,7 @@ class Layout:
         counts = np.array([b[0] for b in blocks], dtype=np.int64)
         actions = np.array([b[1] for b in blocks], dtype=np.int64)
         sizes = counts * actions
-        start = np.zeros(len(blocks), dtype=np.int64)
+        start: np.ndarray = np.zeros(len(blocks), dtype=np.int64)
         if len(blocks):
             start[1:] = np.cumsum(sizes)[:-1]
         return cls(start, counts, actions)

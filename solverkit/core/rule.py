@@ -3,7 +3,7 @@ which arrays of its own a rule keeps, and which policy it plays."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -53,6 +53,9 @@ class RegretRule:
     policy: ClassVar[str] = "regret_matching"
     #: the policy regret-matches R + pred (state must hold "pred")
     predictive: ClassVar[bool] = False
+    #: optional: the kernel coefficients of iterations ts as arrays (core/block_coefficients.py; an
+    #: annotation only, so that block_valid finds the class that writes one)
+    _block: Callable[[np.ndarray], np.ndarray]
 
     def __init__(self, **params):
         self.config = params
