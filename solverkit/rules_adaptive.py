@@ -86,16 +86,18 @@ def asymmetry(e, s, alpha_init, alpha_min, alpha_max):
     return min(max(alpha, alpha_min), alpha_max)
 
 
-def information_set_alpha(regret_layout_blocks, err, move, alpha_init, alpha_min, alpha_max) -> np.ndarray:
-    """alpha_I of every information set, in layout order (for inspection and reports)."""
-    block_start, block_count, block_actions = regret_layout_blocks
+def information_set_alpha(blocks, err, move, alpha_init, alpha_min, alpha_max) -> np.ndarray:
+    """alpha_I of every information set, in layout order (for inspection and reports; numpy per
+    block, the same formula as :func:`asymmetry`)."""
     out = []
-    for s0, c, a in zip(block_start, block_count, block_actions):
-        for i in range(int(c)):
-            o = int(s0 + i * a)
-            out.append(asymmetry(float(err[o:o + a].sum()), float(move[o:o + a].sum()), alpha_init, alpha_min,
-                                 alpha_max))
-    return np.array(out)
+    for s0, c, na in zip(*blocks):
+        n = int(c) * int(na)
+        e = err[s0:s0 + n].reshape(int(c), int(na)).sum(axis=1)
+        s = move[s0:s0 + n].reshape(int(c), int(na)).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alpha = np.where(s > 0.0, np.sqrt(e / s), np.where(e > 0.0, alpha_max, alpha_init))
+        out.append(np.minimum(np.maximum(alpha, alpha_min), alpha_max))
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 _ALPHA = {
