@@ -12,14 +12,11 @@ with d = 1 for APCFR+ and d(t) = (t-1)^a / ((t-1)^a + 1) for APDCFR+.
 
 from __future__ import annotations
 
-import csv
 import math
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from solverkit.cli import cli
 from solverkit.core.config import load_config
 from solverkit.core.params import spec_of
 from solverkit.core.passes import blocks_of
@@ -27,6 +24,7 @@ from solverkit.core.registry import get_registry
 from solverkit.core.solver import Solver, run_solve
 from solverkit.errors import ConfigError
 
+from .resume_runs import assert_resumed_is_straight
 from .store_values import stored_arrays
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -206,23 +204,11 @@ def test_learned_alphas_spread_over_the_information_sets_of_leduc():
         solver.close()
 
 
-def _rows(path):
-    with open(path) as fh:
-        return [{k: v for k, v in r.items() if k not in ("seconds", "peak_rss_mb")} for r in csv.DictReader(fh)]
-
-
 def test_split_game_resumes_bit_for_bit_and_equals_the_whole_game(tmp_path):
     """Leduc split at the flop (subgame segments, the policy per segment): a run checkpointed
     at 8 and resumed to 12 writes the same metrics and strategy as one run of 12; both agree
     with the unsplit game's exploitability to 1e-12."""
     cfg = {"preset": "apcfr_plus", "game": {"name": "leduc", "split_round": 1}, "solver": {"eval_every": 4}}
-    full = run_solve(load_config(cfg), iterations=12, out=tmp_path / "full")
-    run_solve(load_config(cfg), iterations=9, out=tmp_path / "part", checkpoint_every="4")
-    res = CliRunner().invoke(cli, ["solve", "--resume", str(tmp_path / "part"), "--iterations", "12", "--quiet"])
-    assert res.exit_code == 0, res.output
-    assert _rows(tmp_path / "part" / "metrics.csv") == _rows(tmp_path / "full" / "metrics.csv")
-    a, b = np.load(tmp_path / "full" / "strategy.npz"), np.load(tmp_path / "part" / "strategy.npz")
-    for name in a.files:
-        np.testing.assert_array_equal(a[name], b[name])
+    full = assert_resumed_is_straight(tmp_path, cfg, total=12, stop=9, every="4")
     whole = run_solve(load_config({**cfg, "game": {"name": "leduc"}}), iterations=12)
     assert full.exploitability == pytest.approx(whole.exploitability, abs=1e-12)

@@ -337,7 +337,7 @@ BAD = {
     "missing argument": (lambda t, r: ["solve"], "missing CONFIG (a TOML file) or --game NAME; usage: solverkit solve CONFIG.toml, solverkit solve --game NAME --preset NAME"),
     "preset alone": (lambda t, r: ["solve", "--preset", "cfr"], "missing CONFIG"),
     "config and game": (lambda t, r: ["solve", _cfg(t), "--game", "kuhn"], "not both"),
-    "game without preset": (lambda t, r: ["solve", "--game", "kuhn"], "--game kuhn needs --preset NAME (the variant to run); available: cfr, "),
+    "game without preset": (lambda t, r: ["solve", "--game", "kuhn"], "--game kuhn needs --preset NAME (the variant to run); available: apcfr_plus, apdcfr_plus, cfr, "),
     "game unknown": (lambda t, r: ["solve", "--game", "chess", "--preset", "cfr"], "unknown game 'chess'"),
     "game unknown preset": (lambda t, r: ["solve", "--game", "kuhn", "--preset", "cfrplus"], "unknown preset 'cfrplus'"),
     "game and resume": (lambda t, r: ["solve", "--resume", r, "--game", "kuhn"], "drop CONFIG, --game"),

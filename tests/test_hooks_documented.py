@@ -12,6 +12,7 @@ import pytest
 from solverkit.core import hookspecs
 from solverkit.core.averaging import Averaging
 from solverkit.core.compressor import Compressor
+from solverkit.core.capabilities import Decomposition
 from solverkit.core.game import Game
 from solverkit.core.params import Param
 from solverkit.core.registry import HOOKS as REGISTRY_HOOKS
@@ -88,8 +89,9 @@ def test_hook_exercised_by_tests(name, fn):
 @pytest.mark.parametrize(
     "base, methods",
     [
-        (Game, ["layout", "cfr_pass", "best_response", "subgame_pass", "segments", "warmup", "subgame_keys",
-                "subgame_shape", "subgame_segment", "job_to_wire", "job_from_wire"]),
+        (Game, ["layout", "cfr_pass", "best_response", "segments", "warmup"]),
+        (Decomposition, ["subgame_pass", "subgame_keys", "subgame_shape", "subgame_segment", "job_to_wire",
+                         "job_from_wire"]),
         (RegretRule, ["coefficients", "update"]),
         (Averaging, ["coefficients", "update"]),
         (Compressor, ["compress", "decompress"]),

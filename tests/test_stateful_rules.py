@@ -4,15 +4,12 @@ zmq workers), the update order, and the original CFR+ code's numbers."""
 
 from __future__ import annotations
 
-import csv
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solverkit.cli import cli
 from solverkit.core.config import load_config
 from solverkit.core.hookspecs import hookimpl
 from solverkit.core.layout import Layout, policy
@@ -23,6 +20,7 @@ from solverkit.core.solver import make_store, run_solve
 from solverkit.errors import PluginError
 
 from .regret_sequences import blocks_and_deltas, final_regrets
+from .resume_runs import _rows, assert_resumed_is_straight
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 
@@ -213,22 +211,10 @@ def test_stateful_rules_on_float_and_compressed_stores_agree_to_the_fixed_point_
     assert abs(c.exploitability - a.exploitability) > 5 * abs(b.exploitability - a.exploitability)
 
 
-def _rows(path):
-    with open(path) as fh:
-        return [{k: v for k, v in r.items() if k not in ("seconds", "peak_rss_mb")} for r in csv.DictReader(fh)]
-
-
 @pytest.mark.parametrize("store", [{}, FINE], ids=["float64", "fixed_point_zlib"])
 def test_stateful_rules_resume_bit_for_bit(tmp_path, store):
     cfg = {"preset": "pdcfr_plus", "game": {"name": "leduc", "split_round": 1}, "solver": {"eval_every": 1}, **store}
-    run_solve(load_config(cfg), iterations=20, out=tmp_path / "full")
-    run_solve(load_config(cfg), iterations=11, out=tmp_path / "part", checkpoint_every="4")
-    res = CliRunner().invoke(cli, ["solve", "--resume", str(tmp_path / "part"), "--iterations", "20", "--quiet"])
-    assert res.exit_code == 0, res.output
-    assert _rows(tmp_path / "part" / "metrics.csv") == _rows(tmp_path / "full" / "metrics.csv")
-    a, b = np.load(tmp_path / "full" / "strategy.npz"), np.load(tmp_path / "part" / "strategy.npz")
-    for name in a.files:
-        np.testing.assert_array_equal(a[name], b[name])
+    assert_resumed_is_straight(tmp_path, cfg, total=20, stop=11, every="4")
 
 
 def test_stateful_rules_through_zmq_workers_equal_local(tmp_path):
