@@ -21,6 +21,24 @@ def suit_class(cards, num_suits: int) -> tuple:
 class GamePresentation:
     """Keys, labels and reports of a poker game's strategies (a mixin of :class:`.game.PokerGame`)."""
 
+    def player_row(self, player: int, hand: int) -> int:
+        """Row of hand `hand` (an index of the tree's hand table, as :meth:`locate` gives it) in
+        `player`'s own hand list, where that player's values are stored: the same index in a game
+        whose players share one list, its place among the player's range in a spot. KeyError when
+        the player's range does not hold the hand."""
+        import numpy as np
+
+        inv = self.__dict__.setdefault("_player_rows", {}).get(player)
+        if inv is None:
+            rows = self.tree.side(player).rows
+            inv = np.full(self.tree.hands.shape[0], -1, dtype=np.int64)
+            inv[rows] = np.arange(rows.shape[0])
+            self._player_rows[player] = inv
+        row = int(inv[hand])
+        if row < 0:
+            raise KeyError(f"player {player}'s range does not hold hand {hand}")
+        return row
+
     def locate(self, board_sets, hand) -> tuple[int, int]:
         """(global board id, hand index) where a deal's board (card sets per round dealt so
         far) and private hand are stored; under suit isomorphism, their canonical images."""
@@ -68,12 +86,16 @@ class GamePresentation:
 
         t, bet = self.tree, self.tree.bet
         found = resolve_key(self, key)
-        h, g, n = found.hand, found.board, found.node
+        g, n = found.board, found.node
         r = int(bet.round[n])
         start = t.boards.round_start
         p = int(bet.player[n])
         if player is not None and player != p:
             raise SolverkitError(f"information set {key!r} is player {p}'s, not player {player}'s")
+        try:
+            h = self.player_row(p, found.hand)  # the player's own row (a spot keeps each player's range)
+        except KeyError:
+            raise SolverkitError(f"information set {key!r}: player {p}'s range does not hold this hand") from None
         A = int(bet.num_actions[n])
         s = self.split
         if not s or r < s:
