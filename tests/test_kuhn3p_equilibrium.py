@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from solverkit.cli import cli
 from solverkit.core.config import load_config
-from solverkit.core.solver import run_solve
 from solverkit.errors import ConfigError
 from solverkit.poker.kuhn3p_equilibrium import Kuhn3pParams, decisions, equilibrium_policy, parse_spec, seat_values
 from solverkit.poker.table import load_table_player, run_table_match
+from .solved_runs import solved_kuhn3
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -118,11 +118,7 @@ def test_bad_parameters_get_one_line_config_errors():
 @pytest.fixture(scope="module")
 def kuhn3(tmp_path_factory):
     """3-player Kuhn solved by solverkit (CFR+, 1000 iterations)."""
-    out = tmp_path_factory.mktemp("kuhn3eq")
-    res = run_solve(load_config({"preset": "cfr_plus", "game": {"name": "kuhn", "players": 3},
-                                 "solver": {"iterations": 1000}}), out=out)
-    assert res.metrics[-1]["nash_conv"] < 1e-4
-    return out
+    return solved_kuhn3(tmp_path_factory, "kuhn", 1000, 1e-4)
 
 
 def test_policy_over_solverkits_games_is_the_formulas(kuhn3, tmp_path):

@@ -20,6 +20,7 @@ from solverkit.poker.acpc_protocol import ProtocolMismatch, parse_matchstate
 from solverkit.poker.gamedef import bundled_names, load_gamedef
 from solverkit.poker.nplayer import LimitState, TableDeal, load_table, parse_table, strengths, tree_table
 from solverkit.poker.table import TablePlayer, baseline_policy, exact_values, load_table_player, run_table_match
+from .solved_runs import solved_kuhn3
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -95,11 +96,7 @@ def test_kuhn_limit_3p_is_bundled_for_tables_and_refused_by_the_two_player_engin
 @pytest.fixture(scope="module")
 def kuhn3(tmp_path_factory):
     """3-player Kuhn solved by the tree engine (CFR+, NashConv ~1e-3 chips)."""
-    out = tmp_path_factory.mktemp("kuhn3")
-    res = run_solve(load_config({"preset": "cfr_plus", "game": {"name": "kuhn_tree", "players": 3},
-                                 "solver": {"iterations": 300}}), out=out)
-    assert res.metrics[-1]["nash_conv"] < 2e-3
-    return out
+    return solved_kuhn3(tmp_path_factory, "kuhn_tree", 300, 2e-3)
 
 
 @pytest.mark.slow  # (CI time: runs with -m slow)
