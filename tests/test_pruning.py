@@ -48,10 +48,12 @@ def test_prune_start_delays_pruning():
     assert np.array_equal(s_late, s_plain) and not np.array_equal(s_early, s_plain)
 
 
-def test_pruned_averages_are_unbiased():
+def test_pruned_averages_and_regrets_are_unbiased():
     """One pruning-enabled pass of 3-player Kuhn over many seeds: the average increments of
-    player 2 (who updated before player 0) average to the full pass's (nkernels, no sampling),
-    although half the traversals prune; player 0's regrets of unpruned sets too."""
+    player 2 (who updated before player 0) and player 0's regret deltas, the pruned actions' and
+    those below them included, average to the full pass's (nkernels, no sampling), although half
+    the traversals prune (a skipped action's regret once got no share of the pruning traversals'
+    updates: its expected delta was 1 - prune_probability of the unpruned one)."""
     from solverkit.efg import nkernels, sampled
 
     a = load_config(_cfg())
@@ -68,8 +70,10 @@ def test_pruned_averages_are_unbiased():
     game._profile([reg0[base[p]:base[p + 1]] for p in range(3)], sig)
     nkernels.cfr_pass_n(t.node, t.prob, t.utils, base, sig, 1, 4, reach, v, d, ac)
     full = ac[base[2]:base[3]].copy()
+    full_regret = d[base[0]:base[1]].copy()
     K = 6000
     draws = np.empty((K, full.size))
+    deltas = np.empty((K, full_regret.size))
     visited = np.empty(K)
     for seed in range(K):
         reg, avg = reg0.copy(), np.zeros(S)
@@ -78,9 +82,13 @@ def test_pruned_averages_are_unbiased():
             np.array([-np.inf]), np.array([1.0]), np.ones(1), np.array([-10.0]), 0.5, t.node, t.prob, t.utils,
             t.infoset, base, ib, reg, avg, game._avg_scale_n("external"), *game._sampling_bufs_n())
         draws[seed] = avg[base[2]:base[3]]
-    err = np.abs(draws.mean(axis=0) - full)
-    se = draws.std(axis=0) / np.sqrt(K)
-    assert np.all(err <= 5.0 * se + 1e-12), (err / np.maximum(se, 1e-300)).max()
+        deltas[seed] = reg[base[0]:base[1]] - reg0[base[0]:base[1]]
+    for got, want in ((draws, full), (deltas, full_regret)):
+        err = np.abs(got.mean(axis=0) - want)
+        se = got.std(axis=0) / np.sqrt(K)
+        assert np.all(err <= 5.0 * se + 1e-9), (err / np.maximum(se, 1e-300)).max()
+    pruned = np.flatnonzero(reg0[base[0]:base[1]] < -10.0)
+    assert np.abs(full_regret[pruned]).max() > 0.02  # the pruned actions' expected deltas are not 0
     assert len(set(visited)) > 1  # some traversals pruned, some did not
 
 

@@ -91,7 +91,8 @@ class Blueprint:
         nb = sum(gd.num_board_cards)
         self._scratch = (np.zeros(gd.deck_size, np.int64), np.zeros((P, k), np.int64), np.zeros(nb, np.int64),
                          np.zeros(P, np.int64), np.zeros(k + nb, np.int64), np.zeros((P, self.spec.rounds), np.int64),
-                         np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.int64), np.zeros(2 * N + 2, np.int64))
+                         np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.int64),
+                         np.zeros(2 * N + 2, np.int64))
 
     def run(self, iterations: int) -> int:
         """`iterations` more iterations in one kernel call; returns the nodes visited."""

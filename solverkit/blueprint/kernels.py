@@ -89,11 +89,13 @@ def _payoff(n, i, spent, alive, strength):
 @njit(cache=True, nogil=True)
 def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weights, kind, player, rnd, first, nact, spent,
                     alive, off, aoff, reg, avg, arrays, assign, assign_off, cards_in, num_suits, k, nb, deck, hole,
-                    board, strength, row, bucket, v, pol, g, chosen, stack):
+                    board, strength, row, bucket, v, pol, g, r, chosen, stack):
     """Iterations iters[j]: for each player i in the bit mask masks[j], in order lead, lead + 1, ..., one
     external-sampling traversal of a sampled deal
-    (regret deltas times rweights[j]; pruning below thresholds[j] < 0 with probability pprob;
-    the average of player i - 1 takes weights[j] * sigma / g where kept). Returns nodes visited."""
+    (regret deltas times rweights[j] / r; pruning below thresholds[j] < 0 with probability pprob;
+    the average of player i - 1 takes weights[j] * sigma / g where kept; below an action a pruning
+    traversal would skip, a traversal that does not prune divides both by 1 - pprob: r and g take
+    that factor, so expected regrets and averages are the unpruned ones). Returns nodes visited."""
     P = spent.shape[1]
     N = kind.shape[0]
     last = bucket.shape[1] - 1
@@ -115,6 +117,7 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
             sp = 1
             stack[0] = 0
             g[0] = 1.0
+            r[0] = 1.0
             while sp > 0:
                 sp -= 1
                 e = stack[sp]
@@ -142,6 +145,7 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                         c = f + pick(uniform(key, n), pol, f, A)
                         chosen[n] = c
                         g[c] = g[n] if q == qa else g[n] * pol[c]
+                        r[c] = r[n]
                         stack[sp] = c << 1
                         sp += 1
                         continue
@@ -153,6 +157,7 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                             v[c] = 0.0  # policy 0: no part of the value
                             continue
                         g[c] = g[n] * explore if skip else g[n]
+                        r[c] = r[n] * explore if skip else r[n]
                         stack[sp] = c << 1
                         sp += 1
                 else:  # leaving n
@@ -167,15 +172,17 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                     for a in range(A):
                         ev += pol[f + a] * v[f + a]
                     v[n] = ev
-                    prunes = prune and rnd[n] != last and rm_total(reg, o, A) > 0.0
+                    able = thr < 0.0 and rnd[n] != last and rm_total(reg, o, A) > 0.0
                     skips = 0
-                    for a in range(A):  # which to skip, read before any is updated
-                        if prunes and reg[o + a] < thr and kind[f + a] != TERMINAL:
+                    for a in range(A):  # which are skippable, read before any is updated
+                        if able and reg[o + a] < thr and kind[f + a] != TERMINAL:
                             skips |= 1 << a
-                    rw = rweights[j]
+                    rw = rweights[j] / r[n]
                     for a in range(A):
                         if not (skips >> a) & 1:
                             reg[o + a] += rw * (v[f + a] - ev)
+                        elif not prune:  # walked by 1 - pprob of traversals: scaled up
+                            reg[o + a] += rw / explore * (v[f + a] - ev)
     return count
 
 

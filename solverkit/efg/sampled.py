@@ -17,9 +17,12 @@ External sampling prunes as Pluribus did (Brown and Sandholm 2019, supplement): 
 drawn to prune (``uniform(key, num_nodes) < prune_probability``) an action of the updating player
 whose stored regret is below the threshold is neither walked nor updated, unless its child is
 terminal or no action of the set has positive regret (its policy is then uniform and skipping would
-bias the set's value). Below such an action a traversal that does not prune divides the average
-increments of the other players by 1 - prune_probability, so that their expected average is the
-unpruned one (Pluribus kept its average in separate passes instead). Iteration k's regret deltas are multiplied by ``rweights[k]`` before the
+bias the set's value). A traversal that does not prune divides by 1 - prune_probability what it
+adds below such an action (the other players' average increments, the updating player's regret
+deltas) and the action's own regret delta, so that expected regrets and averages are the
+unpruned ones (Pluribus kept its average in separate passes and left a skipped action's regret as
+it was: measured on 3-player Leduc, that regret, held near the threshold while the unpruned one
+keeps falling, brings hopeless actions back and costs NashConv; bench/results/blueprint_pruning.md). Iteration k's regret deltas are multiplied by ``rweights[k]`` before the
 fold: Linear CFR's discount of all regrets by t/(t+1), applied lazily (docs/samplers.md).
 
 The steps every traversal shares are in :mod:`.sampled_steps`, the traversals for three to six
@@ -49,7 +52,8 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
     the sampling probability and cancels); d_i takes sign * r * (v_a - v) at i's histories.
     prune: this traversal skips i's actions of regret below thr (see the module docstring). With
     external sampling r is 1 but for `explore` (1 - prune_probability) below each action a pruning
-    traversal would skip, by which the opponent's average increments there are divided."""
+    traversal would skip, by which the opponent's average increments and i's regret deltas there
+    (and the skippable action's own) are divided."""
     sign = 1.0 if i == 0 else -1.0
     count = 0
     sp = 1
@@ -118,11 +122,13 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
             if node[n, 1] == i:
                 _touch(n, node, infoset, seen_i, touched_i, nt_i)
                 off = node[n, 2]
-                cf = sign if mode == MODE_EXTERNAL else sign * r[n]
-                prunes = prune and rm_total(src_i, off, A) > 0.0
+                cf = sign / r[n] if mode == MODE_EXTERNAL else sign * r[n]
+                able = thr < 0.0 and rm_total(src_i, off, A) > 0.0
                 for a in range(A):
-                    if not _skip(prunes, src_i, off, a, node, first + a, thr):
+                    if not _skip(able, src_i, off, a, node, first + a, thr):
                         d_i[off + a] += cf * (v[first + a] - ev)
+                    elif not prune:  # walked by 1 - prune_probability of traversals: scaled up
+                        d_i[off + a] += cf / explore * (v[first + a] - ev)
     return count
 
 

@@ -24,8 +24,8 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
     when do_avg); returns nodes visited. r[n]: the others' reach of the explored part (for i's
     regrets); g[n]: chance sampling, qa's own reach; external, the third players' sampling
     probability of the path (their actions are sampled), times `explore` (1 - prune_probability)
-    below each action a pruning traversal would skip. prune: this traversal skips i's actions of
-    regret below thr (see the module docstring)."""
+    below each action a pruning traversal would skip, where r is divided by it. prune: this
+    traversal skips i's actions of regret below thr (see the module docstring)."""
     count = 0
     sp = 1
     stack[0] = 0
@@ -77,7 +77,7 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 if skip and prune:
                     v[c] = 0.0  # its policy is 0: no part of the set's value
                     continue
-                r[c] = r[n] if q == i else r[n] * pol[c]
+                r[c] = (r[n] / explore if skip else r[n]) if q == i else r[n] * pol[c]
                 g[c] = g[n] * pol[c] if q == qa else (g[n] * explore if skip else g[n])
                 stack[sp] = c << 1
                 sp += 1
@@ -95,10 +95,12 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 _touch_n(n, node, infoset, ibase, seen, touched, nt)
                 off = base[i] + node[n, 2]
                 cf = r[n]
-                prunes = prune and rm_total(reg, off, A) > 0.0
+                able = thr < 0.0 and rm_total(reg, off, A) > 0.0
                 for a in range(A):
-                    if not _skip(prunes, reg, off, a, node, first + a, thr):
+                    if not _skip(able, reg, off, a, node, first + a, thr):
                         d[off + a] += cf * (v[first + a] - ev)
+                    elif not prune:  # walked by 1 - prune_probability of traversals: scaled up
+                        d[off + a] += cf / explore * (v[first + a] - ev)
     return count
 
 
