@@ -162,6 +162,19 @@ def test_set_overrides_apply_in_order_and_are_typed():
     assert asm.game.matrix.shape == (4, 6)
 
 
+def test_set_reaches_into_nested_tables():
+    """game.sizes.river.bet: the table the file has (or a new one), the other keys kept; a key
+    under a value that is not a table is refused naming it."""
+    spot = {"preset": "dcfr", "game": {"name": "holdem_spot", "board": "QsJh2h8d3c", "pot": 20, "stack": 80,
+                                        "oop_range": "AA", "ip_range": "KK", "sizes": {"river": {"raise": "a"}}}}
+    raw = apply_overrides(spot, ["game.sizes.river.bet=70%", "game.sizes.ip.river.bet=a"])
+    assert raw["game"]["sizes"] == {"river": {"raise": "a", "bet": "70%"}, "ip": {"river": {"bet": "a"}}}
+    assert spot["game"]["sizes"] == {"river": {"raise": "a"}}  # the caller's table is left alone
+    assert load_config(raw).resolved["game"]["sizes"]["river"]["bet"] == "70%"
+    with pytest.raises(ConfigError, match=r"--set key 'game.pot.x': game.pot in the config is 20, not a table"):
+        apply_overrides(spot, ["game.pot.x=1"])
+
+
 def test_set_on_a_shorthand_section():
     """`game = "skewed_pennies"` in the file, then --set game.tails=3: a table with both."""
     asm = load_config({"preset": "cfr", "game": "skewed_pennies"}, ["game.tails=3"])

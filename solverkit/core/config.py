@@ -194,7 +194,8 @@ def parse_value(text: str):
 
 
 def apply_overrides(raw: dict, overrides) -> dict:
-    """Apply ``KEY=VALUE`` strings (``section.param=value`` or ``preset=name``) to a raw config."""
+    """Apply ``KEY=VALUE`` strings (``section.param=value`` or ``preset=name``) to a raw config; a
+    dotted param reaches into nested tables (``game.sizes.river.bet=70%``)."""
     raw = copy.deepcopy(raw)
     items = overrides or ()
     if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
@@ -219,8 +220,15 @@ def apply_overrides(raw: dict, overrides) -> dict:
             table = {"name": table}
         if not isinstance(table, dict):
             raise ConfigError(f"--set key {shown(key)}: [{section}] in the config is {shown(table)}, not a table")
-        table[param] = value
         raw[section] = table
+        *path, last = param.split(".")
+        for i, part in enumerate(path):
+            inner = table.setdefault(part, {})
+            if not isinstance(inner, dict):
+                where = ".".join([section, *path[: i + 1]])
+                raise ConfigError(f"--set key {shown(key)}: {where} in the config is {shown(inner)}, not a table")
+            table = inner
+        table[last] = value
     return raw
 
 
