@@ -94,8 +94,9 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
     external-sampling traversal of a sampled deal
     (regret deltas times rweights[j] / r; pruning below thresholds[j] < 0 with probability pprob;
     the average of player i - 1 takes weights[j] * sigma / g where kept; below an action a pruning
-    traversal would skip, a traversal that does not prune divides both by 1 - pprob: r and g take
-    that factor, so expected regrets and averages are the unpruned ones). Returns nodes visited."""
+    traversal would skip, a traversal that does not prune divides both by 1 - pprob, once however many
+    such actions are above: r and g take that factor, so expected regrets and averages are the
+    unpruned ones). Returns nodes visited."""
     P = spent.shape[1]
     N = kind.shape[0]
     last = bucket.shape[1] - 1
@@ -156,8 +157,9 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                         if skip and prune:
                             v[c] = 0.0  # policy 0: no part of the value
                             continue
-                        g[c] = g[n] * explore if skip else g[n]
-                        r[c] = r[n] * explore if skip else r[n]
+                        fresh = skip and r[n] == 1.0  # the path's first: walked by 1 - pprob of traversals, once
+                        g[c] = g[n] * explore if fresh else g[n]
+                        r[c] = r[n] * explore if fresh else r[n]
                         stack[sp] = c << 1
                         sp += 1
                 else:  # leaving n
@@ -182,7 +184,7 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                         if not (skips >> a) & 1:
                             reg[o + a] += rw * (v[f + a] - ev)
                         elif not prune:  # walked by 1 - pprob of traversals: scaled up
-                            reg[o + a] += rw / explore * (v[f + a] - ev)
+                            reg[o + a] += (rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)
     return count
 
 

@@ -51,9 +51,10 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
     of the explored part (chance and, for external, the opponent are sampled, so their reach is
     the sampling probability and cancels); d_i takes sign * r * (v_a - v) at i's histories.
     prune: this traversal skips i's actions of regret below thr (see the module docstring). With
-    external sampling r is 1 but for `explore` (1 - prune_probability) below each action a pruning
-    traversal would skip, by which the opponent's average increments and i's regret deltas there
-    (and the skippable action's own) are divided."""
+    external sampling r is 1 but for `explore` (1 - prune_probability) below the first action on
+    the path a pruning traversal would skip (once: one draw decides whether a traversal prunes),
+    by which the opponent's average increments and i's regret deltas there (and the skippable
+    action's own) are divided."""
     sign = 1.0 if i == 0 else -1.0
     count = 0
     sp = 1
@@ -106,7 +107,8 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
                 if skip and prune:
                     v[c] = 0.0  # its policy is 0: no part of the set's value
                     continue
-                r[c] = (r[n] * explore if skip else r[n]) if q == i else r[n] * pol[c]
+                fresh = skip and r[n] == 1.0  # the path's first: walked by 1 - p of traversals, once
+                r[c] = (r[n] * explore if fresh else r[n]) if q == i else r[n] * pol[c]
                 stack[sp] = c << 1
                 sp += 1
         else:  # leaving n: its value from its children's
@@ -128,7 +130,7 @@ def explore_traverse(mode, i, key, node, prob, util, infoset, src_i, src_o, d_i,
                     if not _skip(able, src_i, off, a, node, first + a, thr):
                         d_i[off + a] += cf * (v[first + a] - ev)
                     elif not prune:  # walked by 1 - prune_probability of traversals: scaled up
-                        d_i[off + a] += cf / explore * (v[first + a] - ev)
+                        d_i[off + a] += (cf / explore if r[n] == 1.0 else cf) * (v[first + a] - ev)
     return count
 
 

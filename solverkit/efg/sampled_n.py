@@ -24,7 +24,9 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
     when do_avg); returns nodes visited. r[n]: the others' reach of the explored part (for i's
     regrets); g[n]: chance sampling, qa's own reach; external, the third players' sampling
     probability of the path (their actions are sampled), times `explore` (1 - prune_probability)
-    below each action a pruning traversal would skip, where r is divided by it. prune: this
+    below the first action on the path a pruning traversal would skip, where r is divided by it
+    (one draw decides whether a traversal prunes: what lies below two such actions is walked by
+    1 - prune_probability of traversals too). prune: this
     traversal skips i's actions of regret below thr (see the module docstring)."""
     count = 0
     sp = 1
@@ -77,8 +79,9 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 if skip and prune:
                     v[c] = 0.0  # its policy is 0: no part of the set's value
                     continue
-                r[c] = (r[n] / explore if skip else r[n]) if q == i else r[n] * pol[c]
-                g[c] = g[n] * pol[c] if q == qa else (g[n] * explore if skip else g[n])
+                fresh = skip and r[n] == 1.0  # the path's first: walked by 1 - p of traversals, once
+                r[c] = (r[n] / explore if fresh else r[n]) if q == i else r[n] * pol[c]
+                g[c] = g[n] * pol[c] if q == qa else (g[n] * explore if fresh else g[n])
                 stack[sp] = c << 1
                 sp += 1
         else:  # leaving n: its value from its children's
@@ -100,7 +103,7 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                     if not _skip(able, reg, off, a, node, first + a, thr):
                         d[off + a] += cf * (v[first + a] - ev)
                     elif not prune:  # walked by 1 - prune_probability of traversals: scaled up
-                        d[off + a] += cf / explore * (v[first + a] - ev)
+                        d[off + a] += (cf / explore if cf == 1.0 else cf) * (v[first + a] - ev)
     return count
 
 
