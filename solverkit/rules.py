@@ -83,6 +83,14 @@ class DiscountedCFR(RegretRule):
     def coefficients(self, t):
         return _discount(t, self.config["alpha"]), _discount(t, self.config["beta"]), -math.inf
 
+    def _block(self, ts):
+        out = np.empty((len(ts), 4))
+        out[:, 0] = 1.0
+        out[:, 1] = _discounts(ts, self.config["alpha"])
+        out[:, 2] = _discounts(ts, self.config["beta"])
+        out[:, 3] = -math.inf
+        return out
+
 
 class DiscountedCFRPlus(RegretRule):
     """DCFR+ (Xu et al. 2024): RM+ whose old regrets are discounted before iteration t's are
@@ -145,6 +153,15 @@ def _constant(row, ts):
     out = np.empty((len(ts), len(row)))
     out[:] = row
     return out
+
+
+def _discounts(ts, exponent) -> np.ndarray:
+    """:func:`_discount` of every iteration of `ts` (all >= 1), the same doubles: libm's pow as
+    Python's ``**``, 1.0 where t^e overflows."""
+    t = np.asarray(ts, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an exponent array: numpy's scalar fast paths
+        te = np.power(t, np.full_like(t, float(exponent)))  # such as 1 / t for -1 round otherwise)
+        return np.where(np.isinf(te), 1.0, te / (te + 1.0))
 
 
 def _discount(t, exponent):

@@ -206,8 +206,9 @@ class Solver(StoreWatch, SolverFiles):
     def step(self, count: int = 1) -> None:
         """`count` iterations: both players' updates, in turn or simultaneously (a block of
         sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
-        while count > 0 and (count == 1 or self.iteration < 3 or not self.batches):
-            self._step_one()  # the first iterations one by one: they check the fixed-point resolution
+        fixed = bool(self.store.codec.scales)
+        while count > 0 and (count == 1 or (fixed and self.iteration < 3) or not self.batches):
+            self._step_one()  # a fixed point's first iterations one by one: they check its resolution
             count -= 1
         if count > 0:
             t0, c0 = time.perf_counter(), self._clock.seconds
