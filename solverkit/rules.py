@@ -61,12 +61,28 @@ class LinearCFR(RegretRule):
         s = t / (t + 1.0) if self._discounts(t) else 1.0
         return s, s, -math.inf
 
+    def _block(self, ts):
+        until = int(self.config.get("until", 0) or 0)
+        t = np.asarray(ts, dtype=np.float64)
+        s = t / (t + 1.0)
+        if until:
+            s = np.where(np.asarray(ts) <= until, s, 1.0)
+        out = np.empty((len(ts), 4))
+        out[:, 0], out[:, 1], out[:, 2], out[:, 3] = 1.0, s, s, -math.inf
+        return out
+
     def increment_weight(self, t) -> float:
         """Weight of iteration t's regrets when the old ones are left unscaled: the regrets
         stored are the discounted ones times the product of 1 / (s / (s + 1)) over s < t, that
         is min(t, until + 1)."""
         until = int(self.config.get("until", 0) or 0)
         return float(t if until == 0 else min(t, until + 1))
+
+    def increment_weights(self, ts) -> np.ndarray:
+        """:meth:`increment_weight` of every iteration of `ts`, as an array (the same doubles)."""
+        until = int(self.config.get("until", 0) or 0)
+        t = np.asarray(ts, dtype=np.int64)
+        return (t if until == 0 else np.minimum(t, until + 1)).astype(np.float64)
 
 
 class DiscountedCFR(RegretRule):

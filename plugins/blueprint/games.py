@@ -12,6 +12,7 @@ import numpy as np
 from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
+from solverkit.core.rule import increment_weights
 from solverkit.errors import ConfigError
 
 # the engine (solverkit.blueprint, solverkit.poker.nplayer) is imported where a game is built or
@@ -177,9 +178,9 @@ class BlueprintGame(Game):
         lazy = getattr(rule, "increment_weight", None)
         for t in (int(ts[0]), int(ts[-1])):
             sampler.check_coefficients(rule, averaging, t, lazy is not None)
-        rw = np.array([lazy(int(t)) for t in ts]) if lazy else np.ones(ts.size)
+        rw = increment_weights(rule, ts)
         keep = averaging.keeps_average
-        w = np.array([averaging.coefficients(int(t))[1] for t in ts]) if keep else np.zeros(ts.size)
+        w = averaging.coefficients_block(block.first, block.count)[:, 1].copy() if keep else np.zeros(ts.size)
         thr = np.where(ts > sampler.prune_start(), sampler.prune_threshold() * rw, 0.0)
         with store.open("root", ["regret", "avg"] if keep else ["regret"]) as seg:
             reg = seg["regret"]

@@ -16,6 +16,7 @@ import numpy as np
 from ..abstraction.spec import CardSpec
 from ..abstraction.table import BucketTable
 from ..core.layout import Layout
+from ..core.rule import increment_weights
 from ..errors import ConfigError
 from ..poker.nplayer import TableDef
 from . import kernels
@@ -97,9 +98,8 @@ class Blueprint:
     def run(self, iterations: int) -> int:
         """`iterations` more iterations in one kernel call; returns the nodes visited."""
         ts = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
-        lazy = getattr(self.rule, "increment_weight", None)
-        rw = np.array([lazy(int(t)) for t in ts]) if lazy else np.ones(ts.size)
-        w = (np.array([self.averaging.coefficients(int(t))[1] for t in ts]) if self.averaging is not None
+        rw = increment_weights(self.rule, ts)
+        w = (self.averaging.coefficients_block(self.iteration + 1, ts.size)[:, 1] if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune
         count = self.block(ts, np.full(ts.size, (1 << self.gd.num_players) - 1), 0, rw, np.where(ts > start, thr * rw, 0.0),

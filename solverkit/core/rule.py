@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import PluginError
 from .arith import add_into, discounted_update, regret_matching, softmax_source
-from .block_coefficients import block_valid, per_iteration
+from .block_coefficients import block_valid, owner, per_iteration
 from .params import Param
 
 #: rule families: how an engine applies the update
@@ -166,3 +166,15 @@ def check_rule_class(cls) -> None:
         raise PluginError(f"{where}: update() comes from {owner['update'].__qualname__} but kernel_prediction() from "
                           f"{owner['kernel_prediction'].__qualname__}, so the kernels would apply a rule other than "
                           "update(); define kernel_prediction in the same class (return None to keep update)")
+
+
+def increment_weights(rule, ts) -> np.ndarray:
+    """The regret weights ``rule.increment_weight(t)`` of iterations `ts` of a lazily discounted
+    rule (ones for any other): its ``increment_weights(ts)`` arrays where the class that writes
+    them also writes ``increment_weight`` (a subclass redefining only the latter is asked per t)."""
+    lazy = getattr(rule, "increment_weight", None)
+    if lazy is None:
+        return np.ones(len(ts))
+    if owner(type(rule), "increment_weights") is owner(type(rule), "increment_weight"):
+        return np.asarray(rule.increment_weights(ts), dtype=np.float64)
+    return np.array([lazy(int(t)) for t in ts], dtype=np.float64)

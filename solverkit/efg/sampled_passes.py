@@ -12,6 +12,7 @@ from ..core import passes
 from ..core.game import PassBlock, PassJob
 from ..core.pass_plan import average_players
 from ..core.passes import _bits
+from ..core.rule import increment_weights
 from . import sampled, sampled_vr
 
 
@@ -22,14 +23,14 @@ def sampled_coefficients(block: PassBlock):
     ``increment_weight(t)`` instead (regret matching is scale-free), and a pruning threshold,
     given in the rescaled regret's units, is compared to the stored values times that weight."""
     rule, averaging, sampler = block.rule, block.averaging, block.sampler
-    ts = range(block.first, block.first + block.count)
-    co = np.array([rule.kernel_coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 4)
-    lazy = getattr(rule, "increment_weight", None)
-    rw = np.array([lazy(t) for t in ts], dtype=np.float64) if lazy else np.ones(block.count)
+    ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
+    co = np.array(rule.kernel_coefficients_block(block.first, block.count), dtype=np.float64).reshape(-1, 4)
+    lazy = getattr(rule, "increment_weight", None) is not None
+    rw = increment_weights(rule, ts)
     if lazy:
         co[:, :3] = 1.0
     if averaging.keeps_average:
-        aw = np.array([averaging.coefficients(t) for t in ts], dtype=np.float64).reshape(-1, 2)
+        aw = np.array(averaging.coefficients_block(block.first, block.count), dtype=np.float64).reshape(-1, 2)
     else:
         aw = np.zeros((block.count, 2))
         aw[:, 0] = 1.0
