@@ -157,6 +157,8 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                         if skip and prune:
                             v[c] = 0.0  # policy 0: no part of the value
                             continue
+                        # r is 1 above the path's first skippable action (sampled actions leave it at 1),
+                        # 1 / (1 - pprob) below it: the scaling applies once
                         fresh = skip and r[n] == 1.0  # the path's first: walked by 1 - pprob of traversals, once
                         g[c] = g[n] * explore if fresh else g[n]
                         r[c] = r[n] * explore if fresh else r[n]

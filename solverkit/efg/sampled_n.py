@@ -79,6 +79,8 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                 if skip and prune:
                     v[c] = 0.0  # its policy is 0: no part of the set's value
                     continue
+                # r is 1 above the path's first skippable action (only external sampling prunes, and its
+                # sampled actions leave r at 1) and 1 / (1 - p) below it: the scaling applies once
                 fresh = skip and r[n] == 1.0  # the path's first: walked by 1 - p of traversals, once
                 r[c] = (r[n] / explore if fresh else r[n]) if q == i else r[n] * pol[c]
                 g[c] = g[n] * pol[c] if q == qa else (g[n] * explore if fresh else g[n])
