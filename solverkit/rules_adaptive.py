@@ -86,18 +86,31 @@ def asymmetry(e, s, alpha_init, alpha_min, alpha_max):
     return min(max(alpha, alpha_min), alpha_max)
 
 
+@njit(cache=True, nogil=True)
+def _set_alphas(block_start, block_count, block_actions, err, move, alpha_init, alpha_min, alpha_max, out):
+    """out[I] = alpha_I of every information set, in layout order (:func:`asymmetry` of its sums)."""
+    k = 0
+    for b in range(block_start.shape[0]):
+        na = block_actions[b]
+        for i in range(block_count[b]):
+            o = block_start[b] + i * na
+            e = 0.0
+            s = 0.0
+            for a in range(na):
+                e += err[o + a]
+                s += move[o + a]
+            out[k] = asymmetry(e, s, alpha_init, alpha_min, alpha_max)
+            k += 1
+
+
 def information_set_alpha(blocks, err, move, alpha_init, alpha_min, alpha_max) -> np.ndarray:
-    """alpha_I of every information set, in layout order (for inspection and reports; numpy per
-    block, the same formula as :func:`asymmetry`)."""
-    out = []
-    for s0, c, na in zip(*blocks):
-        n = int(c) * int(na)
-        e = err[s0:s0 + n].reshape(int(c), int(na)).sum(axis=1)
-        s = move[s0:s0 + n].reshape(int(c), int(na)).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            alpha = np.where(s > 0.0, np.sqrt(e / s), np.where(e > 0.0, alpha_max, alpha_init))
-        out.append(np.minimum(np.maximum(alpha, alpha_min), alpha_max))
-    return np.concatenate(out) if out else np.zeros(0)
+    """alpha_I of every information set, in layout order (for inspection and reports: the policy's
+    own formula, :func:`asymmetry`)."""
+    start, count, actions = (np.asarray(x, dtype=np.int64) for x in blocks)
+    out = np.empty(int(count.sum()))
+    _set_alphas(start, count, actions, np.asarray(err, dtype=np.float64), np.asarray(move, dtype=np.float64),
+                float(alpha_init), float(alpha_min), float(alpha_max), out)
+    return out
 
 
 _ALPHA = {

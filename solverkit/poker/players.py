@@ -131,16 +131,11 @@ class Player(SampledActions):
         """The policy at tree node n for the state's cards, and the node's action tokens."""
         game = self.game
         try:
-            g, h = game.locate(state.board_sets(), tuple(sorted(state.hole[state.position])))
+            off = game.policy_offset(n, state.board_sets(), tuple(sorted(state.hole[state.position])))
         except KeyError as exc:
             raise ProtocolMismatch(f"hand {state.hand}: cards {state.line(game.gd)!r} are not a deal of game "
                                    f"{game.name!r} ({exc.args[0]})") from None
         A = int(game.tree.bet.num_actions[n])
-        try:
-            row = game.player_row(int(game.tree.bet.player[n]), h)
-        except KeyError as exc:
-            raise ProtocolMismatch(f"hand {state.hand}: cards {state.line(game.gd)!r}: {exc.args[0]}") from None
-        off = game.value_offset(n, g, row)
         return np.asarray(self.strategy[state.position][off:off + A], dtype=np.float64), game.action_labels(n)
 
     def hand_policies(self, n: int, board_sets) -> np.ndarray:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from .betting import ACTION_CHARS
 from .cards import card_name
 
@@ -26,8 +28,6 @@ class GamePresentation:
         `player`'s own hand list, where that player's values are stored: the same index in a game
         whose players share one list, its place among the player's range in a spot. KeyError when
         the player's range does not hold the hand."""
-        import numpy as np
-
         inv = self.__dict__.setdefault("_player_rows", {}).get(player)
         if inv is None:
             rows = self.tree.side(player).rows
@@ -38,6 +38,13 @@ class GamePresentation:
         if row < 0:
             raise KeyError(f"player {player}'s range does not hold hand {hand}")
         return row
+
+    def policy_offset(self, node: int, board_sets, hand) -> int:
+        """Where the acting player's values of a deal's `hand` (sorted cards) at decision `node`
+        start in its flat policy, on the board dealt so far (card sets per round): :meth:`locate`,
+        then the player's own row. KeyError when the game's boards or that player's range lack it."""
+        g, h = self.locate(board_sets, hand)
+        return self.value_offset(node, g, self.player_row(int(self.tree.bet.player[node]), h))
 
     def locate(self, board_sets, hand) -> tuple[int, int]:
         """(global board id, hand index) where a deal's board (card sets per round dealt so

@@ -38,9 +38,14 @@ TABLE_BASELINES = {
 }
 
 
+def _is_kuhn3p_eq(spec: str) -> bool:
+    """Whether a player spec is ``kuhn3p_eq`` (it may carry ``:name=value,...``)."""
+    return spec.partition(":")[0] == "kuhn3p_eq"
+
+
 def is_table_baseline(spec: str) -> bool:
-    """Whether a player spec names a baseline (``kuhn3p_eq`` may carry ``:name=value,...``)."""
-    return spec in TABLE_BASELINES or spec.partition(":")[0] == "kuhn3p_eq"
+    """Whether a player spec names a baseline."""
+    return spec in TABLE_BASELINES or _is_kuhn3p_eq(spec)
 
 
 # --- the players ---------------------------------------------------------------------------------
@@ -85,7 +90,7 @@ class TablePlayer(SampledActions):
 def baseline_policy(tree_game, kind: str) -> list[np.ndarray]:
     """Each player's policy array of a baseline over `tree_game`'s layout (once per match: a
     loop over information sets, not in any solver path)."""
-    if kind.partition(":")[0] == "kuhn3p_eq":
+    if _is_kuhn3p_eq(kind):
         from .kuhn3p_equilibrium import equilibrium_policy, parse_spec
 
         return equilibrium_policy(tree_game, parse_spec(kind))
@@ -156,7 +161,7 @@ def load_table_player(spec: str, tree_game=None) -> TablePlayer:
         if tree_game is None:
             raise SolverkitError(f"baseline {spec!r} needs a game: give a run directory for another player")
         name = spec
-        if spec.partition(":")[0] == "kuhn3p_eq":  # named by every parameter of its member
+        if _is_kuhn3p_eq(spec):  # named by every parameter of its member
             from .kuhn3p_equilibrium import parse_spec
 
             name = parse_spec(spec).label()

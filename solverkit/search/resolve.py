@@ -152,8 +152,6 @@ class _Passes:
                         self.bufs)
 
 
-
-
 @njit(cache=True, nogil=True)
 def _resolve_entry(gadget, live, out):
     """Re-solve gadget: the opponent enters with each hand as regret matching of (terminate, follow) says."""

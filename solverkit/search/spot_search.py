@@ -226,14 +226,12 @@ def spot_tokens(game, n: int, real) -> list[str]:
 def spot_policy(game, strategy, node: int, hole, board) -> np.ndarray | None:
     """float64 [actions]: the spot strategy's policy at decision `node` for the acting player's hole
     cards on the spot's root board (None: a hand its range does not hold). A spot's layout keeps each
-    player's own range's hands (``player_row``: the hand's row among them)."""
+    player's own range's hands (``policy_offset`` finds the hand's row among them)."""
     p, A = int(game.tree.bet.player[node]), int(game.tree.bet.num_actions[node])
     try:
-        g, u = game.locate((tuple(sorted(board)),), tuple(sorted(hole)))
-        i = game.player_row(p, u)
+        off = game.policy_offset(node, (tuple(sorted(board)),), tuple(sorted(hole)))
     except KeyError:  # neither range holds the hand, or not this player's
         return None
-    off = game.value_offset(node, g, i)
     return np.asarray(strategy[p][off:off + A], dtype=np.float64)
 
 
