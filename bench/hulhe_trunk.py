@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from solverkit.core.config import load_config, parse_value
+from solverkit.core.config import load_config
+from solverkit.core.config_text import parse_value
 from solverkit.core.game import PassJob
 from solverkit.core.solver import make_store, warm_up_kernels
 from solverkit.core.transport import Transport

@@ -43,7 +43,7 @@ def _override_strings(overrides: dict) -> list[str]:
             raise ConfigError(f"solve(..., {where}={_short(v)}) is invalid: expected a TOML value (a string, "
                               "number, boolean, or a list or table of them)") from None
 
-    from .core.config import PLUGIN_SECTIONS, TOP_KEYS
+    from .core.config_text import PLUGIN_SECTIONS, TOP_KEYS
 
     named = (*PLUGIN_SECTIONS, "sampler")  # a plugin name stands for its table, as in a config: game="leduc"
     out = []

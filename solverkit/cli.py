@@ -92,7 +92,7 @@ def _preset_table(presets) -> None:
 def info(game, overrides):
     """Sizes of GAME (a game name, or a config file's [game]): information sets (raw and up to suit
     symmetry), subgames, memory, counted before anything is built."""
-    from .core.config import parse_value
+    from .core.config_text import parse_value
 
     from .core.params import spec_of
     from .core.registry import get_registry
@@ -101,7 +101,8 @@ def info(game, overrides):
     given = {}
     abstraction = None
     if game.endswith(".toml") and Path(game).is_file():  # a config file: its [game] table (paths resolved)
-        from .core.config import absolutize_game_files, read_toml
+        from .core.config import absolutize_game_files
+        from .core.config_text import read_toml
 
         path = Path(game)
         raw = read_toml(path)

@@ -10,14 +10,8 @@ import numpy as np
 import pytest
 import tomli_w
 
-from solverkit.core.config import (  # noqa: I001
-    SOLVER_PARAMS,
-    TOP_KEYS,
-    solver_spec,
-    apply_overrides,
-    load_config,
-    parse_value,
-)
+from solverkit.core.config import SOLVER_PARAMS, load_config, solver_spec
+from solverkit.core.config_text import TOP_KEYS, apply_overrides, parse_value
 from solverkit.core.params import spec_of
 from solverkit.core.registry import get_registry
 from solverkit.errors import ConfigError

@@ -167,7 +167,7 @@ def inline(value) -> str:
 def _good_checkpoint_every(key, value) -> bool:
     """Whether `value` is a good [solver] checkpoint_every: a string parameter that also takes
     an integer number of iterations (100 as "100")."""
-    from solverkit.core.config import parse_every
+    from solverkit.core.config_text import parse_every
     from solverkit.errors import ConfigError
 
     if key != "checkpoint_every" or not isinstance(value, int) or isinstance(value, bool):
@@ -497,7 +497,7 @@ def test_the_good_strategy_file_is_accepted(run_dir):
 
 
 def _is_schedule(text) -> bool:
-    from solverkit.core.config import parse_schedule
+    from solverkit.core.config_text import parse_schedule
     from solverkit.errors import ConfigError
 
     try:

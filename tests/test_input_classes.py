@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 import solverkit
 from solverkit.cli import cli
-from solverkit.core.config import parse_every, parse_value
+from solverkit.core.config_text import parse_every, parse_value
 from solverkit.core.params import Param, expand_path, number_from_text
 from solverkit.efg import TreeGame
 from solverkit.errors import ConfigError

@@ -7,7 +7,8 @@ import csv
 import numpy as np
 import pytest
 
-from solverkit.core.config import load_config, parse_schedule
+from solverkit.core.config import load_config
+from solverkit.core.config_text import parse_schedule
 from solverkit.core.registry import get_registry
 from solverkit.core.rng import draws
 from solverkit.core.schedule import EvalSchedule

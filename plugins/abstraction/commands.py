@@ -14,7 +14,8 @@ from solverkit.errors import ConfigError
 def _game_and_abstraction(config_or_game: str, overrides):
     """The game and the [abstraction] plugin of a config file, or of a game name, with --set
     values. The game is resolved without its abstraction, so that the table is built once, here."""
-    from solverkit.core.config import _resolve_abstraction, apply_overrides, read_toml, resolve
+    from solverkit.core.config import _resolve_abstraction, resolve
+    from solverkit.core.config_text import apply_overrides, read_toml
     from solverkit.core.params import expand_path
     from solverkit.core.registry import get_registry
 

@@ -217,7 +217,7 @@ def _bundled_game(game_name, sets):
 
 
 def _parse_sets(sets):
-    from solverkit.core.config import parse_value
+    from solverkit.core.config_text import parse_value
 
     out = {}
     for item in sets:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
-from .config import parse_every
+from .config_text import parse_every
 
 
 def run_config(assembly, iterations=None, target=None, checkpoint_every=None) -> dict:

@@ -10,7 +10,8 @@ from ..errors import ConfigError, WorkerLost
 from .atomic import write_text
 from .checkpoint import FILENAME as CHECKPOINT_FILE
 from .checkpoint import check_game, check_resume, parts_dir, read_footer
-from .config import SOLVER_PARAMS, parse_every
+from .config import SOLVER_PARAMS
+from .config_text import parse_every
 from .memory import process_age
 from .metrics import NASH_CONV, MetricsWriter, metric_columns
 from .progress import Progress, progress_postfix, say, stop_reason, target_text

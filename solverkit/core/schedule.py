@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ConfigError
-from .config import parse_schedule
+from .config_text import parse_schedule
 
 POINTS_PER_DECADE = 20
 

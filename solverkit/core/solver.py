@@ -17,7 +17,7 @@ from ..errors import ConfigError, TransportError
 from .capabilities import holds_subgames
 from .codec import ValueCodec
 from .compile_time import COMPILE_NOTICE, COMPILE_NOTICE_AFTER, CompileClock, slow_notice, warm_up_kernels  # noqa: F401
-from .config import parse_every  # noqa: F401 (re-exported)
+from .config_text import parse_every  # noqa: F401 (re-exported)
 from .game import PassBlock, PassJob
 from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory
 from .metrics import (CURRENT_COLUMN, METRIC_COLUMNS, NASH_CONV, STORE_COLUMNS, exploitability,  # noqa: F401

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.config import absolutize_game_files, load_config, read_toml
+from ..core.config import absolutize_game_files, load_config
+from ..core.config_text import read_toml
 from ..core.params import Param, spec_of
 from ..core.registry import get_registry
 from ..core.units import EXPLOITABILITY, plot_unit, units_of
@@ -128,7 +129,7 @@ _EVAL_EVERY = Param("int", None, min=0)
 
 def _eval_every(value, where):
     """An eval_every as ``[solver] eval_every`` takes it: iterations, "30s", "1e6 nodes"."""
-    from ..core.config import parse_schedule
+    from ..core.config_text import parse_schedule
 
     if not isinstance(value, str):
         return _EVAL_EVERY.check(value, where)
@@ -151,7 +152,7 @@ _TIME_LIMIT = Param("float", None, min=0.0)
 def _checkpoint_every(value) -> str:
     """``[study] checkpoint_every``: "" (none), N iterations or a duration ("10m"), as the
     ``[solver]`` key takes it."""
-    from ..core.config import parse_every
+    from ..core.config_text import parse_every
 
     text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
     if text is None:

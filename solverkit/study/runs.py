@@ -6,7 +6,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import load_config, read_toml
+from ..core.config import load_config
+from ..core.config_text import read_toml
 from ..errors import ConfigError
 from .file import Run, Study
 from .stats import points
