@@ -156,14 +156,16 @@ class SearchSide:
         if key in self.spots:
             a._solved = ((state.hand, RIVER),) + self.spots[key]
         at = a.spot_node(state, now, start)
+        if key in self.spots and a._solved[1] is not self.spots[key][0]:  # re-solved after an off-tree raise
+            key = key + (real.betting(),)
         self.spots[key] = a._solved[1:]
-        return at
+        return at, key
 
     def decide(self, branch, real):
         key, node = branch
         if key is None:  # the agent's first river decision: its spot is the one of this betting
             key = self.key or real.betting()
-        at = self._at(real, key)
+        at, key = self._at(real, key)
         if at is None:
             self.fallback += 1
             return [(tok, pr, (key, nxt)) for tok, pr, nxt in self.bp.decide(node, real)]
@@ -311,7 +313,7 @@ def check_lifts(game, strategy, sample, real, node, reach, sides, agent, seat, s
     checked = 0
     if actor == seat:
         side = SearchSide(agent, seat, sample, sides[seat], "new", spots)
-        game_s, strat_s, n = side._at(real, real.betting())
+        (game_s, strat_s, n), _ = side._at(real, real.betting())
         pol = side.policy(game_s, strat_s, n)
         for c in np.flatnonzero(reach[seat] > 0)[::97][:4]:
             hole = [(), ()]
@@ -365,7 +367,7 @@ def evaluate(game, strategy, sample, iterations: int):
             other = SpotSearchPlayer(game, strategy, "other", iterations=iterations, budget=0.0, first_round=RIVER)
             both = [SearchSide(agent if p == seat else other, p, sample, sides[p], "new", spots, key) for p in (0, 1)]
             kids = [{(None, node): reach[0]}, {(None, node): reach[1]}]
-            g, strat = spots[key]
+            g, strat = spots[key][:2]
             want = g.expected_values(strat)[0] * g.gd.pot / 100.0  # (spot player 0 = this seat, out of position)
             got = float(np.sum(walk(real, both, kids, seat, sd, False))) / Z
             out["spot_check"] = {"walk": got, "spot": want}

@@ -122,3 +122,63 @@ def test_a_turn_re_solve_bets_on_the_river_too():
     bet = game.tree.bet
     river = (bet.round == 1) & (bet.kind == 0)
     assert river.any() and int(bet.num_actions[river].max()) >= 3  # check, pot, all-in (or more facing)
+
+
+def test_a_turn_re_solve_bets_the_blueprints_sizes_and_a_river_one_more():
+    """A turn spot's first street bets the pot or all-in (TURN_SIZES: a tree small enough for about 100
+    iterations in a 3 s budget) plus the real sizes of the round; a river spot keeps 50%, 100%, 200%."""
+    p = _player(iterations=1, first_round=2)
+    state = MatchState(0, 7, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(state)
+    game, _ = p._spot(state, real, p._round_start(state))
+    bet = game.tree.bet
+    assert sorted(int(bet.amounts[0, a]) for a in range(1, int(bet.num_actions[0]))) == [900, 20000]
+    state = MatchState(0, 8, "cr300c/cc/cc/", ((0, 1), ()), ((20, 30, 40), (50,), (9,)))
+    _, real = p._replay(state)
+    game, _ = p._spot(state, real, p._round_start(state))
+    bet = game.tree.bet
+    assert sorted(int(bet.amounts[0, a]) for a in range(1, int(bet.num_actions[0]))) == [600, 900, 1500, 20000]
+
+
+def test_an_opponents_raise_off_the_spot_is_re_solved_at_its_size():
+    """The turn spot raises all-in only; the opponent's raise to 2,700 over the agent's pot bet is not
+    mapped to the all-in but re-solved (the round again, with the real sizes) before the agent acts."""
+    p = _player(iterations=3, first_round=2)
+    state = MatchState(0, 7, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(state)
+    first, _ = p._spot(state, real, p._round_start(state))
+    state = MatchState(0, 7, "cr300c/cc/r900r2700", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(state)
+    game, strategy, n = p.spot_node(state, real, p._round_start(state))
+    assert game is not first and p.stats["searched"] == 2
+    bet = game.tree.bet
+    assert int(bet.spent[n].max()) == 2700  # the agent faces the real raise in the new spot
+    again, _, _ = p.spot_node(state, real, p._round_start(state))
+    assert again is game and p.stats["searched"] == 2  # (on the new spot's tree: kept)
+
+
+def test_a_nested_river_re_solve_takes_the_agents_range_from_its_turn_re_solve():
+    """From the turn, the river is re-solved with the agent's range as it played: the turn spot's range
+    times the turn re-solve's probability of the agent's bet, per combo (0 on the river card), not the
+    blueprint's probabilities at the node its bet maps to (uniform here: every combo alike)."""
+    from solverkit.search.spot_search import spot_policy
+
+    p = _player(iterations=5, first_round=2)
+    turn = MatchState(0, 7, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(turn)
+    tgame, tstrategy = p._spot(turn, real, p._round_start(turn))
+    river = MatchState(0, 7, "cr300c/cc/r900c/", ((0, 1), ()), ((20, 30, 40), (50,), (9,)))
+    _, real = p._replay(river)
+    rgame, _ = p._spot(river, real, p._round_start(river))
+    bet = tgame.tree.bet
+    slot = next(a for a in range(int(bet.num_actions[0])) if int(bet.amounts[0, a]) == 900)
+    want = np.zeros(1326)
+    base = tgame.ranges()[0]
+    for c in range(1326):
+        hole = tuple(int(x) for x in COMBO_CARDS[c])
+        if base[c] > 0 and 9 not in hole:
+            row = spot_policy(tgame, tstrategy, 0, hole, (20, 30, 40, 50))
+            want[c] = base[c] * row[slot] / row.sum()
+    got = rgame.ranges()[0]
+    assert want.std() > 0.01 * want.max()  # (the re-solve's bet does depend on the hand)
+    assert np.allclose(got / got.max(), want / want.max(), rtol=1e-6, atol=1e-9)

@@ -5,8 +5,8 @@ postflop spot (holdem_spot's engine) and plays the re-solve's policy for its car
 The spot starts where the current betting round started: the pot and stacks of the real hand
 there, the board dealt so far, and each player's range from the blueprint by Bayes' rule (every
 combo's probability of the actions its player took, under the blueprint's policy for that
-combo's bucket at each node the hand mapped to). Its bet sizes are ``SIZES`` of the pot plus the
-real sizes already bet this round (as chips), so the betting before the agent's first decision of
+combo's bucket at each node the hand mapped to). Its bet sizes are ``SIZES`` of the pot (a turn spot:
+``TURN_SIZES``, the blueprint's pot and all-in) plus the real sizes already bet this round (as chips), so the betting before the agent's first decision of
 the round is on the spot's tree whatever the opponent bet: such an off-tree size is re-solved, not
 translated. The spot is solved once per round and hand: a size the opponent bets later in the same
 round is mapped to the spot's nearest amount, and beyond the spot's three raises a street the agent
@@ -36,6 +36,11 @@ SIZES = "50%, 100%, 200%, a"
 RAISES = "100%, a"
 LATER_SIZES = "100%, a"
 LATER_RAISES = "a"
+#: a turn re-solve's first street: the blueprint's sizes (pot, all-in), so that its tree (32 decision nodes
+#: against 186 to 230 with SIZES) takes about 100 DCFR iterations in 3 s on 2 cores instead of 12 to 24
+#: (bench/results/blueprint_hunl_search.md)
+TURN_SIZES = "100%, a"
+TURN_RAISES = "a"
 
 
 class SpotSearchPlayer(BlueprintPlayer):
@@ -49,7 +54,7 @@ class SpotSearchPlayer(BlueprintPlayer):
             raise SolverkitError(f"{name}: search re-solves hold'em spots (no-limit, two hole cards, a 52-card deck, "
                                  f"boards of 3, 1 and 1 cards after the first round); {gd.source} is not such a game")
         self.iterations, self.budget, self.first_round = int(iterations), float(budget), int(first_round)
-        self.stats.update({"searched": 0, "search_seconds": 0.0})
+        self.stats.update({"searched": 0, "search_seconds": 0.0, "search_iterations": 0, "search_max_seconds": 0.0})
         self._solved = None  # (hand, round, spot game, strategy)
 
     def act(self, state: MatchState, rng: np.random.Generator) -> str:
@@ -99,7 +104,7 @@ class SpotSearchPlayer(BlueprintPlayer):
     def _spot(self, state: MatchState, real, start: int):
         """The re-solved spot of this round (cached for the round of this hand): (game, strategy)."""
         key = (state.hand, real.round)
-        if self._solved is not None and self._solved[0] == key:
+        if self._solved is not None and self._solved[0] == key and _on_tree(self._solved[1], state, start):
             return self._solved[1], self._solved[2]
         from ..core.config import load_config
         from ..core.solver import run_solve
@@ -115,6 +120,11 @@ class SpotSearchPlayer(BlueprintPlayer):
             return None, None
         stack = int(self.gd.stack[0]) - int(spent)
         reach = self._ranges(state, start, board)
+        earlier = self._solved
+        if earlier is not None and earlier[0][0] == state.hand and earlier[0][1] < r:  # (nested) its own range
+            played = self._played_range(state, earlier, start, board)
+            if played is not None:
+                reach[state.position] = played
         oop = int(self.gd.first_player[r])
         weights = np.stack([reach[oop], reach[1 - oop]])
         if not (weights[0].any() and weights[1].any()):
@@ -125,7 +135,7 @@ class SpotSearchPlayer(BlueprintPlayer):
         own = combo_index(*state.hole[state.position])
         weights[mine, own] = max(weights[mine, own], 1e-6 * weights[mine].max())
         streets = ("flop", "turn", "river")[len(board) - 3:]
-        bets, raises = [SIZES], [RAISES]
+        bets, raises = ([TURN_SIZES], [TURN_RAISES]) if streets[0] == "turn" else ([SIZES], [RAISES])
         committed = [0, 0]
         for letter, size in acts[start:]:  # the real sizes of this round, as chips
             p = pre.current_player()
@@ -148,10 +158,41 @@ class SpotSearchPlayer(BlueprintPlayer):
         assembly.game = game
         began = time.perf_counter()
         res = run_solve(assembly, iterations=self.iterations, progress=False)
+        took = time.perf_counter() - began
         self.stats["searched"] += 1
-        self.stats["search_seconds"] += time.perf_counter() - began
-        self._solved = (key, game, res.strategy)
+        self.stats["search_seconds"] += took
+        self.stats["search_iterations"] += int(res.iterations)
+        self.stats["search_max_seconds"] = max(self.stats["search_max_seconds"], took)
+        self._solved = (key, game, res.strategy, start)
         return game, res.strategy
+
+    def _played_range(self, state: MatchState, earlier, start: int, board: list[int]) -> np.ndarray | None:
+        """float64 [1326]: the agent's own range at this round's start as it played the hand since the
+        earlier round's re-solve (`earlier`: its (key, game, strategy, first action)): that spot's range
+        times the re-solve's probability of each action the agent took there, per combo (0 on the
+        board's cards). The blueprint's probabilities at the nodes the agent's searched actions map to
+        are not what it played, and can be 0 for every combo (the river then fell back to the
+        blueprint). None where the betting left that spot."""
+        (_, r0), game, strategy, start0 = earlier[0], earlier[1], earlier[2], earlier[3]
+        bet = game.tree.bet
+        mine = 0 if state.position == int(self.gd.first_player[r0]) else 1
+        reach = np.asarray(game.ranges()[mine], dtype=np.float64) * ~np.isin(COMBO_CARDS, board).any(axis=1)
+        root = tuple(sorted(c for b in state.board[:r0] for c in b))
+        n = 0
+        acts = [a for a in split_betting(state.betting, True) if a[0] != "/"]
+        for letter, size in acts[start0:start]:
+            a = _slot(bet, n, letter, size)
+            if a is None:
+                return None
+            if int(bet.player[n]) == mine:
+                column = np.zeros(reach.shape[0])
+                for c in np.flatnonzero(reach):
+                    row = spot_policy(game, strategy, n, tuple(int(x) for x in COMBO_CARDS[c]), root)
+                    if row is not None and row.sum() > 0:
+                        column[c] = row[a] / row.sum()
+                reach *= column
+            n = int(bet.children[n, a])
+        return reach if reach.any() else None
 
     def _search(self, state: MatchState, real, start: int, rng) -> str | None:
         found = self.search_policy(state, real, start)
@@ -186,22 +227,45 @@ class SpotSearchPlayer(BlueprintPlayer):
         n = 0
         acts = [a for a in split_betting(state.betting, True) if a[0] != "/"]
         for letter, size in acts[start:]:
-            A = int(bet.num_actions[n])
-            codes = [int(c) for c in bet.actions[n, :A]]
-            if letter == "f":
+            a = _slot(bet, n, letter, size)
+            if a is None:
                 return None
-            if letter == "c":
-                a = codes.index(CALL_K)
-            else:
-                raises = [i for i in range(A) if codes[i] not in (FOLD_K, CALL_K)]
-                if not raises:
-                    return None
-                a = min(raises, key=lambda i: abs(int(bet.amounts[n, i]) - int(size)))
             n = int(bet.children[n, a])
         if int(bet.kind[n]) != 0 or int(bet.player[n]) != (0 if state.position == int(self.gd.first_player[real.round])
                                                                  else 1):
             return None
         return game, strategy, n
+
+
+def _on_tree(game, state: MatchState, start: int) -> bool:
+    """Whether every raise of the round so far is one of the spot's amounts (to 2%): else the
+    round is re-solved with the real sizes (nested re-solving after an off-tree action) instead
+    of playing the spot's nearest amount."""
+    bet = game.tree.bet
+    n = 0
+    for letter, size in [a for a in split_betting(state.betting, True) if a[0] != "/"][start:]:
+        a = _slot(bet, n, letter, size)
+        if a is None:
+            return True  # (spot_node says where the betting leaves the spot)
+        if letter == "r" and abs(int(bet.amounts[n, a]) - int(size)) > max(2, 0.02 * int(size)):
+            return False
+        n = int(bet.children[n, a])
+    return True
+
+
+def _slot(bet, n: int, letter: str, size: int) -> int | None:
+    """The action slot of the spot's node n for a real action (a raise: the nearest amount), or None
+    (a fold, not a decision, no raise there)."""
+    A = int(bet.num_actions[n])
+    if int(bet.kind[n]) != 0 or letter == "f":
+        return None
+    codes = [int(c) for c in bet.actions[n, :A]]
+    if letter == "c":
+        return codes.index(CALL_K) if CALL_K in codes else None
+    raises = [i for i in range(A) if codes[i] not in (FOLD_K, CALL_K)]
+    if not raises:
+        return None
+    return min(raises, key=lambda i: abs(int(bet.amounts[n, i]) - int(size)))
 
 
 def spot_tokens(game, n: int, real) -> list[str]:
