@@ -108,7 +108,7 @@ class TurnSearchSide(SearchSide):
         _, now = a._replay(state)
         start = a._round_start(state)
         if start is None:
-            return None
+            return None, key
         a._solved = None
         if key not in self.spots and self.spots.get(prev) is not None:  # the turn's re-solve, for its river range
             a._solved = ((state.hand, TURN),) + self.spots[prev]
