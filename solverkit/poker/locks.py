@@ -131,3 +131,29 @@ def build_locks(game, table: dict):
                 for u in np.flatnonzero(mask & (side.valid[g] > 0)):
                     locks[q][base + int(u) * A: base + int(u) * A + A] = probs
     return has, start, locks[0], locks[1]
+
+
+def write_locks(game, player: int, out: np.ndarray) -> np.ndarray:
+    """`player`'s flat policy `out` (the unsplit layout) with every locked hand's lock written in:
+    a locked hand's regrets never move and its average grows only where its own line reaches, so
+    the stored values alone would show it uniform (a current strategy; an average it never
+    reached). The locks are what the kernels play, and what the strategy file must hold."""
+    kt = game.kernel_tree()
+    if not kt.has_lock.any():
+        return out
+    t = game.tree
+    bet = t.bet
+    lock = kt.lock0 if player == 0 else kt.lock1
+    H = t.side(player).num_hands
+    for node in np.flatnonzero(kt.has_lock):
+        if int(bet.player[node]) != player:
+            continue
+        A = int(bet.num_actions[node])
+        r = int(bet.round[node])
+        lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
+        for g in range(lo, hi):
+            block = lock[int(kt.lock_start[node]) + (g - lo) * H * A:][: H * A].reshape(H, A)
+            for u in np.flatnonzero(~np.isnan(block[:, 0])):
+                at = game.value_offset(int(node), g, int(u))
+                out[at: at + A] = block[u]
+    return out

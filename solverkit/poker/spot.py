@@ -191,6 +191,15 @@ class HoldemSpot(SpotViews, PokerGame):
 
         return build_locks(self, table)
 
+    def strategy_of(self, store, which, player, out=None, release=None):
+        """The stored policy with the locked hands' locks written in (locks.write_locks)."""
+        out = super().strategy_of(store, which, player, out=out, release=release)
+        if self.config.get("lock"):
+            from .locks import write_locks
+
+            write_locks(self, player, out)
+        return out
+
     def check_sampler(self, sampler, solver: dict) -> None:
         super().check_sampler(sampler, solver)
         if (self.config.get("lock") or {}) and sampler is not None and sampler.sampled:
