@@ -38,16 +38,21 @@ class LockedOracle(SpotOracle):
         super().__init__(params)
         self.locks = locks
 
+    def lock_of(self, p, combo, board, history):
+        """The lock of an information set: a board-specific one (key + (board,)) first."""
+        got = self.locks.get((p, combo, history, tuple(board)))
+        return got if got is not None else self.locks.get((p, combo, history))
+
     def locked(self, policy):
         def play(p, combo, board, history):
-            got = self.locks.get((p, combo, history))
+            got = self.lock_of(p, combo, board, history)
             return got if got is not None else policy(p, combo, board, history)
         return play
 
     def _cf(self, node, board, c, dist, player, policy, best):
         t = self.tree
         if best and t.kind[node] == DECISION and int(t.player[node]) == player:
-            lock = self.locks.get((player, c, t.history[node]))
+            lock = self.lock_of(player, c, board, t.history[node])
             if lock is not None:
                 kids = self.actions(node)
                 return float(sum(pr * self._cf(child, board, c, dist, player, policy, best)
@@ -334,4 +339,27 @@ def test_a_locked_combo_its_own_line_never_reaches_still_shows_its_lock(tmp_path
     result, game, strategy = solve(tmp_path, params, 20, "unreached")
     oracle = LockedOracle(RIVER, locks)
     assert not check_saved_plays_lock(game, oracle, strategy, locks)
+    check_result(result, oracle, game, strategy, params)
+
+
+def test_a_lock_on_a_named_river_card_locks_that_board_only(tmp_path):
+    """"check,check,Ah,check" (isomorphism off): ip's QQ plays the lock on the river Ah only; on
+    every other river it is free. The file holds the lock there, and result.json is the locked
+    oracle's (with a board-specific lock)."""
+    probe = HoldemSpot(**TURN, isomorphism=False)
+    oracle0 = SpotOracle(TURN)
+    ah = 12 * 4 + 2
+    queens = _members(oracle0, 1, "QQ")
+    hist = [probe.tree.bet.history[n] for n, path in decision_paths(probe) if path == "check,check,check"][0]
+    table = {"check,check,Ah,check": {combo_text(c): {"check": 0.0, "bet 15": 1.0} for c in queens}}
+    locks = {(1, c, hist, oracle0.board + (ah,)): np.array([0.0, 1.0]) for c in queens}
+    params = {**TURN, "isomorphism": False, "lock": table}
+    oracle = LockedOracle(TURN, locks)
+    result, game, strategy = solve(tmp_path, params, 10, "named")
+    policy = oracle.policy_from_flat(game, strategy)
+    for c in queens:
+        if ah not in COMBOS[c]:
+            assert list(policy(1, c, oracle0.board + (ah,), hist)) == [0.0, 1.0]
+    free = [policy(1, c, oracle0.board + (40,), hist) for c in queens if 40 not in COMBOS[c]]
+    assert any(abs(x[1] - 1.0) > 1e-6 for x in free), free  # the Qc river: not locked
     check_result(result, oracle, game, strategy, params)
