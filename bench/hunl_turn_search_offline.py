@@ -40,7 +40,7 @@ from hunl_search_offline import H, BlueprintSide, SearchSide, Showdown, deal, lo
 from solverkit.blueprint.player import BlueprintPlayer, hand_buckets  # noqa: E402
 from solverkit.poker.acpc_protocol import NoLimitState, parse_action, split_betting  # noqa: E402
 from solverkit.poker.ranges import COMBO_CARDS  # noqa: E402
-from solverkit.search.spot_search import SpotSearchPlayer  # noqa: E402
+from solverkit.search.spot_search import SpotSearchPlayer, spot_policies  # noqa: E402
 
 TURN, RIVER = 2, 3
 
@@ -147,6 +147,12 @@ class TurnSearchSide(SearchSide):
             for w, nxt in self.own_map(node, real, letter, size):
                 out.append((tok, w * probs[:, slot], (key, nxt, own + ((index, nxt),), prev)))
         return out
+
+    def policy(self, game, strategy, n):
+        """The river bench's lifted policy (rows normalised, 0 where the range lacks the combo), vectorised."""
+        probs = spot_policies(game, strategy, n, self.board)
+        total = probs.sum(axis=1, keepdims=True)
+        return np.divide(probs, total, out=np.zeros_like(probs), where=total > 0)
 
     def observe(self, branch, real, letter, size):
         key, node, own, prev = branch

@@ -56,3 +56,21 @@ def test_the_agent_plays_its_own_hands_row_of_the_re_solve():
         amount = int(game.tree.bet.amounts[0, want])
         expected = "c" if want == 0 else f"r{min(amount, 20000)}"
         assert token == expected, (k, token, expected)
+
+
+def test_spot_policies_is_spot_policy_of_every_combo():
+    """The vectorised lookup (one board id and row per combo, then offsets) equals the per-hand
+    spot_policy at the first street's nodes of a turn spot whose two ranges differ."""
+    from solverkit.search.spot_search import spot_policies, spot_policy
+
+    p = _player("random", iterations=3, first_round=2)
+    state = MatchState(0, 7, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(state)
+    game, strategy = p._spot(state, real, p._round_start(state))
+    bet = game.tree.bet
+    board = (20, 30, 40, 50)
+    for n in [int(x) for x in np.flatnonzero((bet.kind == 0) & (bet.round == 0))][:6]:
+        got = spot_policies(game, strategy, n, board)
+        for c in range(0, 1326, 7):
+            row = spot_policy(game, strategy, n, tuple(int(x) for x in COMBO_CARDS[c]), board)
+            assert np.array_equal(got[c], row if row is not None else np.zeros(got.shape[1]))

@@ -185,12 +185,9 @@ class SpotSearchPlayer(BlueprintPlayer):
             if a is None:
                 return None
             if int(bet.player[n]) == mine:
-                column = np.zeros(reach.shape[0])
-                for c in np.flatnonzero(reach):
-                    row = spot_policy(game, strategy, n, tuple(int(x) for x in COMBO_CARDS[c]), root)
-                    if row is not None and row.sum() > 0:
-                        column[c] = row[a] / row.sum()
-                reach *= column
+                probs = spot_policies(game, strategy, n, root)
+                total = probs.sum(axis=1)
+                reach *= np.divide(probs[:, a], total, out=np.zeros_like(total), where=total > 0)
             n = int(bet.children[n, a])
         return reach if reach.any() else None
 
@@ -297,6 +294,32 @@ def spot_policy(game, strategy, node: int, hole, board) -> np.ndarray | None:
     except KeyError:  # neither range holds the hand, or not this player's
         return None
     return np.asarray(strategy[p][off:off + A], dtype=np.float64)
+
+
+def spot_policies(game, strategy, node: int, board) -> np.ndarray:
+    """float64 [1326, actions]: :func:`spot_policy` of every combo at once (rows of 0 for hands the
+    acting player's range lacks); each combo's board id and row found once per spot, board and player."""
+    p, A = int(game.tree.bet.player[node]), int(game.tree.bet.num_actions[node])
+    rows = game.__dict__.setdefault("_combo_rows", {})
+    key = (p, tuple(sorted(board)))
+    if key not in rows:
+        g, row = np.full(len(COMBO_CARDS), -1, dtype=np.int64), np.full(len(COMBO_CARDS), -1, dtype=np.int64)
+        for c, hole in enumerate(COMBO_CARDS):
+            try:
+                gc, h = game.locate((key[1],), tuple(sorted(int(x) for x in hole)))
+                row[c] = game.player_row(p, h)
+            except KeyError:
+                continue
+            g[c] = gc
+        rows[key] = (g, row)
+    g, row = rows[key]
+    out = np.zeros((len(COMBO_CARDS), A))
+    held = row >= 0
+    for gc in np.unique(g[held]):
+        sel = held & (g == gc)
+        base = game.value_offset(node, int(gc), 0)
+        out[sel] = np.asarray(strategy[p], dtype=np.float64)[base + row[sel][:, None] * A + np.arange(A)]
+    return out
 
 
 class _SearchSpot(HoldemSpot):
