@@ -5,15 +5,17 @@ postflop spot (holdem_spot's engine) and plays the re-solve's policy for its car
 The spot starts where the current betting round started: the pot and stacks of the real hand
 there, the board dealt so far, and each player's range from the blueprint by Bayes' rule (every
 combo's probability of the actions its player took, under the blueprint's policy for that
-combo's bucket at each node the hand mapped to). Its bet sizes are ``SIZES`` of the pot (a turn spot:
-``TURN_SIZES``, the blueprint's pot and all-in) plus the real sizes already bet this round (as chips), so the betting before the agent's first decision of
-the round is on the spot's tree whatever the opponent bet: such an off-tree size is re-solved, not
-translated. The spot is solved once per round and hand: a size the opponent bets later in the same
-round is mapped to the spot's nearest amount, and beyond the spot's three raises a street the agent
-plays the blueprint. The re-solve is unsafe
-re-solving (both ranges fixed from the blueprint; Libratus's nested safe variants are not done
-here), DCFR for ``iterations`` iterations or ``budget`` seconds. Where the hand has left the
-blueprint's tree before the round (no ranges) the agent plays as the blueprint player does.
+combo's bucket at each node the hand mapped to); in a round after an earlier re-solve of the
+hand (nested: the river after the turn) the agent's own range is the one it played, the earlier
+spot's range times that re-solve's probability of each of its actions there. Its bet sizes are
+``SIZES`` of the pot (a turn spot: ``TURN_SIZES``, the blueprint's pot and all-in) plus the real
+sizes already bet this round (as chips), so the betting before the agent's first decision of the
+round is on the spot's tree whatever the opponent bet: such an off-tree size is re-solved, not
+translated. The spot is solved once per round and hand, and again when the opponent raises to an
+amount the spot lacks (then with that size); beyond the spot's raises a street the agent plays the
+blueprint. The re-solve is unsafe re-solving (both ranges fixed; Libratus's nested safe variants
+are not done here), DCFR for ``iterations`` iterations or ``budget`` seconds. Where the hand has
+left the blueprint's tree before the round (no ranges) the agent plays as the blueprint player does.
 """
 
 from __future__ import annotations
