@@ -285,7 +285,21 @@ class HoldemSpot(SpotViews, PokerGame):
 
     def _check_fits(self, split_round):
         self.ranges()  # a bad range is refused before anything is built
+        self._check_deals()
         super()._check_fits(split_round)
+
+    def _check_deals(self) -> float:
+        """The pair mass; ConfigError when no oop combo and ip combo are free of a common card
+        (the spot has no deal: every value would be 0 / 0). The mass is a difference of sums, so
+        a range pair without a deal leaves rounding noise (1e-17), never a real deal's weight."""
+        w = self.ranges()
+        z = self.pair_mass()
+        if not z > 1e-12 * float(w[0].sum() * w[1].sum()):
+            c = self.config
+            raise ConfigError(f"[game] oop_range = {c['oop_range']!r}, ip_range = {c['ip_range']!r}: every oop combo "
+                              f"shares a card with every ip combo (board {c['board']}): the spot has no deal; give "
+                              "the ranges combos that can meet")
+        return z
 
     def game_size(self):
         """Sizes from the board, the ranges and the betting counts: boards per street dealt from
@@ -331,7 +345,7 @@ class HoldemSpot(SpotViews, PokerGame):
         for _ in range(1, gd.num_rounds):
             deals.append(deals[-1] * left)
             left -= 1
-        z = self.pair_mass()
+        z = self._check_deals()
         return np.array([100.0 / gd.pot / (z * d) for d in deals])
 
     def _root_entry(self):
