@@ -101,7 +101,9 @@ class SpotViews:
     def node_values(self, strategy, node: int, sets, reach) -> np.ndarray:
         """[2, combos of each player]: EV in chips of each combo at betting node `node` after the
         board `sets` (card sets per street), when both play `strategy` from there and reach it
-        with weights `reach` (per player, per its combos); NaN where a combo cannot be there."""
+        with weights `reach` (per player, per its combos); NaN where a combo cannot be there. The
+        EV is from the node on: the pot it wins less the chips it puts in after the node (what it
+        has in at the node is sunk: a fold there is worth 0); at the root, :meth:`hand_values`."""
 
         t = self.tree
         bet = t.bet
@@ -156,7 +158,9 @@ class SpotViews:
             m = o.sum() - by_card[mine.hands[:, 0]] - by_card[mine.hands[:, 1]] + same
             for i, u in enumerate(canon[p]):
                 if u >= 0 and m[i] > 0 and reach[p][i] > 0:
-                    ev[p, i] = out[p, u] / (m[i] * float(self.scale[r])) + self.gd.pot // 2
+                    # the payoffs are net of every chip put in since the root: add back what p has in
+                    # at the node (sunk), so that EV counts only what it wins and puts in from here on
+                    ev[p, i] = out[p, u] / (m[i] * float(self.scale[r])) + int(bet.spent[node, p])
         return ev
 
     def result_fields(self, store, kind: str, transport=None) -> dict:
