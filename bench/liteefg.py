@@ -19,6 +19,9 @@ agree (to 1e-9; pyspiel.nash_conv of the uniform policy is the third, independen
     python bench/liteefg.py                 # about 4 minutes on the shared 2-core machine
     python bench/liteefg.py --quick         # under 1.5 minutes: fewer iterations, no start-up rounds
     python bench/liteefg.py --games kuhn leduc --startup-rounds 0
+
+Over 500 lines on purpose: one script, since both children, the interleaving parent and the
+report must agree on one protocol.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ of that street; no raise sizes = no raises (besides all-in); no donk sizes = no 
 (solverkit ``donk = ""``, or ``"a"`` with allin; solverkit's default, donk = the bet sizes, is
 postflop-solver's); ``set_allin_threshold T`` = ``allin_commit_threshold = T``; TexasSolver caps a
 street at 4 bets counting the opening bet = solverkit ``raise_limit = 3``.
+
+Over 500 lines on purpose: one script (build or find the peer, translate the spots, check
+the trees agree, run both tools, write the tables), each step needed for one comparable row.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ Values are in the spot's native unit, % of the starting pot, net of each player'
 Rake (postflop-solver's rule, and the table's): the winner pays min(rake x pot, rake_cap) of the
 pot actually contested, 2 x min(spent): an uncalled bet goes back to the bettor unraked. A tie
 splits the rake. ``rake_cap = 0`` means no cap (solverkit's documented choice).
+
+Over 500 lines on purpose: one independent evaluator (its own hand ranking, runouts, rake and
+betting walk); split, its parts would only be read together.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""The command line: solve, exploit, export, their outputs (docs/formats.md) and bad input."""
+"""The command line: solve, exploit, export, their outputs (docs/formats.md) and bad input.
+
+Over 500 lines on purpose: the commands share one solved run and its fixtures; the
+commands with their own features have their own files (test_strategy_query.py, test_report.py, ...).
+"""
 
 import csv
 import json

@@ -7,6 +7,9 @@ traceback, nothing on stdout, and no file of the run directory changed.
 
 CI runs a few examples per surface; ``--hypothesis-profile fuzz-long`` (or ``SOLVERKIT_FUZZ=long``)
 runs many more (bench/README.md).
+
+Over 500 lines on purpose: one strategy (invalid-by-construction examples, one promised
+refusal) applied to every input surface with shared strategies and checks.
 """
 
 from __future__ import annotations

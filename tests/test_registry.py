@@ -3,6 +3,9 @@ loading with SOLVERKIT_LOAD_PLUGINS, and the `solverkit plugins` command.
 
 No test loads a third-party entry point: inline plugins are registered through fixtures and
 unregistered afterwards, and entry points are faked in the registry's ``md`` namespace.
+
+Over 500 lines on purpose: the inline plugin of every kind defined at the top serves every
+section below (registration checks, look-ups, entry points, presets, commands).
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""The value store: codec round trips, corruption, compressors, backends, fixed point."""
+"""The value store: codec round trips, corruption, compressors, backends, fixed point.
+
+Over 500 lines on purpose: the store's behaviours share its fixtures (grids, codecs,
+backends); store integrity (refusals) lives in test_store_integrity.py.
+"""
 
 from __future__ import annotations
 

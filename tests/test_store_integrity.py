@@ -5,6 +5,9 @@ line naming the setting and both values, nothing in the run changes), segment fi
 their run and segment, the store directory lock, type- and range-checked checkpoint footers;
 fuzzed with hypothesis. SOLVERKIT_FUZZ_EXAMPLES sets the fuzz examples (CI: a few dozen; a
 longer run: e.g. 2000).
+
+Over 500 lines on purpose: one promise (a stored state is refused rather than misread),
+checked on every stored format with one set of corrupting fixtures.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """Security of the zmq transport: CURVE keys and the allow-list (a peer without keys cannot join
 or disturb a run), the loopback rule, a peer dropped before it is ready, results checked
 (finite, shaped), a target confirmed by an evaluation that trusts no worker's value, worker
-message caps, and game files travelling as content."""
+message caps, and game files travelling as content.
+
+Over 500 lines on purpose: every check needs the same fake peers and keyed trunks set up
+here; they are one threat model, read together.
+"""
 
 from __future__ import annotations
 
