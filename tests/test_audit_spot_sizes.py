@@ -94,3 +94,16 @@ def test_donk_sizes(case):
     assert got["bet 50,call"] == ["check", lead]
     assert got["check,check"] == ["check", checked]
     assert got["check,bet 50,call,check"] == ip_after
+
+
+def test_raise_limit_zero_and_the_all_in_thresholds():
+    """raise_limit 0: a bet, no raise. allin_commit_threshold 0.5 (stack 1000, pot 100): a bet
+    after which the bettor has more than 500 in (50 of the pot counted) is an all-in: 460 (510 in)
+    and 480 become it, 50 stays. force_allin_threshold 0.3: a bet leaving at most 0.3 x the pot
+    behind once called is an all-in: 700 (300 behind, pot 1500) is, 600 (400 behind, 1300) is not."""
+    got = labels_by_path(RIVER, {"river": {"bet": "50%, 460c", "raise": "2x"}}, raise_limit=0)
+    assert got[""] == ["check", "bet 50", "bet 460"] and got["bet 50"] == ["fold", "call"]
+    got = labels_by_path(RIVER, {"river": {"bet": "50%, 460c, 480c"}}, allin_commit_threshold=0.5)
+    assert got[""] == ["check", "bet 50", "allin 1000"]
+    got = labels_by_path(RIVER, {"river": {"bet": "600c, 700c"}}, force_allin_threshold=0.3)
+    assert got[""] == ["check", "bet 600", "allin 1000"]
