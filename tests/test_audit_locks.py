@@ -403,3 +403,20 @@ def test_an_asymmetric_lock_on_merged_boards_is_refused():
     HoldemSpot(**MONO, lock={"": {"AhAd": {"bet 10": 1.0}}}, isomorphism=True).kernel_tree()
     good = {"check,check": {"AA": {"bet 15": 0.5, "check": 0.5}}, "check,check,check": {"AQs": {"allin": 1.0}}}
     HoldemSpot(**MONO, lock=good, isomorphism=True).kernel_tree()
+
+
+def test_a_split_game_plays_locks_above_and_below_its_cut(tmp_path):
+    """split_round = 1: a turn node (oop facing a bet, above the cut: in the trunk) and a river
+    node (in the subgames) locked for combos the acting player holds; result.json, the saved
+    strategy and the locks = the locked oracle's. (tests/test_locks.py's turn lock names JJ at an
+    oop node, a hand only ip holds: it locks nothing, so a trunk lock was not exercised there.)"""
+    probe = HoldemSpot(**TURN, isomorphism=False)
+    oracle0 = SpotOracle(TURN)
+    spec = {"check,bet 10": {c: [0.5, 0.5] for c in _members(oracle0, 0, "KQs")},
+            "check,check,check": {c: [0.4, 0.6] for c in _members(oracle0, 1, "QQ")}}
+    table, locks = lock_table(probe, oracle0, spec)
+    params = {**TURN, "lock": table, "split_round": 1}
+    oracle = LockedOracle(TURN, locks)
+    result, game, strategy = solve(tmp_path, params, 10, "split")
+    assert not check_saved_plays_lock(game, oracle, strategy, locks)
+    check_result(result, oracle, game, strategy, params)
