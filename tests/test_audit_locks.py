@@ -258,6 +258,15 @@ def test_locking_a_player_to_its_solved_strategy_changes_nothing(tmp_path):
     eps = result0["exploitability"]
     assert eps < 0.5
     assert abs(result["ev"][0] - result0["ev"][0]) <= 2 * eps * RIVER["pot"] / 100 + 1e-9, (result["ev"], result0["ev"])
+    # both players locked everywhere to the solution: its values exactly, nothing left to move
+    for node, path in decision_paths(game0):
+        if int(game0.tree.bet.player[node]) == 1:
+            spec[path] = {c: sol(1, c, oracle0.board, game0.tree.bet.history[node]) for c in oracle0.members[1]}
+    table, locks = lock_table(game0, oracle0, spec)
+    result2, game2, strategy2 = solve(tmp_path, {**RIVER, "lock": table}, 3, "all-locked")
+    assert result2["ev"] == pytest.approx(result0["ev"], rel=1e-9, abs=1e-9), (result2["ev"], result0["ev"])
+    assert abs(result2["exploitability"]) < 1e-9
+    assert np.allclose(strategy2[0], strategy0[0], atol=1e-9) and np.allclose(strategy2[1], strategy0[1], atol=1e-9)
 
 
 def test_locked_turn_spot_every_card(tmp_path):
