@@ -77,7 +77,7 @@ def test_a_lock_on_a_named_card_needs_isomorphism_off():
 
 TURN = {**RIVER, "board": "QsJh2h7d", "sizes": {"turn": {"bet": "50%, a"}, "river": {"bet": "50%", "raise": "a"}}}
 # a river node (below the cut of split_round = 1) and a turn node (above it)
-TURN_LOCK = {"check,check,check": {"KK,AQs": {"bet 50": 1.0}}, "check,bet 50": {"JJ": {"fold": 0.5, "call": 0.5}}}
+TURN_LOCK = {"check,check,check": {"KK,AQs": {"bet 50": 1.0}}, "check,bet 50": {"QQ": {"fold": 0.5, "call": 0.5}}}
 
 
 @pytest.mark.parametrize("variant", [
@@ -102,3 +102,25 @@ def test_locks_hold_in_a_split_game_and_a_compact_store(tmp_path, variant):
         view = node_view(game, res.strategy, "check,check,Kc,check")
         probs = {c: p for c, p, w in zip(view.combos, view.policy, view.reach) if w > 0}
         assert list(probs["KsKh"]) == [0.0, 1.0] and list(probs["AdQd"]) == [0.0, 1.0]  # check, bet 50
+
+
+def test_a_lock_on_hands_the_player_to_act_does_not_hold_is_refused():
+    """Locking a range none of whose combos the acting player holds would lock nothing: a
+    one-line error naming the range, the player and its range."""
+    with pytest.raises(ConfigError, match=r"'JJ' holds none of oop's combos") as err:
+        HoldemSpot(**TURN, lock={"check,bet 50": {"JJ": {"fold": 1.0}}}).kernel_tree()
+    assert "\n" not in str(err.value)
+
+
+def test_a_locked_spot_refuses_a_distributed_strategy(tmp_path):
+    """The locks are written into the strategy on the trunk; workers' strategy parts could not
+    hold them, so zmq's checkpoint = "distributed" is refused before any worker starts."""
+    from solverkit.core.config import load_config
+    from solverkit.core.solver import run_solve
+
+    cfg = {"preset": "dcfr", "solver": {"iterations": 2},
+           "game": {"name": "holdem_spot", **TURN, "split_round": 1, "lock": TURN_LOCK},
+           "transport": {"name": "zmq", "spawn": 1, "workers": 1, "checkpoint": "distributed", "connect_timeout": 5}}
+    with pytest.raises(ConfigError, match=r"node locks .*use checkpoint = \"file\""):
+        run_solve(load_config(cfg), out=tmp_path / "out")
+    assert HoldemSpot(**TURN).parts_refusal() is None

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from solverkit import __version__
-from solverkit.core.capabilities import subgame_keys
+from solverkit.core.capabilities import Decomposition, subgame_keys
 from solverkit.core.wire import field
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
@@ -45,6 +45,10 @@ class TrunkJoining:
             raise ConfigError(f"[transport] ({self.name}) checkpoint = \"distributed\" is invalid for game {game.name!r} of "
                               f"{game.num_players} players: distributed parts hold two players' policies; use "
                               "checkpoint = \"file\"")
+        why = game.parts_refusal() if self.distributed and isinstance(game, Decomposition) else None
+        if why:
+            raise ConfigError(f"[transport] ({self.name}) checkpoint = \"distributed\" is invalid for game "
+                              f"{game.name!r}: {why}; use checkpoint = \"file\"")
         self._shape = tuple(game.subgame_shape())
         self._resolved = assembly.resolved
         sizes = {k: sum(store.specs[game.subgame_segment(k)].arrays.values()) for k in keys}

@@ -102,6 +102,11 @@ class Decomposition:
         """Name of the store segment that subgame `key` owns (a worker holds it)."""
         return str(key)
 
+    def parts_refusal(self) -> str | None:
+        """Why this game's strategy cannot be written by the workers as parts of a distributed
+        strategy (``checkpoint = "distributed"``), or None: it can (the default)."""
+        return None
+
     def subgame_config(self, keys) -> dict:
         """Game parameters for a process that holds only subgames `keys` (a worker): overrides
         of this game's own that build a smaller game in which those subgames are the same

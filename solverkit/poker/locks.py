@@ -138,7 +138,11 @@ def build_locks(game, table: dict):
                     w = parse_range(rng, game.gd.board)
                 except ConfigError as exc:
                     raise ConfigError(f"{where}: {rng!r}: {exc}") from None
-                entries.append((w[combos] > 0, _strategy(game, node, sub, f"{where}.{rng!r}")))
+                held = w[combos] > 0
+                if not held.any():
+                    raise ConfigError(f"{where}: {rng!r} holds none of {'oop' if q == 0 else 'ip'}'s combos (player "
+                                      f"{q} acts at this node; its range: {game.config[('oop_range', 'ip_range')[q]]!r})")
+                entries.append((held, _strategy(game, node, sub, f"{where}.{rng!r}")))
         elif not any(tables):
             entries = [(np.ones(len(combos), dtype=bool), _strategy(game, node, spec, where))]
         else:
@@ -162,9 +166,9 @@ def build_locks(game, table: dict):
             if any(int(dealt[len(game.gd.board) + rr - 1]) != c for rr, c in cards.items()):
                 continue
             base = int(start[node]) + (g - lo) * H * A
+            rows = locks[q][base: base + H * A].reshape(H, A)
             for mask, probs in entries:
-                for u in np.flatnonzero(mask & (side.valid[g] > 0)):
-                    locks[q][base + int(u) * A: base + int(u) * A + A] = probs
+                rows[mask & (side.valid[g] > 0)] = probs
     return has, start, locks[0], locks[1]
 
 
@@ -186,9 +190,10 @@ def write_locks(game, player: int, out: np.ndarray) -> np.ndarray:
         A = int(bet.num_actions[node])
         r = int(bet.round[node])
         lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
-        for g in range(lo, hi):
+        for g in range(lo, hi):  # a node's hands on board g are consecutive rows of A values
             block = lock[int(kt.lock_start[node]) + (g - lo) * H * A:][: H * A].reshape(H, A)
-            for u in np.flatnonzero(~np.isnan(block[:, 0])):
-                at = game.value_offset(int(node), g, int(u))
-                out[at: at + A] = block[u]
+            held = ~np.isnan(block[:, 0])
+            if held.any():
+                at = game.value_offset(int(node), g, 0)
+                out[at: at + H * A].reshape(H, A)[held] = block[held]
     return out

@@ -200,6 +200,14 @@ class HoldemSpot(SpotViews, PokerGame):
             write_locks(self, player, out)
         return out
 
+    def parts_refusal(self) -> str | None:
+        """A locked spot's strategy holds its locks, written in by :meth:`strategy_of` on the
+        trunk; the workers' strategy parts would hold the stored values only."""
+        if self.config.get("lock"):
+            return ("a spot with node locks ([game.lock]) writes the locks into its strategy in one process; the "
+                    "workers' strategy parts would show locked combos as their unmoved regrets")
+        return None
+
     def check_sampler(self, sampler, solver: dict) -> None:
         super().check_sampler(sampler, solver)
         if (self.config.get("lock") or {}) and sampler is not None and sampler.sampled:
