@@ -15,6 +15,8 @@ from solverkit.cli import cli
 from solverkit.poker.betting import DECISION, ROUND_END
 from solverkit.poker.spot import HoldemSpot
 
+from .spot_runs import solve_spot
+
 from .spot_oracle import COMBOS, SpotOracle, combo_text
 
 REL = 1e-9
@@ -95,18 +97,7 @@ def lock_table(game, oracle, spec):
 
 
 def solve(tmp_path, params, iterations, name):
-    import tomli_w
-
-    config = tmp_path / f"{name}.toml"
-    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **params}}))
-    out = tmp_path / name
-    res = CliRunner().invoke(cli, ["solve", str(config), "--iterations", str(iterations), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    result = json.loads((out / "result.json").read_text())
-    z = np.load(out / "strategy.npz")
-    meta = json.loads(str(z["meta"]))
-    game = HoldemSpot(**{k: v for k, v in meta["game"].items() if k != "name"})
-    return result, game, [z["policy0"], z["policy1"]]
+    return solve_spot(tmp_path, params, iterations, name)[1:]
 
 
 def check_result(result, oracle, game, strategy, params):

@@ -7,9 +7,7 @@ equity, br_0, br_1 and exploitability after a short solve."""
 
 from __future__ import annotations
 
-import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +17,8 @@ from solverkit.cli import cli
 from solverkit.errors import ConfigError
 from solverkit.poker.ranges import parse_range
 from solverkit.poker.spot import HoldemSpot
+
+from .spot_runs import solve_spot
 
 from .spot_oracle import SpotOracle, card_text
 
@@ -112,17 +112,7 @@ def test_random_turn_spots_values_and_best_responses(params, seed):
 
 
 def _solve(tmp_path, params, iterations, name):
-    import tomli_w
-
-    config = tmp_path / f"{name}.toml"
-    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **params}}))
-    out = tmp_path / name
-    res = CliRunner().invoke(cli, ["solve", str(config), "--iterations", str(iterations), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    z = np.load(out / "strategy.npz")
-    meta = json.loads(str(z["meta"]))
-    game = HoldemSpot(**{k: v for k, v in meta["game"].items() if k != "name"})
-    return json.loads((out / "result.json").read_text()), game, [z["policy0"], z["policy1"]]
+    return solve_spot(tmp_path, params, iterations, name)[1:]
 
 
 @settings(max_examples=4, deadline=None, derandomize=True,

@@ -5,18 +5,17 @@ best responses, equities, result.json and bad-input lines must agree with it."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 import solverkit
-from solverkit.cli import cli
 from solverkit.errors import ConfigError
 from solverkit.poker.evaluator import acpc_rank
 from solverkit.poker.spot import HoldemSpot
+
+from .spot_runs import solve_spot
 
 from .spot_oracle import SpotOracle, strength, strength_by_fives
 
@@ -253,18 +252,7 @@ def test_rake_with_folds(rake, cap, pot):
 
 
 def _solve(tmp_path, params, iterations, name="run"):
-    import tomli_w
-
-    config = tmp_path / f"{name}.toml"
-    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **params}}))
-    out = tmp_path / name
-    res = CliRunner().invoke(cli, ["solve", str(config), "--iterations", str(iterations), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    result = json.loads((out / "result.json").read_text())
-    z = np.load(out / "strategy.npz")
-    meta = json.loads(str(z["meta"]))
-    game = HoldemSpot(**{k: v for k, v in meta["game"].items() if k != "name"})
-    return result, game, [z["policy0"], z["policy1"]]
+    return solve_spot(tmp_path, params, iterations, name)[1:]
 
 
 @pytest.mark.parametrize("params, iterations", [(RIVER, 30), (TURN_MONOTONE, 8)], ids=["river", "turn-isomorphic"])

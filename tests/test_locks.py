@@ -1,30 +1,23 @@
 """Node locking of spots ([game.lock], solverkit.poker.locks): locked combos play the given
 strategy, the rest is solved against it."""
 
-import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from solverkit.cli import cli
 from solverkit.errors import ConfigError
 from solverkit.poker.node_view import node_view
 from solverkit.poker.spot import HoldemSpot
+
+from .spot_runs import solve_spot
 
 RIVER = {"board": "QsJh2h7d3c", "pot": 100, "stack": 200, "oop_range": "AA,KK,QQ,AQs,KQs,JTs,T9s,98s",
          "ip_range": "AA,KK,QQ,JJ,AK,AQ,KQ,QJs,JTs", "sizes": {"river": {"bet": "50%, a", "raise": "100%"}}}
 
 
 def _solve(tmp_path, game, iterations, name):
-    import tomli_w
-
-    config = tmp_path / f"{name}.toml"
-    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **game}}))
-    out = tmp_path / name
-    r = CliRunner().invoke(cli, ["solve", str(config), "--iterations", str(iterations), "--out", str(out)])
-    assert r.exit_code == 0, r.output
-    return out, json.loads((out / "result.json").read_text())
+    out, result, _, _ = solve_spot(tmp_path, game, iterations, name)
+    return out, result
 
 
 def test_locking_a_node_to_check_solves_the_game_without_its_bets(tmp_path):
