@@ -182,3 +182,22 @@ def test_a_nested_river_re_solve_takes_the_agents_range_from_its_turn_re_solve()
     got = rgame.ranges()[0]
     assert want.std() > 0.01 * want.max()  # (the re-solve's bet does depend on the hand)
     assert np.allclose(got / got.max(), want / want.max(), rtol=1e-6, atol=1e-9)
+
+
+def test_a_re_solve_after_an_off_tree_raise_keeps_the_nested_range():
+    """On the river after a turn re-solve, a re-solve for the opponent's off-tree raise keeps the agent's
+    range as it played (the first river spot's), not the blueprint's probabilities again."""
+    p = _player("random", iterations=5, first_round=2)
+    turn = MatchState(0, 7, "cr300c/cc/", ((0, 1), ()), ((20, 30, 40), (50,)))
+    _, real = p._replay(turn)
+    p._spot(turn, real, p._round_start(turn))
+    river = MatchState(0, 7, "cr300c/cc/r900c/", ((0, 1), ()), ((20, 30, 40), (50,), (9,)))
+    _, real = p._replay(river)
+    first, _ = p._spot(river, real, p._round_start(river))
+    raised = MatchState(0, 7, "cr300c/cc/r900c/r1800r5000", ((0, 1), ()), ((20, 30, 40), (50,), (9,)))
+    _, real = p._replay(raised)
+    again, _, _ = p.spot_node(raised, real, p._round_start(raised))
+    assert again is not first and p.stats["searched"] == 3
+    assert np.allclose(again.ranges()[0], first.ranges()[0], rtol=1e-12, atol=0)
+    blueprint = p._ranges(raised, p._round_start(raised), [20, 30, 40, 50, 9])[0]
+    assert not np.allclose(first.ranges()[0] / first.ranges()[0].max(), blueprint / blueprint.max())

@@ -123,11 +123,13 @@ class SpotSearchPlayer(BlueprintPlayer):
         stack = int(self.gd.stack[0]) - int(spent)
         reach = self._ranges(state, start, board)
         earlier = self._solved
-        if earlier is not None and earlier[0][0] == state.hand and earlier[0][1] < r:  # (nested) its own range
+        oop = int(self.gd.first_player[r])
+        if earlier is not None and earlier[0] == key:  # the round again (an off-tree raise): its own range kept
+            reach[state.position] = earlier[1].ranges()[0 if state.position == oop else 1]
+        elif earlier is not None and earlier[0][0] == state.hand and earlier[0][1] < r:  # (nested) as it played
             played = self._played_range(state, earlier, start, board)
             if played is not None:
                 reach[state.position] = played
-        oop = int(self.gd.first_player[r])
         weights = np.stack([reach[oop], reach[1 - oop]])
         if not (weights[0].any() and weights[1].any()):
             return None, None
