@@ -212,16 +212,24 @@ def old_policy(game, strategy, n, hole, board):
     return row if row.shape[0] == A else None
 
 
+def pair_table(board) -> np.ndarray:
+    """[1326, 1326] 1.0 where two combos share no card and neither meets `board` (lists of cards per street)."""
+    cards = [c for b in board for c in b]
+    live = ~np.isin(COMBO_CARDS, cards).any(axis=1)
+    a, b = COMBO_CARDS[:, 0], COMBO_CARDS[:, 1]
+    clash = (a[:, None] == a[None, :]) | (a[:, None] == b[None, :]) | (b[:, None] == a[None, :]) | \
+            (b[:, None] == b[None, :])
+    return (~clash & live[:, None] & live[None, :]).astype(np.float64)
+
+
 class Showdown:
     """Dense pair tables of one river board: D (no shared card) and W (+1 / -1 / 0 for the row's hand)."""
 
     def __init__(self, board):
+        self.D = pair_table(board)
         cards = [c for b in board for c in b]
         live = ~np.isin(COMBO_CARDS, cards).any(axis=1)
         a, b = COMBO_CARDS[:, 0], COMBO_CARDS[:, 1]
-        clash = (a[:, None] == a[None, :]) | (a[:, None] == b[None, :]) | (b[:, None] == a[None, :]) | \
-                (b[:, None] == b[None, :])
-        self.D = (~clash & live[:, None] & live[None, :]).astype(np.float64)
         rank = {}
         order = np.zeros(H)
         keys = [strength(frozenset(cards + [int(a[c]), int(b[c])])) if live[c] else None for c in range(H)]

@@ -71,12 +71,7 @@ class Pairs:
     """The turn board's pair table D (no shared card): folds on the turn, the states' weights."""
 
     def __init__(self, board):
-        cards = [c for b in board for c in b]
-        live = ~np.isin(COMBO_CARDS, cards).any(axis=1)
-        a, b = COMBO_CARDS[:, 0], COMBO_CARDS[:, 1]
-        clash = (a[:, None] == a[None, :]) | (a[:, None] == b[None, :]) | (b[:, None] == a[None, :]) | \
-                (b[:, None] == b[None, :])
-        self.D = (~clash & live[:, None] & live[None, :]).astype(np.float64)
+        self.D = river.pair_table(board)
 
 
 class BpSide(BlueprintSide):
