@@ -201,3 +201,17 @@ def test_a_re_solve_after_an_off_tree_raise_keeps_the_nested_range():
     assert np.allclose(again.ranges()[0], first.ranges()[0], rtol=1e-12, atol=0)
     blueprint = p._ranges(raised, p._round_start(raised), [20, 30, 40, 50, 9])[0]
     assert not np.allclose(first.ranges()[0] / first.ranges()[0].max(), blueprint / blueprint.max())
+
+
+@pytest.mark.parametrize("key", ["nested", "per_card"])
+def test_a_blueprint_runs_search_refuses_settings_it_would_ignore(tmp_path, key):
+    """A blueprint run's spot search always re-solves each round after its cards, nested: a
+    [search] table asking otherwise is refused (one line naming the key), not silently ignored."""
+    from solverkit.errors import SolverkitError
+    from solverkit.poker.players import _blueprint_player
+    from solverkit.search.params import resolve_search
+
+    search = resolve_search({"name": "unsafe", "round": 2, key: False})
+    with pytest.raises(SolverkitError, match=rf"\[search\] {key} = false") as err:
+        _blueprint_player(tmp_path, None, None, search)
+    assert "\n" not in str(err.value)

@@ -409,6 +409,21 @@ def load_player(spec: str, game=None) -> Player:
     return Player(game or own, strategy, label)
 
 
+def _check_blueprint_search(run: Path, search: dict) -> None:
+    """SolverkitError for a [search] table a blueprint run's spot search would not follow: it
+    re-solves with name = "unsafe" only, each round from `round` on after its cards are seen, nested
+    (solverkit.search.spot_search), so nested = false and per_card = false would be ignored."""
+    if search["name"] != "unsafe":
+        raise SolverkitError(f"{run}: [search] name = {search['name']!r}: a blueprint run re-solves hold'em spots from "
+                             "the blueprint's ranges with name = \"unsafe\" (the safe gadgets re-solve poker-engine "
+                             "games, docs/search.md); play its blueprint alone with blueprint:RUN")
+    for key in ("nested", "per_card"):
+        if not search[key]:
+            raise SolverkitError(f"{run}: [search] {key} = false: a blueprint run's search re-solves every round from "
+                                 f"round {search['round']} on, after the round's cards are seen and from the ranges "
+                                 f"its earlier re-solves leave (docs/search.md); remove {key} from [search]")
+
+
 def _blueprint_player(run: Path, own, game, search: dict | None):
     """A two-player blueprint run (solverkit.blueprint.player) for the match of `game` (the rules
     of the same file), its exported strategy read from the run's strategy file; with the run's
@@ -416,6 +431,8 @@ def _blueprint_player(run: Path, own, game, search: dict | None):
     from ..blueprint.player import BlueprintPlayer, table_rules
     from ..core.strategy_file import load_strategy
 
+    if search is not None:
+        _check_blueprint_search(run, search)
     if game is not None and rules_key(table_rules(own).gd) != rules_key(game.gd):
         raise SolverkitError(f"{run} solved the blueprint of {own.config['gamedef']!r}, another game than the match's "
                              f"{game.gd.source!r}; every player must play the same game")
@@ -423,10 +440,6 @@ def _blueprint_player(run: Path, own, game, search: dict | None):
     label = f"{run.name} (blueprint, {meta['iteration']} iterations)"
     if search is None:
         return BlueprintPlayer(own, strategy, label)
-    if search["name"] != "unsafe":
-        raise SolverkitError(f"{run}: [search] name = {search['name']!r}: a blueprint run re-solves hold'em spots from "
-                             "the blueprint's ranges with name = \"unsafe\" (the safe gadgets re-solve poker-engine "
-                             "games, docs/search.md); play its blueprint alone with blueprint:RUN")
     from ..search.spot_search import SpotSearchPlayer
 
     return SpotSearchPlayer(own, strategy, f"{label[:-1]}, search unsafe)", iterations=search["iterations"],
