@@ -144,6 +144,11 @@ class Game(StrategyViews):
             total = None if n is None or total is None else total + int(n)
         return total
 
+    def prepare_block(self, store, block: PassBlock, transport) -> None:
+        """Before the first :meth:`cfr_block` (untimed): anything a first call pays once, such as
+        a kernel's signature resolved and loaded, so that solve time counts only the passes.
+        Default: nothing."""
+
     def blocks_passes(self, rule, averaging, store) -> bool:
         """True when :meth:`cfr_block` runs a block of *full* passes faster than one call each,
         with the same numbers (the solver then hands this game blocks of iterations between

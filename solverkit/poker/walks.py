@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import typeof
 
 from ..core.game import PassBlock, PassJob
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
@@ -321,11 +322,25 @@ class GameWalks:
         self._pass(store, kjob, transport, job)
         return self.pass_nodes(kjob)
 
-    def cfr_block(self, store, block: PassBlock, transport=None) -> int:
+    def _one_call(self, store, block: PassBlock, transport) -> bool:
+        """Whether :meth:`cfr_block` runs `block` in one :func:`.kernels.dfs_block` call."""
+        return not (not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport)
+                    or (block.rule.predictive and not self.kernel_predictive(block.rule, store, block.sampler)))
+
+    def prepare_block(self, store, block: PassBlock, transport=None) -> None:
+        """Resolve and load dfs_block for this block's argument types before the timed first
+        block (numba's first call types its ~75 record arrays in Python: about 1.5 ms, a quarter
+        of a small river's solve); the block's own call then takes the compiled entry point."""
+        if dfs_block.signatures or not self._one_call(store, block, transport) or (
+                block.sampler is not None and block.sampler.sampled):
+            return
+        self.cfr_block(store, block, transport, run=False)
+
+    def cfr_block(self, store, block: PassBlock, transport=None, run: bool = True) -> int:
         """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
-        :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass."""
-        if (not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport)
-                or (block.rule.predictive and not self.kernel_predictive(block.rule, store, block.sampler))):
+        :meth:`blocks_passes` allows, with the numbers of one call per pass; else pass by pass.
+        `run` False: only load the kernel for these arguments (:meth:`prepare_block`)."""
+        if not self._one_call(store, block, transport):
             return sum(self.cfr_pass(store, job, transport) for job in block.jobs())
         predictive = block.rule.predictive
         upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
@@ -337,10 +352,14 @@ class GameWalks:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"),
                                            kernel_predictive=predictive)
             pred = [seg["pred0"], seg["pred1"]] if predictive else None
-            block_kernel()(self.kernel_tree(),
-                      self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
-                      float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
-                      upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
+            args = (self.kernel_tree(),
+                    self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+                    float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
+                    upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
+            if not run:
+                dfs_block.compile(tuple(typeof(a) for a in args))
+                return 0
+            block_kernel()(*args)
         return nodes
 
     def warmup(self):
