@@ -157,7 +157,7 @@ class SearchSide:
             a._solved = ((state.hand, RIVER),) + self.spots[key]
         at = a.spot_node(state, now, start)
         if key in self.spots and a._solved[1] is not self.spots[key][0]:  # re-solved after an off-tree raise
-            key = key + (real.betting(),)
+            key = (key if isinstance(key, tuple) else (key,)) + (real.betting(),)
         self.spots[key] = a._solved[1:]
         return at, key
 
@@ -259,14 +259,7 @@ def walk(real, sides, branches, seat: int, sd: Showdown, best: bool):
             d[nxt] = d.get(nxt, 0.0) + (w if best and actor == seat else w * probs)
     values = []
     for token, d in groups.items():
-        letter, size = parse_action(token, True)
-        letter, size, _ = real.fix(letter, size)
-        other = {}
-        for branch, w in branches[1 - actor].items():
-            for p, nxt in sides[1 - actor].observe(branch, real, letter, size):
-                other[nxt] = other.get(nxt, 0.0) + p * w
-        after = copy.deepcopy(real)
-        after.apply(letter, size)
+        after, other = play(sides, branches, actor, real, token)
         kids = {actor: d, 1 - actor: other}
         if best and actor == seat:  # one branch of the best responder's state per action
             kids[actor] = {max(d, key=lambda k: float(np.sum(d[k]))): np.ones(H)}
@@ -274,6 +267,20 @@ def walk(real, sides, branches, seat: int, sd: Showdown, best: bool):
     if best and actor == seat:
         return np.max(np.stack(values), axis=0)
     return np.sum(np.stack(values), axis=0)
+
+
+def play(sides, branches, actor, real, token):
+    """(the real state after `actor` plays `token`, the other player's branches as its side observes
+    the action: each of its branches' weights carried to the node it maps the action to)."""
+    letter, size = parse_action(token, True)
+    letter, size, _ = real.fix(letter, size)
+    other = {}
+    for branch, w in branches[1 - actor].items():
+        for p, nxt in sides[1 - actor].observe(branch, real, letter, size):
+            other[nxt] = other.get(nxt, 0.0) + p * w
+    after = copy.deepcopy(real)
+    after.apply(letter, size)
+    return after, other
 
 
 def replay(game, strategy, sample):

@@ -22,7 +22,6 @@ and ``--river-iterations`` (the nested river), no time budget.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -204,14 +203,7 @@ def walk(real, ctx: Context, card, branches):
             d[nxt] = d.get(nxt, 0.0) + w * probs
     total = np.zeros(H)
     for token, d in groups.items():
-        letter, size = parse_action(token, True)
-        letter, size, _ = real.fix(letter, size)
-        other = {}
-        for branch, w in branches[1 - actor].items():
-            for p, nxt in sides[1 - actor].observe(branch, real, letter, size):
-                other[nxt] = other.get(nxt, 0.0) + p * w
-        after = copy.deepcopy(real)
-        after.apply(letter, size)
+        after, other = river.play(sides, branches, actor, real, token)
         kids = {actor: d, 1 - actor: other}
         if card is None and after.round == RIVER and after.folded < 0:  # the turn closed: deal the river
             for c in ctx.cards:
