@@ -70,9 +70,9 @@ def view(position: int, hand: int, real, hole, board) -> MatchState:
                       board[:real.round])
 
 
-def sample_states(game, strategy, hands: int, seed: int):
-    """Blueprint-vs-blueprint hands; each that reaches the river with both players able to bet: its
-    (hand, betting, hole, board)."""
+def sample_states(game, strategy, hands: int, seed: int, street: int = 3):
+    """Blueprint-vs-blueprint hands; each that reaches `street` (3: the river, 2: the turn) with both
+    players able to bet: its (hand, betting, hole, board so far, and before the river the river card)."""
     players = [BlueprintPlayer(game, strategy, f"bp{p}") for p in (0, 1)]
     rng = np.random.default_rng(seed + 1000)
     out = []
@@ -80,9 +80,12 @@ def sample_states(game, strategy, hands: int, seed: int):
         hole, board = deal(seed, i)
         real = NoLimitState(players[0].gd)
         while not real.finished:
-            if real.round == RIVER and not real.actions[RIVER]:
+            if real.round == street and not real.actions[street]:
                 if real.raise_range() is not None:
-                    out.append({"hand": i, "betting": real.betting(), "hole": hole, "board": board})
+                    state = {"hand": i, "betting": real.betting(), "hole": hole, "board": board[:street]}
+                    if street < RIVER:
+                        state["river_card"] = board[RIVER - 1][0]
+                    out.append(state)
                 break
             p = real.current_player()
             letter, size = parse_action(players[p].act(view(p, i, real, hole, board), rng), True)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import hunl_search_offline as river  # noqa: E402
-from hunl_search_offline import H, BlueprintSide, SearchSide, Showdown, deal, load_run, view  # noqa: E402
+from hunl_search_offline import H, BlueprintSide, SearchSide, Showdown, load_run, view  # noqa: E402
 
 from solverkit.blueprint.player import BlueprintPlayer, hand_buckets  # noqa: E402
 from solverkit.poker.acpc_protocol import NoLimitState, parse_action, split_betting  # noqa: E402
@@ -45,25 +45,8 @@ TURN, RIVER = 2, 3
 
 
 def sample_states(game, strategy, hands: int, seed: int):
-    """Blueprint-vs-blueprint hands; each that reaches the turn with both players able to bet: its
-    (hand, betting, hole, board) (board: flop and turn)."""
-    players = [BlueprintPlayer(game, strategy, f"bp{p}") for p in (0, 1)]
-    rng = np.random.default_rng(seed + 1000)
-    out = []
-    for i in range(hands):
-        hole, board = deal(seed, i)
-        real = NoLimitState(players[0].gd)
-        while not real.finished:
-            if real.round == TURN and not real.actions[TURN]:
-                if real.raise_range() is not None:
-                    out.append({"hand": i, "betting": real.betting(), "hole": hole, "board": board[:2],
-                                "river_card": board[2][0]})
-                break
-            p = real.current_player()
-            letter, size = parse_action(players[p].act(view(p, i, real, hole, board), rng), True)
-            letter, size, _ = real.fix(letter, size)
-            real.apply(letter, size)
-    return out
+    """The river bench's states, at the turn's start (board: flop and turn, and the river card)."""
+    return river.sample_states(game, strategy, hands, seed, street=TURN)
 
 
 class Pairs:
