@@ -286,11 +286,13 @@ def play(sides, branches, actor, real, token):
     return after, other
 
 
-def replay(game, strategy, sample):
-    """(real state at the river's start, the blueprint tree node there, each player's Bayes range per
-    combo: the product of its blueprint probabilities of the hand's actions, 0 on the board's cards),
-    and the blueprint sides of both seats."""
-    sides = [BlueprintSide(BlueprintPlayer(game, strategy, f"bp{p}"), p, sample["board"]) for p in (0, 1)]
+def replay(game, strategy, sample, side=None, street: int = 3, check: bool = True):
+    """(real state at the start of `street` (the river), the blueprint tree node there, each player's
+    Bayes range per combo: the product of its blueprint probabilities of the hand's actions, 0 on the
+    board's cards), and the blueprint sides (`side`: BlueprintSide or a subclass) of both seats;
+    `check`: both seats map every action to one node."""
+    side = side or BlueprintSide
+    sides = [side(BlueprintPlayer(game, strategy, f"bp{p}"), p, sample["board"]) for p in (0, 1)]
     cards = [c for b in sample["board"] for c in b]
     reach = np.repeat((~np.isin(COMBO_CARDS, cards).any(axis=1)).astype(np.float64)[None], 2, axis=0)
     real, node = NoLimitState(sides[0].p.gd), 0
@@ -301,12 +303,13 @@ def replay(game, strategy, sample):
         actor = real.current_player()
         choices = [(pr, nxt) for tok, pr, nxt in sides[actor].decide(node, real) if tok == token]
         assert len(choices) == 1, (sample["betting"], token)
-        seen = sides[1 - actor].observe(node, real, letter, size)
-        assert seen == [(1.0, choices[0][1])], (seen, choices[0][1])  # both map the action to one node
+        if check:
+            seen = sides[1 - actor].observe(node, real, letter, size)
+            assert seen == [(1.0, choices[0][1])], (seen, choices[0][1])  # both map the action to one node
         reach[actor] *= choices[0][0]
         node = choices[0][1]
         real.apply(letter, size)
-    assert real.round == RIVER and real.betting() == sample["betting"]
+    assert real.round == street and real.betting() == sample["betting"]
     return real, node, reach, sides
 
 

@@ -37,7 +37,7 @@ import hunl_search_offline as river  # noqa: E402
 from hunl_search_offline import H, BlueprintSide, SearchSide, Showdown, load_run, view  # noqa: E402
 
 from solverkit.blueprint.player import BlueprintPlayer, hand_buckets  # noqa: E402
-from solverkit.poker.acpc_protocol import NoLimitState, parse_action, split_betting  # noqa: E402
+from solverkit.poker.acpc_protocol import parse_action  # noqa: E402
 from solverkit.poker.ranges import COMBO_CARDS  # noqa: E402
 from solverkit.search.spot_search import SpotSearchPlayer, spot_policies  # noqa: E402
 
@@ -208,19 +208,7 @@ def walk(real, ctx: Context, card, branches):
 def replay(game, strategy, sample):
     """(real state at the turn's start, the blueprint tree node there, each player's Bayes range per
     combo on the turn's board): the river bench's replay stopped at the turn."""
-    sides = [BpSide(BlueprintPlayer(game, strategy, f"bp{p}"), p, sample["board"]) for p in (0, 1)]
-    cards = [c for b in sample["board"] for c in b]
-    reach = np.repeat((~np.isin(COMBO_CARDS, cards).any(axis=1)).astype(np.float64)[None], 2, axis=0)
-    real, node = NoLimitState(sides[0].p.gd), 0
-    for letter, size in (a for a in split_betting(sample["betting"], True) if a[0] != "/"):
-        token = letter if letter != "r" else f"r{size}"
-        actor = real.current_player()
-        choices = [(pr, nxt) for tok, pr, nxt in sides[actor].decide(node, real) if tok == token]
-        assert len(choices) == 1, (sample["betting"], token)
-        reach[actor] *= choices[0][0]
-        node = choices[0][1]
-        real.apply(letter, size)
-    assert real.round == TURN and real.betting() == sample["betting"]
+    real, node, reach, _ = river.replay(game, strategy, sample, BpSide, TURN, check=False)
     return real, node, reach
 
 
