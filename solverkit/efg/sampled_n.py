@@ -105,7 +105,7 @@ def explore_traverse_n(mode, i, qa, key, node, prob, utils, infoset, base, ibase
                     if not _skip(able, reg, off, a, node, first + a, thr):
                         d[off + a] += cf * (v[first + a] - ev)
                     elif not prune:  # walked by 1 - prune_probability of traversals: scaled up
-                        d[off + a] += (cf / explore if cf == 1.0 else cf) * (v[first + a] - ev)
+                        d[off + a] += (cf / explore if r[n] == 1.0 else cf) * (v[first + a] - ev)
     return count
 
 

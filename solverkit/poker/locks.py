@@ -57,8 +57,7 @@ def _walk_path(game, path: str):
     while bet.kind[node] == ROUND_END:  # the line skips the card: the next street's first decision, every card
         node = int(bet.children[node, 0])
     if bet.kind[node] != DECISION:
-        raise ConfigError(f"[game.lock.{path!r}]: the line ends at a {'street end' if bet.kind[node] == ROUND_END else 'terminal'}"
-                          ", not at a decision")
+        raise ConfigError(f"[game.lock.{path!r}]: the line ends at a terminal, not at a decision")
     return node, cards
 
 
@@ -77,27 +76,21 @@ def _strategy(game, node, spec, where) -> np.ndarray:
     return probs
 
 
-def _check_symmetric(game, q, combos, entries, where) -> None:
+def _check_symmetric(game, combos, entries, where) -> None:
     """ConfigError when a lock on a later street tells apart combos that suit isomorphism merges:
     a merged board stands for its suit images, and with it each combo for its image, so the lock
     would hold for the image combo on the other boards (locking "AhAd" on the river would lock
     "AhAc" on the river cards isomorphism maps there)."""
-    from .cards import hand_table
+    from .spot import combo_image
 
-    root = tuple(sorted(int(c) for c in game.gd.board))
-    perms = [p for p in game.suit_perms()
-             if tuple(sorted(int(c - c % 4 + p[c % 4]) for c in root)) == root and not np.array_equal(p, np.arange(4))]
+    perms = [p for p in game.board_perms() if not np.array_equal(p, np.arange(4))]
     if not perms:
         return
-    A = len(entries[0][1])
-    full = np.full((1326, A), np.nan)
+    full = np.full((1326, len(entries[0][1])), np.nan)
     for mask, probs in entries:
         full[combos[mask]] = probs
-    hands = hand_table(52, 2)
-    index = {(int(a), int(b)): i for i, (a, b) in enumerate(hands)}
     for perm in perms:
-        moved = np.sort(hands - hands % 4 + perm[hands % 4], axis=1)
-        image = np.array([index[(int(a), int(b))] for a, b in moved])
+        image = combo_image(perm)
         bad = np.flatnonzero(~((full == full[image]) | (np.isnan(full) & np.isnan(full[image]))).all(axis=1))
         if bad.size:
             from .ranges import combo_name
@@ -149,7 +142,7 @@ def build_locks(game, table: dict):
             raise ConfigError(f"{where}: mix of action = probability and range = {{...}} entries; use one form")
         r = int(bet.round[node])
         if r > 0 and game.tree_isomorphic:
-            _check_symmetric(game, q, combos, entries, where)
+            _check_symmetric(game, combos, entries, where)
         if start[node] < 0:
             lo, hi = int(t.boards.round_start[r]), int(t.boards.round_start[r + 1])
             start[node] = sizes[q]

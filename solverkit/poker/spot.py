@@ -34,6 +34,17 @@ from .spot_views import SpotViews
 MAX_NODES = 2_000_000
 
 
+def combo_image(perm) -> np.ndarray:
+    """int64 [1326]: the index of the combo each combo becomes when suit s is renamed perm[s]."""
+    from .cards import hand_table
+
+    hands = hand_table(52, 2)
+    index = np.full((52, 52), -1, dtype=np.int64)
+    index[hands[:, 0], hands[:, 1]] = np.arange(hands.shape[0])
+    moved = np.sort(hands - hands % 4 + np.asarray(perm, dtype=np.int64)[hands % 4], axis=1)
+    return index[moved[:, 0], moved[:, 1]]
+
+
 def _canonical_sequences(left, depth: int, perms) -> int:
     """Ordered sequences of `depth` cards from `left`, counted up to the suit permutations
     `perms` (which fix the board): the boards per street the engine keeps."""
@@ -273,23 +284,20 @@ class HoldemSpot(SpotViews, PokerGame):
         only for those; the board's own symmetry is checked by the board enumeration)."""
         from itertools import permutations
 
-        from .cards import hand_table
-
         memo = self.__dict__.get("_suit_perms")
         if memo is not None:
             return memo
-        hands = hand_table(52, 2)
         w = self.ranges()
-        index = {(int(a), int(b)): i for i, (a, b) in enumerate(hands)}
-        out = []
-        for perm in permutations(range(4)):
-            moved = hands - hands % 4 + np.array(perm)[hands % 4]
-            moved.sort(axis=1)
-            image = np.array([index[(int(a), int(b))] for a, b in moved])
-            if np.array_equal(w[:, image], w):
-                out.append(np.array(perm, dtype=np.int64))
+        out = [np.array(perm, dtype=np.int64) for perm in permutations(range(4))
+               if np.array_equal(w[:, combo_image(perm)], w)]
         self._suit_perms = out
         return out
+
+    def board_perms(self):
+        """The :meth:`suit_perms` that map the spot's board onto itself: those by which suit
+        isomorphism merges the boards of later streets."""
+        root = tuple(sorted(self.gd.board))
+        return [p for p in self.suit_perms() if tuple(sorted(int(c - c % 4 + p[c % 4]) for c in root)) == root]
 
     def _check_fits(self, split_round):
         self.ranges()  # a bad range is refused before anything is built
@@ -320,9 +328,7 @@ class HoldemSpot(SpotViews, PokerGame):
         w = self.ranges()
         hands = max(1, round(float(np.count_nonzero(w[0]) + np.count_nonzero(w[1])) / 2))
         left = [c for c in range(52) if c not in gd.board]
-        perms = self.suit_perms() if self.config.get("isomorphism", True) else [np.arange(4)]
-        root = tuple(sorted(gd.board))
-        perms = [p for p in perms if tuple(sorted(int(c - c % 4 + p[c % 4]) for c in root)) == root]
+        perms = self.board_perms() if self.config.get("isomorphism", True) else [np.arange(4)]
         raw, iso = [1], [1]
         for r in range(1, gd.num_rounds):
             raw.append(raw[-1] * (len(left) - (r - 1)))

@@ -324,8 +324,8 @@ class GameWalks:
 
     def _one_call(self, store, block: PassBlock, transport) -> bool:
         """Whether :meth:`cfr_block` runs `block` in one :func:`.kernels.dfs_block` call."""
-        return not (not self.blocks_passes(block.rule, block.averaging, store) or self._parallel_deals(transport)
-                    or (block.rule.predictive and not self.kernel_predictive(block.rule, store, block.sampler)))
+        return (self.blocks_passes(block.rule, block.averaging, store) and not self._parallel_deals(transport)
+                and (not block.rule.predictive or self.kernel_predictive(block.rule, store, block.sampler)))
 
     def prepare_block(self, store, block: PassBlock, transport=None) -> None:
         """Resolve and load dfs_block for this block's argument types before the timed first
