@@ -14,6 +14,8 @@ Sandholm & Amos 2018) from round 0 of a two-round game is the only one with leav
 
     python bench/abstraction_search.py                          # leduc13 and Rhode Island
     python bench/abstraction_search.py --games leduc13 --buckets 2 4 8 --iterations 1000
+    python bench/abstraction_search.py --games leduc --buckets 0 --iterations 300 --search-iterations 1000 \
+        --tag search_exploitability_leduc      # search on a near-equilibrium blueprint: unsafe's failure
     python bench/abstraction_search.py --games leduc13 --buckets 4 0 --tag depth_limited_leduc13 \
         --search unsafe resolve maxmargin depth_limited:round=0 depth_limited:round=0,nested=no \
         depth_limited:round=0,nested=no,continuations=blueprint
@@ -28,6 +30,7 @@ from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
 GAMES = {
+    "leduc": ({"name": "leduc"}, 2),  # no abstraction to measure: buckets 0 only (search on a near-equilibrium)
     "leduc13": ({"name": "acpc", "gamedef": "leduc13"}, 2),
     "rhode_island": ({"name": "rhode_island"}, 3),
 }
@@ -68,14 +71,14 @@ def search_spec(spec: str):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    ap.add_argument("--games", nargs="+", default=["leduc13", "rhode_island"], choices=list(GAMES))
     ap.add_argument("--buckets", nargs="+", type=int, default=[2, 4, 8, 16, 0])
     ap.add_argument("--method", default="ehs", choices=("ehs", "emd", "ochs"))
-    ap.add_argument("--iterations", type=int, default=0, help="CFR+ iterations (default: 1000 leduc13, 200 RI)")
+    ap.add_argument("--iterations", type=int, default=0, help="CFR+ iterations (default: 200 RI, 1000 the others)")
     ap.add_argument("--search", nargs="*", default=["unsafe", "resolve", "maxmargin", "reach"])
-    ap.add_argument("--search-iterations", type=int, default=0, help="per re-solve (default: 300 leduc13, 100 RI)")
+    ap.add_argument("--search-iterations", type=int, default=0, help="per re-solve (default: 100 RI, 300 the others)")
     ap.add_argument("--per-card", choices=("auto", "yes", "no"), default="auto",
-                    help="re-solve after each round's cards (yes) or before them (no); auto: yes for leduc13, no for "
+                    help="re-solve after each round's cards (yes) or before them (no); auto: yes, but no for "
                          "Rhode Island (15,925 turn states after the card, 637 before)")
     ap.add_argument("--tag", default="abstraction_search")
     args = ap.parse_args()
@@ -85,9 +88,9 @@ def main():
     rows = []
     for name in args.games:
         table, rounds = GAMES[name]
-        its = args.iterations or (1000 if name == "leduc13" else 200)
-        sits = args.search_iterations or (300 if name == "leduc13" else 100)
-        per_card = args.per_card == "yes" or (args.per_card == "auto" and name == "leduc13")
+        its = args.iterations or (200 if name == "rhode_island" else 1000)
+        sits = args.search_iterations or (100 if name == "rhode_island" else 300)
+        per_card = args.per_card == "yes" or (args.per_card == "auto" and name != "rhode_island")
         for b in args.buckets:
             game, result, secs = solve(table, rounds, args.method, b, its)
             real, bp = game.real_policy(result.strategy)
@@ -120,7 +123,9 @@ def main():
         secs = "/".join(str(r.get(f"search_{m}_seconds", "")) for m in args.search)
         lines.append("| " + " | ".join(cells) + f" | {secs} |")
     (RESULTS / f"{args.tag}.md").write_text("\n".join(lines) + "\n")
-    plot(rows, args.games, args.search, RESULTS / f"{args.tag}.png")
+    plotted = [g for g in args.games if any(r["game"] == g and r["buckets"] for r in rows)]
+    if plotted:  # a plot of buckets needs abstracted rows
+        plot(rows, plotted, args.search, RESULTS / f"{args.tag}.png")
 
 
 
