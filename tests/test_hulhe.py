@@ -4,6 +4,7 @@ small members solved through the trunk/subgame split."""
 from __future__ import annotations
 
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -60,6 +61,18 @@ def test_info_prints_the_counts():
     assert res.exit_code == 0, res.output
     for text in ("319,365,922,522,608", "13,803,249,787,132", "110,565", "1,755, 63,193, 2,554,656", "287 TB"):
         assert text in res.output
+    assert "fits this engine on this machine" in res.output and "no: its tree" in res.output
+
+
+def test_info_of_the_shipped_config_judges_the_trunk():
+    """configs/hulhe.toml (docs/cluster.md) is a trunk_only zmq trunk: what must fit is the trunk."""
+    res = CliRunner().invoke(cli, ["info", str(Path(__file__).parent.parent / "configs" / "hulhe.toml")])
+    assert res.exit_code == 0, res.output
+    assert "423,565,506 (both players), 6.78 GB" in res.output
+    assert "fits this machine (the trunk" in res.output and "fits this engine" not in res.output
+
+
+def test_info_rejects_a_bad_parameter():
     res = CliRunner().invoke(cli, ["info", "hulhe", "--set", "ranks=1"])
     assert res.exit_code == 2 and "ranks = 1 is invalid: expected an integer >= 2" in res.stderr
 

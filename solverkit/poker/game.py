@@ -153,7 +153,7 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
         gd = probe.gamedef()
         probe.gd = gd
         return report(gd, bool(params.get("isomorphism", True)), cls._split_round(gd, params), cls.name,
-                      size=probe.game_size())
+                      size=probe.game_size(), trunk_only=bool(params.get("trunk_only", False)))
 
     @staticmethod
     def _split_round(gd: GameDef, params: dict) -> int:

@@ -217,9 +217,10 @@ def game_size(gd: GameDef, bet: BettingCounts | None = None) -> GameSize:
 
 
 def report(gd: GameDef, isomorphic: bool, split_round: int, name: str,
-           size: GameSize | None = None) -> list[tuple[str, str]]:
+           size: GameSize | None = None, trunk_only: bool = False) -> list[tuple[str, str]]:
     """What `solverkit info` prints for a poker game: exact counts and the memory they need
-    (`size`: the game's GameSize, when it is not the limit game's of `gd`)."""
+    (`size`: the game's GameSize, when it is not the limit game's of `gd`; `trunk_only`: the
+    machine holds only the values above the cut, as a zmq trunk does)."""
     z = size or game_size(gd)
     float_bytes = z.memory_bytes(isomorphic)
     rows = [
@@ -248,7 +249,12 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str,
                      f"{above:,} (both players), {human_bytes(2 * 8 * above)} as float64 regrets and averages"))
     have = physical_memory()
     rows.append(("this machine's memory", human_bytes(have)))
-    if have:
+    if have and split_round and trunk_only:  # the subgames live on the workers: the trunk is what must fit
+        trunk = 2 * 8 * above
+        rows.append(("fits this machine (the trunk: its float64 values; a fixed-point or compressed store less)",
+                     "yes" if trunk <= 0.8 * have else
+                     f"no: {human_bytes(trunk)}, over 80% of {human_bytes(have)} (a compressed store, or cut later)"))
+    elif have:
         fits = float_bytes <= 0.8 * have
         rows.append(("fits this engine on this machine", "yes" if fits else
                      f"no: its tree and a float64 store need {human_bytes(float_bytes)}, over 80% of "
