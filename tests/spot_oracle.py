@@ -476,7 +476,16 @@ class SpotOracle:
             for key, (start, n) in zip(game.infoset_keys(p), game.layout(p).infoset_slices()):
                 table[p][key] = np.asarray(strategy[p][start: start + n], dtype=np.float64)
 
+        seen: dict = {}
+
         def policy(p, combo, board, history):
+            memo = (p, combo, tuple(board), history)
+            got = seen.get(memo)
+            if got is None:
+                got = seen[memo] = lookup(p, combo, board, history)
+            return got
+
+        def lookup(p, combo, board, history):
             got = table[p].get(self.key(combo, board, history))
             if got is not None:
                 return got

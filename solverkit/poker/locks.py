@@ -101,6 +101,58 @@ def _check_symmetric(game, combos, entries, where) -> None:
                               "[game] isomorphism = false, or give both the same lock")
 
 
+class _BettingOnly:
+    """A spot before its public tree exists: the betting tree, its labels and the board, enough
+    to read lock lines (the suit permutations isomorphism may use are needed to build the tree)."""
+
+    def __init__(self, game, bet):
+        from types import SimpleNamespace
+
+        from .spot_views import SpotViews
+
+        self.gd, self.config, self.tree_isomorphic = game.gd, game.config, game.tree_isomorphic
+        self.tree = SimpleNamespace(bet=bet)
+        self._views = SpotViews
+
+    def action_labels(self, node):
+        return self._views.action_labels(self, node)
+
+    def _street_base(self, node):
+        return self._views._street_base(self, node)
+
+
+def first_street_perms(game, bet, perms, ranges) -> list:
+    """The suit permutations of `perms` that map every first-street lock onto itself (each locked
+    combo's image holds the same lock). A first-street lock that tells suit-symmetric combos apart
+    (AhAd locked, AhAc free, on a monotone turn) makes their reaches into the next street differ,
+    and a merged later board would play one's reach for the other's: isomorphism must not merge
+    the boards those permutations map onto each other. (Later-street locks: _check_symmetric.)"""
+    from .spot import combo_image
+
+    view = _BettingOnly(game, bet)
+    fulls: dict[int, np.ndarray] = {}
+    for path, spec in (game.config.get("lock") or {}).items():
+        if not isinstance(spec, dict) or not spec or not all(isinstance(v, dict) for v in spec.values()):
+            continue  # every combo alike (symmetric), or malformed (build_locks refuses it)
+        node, _ = _walk_path(view, path)
+        if int(bet.round[node]) != 0:
+            continue
+        q = int(bet.player[node])
+        full = fulls.setdefault(node, np.full((1326, int(bet.num_actions[node])), np.nan))
+        for rng, sub in spec.items():
+            try:
+                w = parse_range(rng, game.gd.board)
+            except ConfigError:
+                continue  # refused by build_locks with its message
+            full[(w > 0) & (ranges[q] > 0)] = _strategy(view, node, sub, f"[game.lock.{path!r}].{rng!r}")
+    keep = []
+    for perm in perms:
+        image = combo_image(perm)
+        if all(((f == f[image]) | (np.isnan(f) & np.isnan(f[image]))).all() for f in fulls.values()):
+            keep.append(perm)
+    return keep
+
+
 def build_locks(game, table: dict):
     """(has_lock [nodes] uint8, lock_start [nodes] int64, lock0, lock1) of a spot's [game.lock]
     table: each locked node holds a block of policies per board of its round (kernels.PublicTree),

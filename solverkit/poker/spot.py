@@ -169,6 +169,9 @@ class HoldemSpot(SpotViews, PokerGame):
     def betting_tree(self):
         from .action_tree import refuse_if_too_large
 
+        early = self.__dict__.pop("_early_bet", None)  # built for the locks' suit permutations
+        if early is not None:
+            return early
         refuse_if_too_large(self.rules(), int(self.config.get("max_nodes", MAX_NODES)))
         self.action_tree = build_action_tree(self.rules())
         bet = to_betting_tree(self.action_tree)
@@ -280,8 +283,9 @@ class HoldemSpot(SpotViews, PokerGame):
         return self.combos[self.tree.side(p).rows]
 
     def suit_perms(self):
-        """The suit permutations under which both ranges keep their weights (isomorphism is exact
-        only for those; the board's own symmetry is checked by the board enumeration)."""
+        """The suit permutations under which both ranges keep their weights and every first-street
+        lock its combos' locks (isomorphism is exact only for those; the board's own symmetry is
+        checked by the board enumeration)."""
         from itertools import permutations
 
         memo = self.__dict__.get("_suit_perms")
@@ -290,6 +294,12 @@ class HoldemSpot(SpotViews, PokerGame):
         w = self.ranges()
         out = [np.array(perm, dtype=np.int64) for perm in permutations(range(4))
                if np.array_equal(w[:, combo_image(perm)], w)]
+        if self.config.get("lock") and self.tree_isomorphic:
+            from .locks import first_street_perms
+
+            if "_early_bet" not in self.__dict__:
+                self._early_bet = self.betting_tree()
+            out = first_street_perms(self, self._early_bet, out, w)
         self._suit_perms = out
         return out
 
