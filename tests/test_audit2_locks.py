@@ -47,3 +47,14 @@ def test_flop_locks_on_the_flop_and_on_a_turn_node(tmp_path):
     result, game, strategy, oracle, run = _locked_solve(tmp_path, FLOP, spec, 6, "flop")
     assert game.tree_isomorphic
     check_result(result, oracle, game, strategy, run)
+
+
+def test_info_sizes_a_spot_with_a_first_street_lock():
+    """`solverkit info` sizes a game from a probe without a tree: a first-street lock's suit
+    permutations are read from the betting tree alone, and the merged boards counted are the
+    tree's (AhAd locked: only h <-> d merges river cards)."""
+    params = {**MONO, "lock": {"": {"AhAd": {"bet 10": 1.0}}}, "isomorphism": True}
+    rows = dict(HoldemSpot.size_report(params))
+    assert rows
+    game = HoldemSpot(**params)
+    assert game.game_size().boards_iso[1] == game.tree.boards.round_start[2] - game.tree.boards.round_start[1] == 35

@@ -110,7 +110,7 @@ class _BettingOnly:
 
         from .spot_views import SpotViews
 
-        self.gd, self.config, self.tree_isomorphic = game.gd, game.config, game.tree_isomorphic
+        self.gd, self.config = game.gd, game.config
         self.tree = SimpleNamespace(bet=bet)
         self._views = SpotViews
 

@@ -294,7 +294,7 @@ class HoldemSpot(SpotViews, PokerGame):
         w = self.ranges()
         out = [np.array(perm, dtype=np.int64) for perm in permutations(range(4))
                if np.array_equal(w[:, combo_image(perm)], w)]
-        if self.config.get("lock") and self.tree_isomorphic:
+        if self.config.get("lock") and self.config.get("isomorphism", True):
             from .locks import first_street_perms
 
             if "_early_bet" not in self.__dict__:
