@@ -10,7 +10,7 @@ from __future__ import annotations
 from solverkit.poker.spot import HoldemSpot
 
 from .spot_oracle import SpotOracle
-from .test_audit_locks import MONO, LockedOracle, _members, check_result, lock_table, solve
+from .test_audit_locks import MONO, LockedOracle, _members, check_result, decision_paths, lock_table, solve
 
 #: a monotone flop: suits c, d and h are symmetric for both ranges (oop's aces and ip's queens
 #: without a spade, ip's JsTs); one size a street keeps the oracle's best responses to ~1 s
@@ -18,11 +18,19 @@ FLOP = dict(board="Ks7s2s", pot=20, stack=20, oop_range="AhAd,AhAc,AdAc", ip_ran
             sizes={"flop": {"bet": "50%"}, "turn": {"bet": "50%"}})
 
 
-def _locked_solve(tmp_path, params, spec, iterations, name):
+def _locked_solve(tmp_path, params, spec, iterations, name, every=None):
+    """Solve `params` with the locks `spec` ({path: (player, [(range, probs)])}) and `every`
+    ({path: (player, probs)}: the table form without ranges, every combo of the player to act)."""
+    import numpy as np
+
     probe = HoldemSpot(**params, isomorphism=False)
     oracle0 = SpotOracle(params)
     table, locks = lock_table(probe, oracle0, {path: {c: probs for rng, probs in per for c in _members(oracle0, p, rng)}
                                                for path, (p, per) in spec.items()})
+    nodes = {path: n for n, path in decision_paths(probe)}
+    for path, (p, probs) in (every or {}).items():
+        table[path] = dict(zip(probe.action_labels(nodes[path]), probs))
+        locks |= {(p, c, probe.tree.bet.history[nodes[path]]): np.asarray(probs) for c in oracle0.members[p]}
     run = {**params, "lock": table}
     result, game, strategy = solve(tmp_path, run, iterations, name)
     return result, game, strategy, LockedOracle(params, locks), run
@@ -41,10 +49,12 @@ def test_an_asymmetric_first_street_lock_under_isomorphism_is_exact(tmp_path):
 
 def test_flop_locks_on_the_flop_and_on_a_turn_node(tmp_path):
     """A flop spot under isomorphism: ip's QhQd locked to fold to the flop bet (a first-street
-    lock telling suit-symmetric combos apart), ip's JsTs locked to bet the turn after two checks
-    on every turn card (a symmetric later-street lock): the locked oracle's values."""
+    lock telling suit-symmetric combos apart), every ip combo locked to a mix after oop checks the
+    flop, ip's JsTs locked to bet the turn after two checks on every turn card (a symmetric
+    later-street lock): the locked oracle's values."""
     spec = {"bet 10": (1, [("QhQd", [1.0, 0.0])]), "check,check,check": (1, [("JsTs", [0.0, 1.0])])}
-    result, game, strategy, oracle, run = _locked_solve(tmp_path, FLOP, spec, 6, "flop")
+    every = {"check": (1, [0.6, 0.4])}
+    result, game, strategy, oracle, run = _locked_solve(tmp_path, FLOP, spec, 6, "flop", every)
     assert game.tree_isomorphic
     check_result(result, oracle, game, strategy, run)
 
