@@ -6,7 +6,7 @@ reference point x^ and a played point x, multiplicative optimistic steps), not t
     x^(t+1) ~ x^t^(1 - eta tau) exp(eta g^t),   x(t+1) ~ x^(t+1)^(1 - eta tau) exp(eta g^t)
 
 with g^t the counterfactual action values of the profile x^t (both players at once): on a matrix
-game (g = A y, -A^T x) and on Kuhn poker over explicit histories (both engines). Its last iterate
+game (g = A y, -A^T x), on Kuhn poker over explicit histories (both engines) and on Leduc. Its last iterate
 reaches the information sets' softmax fixed point x = softmax(g(x) / tau), solved here by a
 damped fixed-point iteration; on Leduc exploitability falls to the limit that ``mmd`` (the same
 fixed point, another algorithm) reaches at the same tau."""
@@ -68,7 +68,7 @@ def test_matrix_iterates_are_the_papers_recursion(eta, tau, halve_every):
 # --- Kuhn poker over explicit histories --------------------------------------------------------
 
 
-class KuhnReference:
+class HistoryReference:
     """Counterfactual action values of a behavioural profile over the game's explicit states
     (its TreeGame definition: a plain recursion, not the engine's flattened tree)."""
 
@@ -120,34 +120,37 @@ def _flat(solver, profile):
     return [np.concatenate([profile[(p, k)] for k in solver.game.infoset_keys(p)]) for p in (0, 1)]
 
 
-def _kuhn_reference():
-    s = Solver(_config("kuhn_tree"))
+def _reference(game="kuhn_tree"):
+    s = Solver(_config(game))
     try:
-        return KuhnReference(s.game)
+        return HistoryReference(s.game)
     finally:
         s.close()
 
 
 @pytest.fixture(scope="module")
 def kuhn():
-    return _kuhn_reference()
+    return _reference()
 
 
-@pytest.mark.parametrize("game", ["kuhn_tree", "kuhn"])
-def test_kuhn_iterates_are_the_papers_recursion(kuhn, game):
-    """Both engines (the tree engine's kuhn_tree, the poker engine's kuhn: the same keys)."""
+@pytest.mark.parametrize("game, tree, iterations", [("kuhn_tree", "kuhn_tree", 10), ("kuhn", "kuhn_tree", 10),
+                                                    ("leduc_tree", "leduc_tree", 4)])
+def test_iterates_are_the_papers_recursion(kuhn, game, tree, iterations):
+    """Both engines (the tree engine's kuhn_tree, the poker engine's kuhn: the same keys), and
+    Leduc's two rounds with a public card on the tree engine."""
     eta, tau = 1.3, 0.2
-    hat = {k: np.full(n, 1.0 / n) for k, n in kuhn.sets.items()}
+    ref = kuhn if tree == "kuhn_tree" else _reference(tree)
+    hat = {k: np.full(n, 1.0 / n) for k, n in ref.sets.items()}
     x = dict(hat)
     s = Solver(_config(game, eta=eta, tau=tau))
     try:
-        for _ in range(10):
-            g = kuhn.values(x)
-            for k in kuhn.sets:
+        for _ in range(iterations):
+            g = ref.values(x)
+            for k in ref.sets:
                 hat[k], x[k] = _step(hat[k], g[k], eta, tau)
             s.step()
-            for ours, ref in zip(s.strategy("current"), _flat(s, x)):
-                np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-12)
+            for ours, want in zip(s.strategy("current"), _flat(s, x)):
+                np.testing.assert_allclose(ours, want, rtol=0, atol=1e-12)
     finally:
         s.close()
 
