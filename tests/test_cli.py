@@ -385,7 +385,7 @@ def test_bad_input_through_python_m(tmp_path):
     env = dict(os.environ, SOLVERKIT_LOAD_PLUGINS="solverkit")
     cfg = _cfg(tmp_path, 'preset = "cfr"\ngame = "skewed_pennies"\n')
     for args, expect in [
-        (["solve", str(cfg), "--set", "rule.name=rmplus"], "unknown regret rule 'rmplus' in [rule] name; available: apcfr_plus, apdcfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, rm, rm_plus, sapcfr_plus"),
+        (["solve", str(cfg), "--set", "rule.name=rmplus"], "unknown regret rule 'rmplus' in [rule] name; available: apcfr_plus, apdcfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, reg_cfr, rm, rm_plus, sapcfr_plus"),
         (["solve", str(cfg), "--iterations", "0"], "Error: Invalid value for '--iterations'"),
     ]:
         proc = subprocess.run([sys.executable, "-m", "solverkit", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)

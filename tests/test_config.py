@@ -217,7 +217,7 @@ def test_set_into_a_non_table_section():
         ({"game": "skewed_pennies"}, ["missing [rule] name", "rm_plus", "set preset", "cfr_plus"]),
         ({"game": "skewed_pennies", "rule": "rm"}, ["missing [averaging] name", "linear", "uniform"]),
         ({**BASE, "game": {"name": "pennies"}}, ["unknown game 'pennies'", "[game] name", "skewed_pennies", "random_matrix"]),
-        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "apcfr_plus, apdcfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, rm, rm_plus, sapcfr_plus"]),
+        ({**BASE, "rule": {"name": "rmplus"}}, ["unknown regret rule 'rmplus'", "[rule] name", "apcfr_plus, apdcfr_plus, dcfr, dcfr_plus, hs_dcfr, hs_dcfr_plus, lcfr, mmd, pcfr_plus, pdcfr_plus, reg_cfr, rm, rm_plus, sapcfr_plus"]),
         ({**BASE, "averaging": "lin"}, ["unknown averaging scheme 'lin'", "[averaging] name", "linear", "uniform"]),
         ({**BASE, "compressor": "zip"}, ["unknown compressor 'zip'", "[compressor] name", "none"]),
         ({**BASE, "transport": "mpi"}, ["unknown transport 'mpi'", "[transport] name", "local"]),
