@@ -23,7 +23,7 @@ def _locked_solve(tmp_path, params, spec, iterations, name, every=None):
     ({path: (player, probs)}: the table form without ranges, every combo of the player to act)."""
     import numpy as np
 
-    probe = HoldemSpot(**params, isomorphism=False)
+    probe = HoldemSpot(**{**params, "isomorphism": False})
     oracle0 = SpotOracle(params)
     table, locks = lock_table(probe, oracle0, {path: {c: probs for rng, probs in per for c in _members(oracle0, p, rng)}
                                                for path, (p, per) in spec.items()})
