@@ -208,7 +208,8 @@ class Solver(StoreWatch, SolverFiles):
         """`count` iterations: both players' updates, in turn or simultaneously (a block of
         sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
         fixed = bool(self.store.codec.scales)
-        while count > 0 and (count == 1 or (fixed and self.iteration < 3) or not self.batches):
+        while count > 0 and ((count == 1 and not self._single_block()) or (fixed and self.iteration < 3)
+                             or not self.batches):
             self._step_one()  # a fixed point's first iterations one by one: they check its resolution
             count -= 1
         if count > 0:
@@ -222,7 +223,18 @@ class Solver(StoreWatch, SolverFiles):
             t0, c0 = time.perf_counter(), self._clock.seconds
             self._count(self.game.cfr_block(self.store, block, self.transport))
             self.iteration += count
+            if block.first == 1:
+                self._first_warnings()
             self._add_time(t0, c0)
+
+    def _single_block(self) -> bool:
+        """Whether one iteration (a run's first) runs as a block of one kernel call: where the
+        game blocks full passes (the same numbers as a pass per player; a small river's first
+        iteration cost it 0.3-0.5 ms more as two passes than inside a block) and the run plans
+        more iterations (a 1-iteration solve does not load the block kernel)."""
+        sampler = self.assembly.sampler
+        return ((self.planned_iterations or 0) > 1 and (sampler is None or not sampler.sampled)
+                and self.batches)
 
     def _add_time(self, t0: float, c0: float) -> None:
         """Solve time since perf_counter `t0`, less the compilation since clock reading `c0`."""

@@ -112,6 +112,16 @@ class _Job:
         )
 
 
+#: iterations of full passes whose per-pass kernel arrays :meth:`GamePassSettings._block_arrays`
+#: makes at once and keeps: the short blocks between evaluations slice them (made block by block,
+#: they cost a small river spot 40-300 us a block of 10 iterations, a fifth of its kernel's time)
+PLAN_SPAN = 128
+
+
+#: the settings of a full pass (what :meth:`GamePassSettings.pass_nodes` counts for one)
+_FULL = _Job(1, 0, 1, -1, NO_COEFFS)
+
+
 class GamePassSettings:
     """Kernel settings of a poker game's passes (a mixin of :class:`.game.PokerGame`)."""
 
@@ -192,6 +202,27 @@ class GamePassSettings:
                     np.array([k.key() for k in kjobs], dtype=np.uint64),
                     np.array([k.sampling_player() for k in kjobs], dtype=np.int64),
                     sum(self.pass_nodes(k) for k in kjobs))
+        return self._full_block_arrays(block)
+
+    def _full_block_arrays(self, block: PassBlock):
+        """:meth:`_block_arrays` of a block of full passes: rows of a plan of :data:`PLAN_SPAN`
+        iterations, made at the first block that needs them and sliced by the blocks after (each
+        row is its iteration's alone: the same doubles as a plan of the block by itself)."""
+        G = len(block.groups)
+        key = (block.rule, block.averaging, tuple(tuple(g) for g in block.groups), bool(self.pruning))
+        plan = self.__dict__.get("_full_plan")
+        if (plan is None or plan[0][0] is not key[0] or plan[0][1] is not key[1] or plan[0][2:] != key[2:]
+                or not plan[1] <= block.first or block.first + block.count > plan[2]):
+            span = max(block.count, PLAN_SPAN)
+            arrays = self._plan_arrays(PassBlock(block.first, span, block.groups, block.rule, block.averaging,
+                                                 block.sampler))
+            plan = self._full_plan = (key, block.first, block.first + span, arrays)
+        i0 = (block.first - plan[1]) * G
+        i1 = i0 + block.count * G
+        return (*(a[i0:i1] for a in plan[3]), (i1 - i0) * self.pass_nodes(_FULL))
+
+    def _plan_arrays(self, block: PassBlock):
+        """The per-pass arrays of a block of full passes (without the node count), made afresh."""
         n = block.count * len(block.groups)
         rule = block.rule
         upd, avgm, co = block_plan(block, 2)
@@ -205,9 +236,8 @@ class GamePassSettings:
             coeffs[:, 6], coeffs[:, 7] = pred[:, 2], pred[:, 3]
         pre, pos, neg, decay = coeffs[:, 0], coeffs[:, 1], coeffs[:, 2], coeffs[:, 4]
         prunes = _prunable(bool(self.pruning) and not block.rule.predictive, pre, pos, neg, avgm, decay)
-        full = _Job(1, 0, 1, -1, NO_COEFFS)
         return (upd, avgm, coeffs, prunes.astype(np.bool_), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64),
-                np.full(n, -1, dtype=np.int64), n * self.pass_nodes(full))
+                np.full(n, -1, dtype=np.int64))
 
     def pass_nodes(self, job: _Job) -> int:
         """Public nodes (betting decision node, board: one vector over the hands each) that a

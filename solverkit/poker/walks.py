@@ -335,6 +335,8 @@ class GameWalks:
                 block.sampler is not None and block.sampler.sampled):
             return
         self.cfr_block(store, block, transport, run=False)
+        block_kernel()  # the compiled entry point, looked up once (its first lookup took 60 us)
+        self.__dict__.pop("_full_plan", None)  # the block's coefficients are made in solve time, as before
 
     def cfr_block(self, store, block: PassBlock, transport=None, run: bool = True) -> int:
         """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
@@ -346,14 +348,11 @@ class GameWalks:
         upd, avgm, coeffs, prunes, modes, keys, samp, nodes = self._block_arrays(block)
         upd_all, avg_all = int(np.bitwise_or.reduce(upd)), int(np.bitwise_or.reduce(avgm))
         pj = PassJob(block.first, (0, 1), block.rule, block.averaging, block.sampler)
-        t = self.tree
-        region = self.full
         with store.open("root", writes(pj, upd_all, avg_all)) as seg:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"),
                                            kernel_predictive=predictive)
             pred = [seg["pred0"], seg["pred1"]] if predictive else None
-            args = (self.kernel_tree(),
-                    self._walk_plan(region, 0, t.boards.child_start[0], t.boards.child_end[0], t.boards.round_start),
+            args = (self.kernel_tree(), self._whole_walk(),
                     float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
                     upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
             if not run:
@@ -361,6 +360,15 @@ class GameWalks:
                 return 0
             block_kernel()(*args)
         return nodes
+
+    def _whole_walk(self) -> Walk:
+        """The walk plan of a whole game's pass from the root (made once)."""
+        plan = self.__dict__.get("_whole_walk_plan")
+        if plan is None:
+            b = self.tree.boards
+            plan = self._whole_walk_plan = self._walk_plan(self.full, 0, b.child_start[0], b.child_end[0],
+                                                           b.round_start)
+        return plan
 
     def warmup(self):
         """Load the kernel: a best-response walk over the trunk alone where the game is cut, over
