@@ -395,6 +395,80 @@ class SpotOracle:
         hands = [{c: num / den for c, (num, den) in per[p].items()} for p in (0, 1)]
         return (eq0, 1.0 - eq0), hands
 
+    # --- one node: the players' weights reaching it, EV from it on, equity against the reach -----
+
+    def node_at(self, history: str) -> int:
+        """The node of the betting tree whose history is `history`."""
+        t = self.tree
+        return next(n for n in range(len(t.kind)) if t.history[n] == history)
+
+    def node_reach(self, policy, node: int, board) -> list[dict]:
+        """Per player {combo: weight at `node` on `board` (the root board, then the cards dealt)}:
+        its range weight times its own probabilities of the line's actions, 0 for a combo that
+        meets the board."""
+        t = self.tree
+        line = []
+        n = node
+        while t.parent[n] >= 0:
+            up = int(t.parent[n])
+            if t.kind[up] == DECISION:
+                line.append((up, self.actions(up).index(n)))
+            n = up
+        out: list[dict] = [{}, {}]
+        for p in (0, 1):
+            for c in self.members[p]:
+                r = 0.0 if set(COMBOS[c]) & set(board) else float(self.w[p, c])
+                for up, a in line:
+                    if r and int(t.player[up]) == p:
+                        r *= float(policy(p, c, tuple(board[: len(self.board) + int(t.round[up])]), t.history[up])[a])
+                out[p][c] = r
+        return out
+
+    def _facing(self, reach, p: int, c: int) -> dict:
+        """The opponent's combos with weight at the node that share no card with `c`."""
+        mine = set(COMBOS[c])
+        return {o: x for o, x in reach[1 - p].items() if x > 0 and not mine & set(COMBOS[o])}
+
+    def node_equity(self, reach, board) -> list[dict]:
+        """Per player {combo: showdown share against the opponent's weights `reach` (node_reach),
+        every completion of `board` to five cards equally likely (none on the river), win 1, tie
+        1/2} for combos free of the board that face some weight."""
+        out: list[dict] = [{}, {}]
+        need = 5 - len(board)
+        for p in (0, 1):
+            for c in self.members[p]:
+                if set(COMBOS[c]) & set(board):
+                    continue
+                dist = self._facing(reach, p, c)
+                if not dist:
+                    continue
+                num = 0.0
+                for o, x in dist.items():
+                    rest = self.left(tuple(board), c, o)
+                    runs = list(itertools.combinations(rest, need))
+                    acc = 0.0
+                    for extra in runs:
+                        full = frozenset(board) | frozenset(extra)
+                        s = strength(full | frozenset(COMBOS[c]))
+                        t = strength(full | frozenset(COMBOS[o]))
+                        acc += 1.0 if s > t else 0.5 if s == t else 0.0
+                    num += x * acc / len(runs)
+                out[p][c] = num / sum(dist.values())
+        return out
+
+    def node_values(self, policy, reach, node: int, board) -> list[dict]:
+        """Per player {combo: EV in chips from `node` on (what it wins less what it puts in after
+        the node)} for combos that reach it, against the opponent's weights `reach`."""
+        t = self.tree
+        out: list[dict] = [{}, {}]
+        for p in (0, 1):
+            for c, x in reach[p].items():
+                dist = self._facing(reach, p, c)
+                if x > 0 and dist:
+                    v = self._cf(node, tuple(board), c, dist, p, policy, False) / sum(dist.values())
+                    out[p][c] = v + int(t.spent[node, p])
+        return out
+
     # --- policies --------------------------------------------------------------------------------
 
     def _widths(self) -> dict:

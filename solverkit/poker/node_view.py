@@ -1,5 +1,6 @@
 """What a poker player looks at in a solved spot: one node of the tree, named by the line that
-leads to it ("check,bet 94,call,Kd,bet 50%"), with every combo's strategy, reach and EV there.
+leads to it ("check,bet 94,call,Kd,bet 50%"), with every combo's strategy, reach, EV, equity
+and EQR there, and the range's.
 
 A path is comma-separated tokens from the root: ``check`` / ``x``, ``call`` / ``c``, ``fold`` /
 ``f``, ``bet N`` / ``raise N`` (N chips put in this street, or ``N%`` of the pot, matched to the
@@ -21,10 +22,28 @@ from .cards import card_name, parse_card
 _SIZE = re.compile(r"^(bet|raise|b|r)\s*([0-9]+(?:\.[0-9]+)?)\s*(%?)$")
 
 
+def _num(x) -> float | None:
+    """A float for JSON: None for NaN (undefined)."""
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def eqr(ev, equity, pot: float):
+    """Equity realisation, as PioSOLVER and GTO+ define it: EV / (equity x pot), the EV from the
+    node on (chips) over the pot share the equity would win at a showdown now; NaN where the
+    equity is 0 or either is undefined (NaN)."""
+    ev = np.asarray(ev, dtype=np.float64)
+    equity = np.asarray(equity, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(ev) & np.isfinite(equity) & (equity > 0), ev / (equity * float(pot)), np.nan)
+
+
 @dataclass
 class NodeView:
     """One node: where it is, who acts, the actions, and per combo of the acting player its
-    weight reaching the node, action probabilities and EV (chips, NaN where it cannot be there)."""
+    weight reaching the node, action probabilities, EV (chips, from the node on), showdown
+    equity against the opponent's range as it reaches the node, and EQR (NaN where undefined:
+    the combo cannot be there, does not reach the node, or has no equity)."""
 
     path: list[str]
     node: int
@@ -37,6 +56,29 @@ class NodeView:
     policy: np.ndarray  # [combos, actions]
     ev: np.ndarray  # [combos] chips
     opponent_reach: float  # the opponent's total weight at the node
+    equity: np.ndarray | None = None  # [combos] share of the pot at showdown, every runout (0..1)
+    mass: np.ndarray | None = None  # [combos] the opponent's weight at the node on combos free of it
+    opponent: dict | None = None  # the opponent's range: {"equity", "ev", "eqr"} (floats, NaN: undefined)
+
+    def __post_init__(self):
+        if self.equity is None:
+            self.equity = np.full(len(self.combos), np.nan)
+        if self.mass is None:
+            self.mass = np.full(len(self.combos), np.nan)
+
+    @property
+    def eqr(self) -> np.ndarray:
+        """[combos] EV / (equity x pot at the node); NaN where the combo does not reach the node
+        or its equity is 0."""
+        ev = np.where(self.reach > 0, self.ev, np.nan)
+        return eqr(ev, self.equity, self.pot)
+
+    def range_values(self) -> dict:
+        """The acting player's range at the node: ``equity`` and ``ev`` (chips) as means over its
+        combos weighted by the deals that reach the node (each combo's weight x the opponent's
+        weight on combos free of it, as result.json weighs the root), and ``eqr`` = ev / (equity x
+        pot); NaN where nothing reaches."""
+        return _range(self.reach, self.mass, self.ev, self.equity, self.pot)
 
     def summary(self) -> list[tuple[str, float]]:
         """Each action's frequency over the acting player's range at the node."""
@@ -47,27 +89,63 @@ class NodeView:
         return [(a, float(self.reach @ policy[:, i]) / total) for i, a in enumerate(self.actions)]
 
     def to_json(self) -> dict:
-        return {"path": self.path, "node": self.node, "board": self.board, "pot": self.pot, "player": self.player,
-                "actions": self.actions, "frequencies": dict(self.summary()),
-                "combos": {c: {"weight": float(w), "strategy": dict(zip(self.actions, map(float, p))),
-                               "ev": None if np.isnan(e) else float(e)}
-                           for c, w, p, e in zip(self.combos, self.reach, self.policy, self.ev) if w > 0}}
+        rng = self.range_values()
+        out = {"path": self.path, "node": self.node, "board": self.board, "pot": self.pot, "player": self.player,
+               "actions": self.actions, "frequencies": dict(self.summary()),
+               "equity": _num(rng["equity"]), "ev": _num(rng["ev"]), "eqr": _num(rng["eqr"])}
+        if self.opponent is not None:
+            out["opponent"] = {k: _num(v) for k, v in self.opponent.items()}
+        out["combos"] = {c: {"weight": float(w), "strategy": dict(zip(self.actions, map(float, p))),
+                             "ev": _num(e), "equity": _num(q), "eqr": _num(x)}
+                         for c, w, p, e, q, x in zip(self.combos, self.reach, self.policy, self.ev, self.equity,
+                                                     self.eqr) if w > 0}
+        return out
 
     def text(self, limit: int = 60) -> str:
         who = "oop (player 0)" if self.player == 0 else "ip (player 1)"
+        rng = self.range_values()
         lines = [f"node {','.join(self.path) or '(root)'}: board {self.board}, pot {self.pot}, {who} to act",
-                 "  " + "  ".join(f"{a} {f:.1%}" for a, f in self.summary())]
+                 "  " + "  ".join(f"{a} {f:.1%}" for a, f in self.summary()),
+                 f"  range: equity {_pct(rng['equity'])}  EV {_fmt(rng['ev'], 2)}  EQR {_fmt(rng['eqr'], 3)}"
+                 + (f"   (opponent: equity {_pct(self.opponent['equity'])}  EV {_fmt(self.opponent['ev'], 2)}  "
+                    f"EQR {_fmt(self.opponent['eqr'], 3)})" if self.opponent is not None else "")]
         order = np.argsort(-self.reach, kind="stable")
         shown = [i for i in order if self.reach[i] > 0][:limit]
-        head = f"  {'combo':6} {'weight':>7} " + " ".join(f"{a:>10}" for a in self.actions) + f" {'EV':>9}"
+        head = (f"  {'combo':6} {'weight':>7} " + " ".join(f"{a:>10}" for a in self.actions) +
+                f" {'EV':>9} {'equity':>7} {'EQR':>6}")
         lines.append(head)
+        eqr_ = self.eqr
         for i in shown:
             probs = " ".join(f"{x:>10.3f}" for x in self.policy[i])
-            lines.append(f"  {self.combos[i]:6} {self.reach[i]:>7.3f} {probs} {self.ev[i] + 0.0:>9.2f}")
+            lines.append(f"  {self.combos[i]:6} {self.reach[i]:>7.3f} {probs} {_fmt(self.ev[i], 2):>9} "
+                         f"{_pct(self.equity[i]):>7} {_fmt(eqr_[i], 3):>6}")
         left = int(np.count_nonzero(self.reach > 0)) - len(shown)
         if left > 0:
             lines.append(f"  ... {left} more combos (--json for all)")
         return "\n".join(lines)
+
+
+def _fmt(x, digits: int) -> str:
+    """`x` with `digits` decimals; "-" where undefined (NaN)."""
+    x = float(x)
+    return "-" if np.isnan(x) else f"{x + 0.0:.{digits}f}"
+
+
+def _pct(x) -> str:
+    x = float(x)
+    return "-" if np.isnan(x) else f"{100.0 * x:.1f}%"
+
+
+def _range(reach, mass, ev, equity, pot) -> dict:
+    """Deal-weighted means (weights reach x mass, over combos where each is defined) of `equity`
+    and `ev`, and their EQR."""
+    w = np.asarray(reach, dtype=np.float64) * np.nan_to_num(np.asarray(mass, dtype=np.float64))
+    out = {}
+    for name, x in (("equity", equity), ("ev", ev)):
+        k = (w > 0) & np.isfinite(x)
+        out[name] = float(np.sum(w[k] * x[k]) / np.sum(w[k])) if k.any() else float("nan")
+    out["eqr"] = float(eqr(out["ev"], out["equity"], pot))
+    return out
 
 
 def _match(game, node: int, token: str) -> int:
@@ -175,10 +253,20 @@ def node_view(game, strategy, path: str) -> NodeView:
         if u >= 0:
             off = game.value_offset(node, g, int(u))
             policy[i] = strategy[q][off: off + A]
-    ev = (game.node_values(strategy, node, sets, reach)[q, : len(idx)] if hasattr(game, "node_values") else
-          np.full(len(idx), np.nan))
+    pot = int(bet.spent[node].sum()) + gd.pot % 2
+    n_q, n_o = len(hands[q]), len(hands[1 - q])
+    opponent = None
+    if hasattr(game, "node_values"):
+        values = game.node_values(strategy, node, sets, reach)
+        equity = game.node_equity(sets, reach)
+        mass = game.facing_mass(reach)
+        ev, eq_q, mass_q = values[q, :n_q], equity[q, :n_q], mass[q]
+        opponent = _range(reach[1 - q], mass[1 - q], values[1 - q, :n_o], equity[1 - q, :n_o], pot)
+    else:
+        ev = eq_q = mass_q = np.full(n_q, np.nan)
     board = "".join(card_name(c, S, R) for st in sets for c in st)
     from .ranges import combo_name
 
-    return NodeView(tokens, node, board, int(bet.spent[node].sum()) + gd.pot % 2, q, game.action_labels(node),
-                    [combo_name(int(c)) for c in combos[q]], reach[q], policy, ev, float(reach[1 - q].sum()))
+    return NodeView(tokens, node, board, pot, q, game.action_labels(node),
+                    [combo_name(int(c)) for c in combos[q]], reach[q], policy, ev, float(reach[1 - q].sum()),
+                    eq_q, mass_q, opponent)

@@ -8,6 +8,9 @@ import numpy as np
 from .cards import card_name
 from .ranges import combo_name
 
+#: node equities within this of 0 or 1 are rounding of the kernel's sums (a few ulps): shown as 0 or 1
+EQUITY_SNAP = 1e-12
+
 
 class SpotViews:
     """HoldemSpot's presentation: per-hand values in chips, equity, node views, labels and keys."""
@@ -68,6 +71,12 @@ class SpotViews:
 
     def _runout_values(self) -> np.ndarray:
         """[2, H] root values of a tree without bets: the board runs out, a showdown for 1 chip."""
+        return self._runout_kernel(self._root_entry(), 0, 0)
+
+    def _runout_kernel(self, entry, r: int, g: int) -> np.ndarray:
+        """[2, H] values of a tree without bets from round `r` on (global) board `g`, each player
+        reaching it with `entry` (per hand index): the board runs out, a showdown for 1 chip;
+        payoffs x scale[R - 1] summed over the opponent's weights and the runouts."""
         from .betting import ROUND_END, SHOWDOWN
         from .game import _kernel
         from .kernels import MODE_FULL, Buffers, Pass, Walk, float_values
@@ -82,21 +91,61 @@ class SpotViews:
             nact=np.zeros(R, dtype=np.int64), children=children,
             re_index=np.where(kind == ROUND_END, 0, -1).astype(np.int64))
         lo = np.arange(R, dtype=np.int64)
-        walk = Walk(0, R - 1, 0, 0, int(t.boards.child_start[0]), int(t.boards.child_end[0]), lo, lo + 1,
+        walk = Walk(int(r), R - 1, int(r), int(g), int(t.boards.child_start[g]), int(t.boards.child_end[g]), lo, lo + 1,
                     np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64), t.boards.round_start,
                     np.zeros(R, dtype=np.int64), np.zeros((2, R), dtype=np.int64))
         z = np.zeros(1)
         H = t.max_hands
         bufs = Buffers(np.zeros((R, 2, H)), np.zeros((R, 2, H)), np.zeros(R, dtype=np.uint8), np.zeros((2, H)))
         job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, MODE_FULL, np.uint64(0), -1, 1.0, 1.0)
-        _kernel()(kt, walk, float_values(z, z, z, z, z, z), job, self._root_entry(), 0, np.zeros((1, 1, 2, 1)), True, bufs)
-        return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after _per_hand
+        _kernel()(kt, walk, float_values(z, z, z, z, z, z), job, entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
+        return bufs.out_cfv.copy()  # a stake of 1 chip: (win - lose) per unit of opponent weight, after scaling
 
     def node_view(self, strategy, path: str):
         """The NodeView (solverkit.poker.node_view) of `strategy` at the node `path` names."""
         from .node_view import node_view
 
         return node_view(self, strategy, path)
+
+    def _node_entry(self, sets, reach):
+        """(global board id, canon, entry) of the board `sets` (card sets per street dealt so far)
+        and the players' weights `reach` (per player, per its combos): canon[p][i] the hand index
+        where p's combo i is stored on that board (its suit image under isomorphism; -1 where it
+        meets the board), entry [2, max hands] the weights at those indices; board None when no
+        combo is left."""
+        t = self.tree
+        entry = np.zeros((2, t.max_hands))
+        canon = []
+        g = None
+        used = {c for st in sets for c in st}
+        for p in (0, 1):
+            side = t.side(p)
+            inv = np.full(t.num_hands, -1, dtype=np.int64)
+            inv[side.rows] = np.arange(side.num_hands)
+            idx = np.full(side.num_hands, -1, dtype=np.int64)
+            for i, h in enumerate(side.hands):
+                if used & {int(h[0]), int(h[1])}:
+                    continue
+                g, u = self.locate(list(sets), (int(h[0]), int(h[1])))
+                idx[i] = inv[u]
+                entry[p, inv[u]] += reach[p][i]
+            canon.append(idx)
+        return g, canon, entry
+
+    def facing_mass(self, reach) -> list[np.ndarray]:
+        """Per player, per its combos: the opponent's weight in `reach` on combos that share no
+        card with it (the weight of the deals the combo is in)."""
+        t = self.tree
+        out = []
+        for p in (0, 1):
+            mine, theirs = t.side(p), t.side(1 - p)
+            o = np.array(reach[1 - p], dtype=np.float64)
+            by_card = np.zeros(52)
+            for j in range(2):
+                np.add.at(by_card, theirs.hands[:, j], o)
+            same = np.where(mine.same >= 0, o[np.maximum(mine.same, 0)], 0.0)
+            out.append(o.sum() - by_card[mine.hands[:, 0]] - by_card[mine.hands[:, 1]] + same)
+        return out
 
     def node_values(self, strategy, node: int, sets, reach) -> np.ndarray:
         """[2, combos of each player]: EV in chips of each combo at betting node `node` after the
@@ -115,22 +164,7 @@ class SpotViews:
             ids = desc[bet.round[desc] == rr]
             if ids.size:
                 lo[rr], hi[rr] = ids.min(), ids.max() + 1
-        entry = np.zeros((2, t.max_hands))
-        canon = []
-        g = None
-        used = {c for st in sets for c in st}
-        for p in (0, 1):
-            side = t.side(p)
-            inv = np.full(t.num_hands, -1, dtype=np.int64)
-            inv[side.rows] = np.arange(side.num_hands)
-            idx = np.full(side.num_hands, -1, dtype=np.int64)
-            for i, h in enumerate(side.hands):
-                if used & {int(h[0]), int(h[1])}:
-                    continue
-                g, u = self.locate(list(sets), (int(h[0]), int(h[1])))
-                idx[i] = inv[u]
-                entry[p, inv[u]] += reach[p][i]
-            canon.append(idx)
+        g, canon, entry = self._node_entry(sets, reach)
         if g is None:
             return np.full((2, t.max_hands), np.nan)
         from .kernels import Walk
@@ -148,20 +182,41 @@ class SpotViews:
                   entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
         out = bufs.out_cfv.copy()
         ev = np.full((2, t.max_hands), np.nan)
+        mass = self.facing_mass(reach)
         for p in (0, 1):
-            mine, theirs = t.side(p), t.side(1 - p)
-            o = np.array(reach[1 - p], dtype=np.float64)
-            by_card = np.zeros(52)
-            for j in range(2):
-                np.add.at(by_card, theirs.hands[:, j], o)
-            same = np.where(mine.same >= 0, o[np.maximum(mine.same, 0)], 0.0)
-            m = o.sum() - by_card[mine.hands[:, 0]] - by_card[mine.hands[:, 1]] + same
+            m = mass[p]
             for i, u in enumerate(canon[p]):
                 if u >= 0 and m[i] > 0 and reach[p][i] > 0:
                     # the payoffs are net of every chip put in since the root: add back what p has in
                     # at the node (sunk), so that EV counts only what it wins and puts in from here on
                     ev[p, i] = out[p, u] / (m[i] * float(self.scale[r])) + int(bet.spent[node, p])
         return ev
+
+    def node_equity(self, sets, reach) -> np.ndarray:
+        """[2, combos of each player]: each combo's showdown equity on the board `sets` (card sets
+        per street dealt so far) against the opponent's weights `reach` (per player, per its
+        combos: at a node, its range times its strategy along the line), card removal counted,
+        win 1 and tie 1/2, averaged over every runout of the cards left (none on the river); NaN
+        where the combo meets the board or no opponent weight is left facing it. The root's
+        board and ranges give :meth:`hand_equity`."""
+        t = self.tree
+        eq = np.full((2, t.max_hands), np.nan)
+        g, canon, entry = self._node_entry(sets, reach)
+        if g is None:
+            return eq
+        r = len(sets) - 1
+        out = self._runout_kernel(entry, r, int(g))
+        mass = self.facing_mass(reach)
+        for p in (0, 1):
+            m = mass[p]
+            for i, u in enumerate(canon[p]):
+                if u >= 0 and m[i] > 0:
+                    eq[p, i] = 0.5 * (1.0 + out[p, u] / (m[i] * float(self.scale[r])))
+        # a combo drawing dead (or drawing to nothing the opponent can beat) comes out of the sums
+        # a few ulps off 0 (or 1): such an equity is 0 (1), so that its EQR is undefined, not huge
+        eq[eq < EQUITY_SNAP] = 0.0
+        eq[eq > 1.0 - EQUITY_SNAP] = 1.0
+        return eq
 
     def result_fields(self, store, kind: str, transport=None) -> dict:
         """``ev`` [oop, ip] in chips at the root (rake paid) and ``equity`` [oop, ip]."""
