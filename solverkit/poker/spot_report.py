@@ -1,6 +1,7 @@
 """The HTML report's view of a solved spot: per node, a 13x13 hand grid (Pio's layout) whose cells
-show the action frequencies of the combos there, hover for each combo's weight, strategy and
-EV; the action summary; and the tree to walk, each node a foldable section under its parent."""
+show the action frequencies of the combos there, hover for each combo's weight, strategy, EV,
+equity and EQR; the action summary and both ranges' equity, EV and EQR at the node; and the tree
+to walk, each node a foldable section under its parent."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import html
 
 import numpy as np
 
-from .node_view import NodeView, node_view
+from .node_view import NodeView, _fmt, _pct, node_view
 from .ranges import _CELL, combo_index, grid_labels
 
 #: colours of actions: check/call green, fold blue, bets and raises from orange to dark red by size
@@ -52,14 +53,28 @@ def grid_html(view: NodeView) -> str:
             freq = np.nan_to_num(view.policy[idx]).T @ w / w.sum()
             bar = "".join(f'<span style="width:{100 * f:.1f}%;background:{col}"></span>'
                           for f, col in zip(freq, colours) if f > 0.0005)
+            eqr = view.eqr
             tip = "\n".join(f"{view.combos[i]} w {view.reach[i]:.3f}: " +
                             ", ".join(f"{a} {p:.2f}" for a, p in zip(view.actions, np.nan_to_num(view.policy[i]))) +
-                            (f", EV {view.ev[i]:.2f}" if np.isfinite(view.ev[i]) else "") for i in idx)
+                            (f", EV {view.ev[i]:.2f}" if np.isfinite(view.ev[i]) else "") +
+                            f", equity {_pct(view.equity[i])}, EQR {_fmt(eqr[i], 2)}" for i in idx)
             tds.append(f'<td title="{html.escape(tip)}"><div class="bar">{bar}</div><b>{label}</b></td>')
         rows.append("<tr>" + "".join(tds) + "</tr>")
     legend = " ".join(f'<span class="key" style="background:{col}"></span>{html.escape(a)} {f:.1%}'
                       for (a, f), col in zip(view.summary(), colours))
-    return f'<p class="legend">{legend}</p><table class="grid">{"".join(rows)}</table>'
+    return (f'<p class="legend">{legend}</p><p class="ranges">{html.escape(range_line(view))}</p>'
+            f'<table class="grid">{"".join(rows)}</table>')
+
+
+def range_line(view: NodeView) -> str:
+    """Both ranges at the node: equity, EV (chips, from the node on) and EQR ("-": undefined)."""
+    who = ("oop", "ip") if view.player == 0 else ("ip", "oop")
+    parts = []
+    for name, rng in ((who[0], view.range_values()), (who[1], view.opponent)):
+        if rng is not None:
+            parts.append(f"{name} range: equity {_pct(rng['equity'])}, EV {_fmt(rng['ev'], 2)}, "
+                         f"EQR {_fmt(rng['eqr'], 2)}")
+    return "; ".join(parts)
 
 
 def _cards(name: str):
@@ -97,5 +112,6 @@ def spot_report(game, strategy, depth: int = 3, max_nodes: int = 40) -> list[tup
         opened = " open" if level == 0 else ""
         return f"<details{opened}><summary>{head}</summary>{''.join(inner)}</details>"
 
-    return [("strategy by node (hover a cell for its combos, strategy and EV; open a node for the answers to it)",
+    return [("strategy by node (hover a cell for its combos' strategy, EV, equity and EQR; open a node for the "
+             "answers to it)",
              _STYLE + section([], 0, 0))]
