@@ -78,7 +78,8 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
         params = self.prepare_params(params)
         super().__init__(**params)
         self.gd: GameDef = self.gamedef()
-        self.tree_isomorphic = bool(params.get("isomorphism", False))
+        # without the key, the declared default (on), as a config's [game] table resolves it
+        self.tree_isomorphic = bool(params.get("isomorphism", self.params["isomorphism"].default))
         s = self._split_round(self.gd, params)
         self.trunk_only = bool(params.get("trunk_only", False))
         self.holds_subgames = not self.trunk_only
