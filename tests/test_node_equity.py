@@ -151,3 +151,96 @@ def test_eqr_is_undefined_without_equity_or_reach():
     aces = [i for i, c in enumerate(view.combos) if c[0] == "A"]
     assert aces and all(view.reach[i] == 0 and np.isnan(view.eqr[i]) and view.equity[i] == 0 for i in aces)
     assert not [c for c in view.to_json()["combos"] if c[0] == "A"] and view.to_json()["combos"]
+
+
+def test_a_spot_built_without_the_isomorphism_key_merges_boards_as_its_config_does():
+    """HoldemSpot(**params) without `isomorphism` built its tree without it (the engine fell back
+    to False) while game_size and a config's [game] table (the declared default) had it on."""
+    from solverkit.api import load_game
+
+    params = dict(board="Ks9s7s2s", pot=20, stack=30, oop_range="AA,KQs", ip_range="QQ,T8s",
+                  sizes={"river": {"bet": "50%"}})
+    direct, loaded = HoldemSpot(**params), load_game("holdem_spot", **params)
+    assert direct.tree_isomorphic and loaded.tree_isomorphic and loaded.config["isomorphism"] is True
+    rivers = [int(g.tree.boards.round_start[2] - g.tree.boards.round_start[1]) for g in (direct, loaded)]
+    assert rivers[0] == rivers[1] == direct.game_size().boards_iso[1] < 48  # c, d, h permute: merged
+    assert HoldemSpot(**params, isomorphism=False).tree.boards.round_start[2] - 1 == 48
+
+
+@pytest.fixture(scope="module")
+def river_run(tmp_path_factory):
+    import tomli_w
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    base = tmp_path_factory.mktemp("spot")
+    config = base / "spot.toml"
+    game = {k: v for k, v in RIVER.items()}
+    config.write_text(tomli_w.dumps({"preset": "dcfr", "game": {"name": "holdem_spot", **game}}))
+    r = CliRunner().invoke(cli, ["solve", str(config), "--iterations", "10", "--out", str(base / "run"), "--quiet"])
+    assert r.exit_code == 0, r.output
+    return base / "run"
+
+
+def test_strategy_infoset_names_hands_as_the_export_does(river_run):
+    """The export names a spot's hands the higher card first ("KdQd|..."); strategy --infoset
+    printed the stored key the other way ("stored as QdKd|...") even for the export's own key."""
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    r = CliRunner().invoke(cli, ["export", str(river_run)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    key = next(k for k in doc["players"][0] if k.startswith("KhQh|"))
+    r = CliRunner().invoke(cli, ["strategy", str(river_run), "--infoset", key])
+    assert r.exit_code == 0 and "stored as" not in r.output, r.output
+    low_first = "QhKh" + key[4:]
+    r = CliRunner().invoke(cli, ["strategy", str(river_run), "--infoset", low_first])
+    assert r.exit_code == 0 and f"stored as {key}," in r.output, r.output
+    r = CliRunner().invoke(cli, ["strategy", str(river_run), "--infoset", low_first, "--json"])
+    assert json.loads(r.output)["stored_as"] == key
+    assert json.loads(r.output)["policy"] == dict(zip(doc["actions"][0][key], doc["players"][0][key]))
+
+
+def test_the_report_grid_shows_equity_and_eqr_in_a_browser(river_run, tmp_path):
+    """The report's grid: each cell's title (its hover) lists its combos' equity and EQR next to
+    strategy and EV, each node a line with both ranges' equity, EV and EQR; the page renders in
+    headless Chromium (when installed) without console errors and keeps them in its DOM."""
+    import html
+    import shutil
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    assert CliRunner().invoke(cli, ["report", str(river_run)]).exit_code == 0
+    page = (river_run / "report.html").read_text()
+    titles = [html.unescape(t) for t in re.findall(r'<td title="([^"]*)"', page)]
+    assert titles and all("equity " in t and "EQR " in t for t in titles)
+    ranges = re.findall(r'<p class="ranges">([^<]*)</p>', page)
+    assert len(ranges) >= 4 and ranges[0].startswith("oop range: equity ") and "; ip range: equity " in ranges[0]
+    # the root's range line holds the node view's numbers
+    from solverkit.core.config import load_config
+    from solverkit.core.strategy_file import load_strategy
+
+    cfg = river_run / "config.toml"
+    game = load_config(cfg).game
+    strategy, _, _ = load_strategy(river_run / "strategy.npz", game, str(cfg))
+    rng = game.node_view(strategy, "").range_values()
+    assert f"equity {100 * rng['equity']:.1f}%, EV {rng['ev']:.2f}, EQR {rng['eqr']:.2f}" in ranges[0]
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium installed (.ci/run installs Debian's chromium)")
+    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           "--enable-logging=stderr", "--v=0", f"--user-data-dir={tmp_path / 'profile'}",
+                           "--dump-dom", (river_run / "report.html").as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert re.findall(r"CONSOLE.*", proc.stderr) == []
+    dom = proc.stdout
+    assert dom.count('<table class="grid">') == page.count('<table class="grid">') >= 4
+    assert len(re.findall(r'<td title="[^"]*EQR', dom)) == len(titles)
