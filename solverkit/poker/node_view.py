@@ -128,7 +128,7 @@ class NodeView:
 def _fmt(x, digits: int) -> str:
     """`x` with `digits` decimals; "-" where undefined (NaN)."""
     x = float(x)
-    return "-" if np.isnan(x) else f"{x + 0.0:.{digits}f}"
+    return "-" if np.isnan(x) else f"{round(x, digits) + 0.0:.{digits}f}"  # (no "-0.00")
 
 
 def _pct(x) -> str:
