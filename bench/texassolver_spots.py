@@ -549,30 +549,49 @@ def bench_spot(name: str, text: str, ts, args, work: Path) -> dict:
             print(f"[{name}] tree check: TexasSolver wrote no dump (see {dump.parent}/solver.log)")
     if args.trees_only:
         return entry
-    # 2. the solves, back to back
-    if ts is not None:
-        print(f"[{name}] TexasSolver, {args.threads} threads, to {spot['accuracy']}% of the pot ...", flush=True)
-        entry["texassolver"] = run_texassolver(ts, text, args.threads, work / name / "texassolver", args.timeout)
-        t = entry["texassolver"]
-        print(f"[{name}] TexasSolver: {_fmt(t['wall_s'])} s wall ({_fmt(t['solve_s'])} s solving), "
-              f"{t['iterations']} iterations, {t['exploitability']}% pot, {_fmt(t['rss_mb'], '.0f')} MB")
-    entry["solverkit"] = {}
-    for label, split, prec in variants:
-        cfg = solverkit_config(spot, args.threads, split, spot["print_interval"], prec)
-        if not args.no_warmup:  # numba's cache: compile (or load) the kernels outside the timed run
-            warm = json.loads(json.dumps(cfg))
-            warm["solver"].update(iterations=1, target=0.0)
-            run_solverkit(warm, work / name / f"warmup_{label}", args.timeout)
-        print(f"[{name}] solverkit ({label}), {args.threads} threads ...", flush=True)
-        r = run_solverkit(cfg, work / name / f"solverkit_{label}", args.timeout)
-        entry["solverkit"][label] = r
-        if "error" in r:
-            print(f"[{name}] solverkit ({label}) FAILED (exit {r['returncode']}):\n{r['error']}")
-            continue
-        print(f"[{name}] solverkit ({label}): {_fmt(r['wall_s'])} s wall ({_fmt(r['solve_s'])} s solving), "
-              f"{r['iterations']} iterations, {r['exploitability']:.4f}% pot, {_fmt(r['rss_mb'], '.0f')} MB")
-        r.pop("result", None)
+    # 2. the solves, back to back (--repeat N: N rounds of both tools in turn)
+    ts_runs: list[dict] = []
+    sk_runs: dict[str, list[dict]] = {label: [] for label, _, _ in variants}
+    for k in range(args.repeat):
+        suffix, nth = ("", "") if args.repeat == 1 else (f"_{k + 1}", f" (run {k + 1}/{args.repeat})")
+        if ts is not None:
+            print(f"[{name}] TexasSolver, {args.threads} threads, to {spot['accuracy']}% of the pot{nth} ...", flush=True)
+            t = run_texassolver(ts, text, args.threads, work / name / f"texassolver{suffix}", args.timeout)
+            ts_runs.append(t)
+            print(f"[{name}] TexasSolver: {_fmt(t['wall_s'])} s wall ({_fmt(t['solve_s'], '.3f')} s solving), "
+                  f"{t['iterations']} iterations, {t['exploitability']}% pot, {_fmt(t['rss_mb'], '.0f')} MB")
+        for label, split, prec in variants:
+            cfg = solverkit_config(spot, args.threads, split, spot["print_interval"], prec)
+            if k == 0 and not args.no_warmup:  # numba's cache: compile (or load) the kernels outside the timed runs
+                warm = json.loads(json.dumps(cfg))
+                warm["solver"].update(iterations=1, target=0.0)
+                run_solverkit(warm, work / name / f"warmup_{label}", args.timeout)
+            print(f"[{name}] solverkit ({label}), {args.threads} threads{nth} ...", flush=True)
+            r = run_solverkit(cfg, work / name / f"solverkit_{label}{suffix}", args.timeout)
+            sk_runs[label].append(r)
+            if "error" in r:
+                print(f"[{name}] solverkit ({label}) FAILED (exit {r['returncode']}):\n{r['error']}")
+                continue
+            print(f"[{name}] solverkit ({label}): {_fmt(r['wall_s'])} s wall ({_fmt(r['solve_s'], '.4f')} s solving), "
+                  f"{r['iterations']} iterations, {r['exploitability']:.4f}% pot, {_fmt(r['rss_mb'], '.0f')} MB")
+            r.pop("result", None)
+    if ts_runs:
+        entry["texassolver"] = median_run(ts_runs)
+    entry["solverkit"] = {label: median_run(runs) for label, runs in sk_runs.items()}
     return entry
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run of median solve time among `runs` (the lower middle one of an even count; the
+    first failed run when none succeeded), with every run's solve time in `solve_s_runs` (in the
+    order they ran) when there were several."""
+    ok = sorted((r for r in runs if "error" not in r and r.get("solve_s") is not None), key=lambda r: r["solve_s"])
+    if not ok:
+        return runs[0]
+    out = dict(ok[(len(ok) - 1) // 2])
+    if len(runs) > 1:
+        out["solve_s_runs"] = [r.get("solve_s") if "error" not in r else None for r in runs]
+    return out
 
 
 GOALS = {"river": ("time",), "turn": ("time",), "flop": ("time", "rss"), "flop_big": ("time", "rss")}  # issue 25: <= 0.5x TexasSolver's
@@ -623,6 +642,13 @@ def markdown(entries: list[dict], args, machine: dict) -> str:
                        f"{_fmt(r['user_s'] + r['sys_s'])} | {r.get('iterations')} | {_fmt(per_it, '.3g')} | "
                        f"{_fmt(r.get('exploitability'), '.4f')} | {_fmt(r['rss_mb'], '.0f')} | {' | '.join(ratios)} |")
         out.append("")
+        several = [(label, r["solve_s_runs"]) for label, r in rows if len(r.get("solve_s_runs") or []) > 1]
+        if several:
+            out.append(f"Each tool ran {len(several[0][1])} times in turn; each row is its run of median solve time. "
+                       "Solve ms of every run, in order: " + "; ".join(
+                           f"{label}: {', '.join('failed' if x is None else f'{1000 * x:.3g}' for x in xs)}"
+                           for label, xs in several) + ".")
+            out.append("")
         if t:
             loads = [f"{lbl}: {r['loadavg_start'][0]:.1f} -> {r['loadavg_end'][0]:.1f}" for lbl, r in rows
                      if "loadavg_start" in r]
@@ -663,7 +689,9 @@ under `/usr/bin/time -v` (`[game] split_round = 1`, `[transport] name = "local",
 {threads}` for the `split1` rows; the `local` rows solve the whole tree in one piece). Both check
 the exploitability every 10 iterations (TexasSolver's `set_print_interval 10`, solverkit's
 `[solver] eval_every = 10`) and stop at the first check at or below the target, so iterations
-are comparable to within 10.
+are comparable to within 10. With `--repeat N` this runs N times in turn (TexasSolver, then
+solverkit; the untimed warm-up only before the first), and each row is the tool's run of median
+solve time, every run's solve time listed below the table.
 
 Columns: **wall s** the whole process (TexasSolver: loading its 52 MB hand-rank table, ~10 s,
 building the tree, solving; solverkit: Python start, imports, building the game, solving,
@@ -679,6 +707,8 @@ Caveats:
   during the runs, listed per spot): threads wait, and wall times vary by tens of percent from
   run to run. The two tools ran back to back on each spot so that they saw similar load; the
   ratios are more stable than the times, but repeat a run before reading a difference of 20%.
+- TexasSolver prints `time used` in whole milliseconds: a river spot's ~9 ms is known to about
+  +-1 ms (+-11%), and so is the solve-time ratio on it.
 - The games differ slightly: TexasSolver weights a dealt card 1/(52 - board - 2) instead of
   1/(52 - board - 4) (its issue #95), its DCFR variant is not the paper's, and it computes in
   float32; the exploitabilities are each tool's own measure of its own game. Both reach the
@@ -752,8 +782,13 @@ def main(argv=None):
     ap.add_argument("--write-configs", action="store_true", help="write configs/texassolver_<spot>.toml")
     ap.add_argument("--work", help="keep the runs here (default: a temporary directory)")
     ap.add_argument("--out", default=str(RESULTS / "texassolver_spots"), help="results path without extension")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run both tools this many times in turn and report each one's run of median solve time "
+                         "(a river spot solves in milliseconds on shared cores: one run says little)")
     ap.add_argument("--render", metavar="JSON", help="only write the markdown page again from this results JSON")
     args = ap.parse_args(argv)
+    if args.repeat < 1:
+        raise SystemExit(f"--repeat {args.repeat}: valid: 1 or more runs")
     if args.render:
         render(Path(args.render), args.threads)
         return 0
