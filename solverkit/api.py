@@ -92,7 +92,7 @@ class Solution:
 
     def node(self, path: str = ""):
         """A spot's node by the line to it (as ``solverkit strategy --node``): a
-        :class:`solverkit.poker.node_view.NodeView` with each combo's weight, strategy and EV."""
+        :class:`solverkit.poker.node_view.NodeView` with each combo's weight, strategy, EV, equity and EQR."""
         if not hasattr(self.game, "node_view"):
             raise SolverkitError(f"game {self.game.name!r} has no node view (holdem_spot has)")
         return self.game.node_view(self._strategy(), path)

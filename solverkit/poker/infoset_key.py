@@ -32,7 +32,8 @@ def example_key(game, node: int | None = None) -> str:
     g = int(boards.round_start[int(bet.round[node])])
     on_board = {int(c) for c in boards.cards[g, : boards.num_cards[g]]}
     hand = next(row for row in game.tree.hands if not on_board & {int(c) for c in row})
-    return f"{_names(game, hand)}|{_board_name(game, g)}|{bet.history[node]}"
+    name = game.key_hand_name(hand) if hasattr(game, "key_hand_name") else _names(game, hand)  # as the keys name it
+    return f"{name}|{_board_name(game, g)}|{bet.history[node]}"
 
 
 def resolve_key(game, key) -> StoredKey:

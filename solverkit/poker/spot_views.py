@@ -245,18 +245,22 @@ class SpotViews:
             keys.extend(f"{name}|{board}|{bet.history[n]}" for name in hands)
         return keys
 
+    def key_hand_name(self, cards) -> str:
+        """A hand's name in this game's information-set keys: the higher card first ("KdQd")."""
+        from .ranges import combo_index
+
+        return combo_name(combo_index(int(cards[0]), int(cards[1])))
+
     def infoset_place(self, key, player=None):
         """The engine's place of `key` (any suits, either card order), its stored key naming the
         hand as :meth:`infoset_keys` and the export do: the higher card first ("KdQd")."""
         from dataclasses import replace
 
         from .cards import parse_card
-        from .ranges import combo_index
 
         place = super().infoset_place(key, player)  # type: ignore[misc]
         hand, rest = place.stored_key.split("|", 1)
-        a, b = parse_card(hand[:2], 4, 13), parse_card(hand[2:], 4, 13)
-        stored = f"{combo_name(combo_index(a, b))}|{rest}"
+        stored = f"{self.key_hand_name((parse_card(hand[:2], 4, 13), parse_card(hand[2:], 4, 13)))}|{rest}"
         return replace(place, stored="" if stored == key else stored)
 
     def action_labels(self, node: int) -> list[str]:
