@@ -60,3 +60,15 @@ def test_the_first_iteration_as_a_block_is_the_two_passes(extra):
     assert stores[0].keys() == stores[1].keys()
     for k in stores[0]:
         assert stores[0][k].tobytes() == stores[1][k].tobytes(), k
+
+
+def test_runs_that_never_block_keep_their_passes():
+    """One iteration at a time (a 1-iteration run, an evaluation after every iteration, a resumed
+    run's later iterations) stays two passes: such a run does not load the block kernel."""
+    for extra, planned, iteration in [({}, 1, 0), ({"solver": {"eval_every": 1}}, 50, 0), ({}, 50, 3), ({}, 50, 0)]:
+        s = _solver({"preset": "dcfr", **extra})
+        try:
+            s.planned_iterations, s.iteration = planned, iteration
+            assert s._single_block() == (planned > 1 and iteration == 0 and not extra)
+        finally:
+            s.close()

@@ -17,7 +17,7 @@ from ..errors import ConfigError, TransportError
 from .capabilities import holds_subgames
 from .codec import ValueCodec
 from .compile_time import COMPILE_NOTICE, COMPILE_NOTICE_AFTER, CompileClock, slow_notice, warm_up_kernels  # noqa: F401
-from .config_text import parse_every  # noqa: F401 (re-exported)
+from .config_text import parse_every, parse_schedule  # noqa: F401 (parse_every re-exported)
 from .game import PassBlock, PassJob
 from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory
 from .metrics import (CURRENT_COLUMN, METRIC_COLUMNS, NASH_CONV, STORE_COLUMNS, exploitability,  # noqa: F401
@@ -228,13 +228,15 @@ class Solver(StoreWatch, SolverFiles):
             self._add_time(t0, c0)
 
     def _single_block(self) -> bool:
-        """Whether one iteration (a run's first) runs as a block of one kernel call: where the
-        game blocks full passes (the same numbers as a pass per player; a small river's first
-        iteration cost it 0.3-0.5 ms more as two passes than inside a block) and the run plans
-        more iterations (a 1-iteration solve does not load the block kernel)."""
+        """Whether a run's first iteration runs as a block of one kernel call, as the blocks after
+        it will (the same numbers as a pass per player; a small river's first iteration cost it
+        0.3-0.5 ms more as two passes than inside a block): where the game blocks full passes,
+        the run plans more iterations and does not evaluate after every one (a run that never
+        steps more than one iteration at a time does not load the block kernel)."""
         sampler = self.assembly.sampler
-        return ((self.planned_iterations or 0) > 1 and (sampler is None or not sampler.sampled)
-                and self.batches)
+        if self.iteration or (self.planned_iterations or 0) < 2 or (sampler is not None and sampler.sampled):
+            return False
+        return parse_schedule(self.assembly.solver.get("eval_every", 0)) != ("iterations", 1) and self.batches
 
     def _add_time(self, t0: float, c0: float) -> None:
         """Solve time since perf_counter `t0`, less the compilation since clock reading `c0`."""
