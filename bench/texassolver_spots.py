@@ -507,6 +507,14 @@ def compare_trees(ts_json: dict, tree) -> dict:
 # --- the bench ----------------------------------------------------------------------------------
 
 
+def _ms(seconds) -> str:
+    """Seconds as milliseconds to about 3 digits, without an exponent ('failed' for None)."""
+    if seconds is None:
+        return "failed"
+    ms = 1000 * seconds
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
 def _fmt(x, spec=".1f"):
     return "n/a" if x is None else format(x, spec)
 
@@ -646,7 +654,7 @@ def markdown(entries: list[dict], args, machine: dict) -> str:
         if several:
             out.append(f"Each tool ran {len(several[0][1])} times in turn; each row is its run of median solve time. "
                        "Solve ms of every run, in order: " + "; ".join(
-                           f"{label}: {', '.join('failed' if x is None else f'{1000 * x:.3g}' for x in xs)}"
+                           f"{label}: {', '.join(_ms(x) for x in xs)}"
                            for label, xs in several) + ".")
             out.append("")
         if t:
