@@ -60,10 +60,14 @@ def exploit(run_dir, real, search):
 
 @cli.command()
 @click.argument("run_dir", type=UserPath(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["json", "openspiel"]), default="json", show_default=True,
-              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} (kuhn, leduc, openspiel games).")
+@click.option("--format", "fmt", type=click.Choice(["json", "openspiel", "tree"]), default="json", show_default=True,
+              help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} "
+                   "(kuhn, leduc, openspiel games); tree: a spot's nodes with every combo's strategy, EV, equity and "
+                   "EQR and where each action leads (holdem_spot; docs/spots.md).")
+@click.option("--streets", type=option_type("int", 1, 3), default=1, show_default=True,
+              help="--format tree: streets exported (1: the spot's first; 2: also the next, after every card).")
 @click.option("--output", "-o", type=UserPath(dir_okay=False), help="Write here instead of stdout.")
-def export(run_dir, fmt, output):
+def export(run_dir, fmt, streets, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
     from .core.capabilities import ExportsOpenSpiel
     from .core.config import load_config
@@ -76,7 +80,11 @@ def export(run_dir, fmt, output):
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
-    if fmt == "openspiel":
+    if fmt == "tree":
+        from .poker.tree_export import tree_json
+
+        text = json.dumps(tree_json(assembly.game, strategy, streets), indent=1)
+    elif fmt == "openspiel":
         if not isinstance(assembly.game, ExportsOpenSpiel):
             raise SolverkitError(f"game {assembly.game.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")
         table = assembly.game.openspiel_table(strategy)

@@ -200,8 +200,18 @@ def node_view(game, strategy, path: str) -> NodeView:
     node = 0
     used = set(sets[0])
 
+    memo = game.__dict__.setdefault("_node_where", {})  # boards repeat across the nodes of an export
+
     def where(p):
         """(board id, hand index of each of p's hands) on the board dealt so far; -1 on a clash."""
+        key = (tuple(sets), p)
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = _where(p)
+        return memo[key]
+
+    def _where(p):
         out = np.full(len(hands[p]), -1, dtype=np.int64)
         g0 = None
         inv = np.full(t.num_hands, -1, dtype=np.int64)

@@ -114,7 +114,22 @@ class SpotViews:
         meets the board), entry [2, max hands] the weights at those indices; board None when no
         combo is left."""
         t = self.tree
+        memo = self.__dict__.setdefault("_entry_canon", {})  # the nodes of one board share it
+        key = tuple(tuple(st) for st in sets)
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = self._board_canon(sets)
+        g, canon = memo[key]
         entry = np.zeros((2, t.max_hands))
+        for p in (0, 1):
+            ok = canon[p] >= 0
+            np.add.at(entry[p], canon[p][ok], np.asarray(reach[p], dtype=np.float64)[ok])
+        return g, canon, entry
+
+    def _board_canon(self, sets):
+        """(global board id, canon) of :meth:`_node_entry`: where each combo is stored on the board."""
+        t = self.tree
         canon = []
         g = None
         used = {c for st in sets for c in st}
@@ -128,9 +143,8 @@ class SpotViews:
                     continue
                 g, u = self.locate(list(sets), (int(h[0]), int(h[1])))
                 idx[i] = inv[u]
-                entry[p, inv[u]] += reach[p][i]
             canon.append(idx)
-        return g, canon, entry
+        return g, canon
 
     def facing_mass(self, reach) -> list[np.ndarray]:
         """Per player, per its combos: the opponent's weight in `reach` on combos that share no
