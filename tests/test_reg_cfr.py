@@ -20,6 +20,8 @@ from solverkit.core.config import load_config
 from solverkit.core.solver import Solver
 from solverkit.errors import ConfigError
 
+from .history_reference import Histories
+
 MATRIX = {"name": "random_matrix", "rows": 4, "cols": 3, "seed": 7}
 
 
@@ -68,53 +70,6 @@ def test_matrix_iterates_are_the_papers_recursion(eta, tau, halve_every):
 # --- Kuhn poker over explicit histories --------------------------------------------------------
 
 
-class HistoryReference:
-    """Counterfactual action values of a behavioural profile over the game's explicit states
-    (its TreeGame definition: a plain recursion, not the engine's flattened tree)."""
-
-    def __init__(self, game):
-        self.game = game
-        self.sets: dict[tuple[int, str], int] = {}  # (player, key) -> number of actions
-        self._collect(game.initial_state())
-
-    def _collect(self, state):
-        g = self.game
-        if g.is_terminal(state):
-            return
-        q = g.player(state)
-        if q == g.CHANCE:
-            for a, _ in g.chance_outcomes(state):
-                self._collect(g.child(state, a))
-            return
-        acts = g.legal_actions(state)
-        self.sets[(q, g.infoset_key(state, q))] = len(acts)
-        for a in acts:
-            self._collect(g.child(state, a))
-
-    def values(self, profile):
-        """(player, key) -> counterfactual values of its actions for that player."""
-        out = {k: np.zeros(n) for k, n in self.sets.items()}
-        self._walk(self.game.initial_state(), 1.0, 1.0, 1.0, profile, out)
-        return out
-
-    def _walk(self, state, r0, r1, rc, profile, out):
-        g = self.game
-        if g.is_terminal(state):
-            return float(g.returns(state)[0])
-        q = g.player(state)
-        if q == g.CHANCE:
-            return sum(p * self._walk(g.child(state, a), r0, r1, rc * p, profile, out)
-                       for a, p in g.chance_outcomes(state))
-        key = (q, g.infoset_key(state, q))
-        sig = profile[key]
-        vals = np.array([self._walk(g.child(state, a), r0 * sig[i] if q == 0 else r0,
-                                    r1 * sig[i] if q == 1 else r1, rc, profile, out)
-                         for i, a in enumerate(g.legal_actions(state))])
-        other = r1 if q == 0 else r0
-        out[key] += (1.0 if q == 0 else -1.0) * other * rc * vals
-        return float(sig @ vals)
-
-
 def _flat(solver, profile):
     """A profile dict as the engine's per-player arrays (layout order of its keys)."""
     return [np.concatenate([profile[(p, k)] for k in solver.game.infoset_keys(p)]) for p in (0, 1)]
@@ -123,7 +78,7 @@ def _flat(solver, profile):
 def _reference(game="kuhn_tree"):
     s = Solver(_config(game))
     try:
-        return HistoryReference(s.game)
+        return Histories(s.game)
     finally:
         s.close()
 
