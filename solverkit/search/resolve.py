@@ -132,13 +132,14 @@ class _Passes:
         self.masks = {p: (np.array([1 << p], dtype=np.int64), np.array([1 << (1 - p)], dtype=np.int64))
                       for p in (0, 1)}
 
-    def run(self, p: int, t: int, entry: np.ndarray) -> np.ndarray:
-        """Iteration t's pass updating player p (the other's average grows): p's root values [H]."""
+    def run(self, p: int, t: int, entry: np.ndarray, node: int | None = None) -> np.ndarray:
+        """Iteration t's pass updating player p (the other's average grows): p's values [H] at
+        the root, or at betting node `node` on the subgame's one board (:func:`_board_node`)."""
         self.coeffs[0, 5] = float(t)
         upd, avg = self.masks[p]
         block_kernel()(*self.args, entry, upd, avg, self.coeffs, self.no_prune, self.zero_i, self.keys, self.none,
                         self.bufs)
-        return self.bufs.out_cfv[p]
+        return self.bufs.out_cfv[p] if node is None else self.bufs.cfv[node, p]
 
     def block(self, iterations: int, entry: np.ndarray, first: int = 1) -> None:
         """`iterations` alternating iterations (player 0's pass, then player 1's) in one call,
@@ -215,7 +216,8 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
     region, _ = game._sub_region(e, b, j)
     sizes = region.sizes
     reach = np.ascontiguousarray(reach, dtype=np.float64)
-    bp = best_values(game, key, reach, blueprint_seg)
+    node = _board_node(game, key)
+    bp = best_values(game, key, reach, blueprint_seg, node)
     allowed = bp + gift if gift is not None and method == "reach" else bp
     policy = [None, None]
     values = np.zeros_like(bp)
@@ -246,7 +248,7 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
             bv = np.ascontiguousarray(allowed[opp])
             for t in range(1, iterations + 1):
                 entry[opp] = reach[opp]
-                v = passes.run(opp, t, entry)  # the opponent's root values; my average grows
+                v = passes.run(opp, t, entry, node)  # the opponent's values; my average grows
                 if method == "resolve":
                     _resolve_update(gadget, live, v, bv)
                     _resolve_entry(gadget, live, z)
@@ -261,17 +263,34 @@ def resolve_subgame(game, key, reach, blueprint_seg, method: str, iterations: in
             policy[p] = avg[p]
         # what each kept player's re-solved policy leaves the other's best response
         for p in keep:
-            values[1 - p] = best_values(game, key, reach, [avg[0], avg[1]])[1 - p]
+            values[1 - p] = best_values(game, key, reach, [avg[0], avg[1]], node)[1 - p]
     return SubgameResult(key, policy, bp, values, allowed)
 
 
-def best_values(game, key, reach, src) -> np.ndarray:
-    """[2, H]: each player's best-response counterfactual values at subgame `key`'s root against
-    the other's policy in `src` (per player, the segment's layout), the other entering with `reach`."""
+def _board_node(game, key) -> int | None:
+    """The betting node below subgame `key`'s root (a round end) where its values are one public
+    state's, when the subgame holds one board of the new round (per card); None otherwise.
+
+    Under suit isomorphism the board is canonical and stands for its whole suit orbit: the
+    root's values sum, for each hand, the values of every board of the orbit (through the hand
+    maps), so a gadget reading them would weigh each opponent hand by the boards it can see and
+    mix hands that differ only by suit (max-margin, reach); below the root, the values are the
+    canonical board's alone, those of the one public state re-solved (the same numbers as the
+    root's without isomorphism, where the orbit is the board)."""
+    e, b, j = key
+    c0, c1 = game._chunks[b][j]
+    return int(game.tree.bet.children[e, 0]) if c1 - c0 == 1 else None
+
+
+def best_values(game, key, reach, src, node: int | None = None) -> np.ndarray:
+    """[2, H]: each player's best-response counterfactual values at subgame `key`'s root (or at
+    betting node `node` on its one board: :func:`_board_node`) against the other's policy in
+    `src` (per player, the segment's layout), the other entering with `reach`."""
     dummy = np.zeros(1)
     out = np.zeros((2, reach.shape[1]))
     for o in (0, 1):
-        out[o] = _walk(game, key, reach, src, src, [dummy, dummy], 0, 0, 1 << o, NO_COEFFS, br_player=o)[o]
+        root = _walk(game, key, reach, src, src, [dummy, dummy], 0, 0, 1 << o, NO_COEFFS, br_player=o)[o]
+        out[o] = root if node is None else game._bufs().cfv[node, o, : reach.shape[1]]
     return out
 
 
@@ -377,9 +396,13 @@ def _gifts(real, game, strategy):
     if any(int(real.round_start[r + 1] - real.round_start[r]) != 1 for r in range(s)):
         return None
     keys = game.subgame_keys()
-    per_entry = {}
-    for e, _, _ in keys:
-        per_entry[e] = per_entry.get(e, 0) + 1
+    per_entry = {}  # public states below each entry: a per-card subgame's values are one board's
+    # (resolve_subgame reads them below the root), and a canonical board stands for its suit orbit
+    for key in keys:
+        e, b, j = key
+        c0 = game._chunks[b][j][0]
+        states = game.tree.boards.orbit_size(c0) if _board_node(game, key) is not None else 1
+        per_entry[e] = per_entry.get(e, 0) + states
     paths = {}
     for e in per_entry:  # (o's decision node, action index) on the way from the root to e
         path, c = [], e
