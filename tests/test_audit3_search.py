@@ -88,3 +88,15 @@ def test_isomorphism_does_not_change_a_per_card_resolve(tmp_path, method):
         searched, _ = searched_strategy(game, bp, method, 30, 1, True, False, per_card=True)
         got.append(exploitability(game, searched)[0])
     assert got[0] == pytest.approx(got[1], rel=1e-9)
+
+
+def test_a_one_round_game_names_what_it_can_search():
+    from solverkit.errors import ConfigError
+
+    game = load_config({"preset": "cfr_plus", "game": {"name": "kuhn"}}).game
+    bp = [np.full(game.layout(p).size, 0.5) for p in (0, 1)]
+    with pytest.raises(ConfigError, match=r"^\[search\] round = 1 is invalid for game 'kuhn': it has one betting "
+                                          r"round.*depth_limited\" with round = 0"):
+        searched_strategy(game, bp, "resolve", 10)
+    searched, stats = searched_strategy(game, bp, "depth_limited", 10, 0)
+    assert stats.resolved == {0: 1}

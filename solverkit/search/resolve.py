@@ -59,6 +59,10 @@ def split_game(real, start_round: int, per_card: bool = True):
     """The real game cut at `start_round`: one subgame per (betting, board with the new round's
     cards) when `per_card`, else per (betting, board before them), the new cards inside."""
     R = real.gd.num_rounds
+    if R < 2:
+        raise ConfigError(f"[search] round = {start_round} is invalid for game {real.name!r}: it has one betting "
+                          "round, so no later round to re-solve (name = \"depth_limited\" with round = 0 re-solves "
+                          "from the deal)")
     if not 1 <= start_round < R:
         raise ConfigError(f"[search] round = {start_round} is invalid for game {real.name!r} of {R} rounds: "
                           f"re-solving starts at a round with cards still to come, 1 to {R - 1}")
