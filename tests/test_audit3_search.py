@@ -78,14 +78,38 @@ def test_safe_methods_are_never_above_the_blueprint(blueprints, method):
             assert exploitability(game, searched)[0] <= before * (1 + 1e-12), (it, per_card)
 
 
-@pytest.mark.parametrize("method", ["maxmargin", "reach", "resolve", "unsafe"])
-def test_isomorphism_does_not_change_a_per_card_resolve(tmp_path, method):
+#: three rounds, a card each on the second and third (nested re-solves, a board above the second cut)
+THREE_ROUNDS = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 3
+blind = 1 1
+raiseSize = 2 4 4
+firstPlayer = 1 1 1
+maxRaises = 2 2 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 1 1
+END GAMEDEF
+"""
+
+
+@pytest.mark.parametrize("gamedef, start, method", [("leduc", 1, "maxmargin"), ("leduc", 1, "reach"),
+                                                    ("leduc", 1, "resolve"), ("leduc", 1, "unsafe"),
+                                                    ("three", 1, "maxmargin"),
+                                                    pytest.param("three", 2, "maxmargin", marks=pytest.mark.slow),
+                                                    pytest.param("three", 1, "reach", marks=pytest.mark.slow)])
+def test_isomorphism_does_not_change_a_per_card_resolve(tmp_path, gamedef, start, method):
+    if gamedef == "three":
+        gamedef = tmp_path / "three.game"
+        gamedef.write_text(THREE_ROUNDS)
     got = []
     for iso in (True, False):
-        cfg = {"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": "leduc", "isomorphism": iso}}
+        cfg = {"preset": "cfr_plus", "game": {"name": "acpc", "gamedef": str(gamedef), "isomorphism": iso}}
         game = load_config(cfg).game
-        bp = solve(cfg, iterations=100, out=tmp_path / f"iso{iso}").strategy
-        searched, _ = searched_strategy(game, bp, method, 30, 1, True, False, per_card=True)
+        bp = solve(cfg, iterations=100 if gamedef == "leduc" else 30, out=tmp_path / f"iso{iso}").strategy
+        searched, _ = searched_strategy(game, bp, method, 30, start, True, False, per_card=True)
         got.append(exploitability(game, searched)[0])
     assert got[0] == pytest.approx(got[1], rel=1e-9)
 
