@@ -161,3 +161,36 @@ def test_a_saved_table_reloads_and_other_parameters_or_cards_are_refused(tmp_pat
     with pytest.raises(ConfigError, match=r"^bucket table .* was built for cards .*the game has") as e:
         Emd(buckets=[3, 5], table=str(path), seed=0, bins=10).table(CardSpec(12, 2, 1, (0, 1)))
     assert "\n" not in str(e.value)
+
+
+#: two board cards in one round: a paired board (7c7d) is its own suit orbit, others have two
+#: boards, so under suit isomorphism canonical boards stand for unequally many real ones
+TWO_CARD_BOARD = """GAMEDEF
+limit
+numPlayers = 2
+numRounds = 2
+blind = 1 1
+raiseSize = 2 4
+firstPlayer = 1 1
+maxRaises = 2 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 2
+END GAMEDEF
+"""
+
+
+def test_isomorphism_does_not_change_an_abstract_game(tmp_path):
+    """A bucket sums the regrets of every real (board, hand) set in it; under suit isomorphism the
+    engine keeps one canonical board per orbit with one real board's values, so each must count
+    as many times as the boards it stands for (it used to count once: iso 0.5249 against 0.4814
+    chips after 30 CFR+ iterations here)."""
+    (tmp_path / "g.game").write_text(TWO_CARD_BOARD)
+    rows = {}
+    for iso in ("true", "false"):
+        run = _solve(tmp_path, f'preset = "cfr_plus"\n[game]\nname = "acpc"\ngamedef = "{tmp_path / "g.game"}"\n'
+                               f'isomorphism = {iso}\n[abstraction]\nname = "ehs"\nbuckets = [0, 3]\n'
+                               '[solver]\niterations = 30\neval_every = 10\n', f"iso_{iso}")
+        rows[iso] = [float(line.split(",")[2]) for line in (run / "metrics.csv").read_text().splitlines()[1:]]
+    assert rows["true"] == pytest.approx(rows["false"], rel=1e-9)

@@ -47,6 +47,35 @@ def _fill_index(start, nodes, k, rnd, H, num_actions, abs_off, bmap, bmap_start,
 
 
 @njit(cache=True, nogil=True)
+def _fill_weight(start, nodes, k, rnd, H, num_actions, weight, round_start, out):
+    """out[full value] = weight[board of its block] (rnd: the block's round, k its board there)."""
+    for i in range(start.size):
+        w = weight[round_start[rnd[i]] + k[i]]
+        base = start[i]
+        for j in range(H * num_actions[nodes[i]]):
+            out[base + j] = w
+
+
+def board_weights(boards, lossy) -> np.ndarray:
+    """Per global board id, the real (board, hand) information sets each of its (canonical)
+    board's sets stands for, relative within its round (1 where the round is lossless, or all of
+    its boards stand for equally many): under suit isomorphism a canonical board stands for its
+    suit orbit, and its parent's (orbit_size, multiplied down the rounds), while the engine's
+    values on it are one real board's."""
+    nb = int(boards.round_start[-1])
+    total = np.ones(nb)
+    for g in range(nb):
+        par = int(boards.parent[g])
+        total[g] = boards.orbit_size(g) * (total[par] if par >= 0 else 1.0)
+    out = np.ones(nb)
+    for r in range(len(boards.round_start) - 1):
+        lo, hi = int(boards.round_start[r]), int(boards.round_start[r + 1])
+        if lossy[r] and hi > lo and total[lo:hi].min() != total[lo:hi].max():
+            out[lo:hi] = total[lo:hi] / total[lo:hi].min()
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _gather(src, idx, out):
     for i in range(idx.size):
         out[i] = src[idx[i]]
@@ -57,6 +86,13 @@ def _scatter_add(values, idx, out):
     """out[idx[i]] += values[i], in index order (a fixed order: the same sums every run)."""
     for i in range(idx.size):
         out[idx[i]] += values[i]
+
+
+@njit(cache=True, nogil=True)
+def _scatter_add_weighted(values, weight, idx, out):
+    """out[idx[i]] += weight[i] x values[i], in index order."""
+    for i in range(idx.size):
+        out[idx[i]] += weight[i] * values[i]
 
 
 class AbstractedPoker:
@@ -85,6 +121,8 @@ class AbstractedPoker:
         bet = t.bet
         nboards = np.diff(self.round_start).astype(np.int64)
         self._abs = []
+        weight = board_weights(t.boards, [not table.lossless(r) for r in range(gd.num_rounds)])
+        self._abs_weights = []
         for p in (0, 1):
             H = t.hands_of(p)
             hands = t.side(p).hands
@@ -125,6 +163,14 @@ class AbstractedPoker:
             _fill_index(layout.block_start, nodes.astype(np.int64), k.astype(np.int64),
                         bet.round[nodes].astype(np.int64), H, bet.num_actions.astype(np.int64), abs_off,
                         np.concatenate(maps), bmap_start, idx)
+            if np.all(weight == 1.0):
+                self._abs_weights.append(None)
+            else:  # a lossy round whose canonical boards stand for unequally many real ones
+                wv = np.empty(layout.size)
+                _fill_weight(layout.block_start, nodes.astype(np.int64), k.astype(np.int64),
+                             bet.round[nodes].astype(np.int64), H, bet.num_actions.astype(np.int64), weight,
+                             np.asarray(self.round_start, dtype=np.int64), wv)
+                self._abs_weights.append(wv)
             block_count = np.array([counts[int(bet.round[n])] for n in dec], dtype=np.int64)
             alayout = Layout(starts, block_count, bet.num_actions[dec].astype(np.int64))
             self._abs.append((size, idx, alayout, bet.round[dec].astype(np.int64)))
@@ -180,9 +226,14 @@ class AbstractedPoker:
         return buf
 
     def _summed(self, player: int, values: np.ndarray) -> np.ndarray:
-        """Whole-game values summed per abstract value."""
+        """Whole-game values summed per abstract value, each (board, hand) set's weighted by the
+        real sets it stands for (:func:`board_weights`; suit isomorphism)."""
         out = np.zeros(self.abstract_size(player))
-        _scatter_add(values, self._abs[player][1], out)
+        w = self._abs_weights[player]
+        if w is None:
+            _scatter_add(values, self._abs[player][1], out)
+        else:
+            _scatter_add_weighted(values, w, self._abs[player][1], out)
         return out
 
     # --- passes -------------------------------------------------------------------------------
