@@ -22,6 +22,11 @@ from solverkit.errors import ConfigError
 #: ranks: 1,179,777 nodes, 28 s on the shared machine; 3 million would take over a minute)
 EXACT_NODES = 1_500_000
 
+#: replicas > 1: iterations per replica between merges (bench/results/blueprint_threads.md)
+SYNC_EVERY = 1_000
+#: replicas > 1: rounds per doubling of their length up to sync_every
+SYNC_RAMP = 200
+
 
 class BlueprintGame(Game):
     """An N-player ACPC game (2 to 6 players; limit, or no-limit under an action abstraction)
@@ -48,6 +53,17 @@ class BlueprintGame(Game):
         "average_rounds": Param("int", 1, "rounds whose average strategy is kept and exported (Pluribus: 1, the "
                                 "first round; later rounds export the current strategy)", min=0, max=8),
         "max_nodes": Param("int", 5_000_000, "refuse betting trees with more nodes than this", min=1),
+        "replicas": Param("int", 1, "data-parallel MCCFR: W copies of the regrets (and averages) run their shares of "
+                          "each round of W x sync_every iterations from the same start, on [transport] threads, "
+                          "and their changes are summed (1: one copy, the serial run; docs/blueprint.md)",
+                          min=1, max=64),
+        "sync_every": Param("int", SYNC_EVERY, "replicas > 1: iterations each replica runs between merges once the "
+                            "rounds have grown (a round is replicas x that many iterations)", min=1),
+        "sync_start": Param("int", 0, "replicas > 1: iterations a replica in the first rounds (0: 1, or the "
+                            "regrets' values / 32,768 on large trees, so that copying them stays a part of a round)",
+                            min=0),
+        "sync_ramp": Param("int", SYNC_RAMP, "replicas > 1: rounds at each length on the way from sync_start to "
+                           "sync_every, doubling after each; 0: sync_every from the first", min=0),
         "exact_nodes": Param("int", EXACT_NODES, "NashConv and best responses are exact (the tree engine's) on "
                              "games whose full tree has at most this many nodes, NaN above (0: never); the tree "
                              "is enumerated in Python at the first evaluation, about 25 s a million nodes", min=0),
@@ -136,6 +152,8 @@ class BlueprintGame(Game):
         self._abstraction = definition
         self._table = abstraction.table(CardSpec.of(self.gd))
         self.__dict__.pop("_bp", None)
+        self.__dict__.pop("_scratches", None)  # the engine's buffers and the replicas' plan: of its tree
+        self.__dict__.pop("_plan", None)
         self.__dict__.pop("_tree", None)  # its map reads the buckets
         return self
 
@@ -149,9 +167,45 @@ class BlueprintGame(Game):
         return self.bp.layouts[player]
 
     def segments(self, with_average: bool) -> list[SegmentSpec]:
-        """One segment, ``regret`` (and ``avg``) holding every player's values at bp.base."""
+        """One segment, ``regret`` (and ``avg``) holding every player's values at bp.base; with
+        replicas > 1 a second, ``replicas``: the round's start and replicas 1..W-1
+        (solverkit.blueprint.parallel)."""
         size = int(self.bp.base[-1])
-        return [SegmentSpec("root", {"regret": size, **({"avg": size} if with_average else {})})]
+        specs = [SegmentSpec("root", {"regret": size, **({"avg": size} if with_average else {})})]
+        if self.replicas > 1:
+            from solverkit.blueprint.parallel import SEGMENT
+
+            arrays = self.plan.arrays(with_average)
+            self._check_replica_memory(size * (2 if with_average else 1), sum(arrays.values()))
+            specs.append(SegmentSpec(SEGMENT, arrays))
+        return specs
+
+    @property
+    def replicas(self) -> int:
+        return int(self.config.get("replicas") or 1)
+
+    @property
+    def plan(self):
+        """replicas > 1: the rounds and the replicas' arrays (solverkit.blueprint.parallel.Plan)."""
+        if "_plan" not in self.__dict__:
+            from solverkit.blueprint.parallel import Plan
+
+            self._plan = Plan(self.bp, self.replicas, int(self.config.get("sync_every") or SYNC_EVERY),
+                              int(self.config.get("sync_ramp", SYNC_RAMP)), int(self.config.get("sync_start") or 0))
+        return self._plan
+
+    def _check_replica_memory(self, values: int, extra: int) -> None:
+        """ConfigError when the regrets and averages (`values`) and the replicas' arrays (`extra`
+        values: the round's start and replicas 1..W-1) do not fit in this machine's memory share."""
+        from solverkit.core.memory import MEMORY_SHARE, human_bytes, physical_memory
+
+        have = physical_memory()
+        need = 8 * (values + extra)
+        if have and need > MEMORY_SHARE * have:
+            raise ConfigError(f"[game] replicas = {self.replicas}: the regrets and averages ({human_bytes(8 * values)}) "
+                              f"and the replicas' copies ({human_bytes(8 * extra)}) need {human_bytes(need)}, which "
+                              f"does not fit in {MEMORY_SHARE:.0%} of this machine's {human_bytes(have)}: use fewer "
+                              "replicas (1: no copy)")
 
     #: the [sampler] seed, kept until the engine is built (after [abstraction] gives its table)
     _seed = 0
@@ -190,8 +244,16 @@ class BlueprintGame(Game):
                 for p in g:
                     mask |= 1 << p
             lead = block.groups[0][0] if block.groups and block.groups[0] else 0  # alternating: first_update
-            count = self.bp.block(ts, np.full(ts.size, mask), lead, rw, thr, sampler.prune_probability(), w, reg, avg)
-        return count
+            masks = np.full(ts.size, mask)
+            if self.replicas == 1:
+                return self.bp.block(ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg, avg)
+            from solverkit.blueprint.parallel import SEGMENT, run_block
+
+            scratches = self.__dict__.setdefault("_scratches", [self.bp.new_scratch() for _ in range(self.replicas)])
+            map_local = transport.map_local if transport is not None else (lambda fn, xs: [fn(x) for x in xs])
+            with store.open(SEGMENT) as rep:
+                return run_block(self.bp, self.plan, ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg,
+                                 avg, rep, scratches, map_local, keep)
 
     # --- strategies and evaluation ---------------------------------------------------------
 

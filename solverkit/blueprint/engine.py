@@ -83,39 +83,72 @@ class Blueprint:
         self.reg = np.zeros(int(sizes.sum()))
         self.avg = np.zeros(int(sizes.sum()))
         self.iteration = 0
+        #: run(replicas > 1): the round's start and replicas 1..W-1 (solverkit.blueprint.parallel)
+        self.replica_state: dict | None = None
         ix = self.table.indexer
         self._arrays = ix.arrays
         self._assign = np.concatenate(self.table.assign).astype(np.int64)
         self._assign_off = np.concatenate(([0], np.cumsum([a.size for a in self.table.assign])[:-1])).astype(np.int64)
         self._cards_in = np.array([self.spec.cards_in(r) for r in range(self.spec.rounds)], dtype=np.int64)
+        self._scratch = self.new_scratch()
+        self._scratches = [self._scratch]  # run(replicas > 1): one set a replica
+
+    def new_scratch(self) -> tuple:
+        """A set of the kernel's buffers (deck, hands, board, values, policy, stack...): one per
+        thread that runs :meth:`block` at the same time."""
+        t, gd = self.tree, self.gd
         N, P, k = t.num_nodes, gd.num_players, gd.num_hole_cards
         nb = sum(gd.num_board_cards)
-        self._scratch = (np.zeros(gd.deck_size, np.int64), np.zeros((P, k), np.int64), np.zeros(nb, np.int64),
-                         np.zeros(P, np.int64), np.zeros(k + nb, np.int64), np.zeros((P, self.spec.rounds), np.int64),
-                         np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.int64),
-                         np.zeros(2 * N + 2, np.int64))
+        return (np.zeros(gd.deck_size, np.int64), np.zeros((P, k), np.int64), np.zeros(nb, np.int64),
+                np.zeros(P, np.int64), np.zeros(k + nb, np.int64), np.zeros((P, self.spec.rounds), np.int64),
+                np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.int64),
+                np.zeros(2 * N + 2, np.int64))
 
-    def run(self, iterations: int) -> int:
-        """`iterations` more iterations in one kernel call; returns the nodes visited."""
+    def run(self, iterations: int, replicas: int = 1, sync: int = 1000, map_local=None, ramp: int = 0,
+            sync_start: int = 0) -> int:
+        """`iterations` more iterations in one kernel call; returns the nodes visited.
+        `replicas` > 1: data-parallel rounds (:mod:`solverkit.blueprint.parallel`: up to `sync`
+        iterations a replica, from `sync_start` (0: by the values copied), doubling every `ramp`
+        rounds; `map_local(fn, items)` runs the
+        replicas, on threads where given), the round's start and replicas 1..W-1 kept in
+        :attr:`replica_state`."""
         ts = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
         rw = increment_weights(self.rule, ts)
         w = (self.averaging.coefficients_block(self.iteration + 1, ts.size)[:, 1] if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune
-        count = self.block(ts, np.full(ts.size, (1 << self.gd.num_players) - 1), 0, rw, np.where(ts > start, thr * rw, 0.0),
-                           pprob, w, self.reg, self.avg)
+        masks = np.full(ts.size, (1 << self.gd.num_players) - 1)
+        thresholds = np.where(ts > start, thr * rw, 0.0)
+        if replicas == 1:
+            count = self.block(ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg)
+        else:
+            from . import parallel
+
+            plan = parallel.Plan(self, replicas, sync, ramp, sync_start)
+            if self.replica_state is None:
+                self.replica_state = {k: np.zeros(n) for k, n in plan.arrays(True).items()}
+            if self.replica_state["rcopies"].size != (replicas - 1) * self.reg.size:
+                raise ConfigError(f"replicas = {replicas}: this blueprint ran with "
+                                  f"{self.replica_state['rcopies'].size // self.reg.size + 1}")
+            if len(self._scratches) < replicas:
+                self._scratches += [self.new_scratch() for _ in range(replicas - len(self._scratches))]
+            count = parallel.run_block(self, plan, ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg,
+                                       self.replica_state, self._scratches,
+                                       map_local or (lambda fn, xs: [fn(x) for x in xs]), True)
         self.iteration += iterations
         return count
 
-    def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg) -> int:
+    def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg, scratch=None, aoff=None) -> int:
         """Iterations ts through the kernel over `reg` / `avg` (every player's, concatenated at
         :attr:`base`): the players traversing (bit masks, in order from `lead`), regret weights rw, pruning thresholds
-        (< 0: on), average weights."""
+        (< 0: on), average weights; `scratch`: the kernel's buffers (:meth:`new_scratch`; None:
+        this engine's own, for one thread at a time); `aoff`: where each node's averages lie in
+        `avg` (None: :attr:`aoff`; a replica's compact averages: its plan's)."""
         t, gd = self.tree, self.gd
         return int(kernels.blueprint_block(
             self.seed, ts, np.asarray(masks, dtype=np.int64), int(lead), rw, thresholds, pprob, weights, t.kind, t.player, t.round, t.first, t.nact, t.spent,
-            t.alive, self.off, self.aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
-            gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *self._scratch))
+            t.alive, self.off, self.aoff if aoff is None else aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
+            gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *(self._scratch if scratch is None else scratch)))
 
     def policy(self, reg=None, avg=None) -> np.ndarray:
         """The exported strategy, in the regrets' layout: the average on the first
@@ -137,7 +170,8 @@ class Blueprint:
     def save(self, path) -> Path:
         """Checkpoint: the iteration, regrets and averages (resume with :meth:`load`)."""
         path = Path(path)
-        np.savez(path, iteration=self.iteration, reg=self.reg, avg=self.avg, seed=self.seed)
+        np.savez(path, iteration=self.iteration, reg=self.reg, avg=self.avg, seed=self.seed,
+                 **{f"replica_{k}": v for k, v in (self.replica_state or {}).items()})
         return path
 
     def load(self, path) -> None:
@@ -147,3 +181,5 @@ class Blueprint:
             self.iteration = int(z["iteration"])
             self.reg[:] = z["reg"]
             self.avg[:] = z["avg"]
+            state = {k[len("replica_"):]: z[k] for k in z.files if k.startswith("replica_")}
+            self.replica_state = state or None
