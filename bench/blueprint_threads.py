@@ -2,7 +2,7 @@
 rules): NashConv per iteration of W = 2 replicas at several sync_every against one thread (exact,
 the tree engine's best responses over the mapped strategy), several seeds; and wall time per
 iteration, the median of interleaved repeats, W = 1 against W = 2 on the local transport's threads
-(nodes touched: the machine-independent work). Writes bench/results/blueprint_threads.md (the new
+(nodes touched: the machine-independent work), by the engine and through the solver. Writes bench/results/blueprint_threads.md (the new
 section on top, earlier runs kept below).
 
     python3 bench/blueprint_threads.py [--iterations 200000] [--seeds 1,2,3,4,5] [--variants 1000:50,1000:200]
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from solverkit_transports.local import LocalTransport
 from solverkit.blueprint.engine import Blueprint
 from solverkit.blueprint.tree_map import tree_strategy
 from solverkit.core.config import load_config
-from solverkit.core.solver import nash_conv
+from solverkit.core.solver import nash_conv, run_solve
 from solverkit.poker.nplayer import tree_table
 
 OUT = Path(__file__).parent / "results" / "blueprint_threads.md"
@@ -56,6 +57,34 @@ def run(bp: Blueprint, n: int, W: int, sync: int, ramp: int, pool) -> tuple[floa
     while bp.iteration < n:
         nodes += bp.run(min(5000, n - bp.iteration), replicas=W, sync=sync, map_local=pool.map_local, ramp=ramp)
     return time.perf_counter() - t0, nodes
+
+
+#: 3-player Leduc as leduc_tree plays it, as an ACPC file (the blueprint game reads files)
+LEDUC3 = """GAMEDEF
+limit
+numPlayers = 3
+numRounds = 2
+blind = 1 1 1
+raiseSize = 2 4
+firstPlayer = 1 1
+maxRaises = 2 2
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+"""
+
+
+def solve(gamedef, n: int, v, threads: int) -> dict:
+    """The last metrics row of a solver run of `n` iterations of variant v (pruned + lcfr early)."""
+    parts, prune = recipes(n)["pruned + lcfr early"]
+    game = {"name": "blueprint", "gamedef": str(gamedef), "exact_nodes": 0}
+    if v[0] > 1:
+        game.update({"replicas": v[0], "sync_every": v[1], "sync_ramp": v[2]})
+    a = load_config({"game": game, **parts, "sampler": {"name": "external", **prune},
+                     "solver": {"seed": 1, "eval_every": 10**9}, "transport": {"name": "local", "threads": threads}})
+    return run_solve(a, iterations=n).metrics[-1]
 
 
 def _label(v) -> str:
@@ -115,6 +144,26 @@ def main():
         med = statistics.median(times[v])
         lines.append(f"| {_label(v)} | {med:.3f} | " + ", ".join(f"{x:.2f}" for x in times[v])
                      + f" | {nodes[v]:,} | {med / base:.2f}x |")
+    # through the solver: blocks that follow the clock, the local transport's threads
+    lines += ["", f"### Through the solver (`solverkit solve`'s path, [game] exact_nodes = 0: no evaluation), "
+              f"{n} iterations, solve seconds, median of {args.repeats} interleaved repeats", "",
+              "| variant | median s | runs (s) | nodes touched | s vs 1 thread |", "|---|---|---|---|---|"]
+    stimes: dict = {v: [] for v in variants}
+    snodes: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        gamedef = Path(tmp) / "leduc3.game"
+        gamedef.write_text(LEDUC3)
+        for _ in range(args.repeats):
+            for v in variants:
+                m = solve(gamedef, n, v, W)
+                stimes[v].append(m["seconds"])
+                snodes[v] = m["nodes_touched"]
+                print("solve", v, m["seconds"], m["nodes_touched"], flush=True)
+    base = statistics.median(stimes[(1, 0, 0)])
+    for v in variants:
+        med = statistics.median(stimes[v])
+        lines.append(f"| {_label(v)} | {med:.3f} | " + ", ".join(f"{x:.2f}" for x in stimes[v])
+                     + f" | {snodes[v]:,} | {med / base:.2f}x |")
     lines += ["", f"({time.time() - t0:.0f} s in all)", ""]
     pool.close()
     old = OUT.read_text().split("\n", 2)[2] if OUT.exists() else ""

@@ -1,11 +1,14 @@
 """Data-parallel blueprint MCCFR: W replicas of the regrets (and averages) run their shares of a
 round's iterations from the same start on threads, then their changes are summed into one.
 
-Rounds are fixed by the iteration numbers alone: round k holds iterations ``k * W * sync + 1 ..
-(k + 1) * W * sync``, and iteration t of a round goes to replica ``(t - 1) % W``, whatever blocks
-the solver hands the game (their sizes follow the clock). Replica 0 is the store's own ``regret``
-/ ``avg`` arrays; the round's start and replicas 1..W-1 are arrays of a second store segment,
-``replicas`` (so a checkpoint holds a round in progress and a resumed run goes on bit for bit).
+Rounds are fixed by the iteration numbers alone (:func:`round_of`: W x L iterations, L growing from
+``sync_start`` and doubling every ``sync_ramp`` rounds up to ``sync_every``), and iteration t goes
+to replica ``(t - 1) % W``, whatever blocks or single passes the solver hands the game (block sizes
+follow the clock). Replica 0 is the store's own ``regret`` / ``avg`` arrays; the round's start and
+replicas 1..W-1 (the averages only where kept: compact, at :attr:`Plan.caoff`) are arrays of a
+second store segment, ``replicas``, with the open round's first iteration and which players'
+traversals of its last iteration have run (so a checkpoint holds a round in progress and a resumed
+run goes on bit for bit).
 At a round's last iteration the store's arrays become
 
     replica0 + (replica1 - start) + (replica2 - start) + ...   (in that order)
