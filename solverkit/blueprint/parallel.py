@@ -38,13 +38,6 @@ SYNC_VALUES = 32768
 
 
 @njit(cache=True, nogil=True)
-def add_delta(out, copy, start):
-    """out += copy - start, element by element (the merge of one replica)."""
-    for i in range(out.shape[0]):
-        out[i] += copy[i] - start[i]
-
-
-@njit(cache=True, nogil=True)
 def assign(out, src):
     """out[:] = src."""
     for i in range(out.shape[0]):
@@ -62,13 +55,44 @@ def gather(out, src, starts, lens):
 
 
 @njit(cache=True, nogil=True)
-def scatter_delta(out, copy, start, starts, lens):
-    """out's ranges += copy - start (compact, as :func:`gather` lays them out)."""
+def merge(out, copies, start, reopen):
+    """out += copies[j] - start for j = 0, 1, ... in that order (copies: the replicas' arrays one
+    after another, each as long as out); reopen: then start and every copy = out (the next round's
+    start), without a second call."""
+    n = out.shape[0]
+    m = copies.shape[0] // n
+    for j in range(m):  # (loops of one array each: they vectorize, 2.5x faster than one fused loop)
+        c = copies[j * n:(j + 1) * n]
+        for i in range(n):
+            out[i] += c[i] - start[i]
+    if reopen:
+        for i in range(n):
+            start[i] = out[i]
+        for j in range(m):
+            c = copies[j * n:(j + 1) * n]
+            for i in range(n):
+                c[i] = out[i]
+
+
+@njit(cache=True, nogil=True)
+def merge_ranges(out, copies, start, starts, lens, reopen):
+    """:func:`merge` of compact copies and start (as :func:`gather` lays them out) into out's ranges."""
+    n = start.shape[0]
+    m = copies.shape[0] // n if n else 0
     o = 0
-    for i in range(starts.shape[0]):
-        for k in range(lens[i]):
-            out[starts[i] + k] += copy[o + k] - start[o + k]
-        o += lens[i]
+    for r in range(starts.shape[0]):
+        for k in range(lens[r]):
+            p = starts[r] + k
+            x = out[p]
+            s = start[o + k]
+            for j in range(m):
+                x += copies[j * n + o + k] - s
+            out[p] = x
+            if reopen:
+                start[o + k] = x
+                for j in range(m):
+                    copies[j * n + o + k] = x
+        o += lens[r]
 
 
 class Plan:
@@ -156,6 +180,7 @@ def run_block(bp, plan: Plan, ts, masks, lead, rw, thr, pprob, w, reg, avg, seg,
         avgs = [avg] * W  # weights 0: never read or written
     aoffs = [bp.aoff] + [plan.caoff] * (W - 1)
     first = int(ts[0])
+    last = first + int(ts.size) - 1
     count = 0
     for lo, hi, opens, closes in rounds(first, int(ts.size), plan):
         if opens and int(rstate[0]) != lo:  # (not again for the next player's pass of iteration lo)
@@ -184,9 +209,11 @@ def run_block(bp, plan: Plan, ts, masks, lead, rw, thr, pprob, w, reg, avg, seg,
             rstate[1] = int(rstate[1]) | int(masks[i1 - 1])
             closes = int(rstate[1]) == everyone
         if closes:
-            for j in range(1, W):
-                add_delta(reg, regs[j], rstart)
+            # the next round opens in this call: its copies are made in the merge's pass
+            reopen = hi < last
+            merge(reg, rcopies, rstart, reopen)
             if keep_average:
-                for j in range(1, W):
-                    scatter_delta(avg, avgs[j], astart, plan.starts, plan.lens)
+                merge_ranges(avg, acopies, astart, plan.starts, plan.lens, reopen)
+            if reopen:
+                rstate[0], rstate[1] = hi + 1, 0
     return count
