@@ -15,7 +15,7 @@ Sandholm & Amos 2018) from round 0 of a two-round game is the only one with leav
     python bench/abstraction_search.py                          # leduc13 and Rhode Island
     python bench/abstraction_search.py --games leduc13 --buckets 2 4 8 --iterations 1000
     python bench/abstraction_search.py --games leduc --buckets 0 --iterations 300 --search-iterations 1000 \
-        --tag search_exploitability_leduc      # search on a near-equilibrium blueprint: unsafe's failure
+        --tag search_exploitability_leduc_audit3   # search on a near-equilibrium blueprint: unsafe's failure
     python bench/abstraction_search.py --games leduc13 --buckets 4 0 --tag depth_limited_leduc13 \
         --search unsafe resolve maxmargin depth_limited:round=0 depth_limited:round=0,nested=no \
         depth_limited:round=0,nested=no,continuations=blueprint
