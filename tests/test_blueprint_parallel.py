@@ -96,6 +96,18 @@ def test_round_schedule():
     assert ends == [2, 4, 8, 12, 20, 28]
 
 
+def test_large_trees_start_with_longer_rounds(monkeypatch):
+    """sync_start 0: one iteration a replica on small trees, values / SYNC_VALUES on large ones
+    (and sync_every below that is raised to it); a given sync_start is kept."""
+    bp = Blueprint(_leduc3())
+    values = bp.reg.size + parallel.Plan(bp, 2, 10, 1).asize
+    assert parallel.Plan(bp, 2, 1000, 200).start == 1
+    monkeypatch.setattr(parallel, "SMALL_VALUES", 1000)
+    p = parallel.Plan(bp, 2, 3, 200)
+    assert p.start == -(-values // parallel.SYNC_VALUES) > 3 and p.sync == p.start
+    assert parallel.Plan(bp, 2, 1000, 200, 2).start == 2
+
+
 def _plan(W, sync, ramp):
     p = parallel.Plan(Blueprint(load_table("kuhn.limit.3p")), W, sync, ramp, 1)
     return p

@@ -59,8 +59,9 @@ class BlueprintGame(Game):
                           min=1, max=64),
         "sync_every": Param("int", SYNC_EVERY, "replicas > 1: iterations each replica runs between merges once the "
                             "rounds have grown (a round is replicas x that many iterations)", min=1),
-        "sync_start": Param("int", 0, "replicas > 1: iterations a replica in the first rounds (0: 1, or the "
-                            "regrets' values / 32,768 on large trees, so that copying them stays a part of a round)",
+        "sync_start": Param("int", 0, "replicas > 1: iterations a replica in the first rounds (0: 1, or on "
+                            "trees of over 2^20 values, values / 4,096, so that copying them stays a small part "
+                            "of a round)",
                             min=0),
         "sync_ramp": Param("int", SYNC_RAMP, "replicas > 1: rounds at each length on the way from sync_start to "
                            "sync_every, doubling after each; 0: sync_every from the first", min=0),

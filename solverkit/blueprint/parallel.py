@@ -30,11 +30,15 @@ from numba import njit
 SEGMENT = "replicas"
 
 
-#: sync_start 0 (auto): the first rounds' per-replica length is the values copied per round / this,
-#: at least 1 (3-player Leduc: 1; six-player hold'em under fcpa with one raise a round: about 8,000),
-#: so that the copies and the merge (about 2 W passes over the values a round) stay a part of a
-#: round's work on large trees, while small ones start at one iteration a replica
-SYNC_VALUES = 32768
+#: sync_start 0 (auto): trees of at most this many values (regrets and kept averages) start at one
+#: iteration a replica (3-player Leduc: 30,000 values, ~70 us of copies, merge and hand-off a round
+#: against ~6 us an iteration: the ramp's early rounds cost 0.1-0.2 s once, and they are what keeps
+#: NashConv per iteration at one thread's, bench/results/blueprint_threads.md)
+SMALL_VALUES = 1 << 20
+#: larger trees start at values / this iterations a replica (six-player hold'em under fcpa with one
+#: raise a round, ~2.6e8 values: ~64,000), so that a round's copies and merge (about 2 W passes over
+#: the values) stay a small part of its iterations
+SYNC_VALUES = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +115,8 @@ class Plan:
         self.size = int(bp.reg.size)
         self.asize = int(self.lens.sum())
         #: the first rounds' per-replica length, and the last's (at least the first)
-        self.start = int(start) or max(1, -(-(self.size + self.asize) // SYNC_VALUES))
+        values = self.size + self.asize
+        self.start = int(start) or (1 if values <= SMALL_VALUES else -(-values // SYNC_VALUES))
         self.sync = max(int(sync), self.start)
 
     def arrays(self, with_average: bool) -> dict[str, int]:
