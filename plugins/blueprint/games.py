@@ -248,10 +248,12 @@ class BlueprintGame(Game):
             masks = np.full(ts.size, mask)
             if self.replicas == 1:
                 return self.bp.block(ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg, avg)
-            from solverkit.blueprint.parallel import SEGMENT, run_block
+            from solverkit.blueprint.parallel import SEGMENT, run_block, serial
 
-            scratches = self.__dict__.setdefault("_scratches", [self.bp.new_scratch() for _ in range(self.replicas)])
-            map_local = transport.map_local if transport is not None else (lambda fn, xs: [fn(x) for x in xs])
+            scratches = self.__dict__.get("_scratches")
+            if scratches is None:  # the kernel's buffers, one set a replica, made once (not every block)
+                scratches = self._scratches = [self.bp.new_scratch() for _ in range(self.replicas)]
+            map_local = transport.map_local if transport is not None else serial
             with store.open(SEGMENT) as rep:
                 return run_block(self.bp, self.plan, ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg,
                                  avg, rep, scratches, map_local, keep)

@@ -134,7 +134,7 @@ class Blueprint:
                 self._scratches += [self.new_scratch() for _ in range(replicas - len(self._scratches))]
             count = parallel.run_block(self, plan, ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg,
                                        self.replica_state, self._scratches,
-                                       map_local or (lambda fn, xs: [fn(x) for x in xs]), True)
+                                       map_local or parallel.serial, True)
         self.iteration += iterations
         return count
 

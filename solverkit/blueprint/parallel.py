@@ -41,6 +41,11 @@ SMALL_VALUES = 1 << 20
 SYNC_VALUES = 4096
 
 
+def serial(fn, items: list) -> list:
+    """[fn(x) for x in items]: the replicas one after another (no transport's threads given)."""
+    return [fn(x) for x in items]
+
+
 @njit(cache=True, nogil=True)
 def assign(out, src):
     """out[:] = src."""

@@ -76,6 +76,16 @@ def _strategy(game, node, spec, where) -> np.ndarray:
     return probs
 
 
+def _unlike_image(full: np.ndarray, perm) -> np.ndarray:
+    """Combos whose lock row in `full` ([1326, actions], NaN: not locked) differs from that of
+    their image under the suit permutation `perm`."""
+    from .spot import combo_image
+
+    image = combo_image(perm)
+    same = (full == full[image]) | (np.isnan(full) & np.isnan(full[image]))
+    return np.flatnonzero(~same.all(axis=1))
+
+
 def _check_symmetric(game, combos, entries, where) -> None:
     """ConfigError when a lock on a later street tells apart combos that suit isomorphism merges:
     a merged board stands for its suit images, and with it each combo for its image, so the lock
@@ -90,13 +100,12 @@ def _check_symmetric(game, combos, entries, where) -> None:
     for mask, probs in entries:
         full[combos[mask]] = probs
     for perm in perms:
-        image = combo_image(perm)
-        bad = np.flatnonzero(~((full == full[image]) | (np.isnan(full) & np.isnan(full[image]))).all(axis=1))
+        bad = _unlike_image(full, perm)
         if bad.size:
             from .ranges import combo_name
 
             c = int(bad[0])
-            raise ConfigError(f"{where}: locks {combo_name(c)} and {combo_name(int(image[c]))} differently on a later "
+            raise ConfigError(f"{where}: locks {combo_name(c)} and {combo_name(int(combo_image(perm)[c]))} differently on a later "
                               "street, where suit isomorphism merges the boards that map one onto the other: set "
                               "[game] isomorphism = false, or give both the same lock")
 
@@ -127,8 +136,6 @@ def first_street_perms(game, bet, perms, ranges) -> list:
     (AhAd locked, AhAc free, on a monotone turn) makes their reaches into the next street differ,
     and a merged later board would play one's reach for the other's: isomorphism must not merge
     the boards those permutations map onto each other. (Later-street locks: _check_symmetric.)"""
-    from .spot import combo_image
-
     view = _BettingOnly(game, bet)
     fulls: dict[int, np.ndarray] = {}
     for path, spec in (game.config.get("lock") or {}).items():
@@ -145,12 +152,7 @@ def first_street_perms(game, bet, perms, ranges) -> list:
             except ConfigError:
                 continue  # refused by build_locks with its message
             full[(w > 0) & (ranges[q] > 0)] = _strategy(view, node, sub, f"[game.lock.{path!r}].{rng!r}")
-    keep = []
-    for perm in perms:
-        image = combo_image(perm)
-        if all(((f == f[image]) | (np.isnan(f) & np.isnan(f[image]))).all() for f in fulls.values()):
-            keep.append(perm)
-    return keep
+    return [perm for perm in perms if not any(_unlike_image(f, perm).size for f in fulls.values())]
 
 
 def build_locks(game, table: dict):

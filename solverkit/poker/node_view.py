@@ -200,29 +200,10 @@ def node_view(game, strategy, path: str) -> NodeView:
     node = 0
     used = set(sets[0])
 
-    memo = game.__dict__.setdefault("_node_where", {})  # boards repeat across the nodes of an export
-
     def where(p):
         """(board id, hand index of each of p's hands) on the board dealt so far; -1 on a clash."""
-        key = (tuple(sets), p)
-        if key not in memo:
-            if len(memo) > 4096:
-                memo.clear()
-            memo[key] = _where(p)
-        return memo[key]
-
-    def _where(p):
-        out = np.full(len(hands[p]), -1, dtype=np.int64)
-        g0 = None
-        inv = np.full(t.num_hands, -1, dtype=np.int64)
-        inv[sides[p].rows] = np.arange(len(sides[p].rows))
-        for i, h in enumerate(hands[p]):
-            if used & {int(h[0]), int(h[1])}:
-                continue
-            g, u = game.locate(sets, (int(h[0]), int(h[1])))
-            out[i] = inv[u]
-            g0 = g
-        return g0, out
+        g, canon = game.board_places(sets)
+        return g, canon[p]
 
     for tok in tokens:
         kind = bet.kind[node]
@@ -244,13 +225,11 @@ def node_view(game, strategy, path: str) -> NodeView:
         a = _match(game, node, tok)
         q = int(bet.player[node])
         g, idx = where(q)
-        A = int(bet.num_actions[node])
-        for i, u in enumerate(idx):
-            if u < 0:
-                reach[q][i] = 0.0
-                continue
-            off = game.value_offset(node, g, int(u))
-            reach[q][i] *= strategy[q][off + a]
+        ok = idx >= 0
+        reach[q][~ok] = 0.0
+        if ok.any():
+            A = int(bet.num_actions[node])
+            reach[q][ok] *= np.asarray(strategy[q])[game.value_offset(node, g, 0) + idx[ok] * A + a]
         node = int(bet.children[node, a])
     if bet.kind[node] != DECISION:
         what = {FOLD: "a fold", SHOWDOWN: "a showdown", ROUND_END: "the end of a street (name the card dealt next)"}
@@ -259,10 +238,9 @@ def node_view(game, strategy, path: str) -> NodeView:
     g, idx = where(q)
     A = int(bet.num_actions[node])
     policy = np.full((len(idx), A), np.nan)
-    for i, u in enumerate(idx):
-        if u >= 0:
-            off = game.value_offset(node, g, int(u))
-            policy[i] = strategy[q][off: off + A]
+    ok = idx >= 0
+    if ok.any():
+        policy[ok] = np.asarray(strategy[q])[game.value_offset(node, g, 0) + idx[ok][:, None] * A + np.arange(A)]
     pot = int(bet.spent[node].sum()) + gd.pot % 2
     n_q, n_o = len(hands[q]), len(hands[1 - q])
     opponent = None

@@ -114,21 +114,28 @@ class SpotViews:
         meets the board), entry [2, max hands] the weights at those indices; board None when no
         combo is left."""
         t = self.tree
-        memo = self.__dict__.setdefault("_entry_canon", {})  # the nodes of one board share it
-        key = tuple(tuple(st) for st in sets)
-        if key not in memo:
-            if len(memo) > 4096:
-                memo.clear()
-            memo[key] = self._board_canon(sets)
-        g, canon = memo[key]
+        g, canon = self.board_places(sets)
         entry = np.zeros((2, t.max_hands))
         for p in (0, 1):
             ok = canon[p] >= 0
             np.add.at(entry[p], canon[p][ok], np.asarray(reach[p], dtype=np.float64)[ok])
         return g, canon, entry
 
-    def _board_canon(self, sets):
-        """(global board id, canon) of :meth:`_node_entry`: where each combo is stored on the board."""
+    def board_places(self, sets):
+        """(global board id, canon) of the board `sets` (card sets per street dealt so far):
+        canon[p][i] the hand index where p's combo i is stored there (its suit image under
+        isomorphism; -1 where it meets the board); kept per board, which every node of a line
+        after the same cards shares (node views, the tree export)."""
+        memo = self.__dict__.setdefault("_board_places", {})
+        key = tuple(tuple(st) for st in sets)
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = self._locate_combos(sets)
+        return memo[key]
+
+    def _locate_combos(self, sets):
+        """:meth:`board_places`, computed: each combo located on the board."""
         t = self.tree
         canon = []
         g = None
@@ -198,12 +205,11 @@ class SpotViews:
         ev = np.full((2, t.max_hands), np.nan)
         mass = self.facing_mass(reach)
         for p in (0, 1):
-            m = mass[p]
-            for i, u in enumerate(canon[p]):
-                if u >= 0 and m[i] > 0 and reach[p][i] > 0:
-                    # the payoffs are net of every chip put in since the root: add back what p has in
-                    # at the node (sunk), so that EV counts only what it wins and puts in from here on
-                    ev[p, i] = out[p, u] / (m[i] * float(self.scale[r])) + int(bet.spent[node, p])
+            m, u = mass[p], canon[p]
+            i = np.flatnonzero((u >= 0) & (m > 0) & (np.asarray(reach[p]) > 0))
+            # the payoffs are net of every chip put in since the root: add back what p has in at
+            # the node (sunk), so that EV counts only what it wins and puts in from here on
+            ev[p, i] = out[p, u[i]] / (m[i] * float(self.scale[r])) + int(bet.spent[node, p])
         return ev
 
     def node_equity(self, sets, reach) -> np.ndarray:
@@ -222,10 +228,9 @@ class SpotViews:
         out = self._runout_kernel(entry, r, int(g))
         mass = self.facing_mass(reach)
         for p in (0, 1):
-            m = mass[p]
-            for i, u in enumerate(canon[p]):
-                if u >= 0 and m[i] > 0:
-                    eq[p, i] = 0.5 * (1.0 + out[p, u] / (m[i] * float(self.scale[r])))
+            m, u = mass[p], canon[p]
+            i = np.flatnonzero((u >= 0) & (m > 0))
+            eq[p, i] = 0.5 * (1.0 + out[p, u[i]] / (m[i] * float(self.scale[r])))
         # a combo drawing dead (or drawing to nothing the opponent can beat) comes out of the sums
         # a few ulps off 0 (or 1): such an equity is 0 (1), so that its EQR is undefined, not huge
         eq[eq < EQUITY_SNAP] = 0.0

@@ -33,8 +33,8 @@ def _walk(game, streets: int):
     stack = [([], 0, 1, board)]
     while stack:
         path, node, street, used = stack.pop()
-        out.append((path, node))
-        edges = {}
+        edges: dict = {}
+        out.append((path, node, edges))  # (filled below; the children are walked after it)
         for a, label in enumerate(game.action_labels(node)):
             child = int(bet.children[node, a])
             kind = int(bet.kind[child])
@@ -50,7 +50,6 @@ def _walk(game, streets: int):
             else:  # a street end beyond the export, or an all-in whose runout needs no decision
                 edges[label] = ("fold" if kind == FOLD else "showdown" if kind != ROUND_END or streets > street
                                 else "street end")
-        out[-1] = (path, node, edges)
     return out
 
 

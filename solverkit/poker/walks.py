@@ -339,10 +339,9 @@ class GameWalks:
         # loading the kernel (~40 ms) leaves the caches cold: the timed first block's Python set-up
         # took 0.4 ms instead of 40 us (its numpy calls 20 us each); run it once more now (no pass),
         # its coefficients made afresh, and drop them: the timed block makes its own, as before
-        for again in (True, False):
-            self.__dict__.pop("_full_plan", None)
-            if again:
-                self.cfr_block(store, block, transport, run=False)
+        self.__dict__.pop("_full_plan", None)
+        self.cfr_block(store, block, transport, run=False)
+        self.__dict__.pop("_full_plan", None)
 
     def cfr_block(self, store, block: PassBlock, transport=None, run: bool = True) -> int:
         """A block of passes: one kernel call (:func:`.kernels.dfs_block`) where
