@@ -64,8 +64,8 @@ def exploit(run_dir, real, search):
               help="json: {players, actions}; openspiel: OpenSpiel information-state string -> {action id: probability} "
                    "(kuhn, leduc, openspiel games); tree: a spot's nodes with every combo's strategy, EV, equity and "
                    "EQR and where each action leads (holdem_spot; docs/spots.md).")
-@click.option("--streets", type=option_type("int", 1, 3), default=1, show_default=True,
-              help="--format tree: streets exported (1: the spot's first; 2: also the next, after every card).")
+@click.option("--streets", type=option_type("int", 1, 3), default=None,
+              help="--format tree: streets exported (default 1: the spot's first; 2: also the next, after every card).")
 @click.option("--output", "-o", type=UserPath(dir_okay=False), help="Write here instead of stdout.")
 def export(run_dir, fmt, streets, output):
     """Export the strategy saved in RUN_DIR (small games only)."""
@@ -80,10 +80,12 @@ def export(run_dir, fmt, streets, output):
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, _ = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
+    if streets is not None and fmt != "tree":
+        raise SolverkitError(f"--streets {streets} applies to --format tree, not --format {fmt}")
     if fmt == "tree":
         from .poker.tree_export import tree_json
 
-        text = json.dumps(tree_json(assembly.game, strategy, streets), indent=1)
+        text = json.dumps(tree_json(assembly.game, strategy, streets or 1), indent=1)
     elif fmt == "openspiel":
         if not isinstance(assembly.game, ExportsOpenSpiel):
             raise SolverkitError(f"game {assembly.game.name!r} has no OpenSpiel counterpart; {openspiel_exports()}")

@@ -58,6 +58,8 @@ def test_bad_requests_name_the_value(tmp_path):
     run, *_ = solve_spot(tmp_path, TURN, 1)
     res = _export(run, "--streets", "3")
     assert res.exit_code != 0 and "--streets 3 is invalid: this spot plays 2 street(s) (1 to 2)" in res.output
+    res = CliRunner().invoke(cli, ["export", str(run), "--streets", "2"])
+    assert res.exit_code != 0 and "--streets 2 applies to --format tree, not --format json" in res.output
     res = _export(run, "--streets", "0")
     assert res.exit_code == 2 and "--streets" in res.output
     cfg = tmp_path / "kuhn.toml"
