@@ -32,8 +32,9 @@ from solverkit.poker.game import PokerGame
 from solverkit.poker.gamedef import bundled_names, gamedef_text, read_gamedef
 from solverkit.poker.nplayer import parse_table
 
-#: the poker engine's parameters that mean nothing on the tree engine (refused when set)
-POKER_ONLY = {k: PokerGame.engine_params[k].default for k in ("split_round", "chunks", "trunk_only")}
+#: the poker engine's parameters that mean nothing on the tree engine (refused when set: a
+#: parallel_deals = true dropped in silence would run one thread where the user asked for more)
+POKER_ONLY = {k: PokerGame.engine_params[k].default for k in ("split_round", "chunks", "trunk_only", "parallel_deals")}
 
 
 def tree_params(config: dict, game: str, players: int) -> dict:
@@ -43,8 +44,8 @@ def tree_params(config: dict, game: str, players: int) -> dict:
     for key, default in POKER_ONLY.items():
         if config.get(key, default) not in (default, None):
             raise ConfigError(f"[game] {key} = {config[key]!r} is invalid for {game} with {players} players: games of "
-                              "3 or more players run on the tree engine, which cuts trees with [game] split_actions "
-                              f"instead; remove {key}")
+                              f"3 or more players run on the tree engine, which has no {key} (it cuts trees with "
+                              f"[game] split_actions); remove {key}")
     return {k: v for k, v in config.items() if k not in POKER_ONLY and k != "isomorphism"}
 
 
@@ -72,7 +73,7 @@ def acpc_game(config: dict) -> "AcpcTreeGame":
             key = extra[0] if extra else "abstraction"
             raise ConfigError(f"[game] {key} = {config[key]!r}: {source} has {table.num_players} players; bet-size "
                               "lists are for two-player games; N-player no-limit files take abstraction = \"fcpa\" "
-                              "(fold, call, pot, all-in; OpenSpiel's) or \"fc\"")
+                              "(fold, call, pot, all-in; OpenSpiel's)")
         caps = fields.get("maxraises", (0, []))[1][:table.num_rounds]
         if len(set(caps)) > 1:
             raise ConfigError(f"{source}: maxRaises = {caps}: N-player no-limit games take one raise cap for every "
