@@ -32,16 +32,18 @@ from solverkit.poker.game import PokerGame
 from solverkit.poker.gamedef import bundled_names, gamedef_text, read_gamedef
 from solverkit.poker.nplayer import parse_table
 
-#: the poker engine's parameters that mean nothing on the tree engine (refused when set: a
-#: parallel_deals = true dropped in silence would run one thread where the user asked for more)
-POKER_ONLY = {k: PokerGame.engine_params[k].default for k in ("split_round", "chunks", "trunk_only", "parallel_deals")}
+#: the poker engine's parameters that mean nothing on the tree engine (refused when set)
+POKER_ONLY = {k: PokerGame.engine_params[k].default for k in ("split_round", "chunks", "trunk_only")}
+#: refused when set too (true would run one thread in silence where the user asked for more), but
+#: passed on at its default as before: saved runs' game identity holds it
+REFUSED = {**POKER_ONLY, "parallel_deals": PokerGame.engine_params["parallel_deals"].default}
 
 
 def tree_params(config: dict, game: str, players: int) -> dict:
     """The tree engine's parameters of a poker-engine [game] table of `players` players: the
     poker engine's own refused when set away from their defaults (isomorphism is lossless and
     dropped), the rest passed on."""
-    for key, default in POKER_ONLY.items():
+    for key, default in REFUSED.items():
         if config.get(key, default) not in (default, None):
             raise ConfigError(f"[game] {key} = {config[key]!r} is invalid for {game} with {players} players: games of "
                               f"3 or more players run on the tree engine, which has no {key} (it cuts trees with "
