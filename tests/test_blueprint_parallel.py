@@ -177,9 +177,11 @@ def test_replicas_that_do_not_fit_are_refused(tmp_path, monkeypatch):
     from solverkit.core import memory
 
     game = load_config(str(_cfg(tmp_path, 4))).game
-    arrays = game.segments(True)[1].arrays
+    specs = game.segments(True)
     size = int(game.bp.reg.size)
-    assert arrays["rcopies"] == 3 * size and arrays["acopies"] == 3 * game.plan.asize
+    assert [s.key for s in specs] == ["root", "replicas", "replica1", "replica2", "replica3"]
+    assert specs[1].arrays == {"rstate": 2, "rstart": size, "astart": game.plan.asize}
+    assert all(s.arrays == {"rcopy": size, "acopy": game.plan.asize} for s in specs[2:])
     monkeypatch.setattr(memory, "physical_memory", lambda: 8 * size * 5)
     with pytest.raises(ConfigError, match=r"replicas = 4: .* does not fit .* use fewer replicas"):
         game.segments(True)

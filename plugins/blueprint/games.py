@@ -5,6 +5,7 @@ of the values, which run to gigabytes for six players)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
 from solverkit.core.rule import increment_weights
+from solverkit.blueprint.distributed import ReplicaSubgames
 from solverkit.errors import ConfigError
 
 # the engine (solverkit.blueprint, solverkit.poker.nplayer) is imported where a game is built or
@@ -28,10 +30,12 @@ SYNC_EVERY = 1_000
 SYNC_RAMP = 200
 
 
-class BlueprintGame(Game):
+class BlueprintGame(ReplicaSubgames, Game):
     """An N-player ACPC game (2 to 6 players; limit, or no-limit under an action abstraction)
     solved by blueprint MCCFR; information sets
-    are (betting node, bucket of the acting player's cards on its round), imperfect recall."""
+    are (betting node, bucket of the acting player's cards on its round), imperfect recall.
+    With replicas > 1 on a zmq or dask transport, replicas 1..W-1 run on the workers
+    (solverkit.blueprint.distributed: its subgames)."""
 
     name = "blueprint"
     description = "Pluribus-style blueprint MCCFR over an N-player ACPC game (limit or no-limit) and a card abstraction"
@@ -54,8 +58,9 @@ class BlueprintGame(Game):
                                 "first round; later rounds export the current strategy)", min=0, max=8),
         "max_nodes": Param("int", 5_000_000, "refuse betting trees with more nodes than this", min=1),
         "replicas": Param("int", 1, "data-parallel MCCFR: W copies of the regrets (and averages) run their shares of "
-                          "each round of W x sync_every iterations from the same start, on [transport] threads, "
-                          "and their changes are summed (1: one copy, the serial run; docs/blueprint.md)",
+                          "each round of W x sync_every iterations from the same start, on [transport] threads "
+                          "(or replicas 1..W-1 on zmq / dask workers), and their changes are summed (1: one copy, "
+                          "the serial run; docs/blueprint.md)",
                           min=1, max=64),
         "sync_every": Param("int", SYNC_EVERY, "replicas > 1: iterations each replica runs between merges once the "
                             "rounds have grown (a round is replicas x that many iterations)", min=1),
@@ -154,6 +159,7 @@ class BlueprintGame(Game):
         self._table = abstraction.table(CardSpec.of(self.gd))
         self.__dict__.pop("_bp", None)
         self.__dict__.pop("_scratches", None)  # the engine's buffers and the replicas' plan: of its tree
+        self.__dict__.pop("_remote_scratches", None)
         self.__dict__.pop("_plan", None)
         self.__dict__.pop("_tree", None)  # its map reads the buckets
         return self
@@ -169,16 +175,19 @@ class BlueprintGame(Game):
 
     def segments(self, with_average: bool) -> list[SegmentSpec]:
         """One segment, ``regret`` (and ``avg``) holding every player's values at bp.base; with
-        replicas > 1 a second, ``replicas``: the round's start and replicas 1..W-1
-        (solverkit.blueprint.parallel)."""
+        replicas > 1 also ``replicas`` (the open round and its start) and ``replica<j>`` for
+        j = 1..W-1, replica j's copy (solverkit.blueprint.parallel; on a zmq run, worker-owned)."""
         size = int(self.bp.base[-1])
         specs = [SegmentSpec("root", {"regret": size, **({"avg": size} if with_average else {})})]
         if self.replicas > 1:
-            from solverkit.blueprint.parallel import SEGMENT
+            from solverkit.blueprint.parallel import SEGMENT, segment_of
 
             arrays = self.plan.arrays(with_average)
-            self._check_replica_memory(size * (2 if with_average else 1), sum(arrays.values()))
+            copy = self.plan.copy_arrays(with_average)
+            self._check_replica_memory(size * (2 if with_average else 1),
+                                       sum(arrays.values()) + (self.replicas - 1) * sum(copy.values()))
             specs.append(SegmentSpec(SEGMENT, arrays))
+            specs += [SegmentSpec(segment_of(j), dict(copy)) for j in range(1, self.replicas)]
         return specs
 
     @property
@@ -248,15 +257,26 @@ class BlueprintGame(Game):
             masks = np.full(ts.size, mask)
             if self.replicas == 1:
                 return self.bp.block(ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg, avg)
-            from solverkit.blueprint.parallel import SEGMENT, run_block, serial
+            from solverkit.blueprint.parallel import SEGMENT, run_block
 
-            scratches = self.__dict__.get("_scratches")
-            if scratches is None:  # the kernel's buffers, one set a replica, made once (not every block)
-                scratches = self._scratches = [self.bp.new_scratch() for _ in range(self.replicas)]
-            map_local = transport.map_local if transport is not None else serial
-            with store.open(SEGMENT) as rep:
+            with store.open(SEGMENT) as state, contextlib.ExitStack() as copies:
+                if transport is not None and not transport.trusted_values:  # zmq / dask: on the workers
+                    others = self.remote_replicas(transport, sampler.seed)
+                else:
+                    others = self._local_replicas(store, copies, keep, transport)
                 return run_block(self.bp, self.plan, ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg,
-                                 avg, rep, scratches, map_local, keep)
+                                 avg, state, others, keep)
+
+    def _local_replicas(self, store, stack, keep: bool, transport):
+        """Replicas 1..W-1 in this process: their segments opened on `stack`, run on `transport`'s threads."""
+        from solverkit.blueprint.parallel import LocalReplicas, segment_of, serial
+
+        scratches = self.__dict__.get("_scratches")
+        if scratches is None:  # the kernel's buffers, one set a replica, made once (not every block)
+            scratches = self._scratches = [self.bp.new_scratch() for _ in range(self.replicas)]
+        segs = [stack.enter_context(store.open(segment_of(j))) for j in range(1, self.replicas)]
+        return LocalReplicas([s["rcopy"] for s in segs], [s["acopy"] for s in segs] if keep else [],
+                             scratches, transport.map_local if transport is not None else serial)
 
     # --- strategies and evaluation ---------------------------------------------------------
 

@@ -34,6 +34,14 @@ HEARTBEAT = pack_header({"type": "heartbeat"})
 MAX_TIMEOUT = 1e6
 
 
+def input_shape(game, job, default) -> tuple:
+    """Shape of one subgame's input to `job`: the game's ``subgame_input_shape(job)`` where it has
+    one (blueprint replicas: the round's start only where the job opens a round), else `default`
+    (its fixed ``subgame_shape()``)."""
+    of = getattr(game, "subgame_input_shape", None)
+    return tuple(of(job)) if of is not None else tuple(default)
+
+
 def frames_of(header: dict, payloads=()) -> list:
     """A message's frames: the packed header, then the raw frames (arrays or bytes)."""
     return [pack_header(header), *payloads]

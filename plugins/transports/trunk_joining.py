@@ -33,6 +33,10 @@ class TrunkJoining:
         self._run_id = getattr(store, "run_id", None) or ""  # the workers' frames and files carry it
         if assembly is None:
             raise TransportError("the zmq transport needs the assembly (the resolved config) to set up its workers")
+        refusal = getattr(game, "workers_refusal", None)  # a game whose workers are not cut by subgame count
+        why = refusal(self.name, self.config["workers"]) if refusal is not None else None
+        if why:
+            raise ConfigError(f"[transport] ({self.name}) {why}")
         keys = subgame_keys(game)
         if not keys:
             raise ConfigError(f"[transport] (zmq): game {game.name!r} has no subgames to run on workers; cut it "

@@ -9,7 +9,7 @@ import numpy as np
 from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, check_keys, field
 from solverkit.errors import ProtocolError
 
-from .protocol import error_header, key_from_wire, key_to_wire, request_id
+from .protocol import error_header, input_shape, key_from_wire, key_to_wire, request_id
 
 
 class WorkerPasses:
@@ -23,12 +23,12 @@ class WorkerPasses:
         for k in keys:
             if k not in self.owned:
                 raise ProtocolError(f"{where}: subgame {k!r} is not held by this worker (it holds {len(self.owned)})")
-        shape = (len(keys), *self.shape)
+        job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
+        shape = (len(keys), *input_shape(self.game, job, self.shape))
         check_array_header(header, shape, where)
         if len(frames) != 1:
             raise ProtocolError(f"{where}: {len(frames)} array frames, expected 1")
         reach = array_frame(frames[0], shape, where, finite=True).copy()  # the kernels want writable arrays
-        job = self.game.job_from_wire(header.get("job"), self.assembly.rule, self.assembly.averaging)
         out = np.empty((len(keys), *self.game.subgame_output_shape(job)))
         self.store.expect([self.owned[k] for k in keys])
         futures = [self.pool.submit(self._one, i, k, job, reach, out) for i, k in enumerate(keys)]

@@ -36,7 +36,7 @@ from solverkit.core.wire import ARRAY_DTYPE, array_frame, check_array_header, fi
 from solverkit.errors import ConfigError, ProtocolError, TransportError
 
 from .link import _Link
-from .protocol import MAX_TIMEOUT, frames_of, key_from_wire, key_to_wire
+from .protocol import MAX_TIMEOUT, frames_of, input_shape, key_from_wire, key_to_wire
 from .security import _local_only
 from .storeview import WorkerStoreView
 from .trunk_joining import TrunkJoining, _check_hello, _reason, partition  # noqa: F401 (partition: tests)
@@ -135,6 +135,7 @@ class ZmqTransport(TrunkJoining, TrunkRequests, TrunkRecovery, Transport):
     def map_subgames(self, job, inputs):
         """One PASS to each worker that owns some of `inputs`, one RESULT back from each."""
         wire = self.game.job_to_wire(job)
+        shape = input_shape(self.game, job, self._shape)
         groups: dict[_Worker, list] = {}
         for key in inputs:
             w = self._owner.get(key)
@@ -145,8 +146,8 @@ class ZmqTransport(TrunkJoining, TrunkRequests, TrunkRecovery, Transport):
         for w, keys in groups.items():
             # taken out of `inputs` (views of the trunk's reach buffer: freed once all are stacked)
             reach = np.ascontiguousarray(np.stack([inputs.pop(k) for k in keys]), dtype=np.float64)
-            if reach.shape[1:] != self._shape:
-                raise TransportError(f"subgame inputs of shape {list(reach.shape[1:])}, expected {list(self._shape)}")
+            if reach.shape[1:] != shape:
+                raise TransportError(f"subgame inputs of shape {list(reach.shape[1:])}, expected {list(shape)}")
             header = {"type": "pass", "job": wire, "keys": [key_to_wire(k) for k in keys],
                       "shape": list(reach.shape), "dtype": ARRAY_DTYPE}
             requests[w] = (header, [reach], "result")

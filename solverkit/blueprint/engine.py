@@ -125,16 +125,22 @@ class Blueprint:
             from . import parallel
 
             plan = parallel.Plan(self, replicas, sync, ramp, sync_start)
-            if self.replica_state is None:
+            if self.replica_state is None:  # (saved as one array of the copies each: replica_rcopies, ...)
                 self.replica_state = {k: np.zeros(n) for k, n in plan.arrays(True).items()}
-            if self.replica_state["rcopies"].size != (replicas - 1) * self.reg.size:
+                self.replica_state.update(rcopies=np.zeros((replicas - 1) * plan.size),
+                                          acopies=np.zeros((replicas - 1) * plan.asize))
+            state = self.replica_state
+            if state["rcopies"].size != (replicas - 1) * self.reg.size:
                 raise ConfigError(f"replicas = {replicas}: this blueprint ran with "
-                                  f"{self.replica_state['rcopies'].size // self.reg.size + 1}")
+                                  f"{state['rcopies'].size // self.reg.size + 1}")
             if len(self._scratches) < replicas:
                 self._scratches += [self.new_scratch() for _ in range(replicas - len(self._scratches))]
+            n, na = plan.size, plan.asize
+            others = parallel.LocalReplicas([state["rcopies"][j * n:(j + 1) * n] for j in range(replicas - 1)],
+                                            [state["acopies"][j * na:(j + 1) * na] for j in range(replicas - 1)],
+                                            self._scratches, map_local)
             count = parallel.run_block(self, plan, ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg,
-                                       self.replica_state, self._scratches,
-                                       map_local or parallel.serial, True)
+                                       state, others, True)
         self.iteration += iterations
         return count
 

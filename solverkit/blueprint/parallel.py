@@ -1,14 +1,16 @@
 """Data-parallel blueprint MCCFR: W replicas of the regrets (and averages) run their shares of a
-round's iterations from the same start on threads, then their changes are summed into one.
+round's iterations from the same start (on threads, or replicas 1..W-1 on zmq / dask workers:
+solverkit.blueprint.distributed), then their changes are summed into one.
 
 Rounds are fixed by the iteration numbers alone (:func:`round_of`: W x L iterations, L growing from
 ``sync_start`` and doubling every ``sync_ramp`` rounds up to ``sync_every``), and iteration t goes
 to replica ``(t - 1) % W``, whatever blocks or single passes the solver hands the game (block sizes
-follow the clock). Replica 0 is the store's own ``regret`` / ``avg`` arrays; the round's start and
-replicas 1..W-1 (the averages only where kept: compact, at :attr:`Plan.caoff`) are arrays of a
-second store segment, ``replicas``, with the open round's first iteration and which players'
-traversals of its last iteration have run (so a checkpoint holds a round in progress and a resumed
-run goes on bit for bit).
+follow the clock). Replica 0 is the store's own ``regret`` / ``avg`` arrays; the open round (its
+first iteration, and which players' traversals of its last iteration have run) and its start are
+arrays of a second store segment, ``replicas``, and replica j = 1..W-1 is a segment of its own,
+``replica<j>`` (its regrets and, the averages only where kept: compact, at :attr:`Plan.caoff`), so
+that a checkpoint holds a round in progress and a resumed run goes on bit for bit, threads or
+workers alike.
 At a round's last iteration the store's arrays become
 
     replica0 + (replica1 - start) + (replica2 - start) + ...   (in that order)
@@ -23,10 +25,12 @@ the union of the replicas' iterations is the one-thread run's; only the regrets 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-#: segment of the store holding the round's start and replicas 1..W-1
+#: segment of the store holding the open round and its start
 SEGMENT = "replicas"
 
 
@@ -64,43 +68,19 @@ def gather(out, src, starts, lens):
 
 
 @njit(cache=True, nogil=True)
-def merge(out, copies, start, reopen):
-    """out += copies[j] - start for j = 0, 1, ... in that order (copies: the replicas' arrays one
-    after another, each as long as out); reopen: then start and every copy = out (the next round's
-    start), without a second call."""
-    n = out.shape[0]
-    m = copies.shape[0] // n
-    for j in range(m):  # (loops of one array each: they vectorize, 2.5x faster than one fused loop)
-        c = copies[j * n:(j + 1) * n]
-        for i in range(n):
-            out[i] += c[i] - start[i]
-    if reopen:
-        for i in range(n):
-            start[i] = out[i]
-        for j in range(m):
-            c = copies[j * n:(j + 1) * n]
-            for i in range(n):
-                c[i] = out[i]
+def add_change(out, copy, start):
+    """out += copy - start (one replica's change merged in; the replicas one call each, in order)."""
+    for i in range(out.shape[0]):
+        out[i] += copy[i] - start[i]
 
 
 @njit(cache=True, nogil=True)
-def merge_ranges(out, copies, start, starts, lens, reopen):
-    """:func:`merge` of compact copies and start (as :func:`gather` lays them out) into out's ranges."""
-    n = start.shape[0]
-    m = copies.shape[0] // n if n else 0
+def add_change_ranges(out, copy, start, starts, lens):
+    """:func:`add_change` of a compact copy and start (as :func:`gather` lays them out) into out's ranges."""
     o = 0
     for r in range(starts.shape[0]):
         for k in range(lens[r]):
-            p = starts[r] + k
-            x = out[p]
-            s = start[o + k]
-            for j in range(m):
-                x += copies[j * n + o + k] - s
-            out[p] = x
-            if reopen:
-                start[o + k] = x
-                for j in range(m):
-                    copies[j * n + o + k] = x
+            out[starts[r] + k] += copy[o + k] - start[o + k]
         o += lens[r]
 
 
@@ -128,12 +108,19 @@ class Plan:
         """The ``replicas`` segment's arrays: the open round (its first iteration, and the players
         whose traversals of its last iteration have run, a bit mask: a pass of one player's
         traversals, as the solver runs single iterations, neither opens a round twice nor merges
-        it before its last traversal), the start and replicas 1..W-1 of the regrets (and of the
-        kept averages, compact), as {name: values}."""
-        W = self.replicas
-        out = {"rstate": 2, "rstart": self.size, "rcopies": (W - 1) * self.size}
+        it before its last traversal) and the round's start of the regrets (and of the kept
+        averages, compact), as {name: values}."""
+        out = {"rstate": 2, "rstart": self.size}
         if with_average:
-            out.update({"astart": self.asize, "acopies": (W - 1) * self.asize})
+            out["astart"] = self.asize
+        return out
+
+    def copy_arrays(self, with_average: bool) -> dict[str, int]:
+        """A replica's own segment (:func:`segment_of`, replicas 1..W-1): its regrets and, where
+        kept, its compact averages."""
+        out = {"rcopy": self.size}
+        if with_average:
+            out["acopy"] = self.asize
         return out
 
     def round_of(self, t: int) -> tuple[int, int]:
@@ -173,57 +160,121 @@ def rounds(first: int, count: int, plan: Plan):
         t = hi + 1
 
 
-def run_block(bp, plan: Plan, ts, masks, lead, rw, thr, pprob, w, reg, avg, seg, scratches, map_local,
+def segment_of(j: int) -> str:
+    """The store segment of replica j = 1..W-1 (its copy; a zmq worker's subgame)."""
+    return f"replica{j}"
+
+
+def share(first_t: int, n: int, j: int, W: int) -> slice | None:
+    """Replica j's iterations among n consecutive ones from `first_t` (those t with
+    (t - 1) % W == j), as a slice of them; None when it has none."""
+    k = (j - (first_t - 1)) % W
+    return slice(k, n, W) if k < n else None
+
+
+class Piece(NamedTuple):
+    """Iterations of one round (or of part of it) and their per-iteration arrays."""
+
+    ts: np.ndarray
+    masks: np.ndarray
+    lead: int
+    rw: np.ndarray
+    thr: np.ndarray
+    pprob: float
+    w: np.ndarray
+
+    def part(self, sl: slice) -> "Piece":
+        """Those of the iterations in `sl` (contiguous copies: the kernel's arrays)."""
+        c = np.ascontiguousarray
+        return Piece(c(self.ts[sl]), c(self.masks[sl]), self.lead, c(self.rw[sl]), c(self.thr[sl]), self.pprob,
+                     c(self.w[sl]))
+
+    def run(self, bp, reg, avg, scratch=None, aoff=None) -> int:
+        return bp.block(self.ts, self.masks, self.lead, self.rw, self.thr, self.pprob, self.w, reg, avg,
+                        scratch=scratch, aoff=aoff)
+
+
+class LocalReplicas:
+    """Replicas 1..W-1 in this process: their regrets and compact averages (`regs`, `avgs`, each a
+    replica's), run beside replica 0 by `map_local(fn, items)` (threads, where given)."""
+
+    #: a round closed in mid-call opens the next in the merge's pass (the copies are here)
+    reopens = True
+
+    def __init__(self, regs: list, avgs: list, scratches: list, map_local=None):
+        self.regs, self.avgs, self.scratches = regs, avgs, scratches
+        self.map_local = map_local or serial
+
+    def run(self, bp, plan: "Plan", piece: Piece, opening: bool, closing: bool, start, astart, reg, avg,
+            keep_average: bool) -> int:
+        """Every replica's iterations of `piece` (replica 0 on the store's `reg` / `avg`); `opening`:
+        the copies start from the round's start first."""
+        W = plan.replicas
+        if opening:
+            for j in range(1, W):
+                assign(self.regs[j - 1], start)
+                if keep_average:
+                    assign(self.avgs[j - 1], astart)
+        n = int(piece.ts.size)
+        first = int(piece.ts[0])
+
+        def one(j):
+            sl = share(first, n, j, W)
+            if sl is None:
+                return 0
+            if j == 0:
+                return piece.part(sl).run(bp, reg, avg, self.scratches[0])
+            return piece.part(sl).run(bp, self.regs[j - 1], self.avgs[j - 1] if keep_average else avg,
+                                      self.scratches[j], plan.caoff)
+
+        return sum(self.map_local(one, list(range(W))))
+
+    def merge(self, plan: "Plan", start, astart, reg, avg, keep_average: bool, reopen: bool) -> None:
+        """The store's arrays += each replica's change, in replica order; `reopen`: then the
+        round's start and every copy are the merged arrays (the next round opens)."""
+        for j in range(1, plan.replicas):
+            add_change(reg, self.regs[j - 1], start)
+            if keep_average:
+                add_change_ranges(avg, self.avgs[j - 1], astart, plan.starts, plan.lens)
+        if reopen:
+            assign(start, reg)
+            if keep_average:
+                gather(astart, avg, plan.starts, plan.lens)
+            for j in range(1, plan.replicas):
+                assign(self.regs[j - 1], reg)
+                if keep_average:
+                    assign(self.avgs[j - 1], astart)
+
+
+def run_block(bp, plan: Plan, ts, masks, lead, rw, thr, pprob, w, reg, avg, state, replicas,
               keep_average: bool) -> int:
-    """Iterations ts (consecutive) of the blueprint `bp` over replica 0 (`reg`, `avg`: the store's)
-    and the ``replicas`` segment `seg` (:meth:`Plan.arrays`, open for writing): the kernel's
-    per-iteration arrays are cut by replica; `scratches`: one kernel buffer set per replica;
-    `map_local(fn, items)` runs the replicas (on threads). Returns the nodes visited."""
-    W, size, asize = plan.replicas, plan.size, plan.asize
-    rstate, rstart, rcopies = seg["rstate"], seg["rstart"], seg["rcopies"]
+    """Iterations ts (consecutive) of the blueprint `bp` over replica 0 (`reg`, `avg`: the store's),
+    the ``replicas`` segment's arrays `state` (:meth:`Plan.arrays`, open for writing) and replicas
+    1..W-1 (`replicas`: :class:`LocalReplicas`, or a transport's workers,
+    solverkit.blueprint.distributed): the iterations are cut at round ends, each round's shared
+    out by replica. Returns the nodes visited."""
+    rstate, rstart = state["rstate"], state["rstart"]
+    astart = state["astart"] if keep_average else None
     everyone = (1 << bp.gd.num_players) - 1
-    regs = [reg] + [rcopies[(j - 1) * size:j * size] for j in range(1, W)]
-    if keep_average:
-        astart, acopies = seg["astart"], seg["acopies"]
-        avgs = [avg] + [acopies[(j - 1) * asize:j * asize] for j in range(1, W)]
-    else:
-        avgs = [avg] * W  # weights 0: never read or written
-    aoffs = [bp.aoff] + [plan.caoff] * (W - 1)
     first = int(ts[0])
     last = first + int(ts.size) - 1
     count = 0
     for lo, hi, opens, closes in rounds(first, int(ts.size), plan):
-        if opens and int(rstate[0]) != lo:  # (not again for the next player's pass of iteration lo)
+        i0, i1 = lo - first, hi - first + 1
+        opening = opens and int(rstate[0]) != lo  # (not again for the next player's pass of iteration lo)
+        if opening:
             rstate[0], rstate[1] = lo, 0
             assign(rstart, reg)
-            for j in range(1, W):
-                assign(regs[j], reg)
             if keep_average:
                 gather(astart, avg, plan.starts, plan.lens)
-                for j in range(1, W):
-                    assign(avgs[j], astart)
-        i0, i1 = lo - first, hi - first + 1
-
-        def one(j, i0=i0, i1=i1):
-            # replica j's iterations of the piece: those t with (t - 1) % W == j
-            k = i0 + (j - (int(ts[i0]) - 1)) % W
-            if k >= i1:
-                return 0
-            sl = slice(k, i1, W)
-            return bp.block(np.ascontiguousarray(ts[sl]), np.ascontiguousarray(masks[sl]), lead,
-                            np.ascontiguousarray(rw[sl]), np.ascontiguousarray(thr[sl]), pprob,
-                            np.ascontiguousarray(w[sl]), regs[j], avgs[j], scratch=scratches[j], aoff=aoffs[j])
-
-        count += sum(map_local(one, list(range(W))))
         if closes:  # merged once every player's traversal of the round's last iteration has run
             rstate[1] = int(rstate[1]) | int(masks[i1 - 1])
-            closes = int(rstate[1]) == everyone
-        if closes:
-            # the next round opens in this call: its copies are made in the merge's pass
-            reopen = hi < last
-            merge(reg, rcopies, rstart, reopen)
-            if keep_average:
-                merge_ranges(avg, acopies, astart, plan.starts, plan.lens, reopen)
+        closing = closes and int(rstate[1]) == everyone
+        piece = Piece(ts[i0:i1], masks[i0:i1], int(lead), rw[i0:i1], thr[i0:i1], float(pprob), w[i0:i1])
+        count += replicas.run(bp, plan, piece, opening, closing, rstart, astart, reg, avg, keep_average)
+        if closing:
+            reopen = hi < last and replicas.reopens  # the next round opens in this call
+            replicas.merge(plan, rstart, astart, reg, avg, keep_average, reopen)
             if reopen:
                 rstate[0], rstate[1] = hi + 1, 0
     return count
