@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sys
 
+from .cli_gc import pause
+
+pause()  # the collector off while the command line loads, when a process starts as it (see cli_gc)
+
 try:  # Ctrl-C while the command line loads ends as one after it does (130), not an importlib traceback
     import json
     import time  # noqa: F401 (tests patch time.strftime through this module)

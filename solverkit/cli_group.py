@@ -8,6 +8,7 @@ import warnings
 import click
 
 from . import __version__
+from .cli_gc import resume
 from .errors import SolverkitError, SolverkitWarning
 
 
@@ -51,6 +52,12 @@ class _Group(click.Group):
 
     def list_commands(self, ctx):
         return sorted({*self.commands, *self.plugin_commands()})
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        finally:  # the command found (the plugins and numba loaded) or refused: the collector on again
+            resume()
 
     def get_command(self, ctx, name):
         plugin = self.plugin_commands()  # built (and its warnings shown) whichever command runs
