@@ -136,3 +136,30 @@ def test_dask_workers_are_the_threads_run(tmp_path):
     _solve(_cfg(tmp_path, 2, f'name = "dask"\nworkers = 1\nthreads = 1\n{FAST}', "dask"), "--out", tmp_path / "d",
            "--iterations", 1500)
     _same(tmp_path / "t", tmp_path / "d")
+
+
+def test_a_killed_worker_is_replaced_and_the_run_ends_as_the_threads_run(tmp_path):
+    """The worker is killed after the checkpoint at 1,000 (in mid-round, its copy in the checkpoint):
+    a restarted worker gets the copy back, the run rolls back to 1,000 and ends as the threads run."""
+    import json
+    import os
+    import signal
+
+    from solverkit.core.solver import run_solve
+
+    _solve(_threads(tmp_path, 2), "--out", tmp_path / "t", "--iterations", 3000)
+    asm = load_config(str(_zmq(tmp_path, 2, 1)))
+    killed = []
+
+    def on_metrics(row):
+        if row["iteration"] == 1400 and not killed:
+            w = next(iter(asm.transport._workers.values()))
+            os.kill(w.pid, signal.SIGKILL)
+            killed.append(w.pid)
+
+    out = tmp_path / "z"
+    result = run_solve(asm, iterations=3000, out=out, checkpoint_every="1000", on_metrics=on_metrics)
+    assert killed and result.iterations == 3000 and not result.interrupted
+    summary = json.loads((out / "result.json").read_text())
+    assert [r["resumed_from"] for r in summary["recoveries"]] == [1000]
+    assert all(np.array_equal(x, y) for x, y in zip(_policy(out), _policy(tmp_path / "t")))
