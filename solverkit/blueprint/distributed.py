@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.capabilities import Decomposition
 from ..core.wire import check_keys, field
@@ -155,7 +155,7 @@ class ReplicaSubgames(Decomposition):
     ``replica<j>``, their passes on a worker, and the checks of a network run's settings. The
     game gives ``bp`` (the engine), ``plan`` (solverkit.blueprint.parallel.Plan), ``replicas``."""
 
-    bp: object
+    bp: Any
     plan: Plan
     replicas: int
 
@@ -226,7 +226,7 @@ class ReplicaSubgames(Decomposition):
             sl = share(job.lo, n, j, job.replicas)
             count = 0
             if sl is not None:
-                ts = np.arange(job.lo, job.hi + 1, dtype=np.int64)
+                ts: np.ndarray = np.arange(job.lo, job.hi + 1, dtype=np.int64)
                 piece = Piece(ts, np.full(n, job.mask, dtype=np.int64), job.lead, inputs[off:off + n],
                               inputs[off + n:off + 2 * n], job.pprob, inputs[off + 2 * n:off + 3 * n])
                 bp.seed = job.seed

@@ -190,6 +190,7 @@ class Piece(NamedTuple):
                      c(self.w[sl]))
 
     def run(self, bp, reg, avg, scratch=None, aoff=None) -> int:
+        """The iterations through `bp`'s kernel over `reg` / `avg` (a replica's); the nodes visited."""
         return bp.block(self.ts, self.masks, self.lead, self.rw, self.thr, self.pprob, self.w, reg, avg,
                         scratch=scratch, aoff=aoff)
 
@@ -198,7 +199,7 @@ class LocalReplicas:
     """Replicas 1..W-1 in this process: their regrets and compact averages (`regs`, `avgs`, each a
     replica's), run beside replica 0 by `map_local(fn, items)` (threads, where given)."""
 
-    #: a round closed in mid-call opens the next in the merge's pass (the copies are here)
+    #: a round closed in mid-call opens the next at its merge (the copies are here: no second look)
     reopens = True
 
     def __init__(self, regs: list, avgs: list, scratches: list, map_local=None):
