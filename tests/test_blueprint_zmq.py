@@ -20,11 +20,11 @@ pytest.importorskip("zmq")
 FAST = 'heartbeat = 0.1\ntimeout = 4.0\nconnect_timeout = 60.0\n'
 
 
-def _cfg(tmp_path, replicas, transport, name):
+def _cfg(tmp_path, replicas, transport, name, averaging='name = "linear"\nuntil = 500'):
     cfg = tmp_path / f"{name}.toml"
     cfg.write_text('[game]\nname = "blueprint"\ngamedef = "kuhn.limit.3p"\n'
                    f'replicas = {replicas}\nsync_every = 40\nsync_ramp = 3\n'
-                   '[rule]\nname = "lcfr"\nuntil = 500\n[averaging]\nname = "linear"\nuntil = 500\n'
+                   f'[rule]\nname = "lcfr"\nuntil = 500\n[averaging]\n{averaging}\n'
                    '[sampler]\nname = "external"\nprune_threshold = -1.0\nprune_start = 200\n'
                    '[solver]\nseed = 1\neval_every = 700\n'
                    f'[transport]\n{transport}')
@@ -88,6 +88,17 @@ def test_a_worker_may_hold_several_replicas(tmp_path):
     _solve(_threads(tmp_path, 3), "--out", tmp_path / "t", "--iterations", 1500)
     _solve(_zmq(tmp_path, 3, 1), "--out", tmp_path / "z", "--iterations", 1500)
     _same(tmp_path / "t", tmp_path / "z")
+
+
+def test_without_averages_the_copies_are_the_regrets_alone(tmp_path):
+    """averaging "current" keeps no average: a worker's copy and frames hold the regrets only."""
+    cur = 'name = "current"'
+    _solve(_cfg(tmp_path, 2, 'name = "local"\nthreads = 2\n', "t", cur), "--out", tmp_path / "t", "--iterations", 1500)
+    zmq = _cfg(tmp_path, 2, f'name = "zmq"\nworkers = 1\nspawn = 1\nthreads = 1\n{FAST}', "z", cur)
+    _solve(zmq, "--out", tmp_path / "z", "--iterations", 1500)
+    _same(tmp_path / "t", tmp_path / "z")
+    game = load_config(str(zmq)).game
+    assert [s.arrays for s in game.segments(False)[2:]] == [{"rcopy": game.plan.size}]
 
 
 @pytest.mark.parametrize("W, workers, match", [
