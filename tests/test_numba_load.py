@@ -87,6 +87,7 @@ def test_a_compile_links_a_library_loaded_without_its_bitcode():
 
 
 NRT = """
+import numpy as np
 from solverkit.core.config import load_config  # noqa: F401
 from solverkit.core.numba_load import light_cache_loads
 from numba.core.runtime.nrt import rtsys
@@ -137,3 +138,56 @@ def test_a_numba_config_file_is_still_read(tmp_path):
     scipy, yaml, have_yaml, cache_dir = run_code(IMPORT, cwd=tmp_path)
     assert (yaml, have_yaml, cache_dir) == ("True", "True", str(tmp_path / "c"))
 
+
+
+ENVS = """
+import sys
+from solverkit.core.config import load_config
+from solverkit.core.solver import run_solve
+run_solve(load_config({"preset": "cfr_plus", "game": "kuhn", "solver": {"iterations": 1}}))
+before = "numba.np.arrayobj" in sys.modules
+from numba.core.environment import Environment
+envs = [e for e in Environment._memo.values() if e.globals.get("__name__") == "numba.np.arrayobj"]
+import numba.np.arrayobj as arrayobj
+print(before, len(envs) > 0, all(e.globals is arrayobj.__dict__ for e in envs), "make_array" in envs[0].globals)
+"""
+
+
+def test_callee_environments_hold_the_module_imported_later():
+    """A warm Kuhn solve loads kernels whose callees live in numba.np.arrayobj without importing it;
+    their environments hold the dictionary the module is executed into when it is imported."""
+    run_code(ENVS)
+    assert run_code(ENVS) == ["False", "True", "True", "True"]
+
+
+KERNEL = '''
+import numpy as np
+from numba import njit
+
+@njit(cache=True)
+def filled(n, x):
+    out = np.empty(n)  # a callee of numba.np.arrayobj: its environment
+    out[:] = x
+    return out
+'''
+
+SAVE_LOAD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from solverkit.core.config import load_config  # noqa: F401
+from solverkit.core.numba_load import light_cache_loads
+assert light_cache_loads()
+import kernel_mod
+print(kernel_mod.filled(3, 2.5).tolist(), "numba.np.arrayobj" in sys.modules)
+"""
+
+
+def test_a_kernel_compiled_and_cached_with_light_loads_loads_again(tmp_path):
+    """Compiled (its environments pickled by reference to numba's _rebuild_env) and saved in one
+    process, loaded in the next without numba's array support imported."""
+    (tmp_path / "kernel_mod.py").write_text(KERNEL)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    code = SAVE_LOAD.replace("sys.argv[1]", repr(str(tmp_path)))
+    assert run_code(code, env) == ["[2.5,", "2.5,", "2.5]", "True"]  # compiled: numba's full refresh
+    assert list((tmp_path / "cache").rglob("*.nbi")), "not cached"
+    assert run_code(code, env) == ["[2.5,", "2.5,", "2.5]", "False"]  # loaded

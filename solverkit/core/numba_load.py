@@ -19,6 +19,12 @@ Two more costs of a load go the same way (issue 30: a warm Kuhn solve, ~0.1 s of
   code is kept beside the kernels' cache, keyed as numba keys a kernel (numba and llvmlite
   versions, the CPU and its features) and loaded as a cached kernel is (:func:`_start_nrt`).
 
+- A cached kernel's callees each bring their module's globals (numba's ``Environment``), and a
+  callee from numba's own array support imports ``numba.np.arrayobj`` and its imports (~13 ms) for
+  a dictionary nothing reads outside object mode. Such a module not yet imported gets an empty
+  module object whose dictionary the environment holds; the module, when imported, is executed
+  into that very object (:class:`_Premade`), so the environment ends as numba's own would.
+
 ``SOLVERKIT_NUMBA_REFRESH=1`` keeps numba's refresh at each load, and its own library loads.
 
 Each ``@njit(cache=True)`` also checks at import that its cache directory is writable by creating
@@ -212,6 +218,92 @@ def _patch_library_loads() -> bool:
     return True
 
 
+class _Premade:
+    """Module objects made before their module is imported (see the module): a finder first on
+    ``sys.meta_path`` hands each to the import of its name, which executes the module into it."""
+
+    modules: dict = {}
+    _finder = None
+
+    @classmethod
+    def module(cls, name: str):
+        """The module object the import of `name` will fill."""
+        import types
+
+        if name not in cls.modules:
+            cls.modules[name] = types.ModuleType(name)
+            if cls._finder is None:
+                cls._finder = cls()
+                sys.meta_path.insert(0, cls._finder)
+        return cls.modules[name]
+
+    def find_spec(self, name, path=None, target=None):
+        module = self.modules.get(name)
+        if module is None:
+            return None
+        for finder in sys.meta_path:  # the spec the import would have found
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec  # a loader of another kind: the import as usual (the environment keeps its dict)
+        del self.modules[name]
+        spec.loader = _IntoModule(spec.loader, module)
+        return spec
+
+
+class _IntoModule:
+    """A loader that executes its module into a given module object."""
+
+    def __init__(self, loader, module):
+        self.loader, self.module = loader, module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+
+    def __getattr__(self, name):  # get_source, is_package, ...: the real loader's
+        return getattr(self.loader, name)
+
+
+def _patch_env_rebuild() -> bool:
+    """Rebuild a cached kernel's environments without importing numba's modules (see the
+    module); False when this numba's environments are built otherwise."""
+    from numba.core import environment
+
+    env_class = getattr(environment, "Environment", None)
+    if not (hasattr(environment, "_rebuild_env") and hasattr(environment, "lookup_environment")
+            and hasattr(env_class, "_memo")):
+        return False
+    if getattr(environment._rebuild_env, "_solverkit", False):
+        return True
+    full_rebuild = environment._rebuild_env
+
+    def _rebuild_env(modname, consts, env_name):
+        env = environment.lookup_environment(env_name)
+        if env is not None:
+            return env
+        if not isinstance(modname, str) or not modname.startswith("numba.") or modname in sys.modules:
+            return full_rebuild(modname, consts, env_name)
+        env = env_class(_Premade.module(modname).__dict__)  # numba: importlib.import_module(modname).__dict__
+        env.consts[:] = consts
+        env.env_name = env_name
+        env_class._memo[env_name] = env
+        return env
+
+    _rebuild_env._solverkit = True
+    # pickled by reference as numba's (Environment.__reduce__ names the module's _rebuild_env)
+    _rebuild_env.__module__, _rebuild_env.__qualname__ = environment.__name__, "_rebuild_env"
+    environment._rebuild_env = _rebuild_env
+    return True
+
+
 def _nrt_key(codegen_) -> str:
     """What NRT's object code depends on, hashed: as numba keys a cached kernel, plus its settings."""
     import llvmlite
@@ -301,6 +393,7 @@ def light_cache_loads() -> bool:
         return False  # a numba whose cache is built otherwise: its loads stay as they are
     nrt_cached = (hasattr(nrtdynmod, "create_nrt_module") and hasattr(nrt.rtsys, "_init")
                   and hasattr(nrt._nrt, "c_helpers") and _patch_library_loads())
+    _patch_env_rebuild()
     full_refresh = CPUContext.refresh
     full_load = caching.Cache.load_overload
 
