@@ -123,7 +123,11 @@ def test_lossless_nash_conv_falls_with_iterations(tmp_path):
       "numSuits": 4, "numRanks": 13, "numHoleCards": 2, "numBoardCards": "0"}, {}),
     ("leduc13", {"exact_nodes": 100_000}),
     ("leduc.nolimit", {"exact_nodes": 0}),
-], ids=["holdem-preflop", "leduc13-over-exact-nodes", "exact-nodes-0"])
+    # leduc_tree plays these rules (3-player Leduc): "0: never" held only for the file's own tree
+    ({"numPlayers": 3, "numRounds": 2, "blind": "1 1 1", "raiseSize": "2 4", "firstPlayer": "1 1",
+      "maxRaises": "2 2", "numSuits": 2, "numRanks": 4, "numHoleCards": 1, "numBoardCards": "0 1"},
+     {"exact_nodes": 0}),
+], ids=["holdem-preflop", "leduc13-over-exact-nodes", "exact-nodes-0", "exact-nodes-0-named-tree"])
 def test_games_too_big_to_enumerate_give_nan_at_once(tmp_path, gamedef, extra):
     """Hold'em's deal (over 6 million hole-card deals for two players) is refused on its count,
     a game over [game] exact_nodes on its tree's count, before anything is enumerated."""

@@ -295,7 +295,8 @@ class BlueprintGame(ReplicaSubgames, Game):
         play this file's rules, else the tree-engine game of the file itself (AcpcTreeGame: the
         same betting tree, so the same betting strings) when it has at most `exact_nodes` nodes."""
         if "_tree" not in self.__dict__:
-            self._tree = self._named_tree_game() or self._acpc_tree_game()
+            never = int(self.config.get("exact_nodes", EXACT_NODES)) <= 0  # "0: never", Kuhn and Leduc too
+            self._tree = None if never else self._named_tree_game() or self._acpc_tree_game()
             self._tree_index = None
         return self._tree
 
