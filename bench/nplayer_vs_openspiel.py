@@ -150,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="a tenth of the iterations, no Leduc (a smoke run)")
     ap.add_argument("--games", default=",".join(DEFAULT),
                     help=f"comma-separated games (default {','.join(DEFAULT)}); choices: {', '.join(GAMES)}")
+    ap.add_argument("--iterations", type=int, default=None, help="iterations of every game (default: each game's)")
+    ap.add_argument("--block", type=int, default=None, help="iterations a timed block (default: each game's)")
     ap.add_argument("--cli", action="store_true",
                     help="also solve and export each game through the solverkit command (the export check)")
     ap.add_argument("--stem", default=None, help="results file name under bench/results (default "
@@ -175,7 +177,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="nplayer_bench_") as tmp:
         for name in names:
             g = GAMES[name]
-            iterations, block = g.iterations, g.block
+            iterations, block = args.iterations or g.iterations, args.block or g.block
             if args.quick:
                 if name == "leduc3":
                     continue
