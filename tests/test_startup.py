@@ -68,10 +68,11 @@ def test_ctrl_c_while_the_command_line_loads_is_no_traceback():
     assert proc.returncode == 130 and proc.stderr == "Aborted!\n", (proc.returncode, proc.stderr)
 
 
-#: what a small solve does not use: other engines' and transports' libraries, figures, and numba's
-#: compiler registries (a kernel loaded from the cache needs none of them: solverkit.core.numba_load)
-NOT_FOR_KUHN = ("matplotlib", "pyspiel", "zmq", "dask", "distributed", "asyncio", "scipy.linalg",
-                "numba.np.arraymath", "solverkit.blueprint.engine")
+#: what a small solve does not use: other engines' and transports' libraries, figures, numba's
+#: compiler registries and array support, and what numba imports only to check a version or read a
+#: config file (a kernel loaded from the cache needs none of them: solverkit.core.numba_load)
+NOT_FOR_KUHN = ("matplotlib", "pyspiel", "zmq", "dask", "distributed", "asyncio", "scipy", "yaml",
+                "numba.np.arraymath", "numba.np.arrayobj", "solverkit.blueprint.engine")
 
 
 def test_a_small_solve_imports_only_what_it_uses(tmp_path):
