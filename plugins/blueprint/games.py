@@ -13,7 +13,6 @@ import numpy as np
 from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
-from solverkit.core.rule import increment_weights
 from solverkit.blueprint.distributed import ReplicaSubgames
 from solverkit.errors import ConfigError
 
@@ -70,6 +69,16 @@ class BlueprintGame(ReplicaSubgames, Game):
                             min=0),
         "sync_ramp": Param("int", SYNC_RAMP, "replicas > 1: rounds at each length on the way from sync_start to "
                            "sync_every, doubling after each; 0: sync_every from the first", min=0),
+        "regrets": Param("str", "float64", "how regrets are stored: float64 (8 bytes a value, lcfr's weights lazy) or "
+                         "int32 (4 bytes, Pluribus's fixed point: units of 1 / regret_scale chip, floored at "
+                         "regret_floor, lcfr's discount applied every discount_every iterations; docs/blueprint.md)",
+                         choices=("float64", "int32")),
+        "regret_scale": Param("float", 0.0, "regrets = \"int32\": stored units per chip (0: the power of two that puts "
+                              "the game's largest pot at most 65,536 units)", min=0.0),
+        "regret_floor": Param("float", 0.0, "regrets = \"int32\": the floor of every regret, in chips like "
+                              "[sampler] prune_threshold (0: Pluribus's -310,000,000 stored units)", max=0.0),
+        "discount_every": Param("int", 0, "regrets = \"int32\": iterations between lcfr's explicit discounts (0: "
+                                "lcfr's until / 40, or 1,000 without until)", min=0),
         "exact_nodes": Param("int", EXACT_NODES, "NashConv and best responses are exact (the tree engine's) on "
                              "games whose full tree has at most this many nodes, NaN above (0: never); the tree "
                              "is enumerated in Python at the first evaluation, about 25 s a million nodes", min=0),
@@ -95,6 +104,9 @@ class BlueprintGame(ReplicaSubgames, Game):
         self.size_lists = self._size_lists()  # bad [game.sizes] refused before anything is built
         self.raise_cap = self._raise_cap()
         self.num_players = gd.num_players
+        if self.int32 and self.replicas > 1:
+            raise ConfigError(f"[game] replicas = {self.replicas} with regrets = \"int32\" is not supported (the "
+                              "replicas' merges are float64 sums): use replicas = 1, or regrets = \"float64\"")
         self._abstraction = None
         self._table = None
 
@@ -109,8 +121,44 @@ class BlueprintGame(ReplicaSubgames, Game):
             self._bp = Blueprint(self.gd, self._table, average_rounds=int(self.config.get("average_rounds", 1)),
                                  abstraction=self.config.get("abstraction") or "fcpa",
                                  max_nodes=int(self.config.get("max_nodes") or 5_000_000),
-                                 max_raises=self.raise_cap, seed=self._seed, sizes=self.size_lists)
+                                 max_raises=self.raise_cap, seed=self._seed, sizes=self.size_lists,
+                                 regrets=self.config.get("regrets") or "float64",
+                                 regret_scale=float(self.config.get("regret_scale") or 0.0),
+                                 regret_floor=float(self.config.get("regret_floor") or 0.0),
+                                 discount_every=int(self.config.get("discount_every") or 0))
         return self._bp
+
+    @property
+    def int32(self) -> bool:
+        """Regrets stored as int32 (solverkit.blueprint.int32), two to a float64 slot of the store."""
+        return self.config.get("regrets") == "int32"
+
+    def _regrets(self, arr):
+        """The regrets in store array `arr`: itself (float64), or the int32 values packed in it (a view)."""
+        if not self.int32:
+            return arr
+        from solverkit.blueprint.int32 import unpacked
+
+        return unpacked(arr, int(self.bp.base[-1]))
+
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        """Information sets and values per player, and the memory of the regrets (float64 or int32)
+        and averages the store holds."""
+        from solverkit.core.memory import human_bytes
+
+        game = cls(**params)
+        rows = super().size_report(params)
+        n = int(game.bp.base[-1])
+        each = 4 if game.int32 else 8
+        kind = "int32" if game.int32 else "float64"
+        rows.append(("memory (regrets + averages)", f"{human_bytes(each * n + 8 * n)}: regrets {n:,} values x {each} "
+                     f"bytes ({kind}) = {human_bytes(each * n)}, averages {n:,} x 8 bytes = {human_bytes(8 * n)}"))
+        if game.int32:
+            fx = game.bp.fixed
+            rows.append(("int32 regrets", f"{fx.scale:g} stored units a chip, floor {fx.floor:,} units "
+                         f"({fx.floor / fx.scale:g} chips)"))
+        return rows
 
     def _size_lists(self):
         """abstraction = "sizes": the per-round lists of [game.sizes] (solverkit.blueprint.sizes);
@@ -178,7 +226,10 @@ class BlueprintGame(ReplicaSubgames, Game):
         replicas > 1 also ``replicas`` (the open round and its start) and ``replica<j>`` for
         j = 1..W-1, replica j's copy (solverkit.blueprint.parallel; on a zmq run, worker-owned)."""
         size = int(self.bp.base[-1])
-        specs = [SegmentSpec("root", {"regret": size, **({"avg": size} if with_average else {})})]
+        from solverkit.blueprint.int32 import packed_size
+
+        specs = [SegmentSpec("root", {"regret": packed_size(size) if self.int32 else size,
+                                      **({"avg": size} if with_average else {})})]
         if self.replicas > 1:
             from solverkit.blueprint.parallel import SEGMENT, segment_of
 
@@ -242,12 +293,13 @@ class BlueprintGame(ReplicaSubgames, Game):
         lazy = getattr(rule, "increment_weight", None)
         for t in (int(ts[0]), int(ts[-1])):
             sampler.check_coefficients(rule, averaging, t, lazy is not None)
-        rw = increment_weights(rule, ts)
+        if self.int32:
+            self._check_int32(store, sampler)
+        rw, thr, disc = self.bp.schedule(ts, rule, sampler.prune_threshold(), sampler.prune_start())
         keep = averaging.keeps_average
         w = averaging.coefficients_block(block.first, block.count)[:, 1].copy() if keep else np.zeros(ts.size)
-        thr = np.where(ts > sampler.prune_start(), sampler.prune_threshold() * rw, 0.0)
         with store.open("root", ["regret", "avg"] if keep else ["regret"]) as seg:
-            reg = seg["regret"]
+            reg = self._regrets(seg["regret"])
             avg = seg["avg"] if keep else np.zeros(1)  # (weights 0: never read)
             mask = 0
             for g in block.groups:
@@ -256,7 +308,10 @@ class BlueprintGame(ReplicaSubgames, Game):
             lead = block.groups[0][0] if block.groups and block.groups[0] else 0  # alternating: first_update
             masks = np.full(ts.size, mask)
             if self.replicas == 1:
-                return self.bp.block(ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg, avg)
+                count = self.bp.block(ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg, avg, disc=disc)
+                if self.int32:
+                    self._say_clipped()
+                return count
             from solverkit.blueprint.parallel import SEGMENT, run_block
 
             with store.open(SEGMENT) as state, contextlib.ExitStack() as copies:
@@ -266,6 +321,28 @@ class BlueprintGame(ReplicaSubgames, Game):
                     others = self._local_replicas(store, copies, keep, transport)
                 return run_block(self.bp, self.plan, ts, masks, lead, rw, thr, sampler.prune_probability(), w, reg,
                                  avg, state, others, keep)
+
+    def _check_int32(self, store, sampler) -> None:
+        """ConfigError (once checked, quiet after): int32 regrets in a store that rewrites its values
+        ([store] regret_scale, precision) or a pruning threshold at or below the floor."""
+        if self.__dict__.get("_int32_checked"):
+            return
+        if not store.exact:
+            raise ConfigError("[game] regrets = \"int32\" keeps its own fixed point: it cannot be combined with "
+                              "[store] regret_scale / avg_scale / precision = \"block16\" (remove them)")
+        self.bp.fixed.check_threshold(sampler.prune_threshold())
+        self._int32_checked = True
+
+    def _say_clipped(self) -> None:
+        """The one warning (stderr) when int32 regrets first reach the int32 range."""
+        count, first = (int(x) for x in self.bp.clipped)
+        if count and not self.__dict__.get("_clip_said"):
+            import sys
+
+            from solverkit.blueprint.int32 import saturation_line
+
+            self._clip_said = True
+            print(saturation_line(count, first, self.bp.fixed.scale), file=sys.stderr)
 
     def _local_replicas(self, store, stack, keep: bool, transport):
         """Replicas 1..W-1 in this process: their segments opened on `stack`, run on `transport`'s threads."""
@@ -285,7 +362,7 @@ class BlueprintGame(ReplicaSubgames, Game):
         Pluribus used); "current": regret matching everywhere."""
         seg = store.read("root")
         P, base = self.num_players, self.bp.base
-        reg = np.asarray(seg["regret"])
+        reg = self._regrets(np.asarray(seg["regret"]))
         avg = np.asarray(seg["avg"]) if which != "current" and "avg" in seg else np.zeros(reg.size)
         pol = self.bp.policy(reg, avg)
         return [pol[base[p]:base[p + 1]] for p in range(P)]

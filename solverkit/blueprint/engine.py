@@ -1,10 +1,11 @@
 """The blueprint driver: layout of regrets and averages over (betting node, bucket), blocks of
 iterations through the kernel, the exported strategy, and checkpoints.
 
-Regrets are float64 (8 bytes a value; the fixed-point int32 of Pluribus would halve that, but the
-lazy Linear CFR weights grow the stored values by up to ``until + 1``, which float64 absorbs
-exactly enough). The exported strategy is the average on the first ``average_rounds`` rounds
-and the current strategy (regret matching) on later ones, as Pluribus.
+Regrets are float64 by default (8 bytes a value: the lazy Linear CFR weights grow the stored
+values by up to ``until + 1``, which float64 absorbs), or int32 (``regrets = "int32"``, 4 bytes:
+Pluribus's fixed point, floor and explicit discount, :mod:`solverkit.blueprint.int32`). The
+exported strategy is the average on the first ``average_rounds`` rounds and the current strategy
+(regret matching) on later ones, as Pluribus.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from ..core.layout import Layout
 from ..core.rule import increment_weights
 from ..errors import ConfigError
 from ..poker.nplayer import TableDef
-from . import kernels
+from . import int32, kernels
 from .betting import TERMINAL, limit_tree
 from .nolimit import NoLimitTable, nolimit_tree
 
+
+#: the kernel's discount factors with float64 regrets (never read)
+_NO_DISCOUNT = np.ones(1)
 
 #: canonical hands (all rounds) above which no lossless table is built (hold'em has 138 million)
 LOSSLESS_LIMIT = 20_000_000
@@ -53,7 +57,8 @@ class Blueprint:
     def __init__(self, gd: TableDef, table: BucketTable | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
                  prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
                  averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000, max_raises: int = 0,
-                 sizes=None):
+                 sizes=None, regrets: str = "float64", regret_scale: float = 0.0, regret_floor: float = 0.0,
+                 discount_every: int = 0):
         self.gd = gd
         self.spec = CardSpec(gd.num_ranks, gd.num_suits, gd.num_hole_cards, tuple(gd.num_board_cards))
         self.table = table if table is not None else lossless_table(self.spec)
@@ -80,7 +85,12 @@ class Blueprint:
         for p, nodes in enumerate(self.nodes_of):
             self.off[nodes] = self.base[p] + self.layouts[p].block_start
         self.aoff = np.where((t.kind != TERMINAL) & (t.round < self.average_rounds), self.off, -1).astype(np.int64)
-        self.reg = np.zeros(int(sizes.sum()))
+        #: regrets = "int32": the fixed point, floor and discount interval (None: float64)
+        self.fixed = int32.settings(regrets, regret_scale, regret_floor, discount_every,
+                                    float(t.spent[t.kind == TERMINAL].sum(axis=1).max()), self.prune[0])
+        self.reg = np.zeros(int(sizes.sum()), dtype=np.int32 if self.fixed else np.float64)
+        #: int32: values clipped to the int32 range so far, and the first iteration that clipped one
+        self.clipped = np.zeros(2, dtype=np.int64)
         self.avg = np.zeros(int(sizes.sum()))
         self.iteration = 0
         #: run(replicas > 1): the round's start and replicas 1..W-1 (solverkit.blueprint.parallel)
@@ -113,15 +123,15 @@ class Blueprint:
         replicas, on threads where given), the round's start and replicas 1..W-1 kept in
         :attr:`replica_state`."""
         ts = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
-        rw = increment_weights(self.rule, ts)
         w = (self.averaging.coefficients_block(self.iteration + 1, ts.size)[:, 1] if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune
+        rw, thresholds, disc = self.schedule(ts, self.rule, thr, start)
         masks = np.full(ts.size, (1 << self.gd.num_players) - 1)
-        thresholds = np.where(ts > start, thr * rw, 0.0)
         if replicas == 1:
-            count = self.block(ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg)
+            count = self.block(ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg, disc=disc)
         else:
+            self.refuse_replicas(replicas)
             from . import parallel
 
             plan = parallel.Plan(self, replicas, sync, ramp, sync_start)
@@ -144,15 +154,41 @@ class Blueprint:
         self.iteration += iterations
         return count
 
-    def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg, scratch=None, aoff=None) -> int:
+    def schedule(self, ts, rule, thr: float, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per iteration of ts: regret weights, pruning thresholds (threshold `thr` in chips from
+        iteration `start` on) and, for int32 regrets, the discount factors (else None). float64:
+        the rule's lazy weights, thresholds times them; int32: weight 1, thresholds in stored
+        units, lcfr's discount explicit (:meth:`Int32Regrets.discounts`)."""
+        if self.fixed is None:
+            rw = increment_weights(rule, ts)
+            return rw, np.where(ts > start, thr * rw, 0.0), None
+        until = int32.lcfr_until(rule)
+        return (np.ones(ts.size), np.where(ts > start, self.fixed.units(thr), 0.0),
+                self.fixed.discounts(ts, until))
+
+    def refuse_replicas(self, replicas: int) -> None:
+        """ConfigError: int32 regrets run one replica (their explicit discounts and clipped merges
+        are not those of the float64 rounds)."""
+        if self.fixed is not None and replicas > 1:
+            raise ConfigError(f"[game] replicas = {replicas} with regrets = \"int32\" is not supported (the "
+                              "replicas' merges are float64 sums): use replicas = 1, or regrets = \"float64\"")
+
+    def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg, scratch=None, aoff=None,
+              disc=None) -> int:
         """Iterations ts through the kernel over `reg` / `avg` (every player's, concatenated at
         :attr:`base`): the players traversing (bit masks, in order from `lead`), regret weights rw, pruning thresholds
         (< 0: on), average weights; `scratch`: the kernel's buffers (:meth:`new_scratch`; None:
         this engine's own, for one thread at a time); `aoff`: where each node's averages lie in
-        `avg` (None: :attr:`aoff`; a replica's compact averages: its plan's)."""
+        `avg` (None: :attr:`aoff`; a replica's compact averages: its plan's); `disc`: int32
+        regrets' discount factors (:meth:`schedule`; None: none)."""
         t, gd = self.tree, self.gd
+        fx = self.fixed
+        if fx is not None and reg.dtype != np.int32:
+            raise ValueError(f"int32 blueprint regrets given as {reg.dtype}")
         return int(kernels.blueprint_block(
-            self.seed, ts, np.asarray(masks, dtype=np.int64), int(lead), rw, thresholds, pprob, weights, t.kind, t.player, t.round, t.first, t.nact, t.spent,
+            self.seed, ts, np.asarray(masks, dtype=np.int64), int(lead), rw, thresholds, pprob, weights,
+            _NO_DISCOUNT if disc is None else disc, self.base, 0.0 if fx is None else fx.scale,
+            0.0 if fx is None else float(fx.floor), self.clipped, t.kind, t.player, t.round, t.first, t.nact, t.spent,
             t.alive, self.off, self.aoff if aoff is None else aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
             gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *(self._scratch if scratch is None else scratch)))
 
@@ -162,7 +198,7 @@ class Blueprint:
         reg = self.reg if reg is None else reg
         avg = self.avg if avg is None else avg
         t = self.tree
-        out = np.empty_like(reg)
+        out = np.empty(reg.size)
         kernels.current_policy(reg, self.off, t.nact, t.kind, self.buckets, t.round, out)
         for n in np.flatnonzero(self.aoff >= 0):
             A = int(t.nact[n])
@@ -182,8 +218,9 @@ class Blueprint:
 
     def load(self, path) -> None:
         with np.load(path) as z:
-            if z["reg"].shape != self.reg.shape or z["avg"].shape != self.avg.shape or int(z["seed"]) != self.seed:
-                raise ConfigError(f"checkpoint {path} is of another blueprint (sizes or seed differ)")
+            if (z["reg"].shape != self.reg.shape or z["avg"].shape != self.avg.shape or int(z["seed"]) != self.seed
+                    or z["reg"].dtype != self.reg.dtype):
+                raise ConfigError(f"checkpoint {path} is of another blueprint (sizes, seed or regrets' type differ)")
             self.iteration = int(z["iteration"])
             self.reg[:] = z["reg"]
             self.avg[:] = z["avg"]

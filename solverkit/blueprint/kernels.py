@@ -15,6 +15,7 @@ per traversal, and its descendants are other information sets); pruning as the t
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..abstraction.indexer import canonical_index
@@ -23,6 +24,7 @@ from ..core.rng import pick, stream, uniform
 from ..poker.evaluator import acpc_strengths
 
 TERMINAL = 2
+INT32_MIN, INT32_MAX = -2147483648.0, 2147483647.0
 
 
 @njit(cache=True, nogil=True)
@@ -86,17 +88,42 @@ def _payoff(n, i, spent, alive, strength):
     return pot / ties - spent[n, i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fixed_add(reg, i, d, floor, stats, t):
+    """int32 regrets: reg[i] + d (stored units) rounded to the nearest, at least `floor`,
+    clipped to the int32 range (counted in stats)."""
+    x = np.floor(reg[i] + d + 0.5)
+    if x > INT32_MAX or x < INT32_MIN:
+        stats[0] += 1
+        if stats[1] == 0:
+            stats[1] = t
+        x = INT32_MAX if x > INT32_MAX else INT32_MIN
+    reg[i] = max(x, floor)
+
+
 @njit(cache=True, nogil=True)
-def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weights, kind, player, rnd, first, nact, spent,
-                    alive, off, aoff, reg, avg, arrays, assign, assign_off, cards_in, num_suits, k, nb, deck, hole,
-                    board, strength, row, bucket, v, pol, g, r, chosen, stack):
+def _discount(reg, lo, hi, factor):
+    """int32 regrets: reg[lo:hi] times `factor` (< 1), rounded to the nearest (Linear CFR's
+    explicit discount; magnitudes only shrink: nothing clips)."""
+    for x in range(lo, hi):
+        reg[x] = np.floor(reg[x] * factor + 0.5)
+
+
+@njit(cache=True, nogil=True)
+def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weights, disc, base, scale, floor, stats,
+                    kind, player, rnd, first, nact, spent, alive, off, aoff, reg, avg, arrays, assign, assign_off,
+                    cards_in, num_suits, k, nb, deck, hole, board, strength, row, bucket, v, pol, g, r, chosen, stack):
     """Iterations iters[j]: for each player i in the bit mask masks[j], in order lead, lead + 1, ..., one
     external-sampling traversal of a sampled deal
     (regret deltas times rweights[j] / r; pruning below thresholds[j] < 0 with probability pprob;
     the average of player i - 1 takes weights[j] * sigma / g where kept; below an action a pruning
     traversal would skip, a traversal that does not prune divides both by 1 - pprob, once however many
     such actions are above: r and g take that factor, so expected regrets and averages are the
-    unpruned ones). Returns nodes visited."""
+    unpruned ones). Returns nodes visited.
+    `scale` 0: float64 regrets. `scale` > 0: int32 regrets (solverkit.blueprint.int32) in units of
+    1 / scale chip: each update rounded, floored at `floor`, clipped to the int32 range (stats[0]
+    counts clips, stats[1] the first iteration clipped), and before player i's traversal of
+    iteration iters[j] its values reg[base[i]:base[i + 1]] times disc[j] where that is not 1."""
     P = spent.shape[1]
     N = kind.shape[0]
     last = bucket.shape[1] - 1
@@ -108,6 +135,8 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
             i = (lead + turn) % P
             if not (masks[j] >> i) & 1:
                 continue
+            if scale != 0.0 and disc[j] != 1.0:
+                _discount(reg, base[i], base[i + 1], disc[j])
             key = stream(seed, t, i, 0)
             _deal(key, N, deck, P, k, nb, num_suits, hole, board, strength)
             _buckets(arrays, assign, assign_off, cards_in, hole, board, row, bucket)
@@ -184,9 +213,16 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                     rw = rweights[j] / r[n]
                     for a in range(A):
                         if not (skips >> a) & 1:
-                            reg[o + a] += rw * (v[f + a] - ev)
+                            if scale != 0.0:
+                                _fixed_add(reg, o + a, scale * (rw * (v[f + a] - ev)), floor, stats, t)
+                            else:
+                                reg[o + a] += rw * (v[f + a] - ev)
                         elif not prune:  # walked by 1 - pprob of traversals: scaled up
-                            reg[o + a] += (rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)
+                            if scale != 0.0:
+                                _fixed_add(reg, o + a, scale * ((rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)),
+                                           floor, stats, t)
+                            else:
+                                reg[o + a] += (rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)
     return count
 
 
