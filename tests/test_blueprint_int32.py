@@ -113,8 +113,9 @@ def test_through_the_solver_half_the_store_and_refusals(capsys):
     game = load_config(_config()).game
     spec = game.segments(True)[0].arrays
     assert spec["regret"] * 2 == spec["avg"] == int(game.bp.base[-1])  # 4 bytes a regret, 8 an average
-    with pytest.raises(ConfigError, match="replicas = 2 with regrets"):
-        load_config(_config(replicas=2))
+    for transport in ({"name": "local", "threads": 2}, {"name": "zmq", "workers": 1, "spawn": 1}):
+        with pytest.raises(ConfigError, match="replicas = 2 with regrets"):  # before any worker starts
+            load_config({**_config(replicas=2), "transport": transport})
     with pytest.raises(ConfigError, match="cannot be combined with \\[store\\] regret_scale"):
         run_solve(load_config({**_config(), "store": {"regret_scale": 16}}), iterations=10)
     from types import SimpleNamespace

@@ -147,8 +147,10 @@ class BlueprintGame(ReplicaSubgames, Game):
         and averages the store holds."""
         from solverkit.core.memory import human_bytes
 
-        game = cls(**params)
-        rows = super().size_report(params)
+        game = cls(**params)  # (built once: the default report would build it again)
+        rows = [("game", cls.name)] + [(f"player {p} information sets / values",
+                                        f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}")
+                                       for p in range(game.num_players)]
         n = int(game.bp.base[-1])
         each = 4 if game.int32 else 8
         kind = "int32" if game.int32 else "float64"
