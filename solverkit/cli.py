@@ -137,8 +137,10 @@ def info(game, overrides):
         click.echo(f"{k.ljust(width)}  {v}")
     if spec.params:
         click.echo("parameters (--set NAME=VALUE; * = given here, otherwise the default):")
-        pwidth = max(len(n) for n in spec.params)
-        for name, p in spec.params.items():
+        names = getattr(cls, "info_params", lambda _: spec.params)(params)  # those that apply (players: engine)
+        shown_params = {n: p for n, p in spec.params.items() if n in names}
+        pwidth = max(len(n) for n in shown_params)
+        for name, p in shown_params.items():
             mark = "*" if name in given else " "
             value = params.get(name)
             shown = "(required)" if value is None else _toml_value(value)

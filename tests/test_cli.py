@@ -460,7 +460,8 @@ def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
     lines = res.output.splitlines()
     head = lines.index("parameters (--set NAME=VALUE; * = given here, otherwise the default):")
     params = {ln.replace("*", " ").split()[0]: ln for ln in lines[head + 1:]}
-    assert set(params) == {"split_round", "isomorphism", "chunks", "trunk_only", "parallel_deals", "players", "max_nodes", "split_actions"}
+    # two players: the poker engine's parameters, not the tree engine's (max_nodes, split_actions: 3+ players)
+    assert set(params) == {"split_round", "isomorphism", "chunks", "trunk_only", "parallel_deals", "players"}
     assert params["isomorphism"].strip().split()[:3] == ["*", "isomorphism", "false"] and "bool:" in params["isomorphism"]
     assert params["chunks"].split()[:2] == ["chunks", "1"]
 

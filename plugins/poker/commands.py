@@ -101,6 +101,11 @@ def _player_game(specs, game_name, sets):
 
             return table_rules(game)
     if not is_poker_game(game):
+        if game.num_players > 2:  # a tree game of N players: its matches are table matches, led by a run
+            raise SolverkitError(f"game {game.name!r} has {game.num_players} players: a match of it names "
+                                 f"{game.num_players} players, the first a run directory of that game (solverkit solve "
+                                 f"with [game] players = {game.num_players}), the others run directories or baselines; "
+                                 f"got {len(specs)}: {' '.join(specs)}")
         raise SolverkitError(f"game {game.name!r} is not a poker game of the poker engine")
     return game
 

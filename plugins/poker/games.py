@@ -16,10 +16,15 @@ NPLAYER_PARAMS = {k: TreeGame.engine_params[k] for k in ("max_nodes", "split_act
 
 def _tree_size_report(game) -> list[tuple[str, str]]:
     """`solverkit info` lines of a poker game name of 3+ players (a tree-engine game, built)."""
-    rows = [("game", f"{type(game).name} ({game.num_players} players, tree engine)"),
-            ("tree nodes", f"{game.tree.num_nodes:,}")]
-    return rows + [(f"player {p} information sets / values",
-                    f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}") for p in range(game.num_players)]
+    return game.tree_size_rows()
+
+
+def _applicable(params: dict, tree: bool) -> list[str]:
+    """The parameter names `solverkit info` lists for a poker game name: on the tree engine (3+
+    players) none of the poker engine's own (refused there), on the poker engine none of the
+    tree engine's (refused with 2 players)."""
+    drop = PokerGame.engine_params if tree else NPLAYER_PARAMS
+    return [k for k in params if k not in drop]
 
 
 def _two_player_only(game: str, config: dict) -> None:
@@ -64,6 +69,13 @@ class AcpcGame(PokerGame):
         if params.get("gamedef") is not None and players_of(params["gamedef"]) > 2:
             return _tree_size_report(cls(**params))
         return super().size_report(params)
+
+    @classmethod
+    def info_params(cls, params: dict) -> list[str]:
+        """The parameters that apply to this file's game (its number of players): `solverkit info`'s list."""
+        from .nplayer_tree import players_of
+
+        return _applicable(cls.params, params.get("gamedef") is not None and players_of(params["gamedef"]) > 2)
 
     @classmethod
     def local_files(cls, params):
@@ -133,6 +145,11 @@ class NPlayerPoker(PokerGame):
         if int(params.get("players") or 2) > 2:
             return _tree_size_report(cls(**params))
         return super().size_report(params)
+
+    @classmethod
+    def info_params(cls, params: dict) -> list[str]:
+        """The parameters that apply with these players (`solverkit info`'s list)."""
+        return _applicable(cls.params, int(params.get("players") or 2) > 2)
 
 
 class Kuhn(NPlayerPoker):

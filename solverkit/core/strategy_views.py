@@ -31,8 +31,9 @@ class StrategyViews:
                     index.setdefault(k, []).append((p, i))
             self._infoset_index = index
         found = [(p, i) for p, i in index.get(key, ()) if player in (None, p)]
-        if not found:
-            raise unknown_infoset(self, key, player, index)
+        if not found:  # close matches among `player`'s own keys when one is given (another's would not do)
+            names = index if player is None else [k for k, where in index.items() if any(q == player for q, _ in where)]
+            raise unknown_infoset(self, key, player, names)
         if len(found) > 1:
             who = ", ".join(str(p) for p, _ in found)
             raise SolverkitError(f"information set {key!r} exists for players {who} of game {self.name!r}; pass "

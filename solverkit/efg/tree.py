@@ -393,6 +393,20 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
 
     # --- presentation ----------------------------------------------------------------------------
 
+    @classmethod
+    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+        """``solverkit info`` lines: the game built (its tree enumerated), its players and nodes."""
+        return cls(**params).tree_size_rows()
+
+    def tree_size_rows(self) -> list[tuple[str, str]]:
+        """The :meth:`size_report` lines of this built game: name, players, tree nodes, and each
+        player's information sets and values."""
+        rows = [("game", f"{self.name} ({self.num_players} players, tree engine)"),
+                ("tree nodes", f"{self.tree.num_nodes:,}")]
+        return rows + [(f"player {p} information sets / values",
+                        f"{self.layout(p).num_infosets:,} / {self.layout(p).size:,}") for p in range(self.num_players)]
+
+
     def infoset_keys(self, player):
         """The game's own information-set keys, in layout order."""
         return list(self.tree.keys[player])
