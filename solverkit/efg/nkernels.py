@@ -9,6 +9,10 @@ contributions (``ac``); the caller folds them into the store with the rule and t
 (:func:`fold`), so stateful rules and custom averaging work unchanged. All CFR arithmetic is
 :mod:`solverkit.core.arith`'s.
 
+The full passes of the solvers (alternating and simultaneous, one pass or a block of them) run
+over a compact node table with the same arithmetic: :mod:`.npasses`; :func:`cfr_pass_n` and :func:`cfr_pass_one` are
+their reference (tests), and :func:`cfr_part_n` the pass of a split tree's parts.
+
 Counterfactual value of player p at a history: p's utility weighted by the product of every
 other player's reach and chance's (Zinkevich et al. 2007, for N players).
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
+from ..core.arith import avg_step, rule_step
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 CUT = 3  # a trunk node whose values come from a subgame (:mod:`.split`); FIRST column: the cut's index
@@ -202,78 +206,6 @@ def fold_average(base, q, total, contrib, decay, weight):
     b = base[q]
     for i in range(total.shape[0]):
         total[i] = avg_step(total[i], weight, contrib[b + i], decay)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _single(mask):
-    """The player of a one-player mask, else -1."""
-    if mask != 0 and mask & (mask - 1) == 0:
-        p = 0
-        while (mask >> p) & 1 == 0:
-            p += 1
-        return p
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w):
-    """:func:`cfr_pass_one` when one player updates and the average (if any) is the one before
-    it (alternating updates), else :func:`cfr_pass_n`; x, y, w: node-sized scratch."""
-    P = utils.shape[1]
-    one = _single(upd)
-    if one >= 0 and (am == 0 or _single(am) == (one - 1) % P):
-        cfr_pass_one(node, prob, utils, base, sig, one, (one - 1) % P, am != 0, x, y, w, d, ac)
-    else:
-        cfr_pass_n(node, prob, utils, base, sig, upd, am, reach, v, d, ac)
-
-
-@njit(cache=True, nogil=True)
-def cfr_block_n(node, prob, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, coeffs, sig, reach, v, d, ac, x, y, w):
-    """Passes k = 0, 1, ... in one call: regret matching of `reg` (every player's regrets,
-    concatenated; blocks bs/bc/ba of the concatenated layout), :func:`cfr_pass_n` updating
-    masks[k]'s players, then rule_step with coeffs[k, :4] on their regrets and avg_step with
-    coeffs[k, 4:6] (decay, weight) on avgmasks[k]'s averages: the numbers of one
-    :func:`cfr_pass_n` and :func:`fold` per pass."""
-    P = utils.shape[1]
-    for k in range(masks.shape[0]):
-        regret_matching(reg, bs, bc, ba, sig)
-        upd = masks[k]
-        am = avgmasks[k]
-        cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w)
-        pre, pos, neg, floor, decay, weight = coeffs[k, 0], coeffs[k, 1], coeffs[k, 2], coeffs[k, 3], coeffs[k, 4], coeffs[k, 5]
-        for p in range(P):
-            if (upd >> p) & 1:
-                for j in range(base[p], base[p + 1]):
-                    reg[j] = rule_step(reg[j], d[j], pre, pos, neg, floor)
-            if (am >> p) & 1:
-                for j in range(base[p], base[p + 1]):
-                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
-
-
-@njit(cache=True, nogil=True)
-def cfr_block_n_predictive(node, prob, utils, base, bs, bc, ba, reg, pred, src, avg, masks, avgmasks, coeffs, preds,
-                           sig, reach, v, d, ac, x, y, w):
-    """:func:`cfr_block_n` for a predictive rule (PCFR+, PDCFR+, SAPCFR+): each pass plays regret
-    matching of R + pred (src, concatenated as reg), leaves its instantaneous regrets in d, then
-    predictive_update with preds[k] = (pre, floor, nxt, weight) on the updated players' regrets
-    and avg_step with coeffs[k, 4:6] on avgmasks[k]'s averages: the numbers of one
-    :func:`cfr_pass_any` and the rule's update per pass."""
-    P = utils.shape[1]
-    for k in range(masks.shape[0]):
-        add_into(reg, pred, src)
-        regret_matching(src, bs, bc, ba, sig)
-        upd = masks[k]
-        am = avgmasks[k]
-        cfr_pass_any(node, prob, utils, base, sig, upd, am, reach, v, d, ac, x, y, w)
-        decay, weight = coeffs[k, 4], coeffs[k, 5]
-        for p in range(P):
-            lo, hi = base[p], base[p + 1]
-            if (upd >> p) & 1:
-                predictive_update(reg[lo:hi], d[lo:hi], pred[lo:hi], preds[k, 0], preds[k, 1], preds[k, 2],
-                                  preds[k, 3])
-            if (am >> p) & 1:
-                for j in range(lo, hi):
-                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
 
 
 @njit(cache=True, nogil=True)

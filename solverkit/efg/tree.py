@@ -23,7 +23,7 @@ from ..core.game import Game, PassBlock, PassJob
 from ..core.params import Param
 from ..core.pass_plan import average_mask, average_players, block_plan, block_predictions
 from ..core.passes import _bits
-from . import kernels, nkernels, sampled
+from . import kernels, nkernels, npasses, sampled
 from ..errors import ConfigError
 from .build import FlatTree
 from .evaluation import TreeEvaluation
@@ -145,9 +145,17 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         return bufs
 
     def _node_bufs(self):
-        """(x, y, w): node-sized scratch of a one-player pass (:func:`.nkernels.cfr_pass_one`)."""
+        """(x, y, w): node-sized scratch of a one-player pass (:func:`.npasses.pass_one`)."""
         b = self._nbufs()
         return b[6], b[7], b[9]
+
+    def _compact(self):
+        """(cn, ut): the compact node table of the N-player full passes (:func:`.npasses.compact_nodes`),
+        built once."""
+        cache = self.__dict__.get("_compact_cache")
+        if cache is None:
+            cache = self._compact_cache = npasses.compact_nodes(self.tree.node, self.tree.utils, self._base)
+        return cache
 
     def _concat_blocks(self):
         """(block_start, block_count, block_actions) of every player's layout, concatenated."""
@@ -210,10 +218,11 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         t = self.tree
         sig, d, ac, reach, v = self._nbufs()[:5]
         z = np.zeros(0, dtype=np.int64)
-        nkernels.cfr_block_n(t.node, t.prob, t.utils, self._base, *self._concat_blocks(), np.zeros(sig.size),
-                             np.zeros(sig.size), z, z, np.zeros((0, 6)), sig, reach, v, d, ac, *self._node_bufs())
-        nkernels.cfr_pass_any(t.node, t.prob, t.utils, self._base, self._profile(ones, sig), 0, 0, reach, v, d, ac,
-                              *self._node_bufs())
+        cn, ut = self._compact()
+        npasses.block(cn, t.prob, ut, t.utils, self._base, *self._concat_blocks(), np.zeros(sig.size),
+                      np.zeros(sig.size), z, z, np.zeros((0, 6)), sig, reach, v, d, ac, *self._node_bufs())
+        npasses.pass_any(cn, t.prob, ut, t.utils, self._base, self._profile(ones, sig), 0, 0, reach, v, d, ac,
+                         *self._node_bufs())
         nkernels.fold(self._base, 0, np.zeros(0), d, 1.0, 1.0, 1.0, 0.0)
         nkernels.fold_average(self._base, 0, np.zeros(0), ac, 1.0, 0.0)
         none = np.zeros(0, dtype=np.int64)
@@ -259,11 +268,11 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         avg_mask = average_mask(job.players, P, averaging, decay, weight)
         t = self.tree
         base = self._base
+        cn, ut = self._compact()
         sig, d, ac, reach, v = self._nbufs()[:5]
         with store.open("root", passes.writes(job, upd, avg_mask)) as seg:
             self._profile([passes.policy_source(store, seg, "root", p, rule) for p in range(P)], sig)
-            nkernels.cfr_pass_any(t.node, t.prob, t.utils, base, sig, upd, avg_mask, reach, v, d, ac,
-                                  *self._node_bufs())
+            npasses.pass_any(cn, t.prob, ut, t.utils, base, sig, upd, avg_mask, reach, v, d, ac, *self._node_bufs())
             self._fold_n(seg, job, base, d, ac, avg_mask)
         return t.num_nodes
 
@@ -336,6 +345,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         job = PassJob(block.first, tuple(range(P)), rule, averaging)
         t = self.tree
         base = self._base
+        cn, ut = self._compact()
         sig, d, ac, reach, v = self._nbufs()[:5]
         with store.open("root", passes.writes(job, upd_all, avg_all)) as seg:
             reg = np.concatenate([seg[f"regret{p}"] for p in range(P)])
@@ -345,13 +355,12 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
                 avgmasks[:] = 0
             if rule.predictive:
                 pred = np.concatenate([seg[f"pred{p}"] for p in range(P)])
-                nkernels.cfr_block_n_predictive(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, pred,
-                                                np.empty_like(reg), avg, masks, avgmasks, coeffs,
-                                                block_predictions(block), sig, reach, v, d, ac,
-                                                *self._node_bufs())
+                npasses.block_predictive(cn, t.prob, ut, t.utils, base, *self._concat_blocks(), reg, pred,
+                                         np.empty_like(reg), avg, masks, avgmasks, coeffs, block_predictions(block),
+                                         sig, reach, v, d, ac, *self._node_bufs())
             else:
-                nkernels.cfr_block_n(t.node, t.prob, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
-                                     coeffs, sig, reach, v, d, ac, *self._node_bufs())
+                npasses.block(cn, t.prob, ut, t.utils, base, *self._concat_blocks(), reg, avg, masks, avgmasks,
+                              coeffs, sig, reach, v, d, ac, *self._node_bufs())
             for p in range(P):
                 if (upd_all >> p) & 1:
                     seg[f"regret{p}"][:] = reg[base[p]:base[p + 1]]
