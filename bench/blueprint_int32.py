@@ -136,8 +136,8 @@ def main() -> None:
             f"{' --recipes ' + args.recipes if args.recipes else ''}` (load average {load0:.2f} at the start, "
             f"{os.getloadavg()[0]:.2f} at the end; 2-core shared machine)\n")
     old = OUT.read_text() if OUT.exists() else "# int32 blueprint regrets against float64\n"
-    title, _, rest = old.partition("\n")
-    OUT.write_text(f"{title}\n\n{head}" + "\n".join(lines) + "\n" + rest)
+    cut = old.find("\n## ") + 1 or len(old)  # above the earlier runs, below the title and any summary
+    OUT.write_text(old[:cut].rstrip("\n") + f"\n\n{head}" + "\n".join(lines) + "\n\n" + old[cut:])
 
 
 if __name__ == "__main__":

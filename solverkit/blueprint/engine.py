@@ -88,9 +88,9 @@ class Blueprint:
         #: regrets = "int32": the fixed point, floor and discount interval (None: float64)
         self.fixed = int32.settings(regrets, regret_scale, regret_floor, discount_every,
                                     float(t.spent[t.kind == TERMINAL].sum(axis=1).max()), self.prune[0])
-        self.reg = np.zeros(int(sizes.sum()), dtype=np.int32 if self.fixed else np.float64)
+        self.reg: np.ndarray = np.zeros(int(sizes.sum()), dtype=np.int32 if self.fixed else np.float64)
         #: int32: values clipped to the int32 range so far, and the first iteration that clipped one
-        self.clipped = np.zeros(2, dtype=np.int64)
+        self.clipped: np.ndarray = np.zeros(2, dtype=np.int64)
         self.avg = np.zeros(int(sizes.sum()))
         self.iteration = 0
         #: run(replicas > 1): the round's start and replicas 1..W-1 (solverkit.blueprint.parallel)
@@ -122,7 +122,7 @@ class Blueprint:
         rounds; `map_local(fn, items)` runs the
         replicas, on threads where given), the round's start and replicas 1..W-1 kept in
         :attr:`replica_state`."""
-        ts = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
+        ts: np.ndarray = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
         w = (self.averaging.coefficients_block(self.iteration + 1, ts.size)[:, 1] if self.averaging is not None
              else np.ones(ts.size))
         thr, pprob, start = self.prune

@@ -69,7 +69,7 @@ class Int32Regrets:
         if until is None:
             return out
         D = self.interval(until)
-        k = (ts - 1) // D
+        k: np.ndarray = (ts - 1) // D
         on = ((ts - 1) % D == 0) & (k >= 1)
         if until:
             on &= k * D <= until
