@@ -151,3 +151,13 @@ def test_checkpoint_resume_and_info_through_the_command_line(tmp_path):
     assert all(np.array_equal(a[f"policy{p}"], b[f"policy{p}"]) for p in range(3))
     res = run.invoke(cli, ["info", str(cfg)])
     assert res.exit_code == 0 and "regrets 96 values x 4 bytes (int32) = 384 B" in res.output, res.output
+
+
+def test_disk_backend_and_compressors_keep_the_packed_ints(tmp_path):
+    """The int32 values live two to a float64 slot of the store's `regret`: the disk backend and a
+    compressor (bytes in, bytes out) give the memory store's strategy bit for bit."""
+    ref = run_solve(load_config(_config()), iterations=1500).strategy
+    for extra in ({"store": {"backend": "disk", "path": str(tmp_path / "s")}}, {"compressor": {"name": "zlib"}},
+                  {"compressor": {"name": "huffman"}}):
+        got = run_solve(load_config({**_config(), **extra}), iterations=1500).strategy
+        assert all(np.array_equal(a, b) for a, b in zip(ref, got)), extra
