@@ -1,6 +1,6 @@
 """BlueprintGame: the solver's view of a :class:`~solverkit.blueprint.engine.Blueprint` (the store
-holds one ``regret`` and one ``avg`` array of every player's values, player p's at
-``bp.base[p]:bp.base[p + 1]``, which the kernel updates in place: one kernel call per block, no copy
+holds one ``regret`` array of every player's values, player p's at ``bp.base[p]:bp.base[p + 1]``,
+and one ``avg`` array of the kept rounds' averages, compact at ``bp.aoff``, which the kernel updates in place: one kernel call per block, no copy
 of the values, which run to gigabytes for six players)."""
 
 from __future__ import annotations
@@ -142,20 +142,30 @@ class BlueprintGame(ReplicaSubgames, Game):
         return unpacked(arr, int(self.bp.base[-1]))
 
     @classmethod
-    def size_report(cls, params: dict) -> list[tuple[str, str]]:
+    def size_report(cls, params: dict, abstraction=None) -> list[tuple[str, str]]:
         """Information sets and values per player, and the memory of the regrets (float64 or int32)
-        and averages the store holds."""
+        and the kept rounds' averages the store holds. `abstraction`: the config's [abstraction]
+        plugin, whose bucket counts alone are read (its table is neither built nor loaded)."""
         from solverkit.core.memory import human_bytes
 
         game = cls(**params)  # (built once: the default report would build it again)
-        rows = [("game", cls.name)] + [(f"player {p} information sets / values",
-                                        f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}")
-                                       for p in range(game.num_players)]
-        n = int(game.bp.base[-1])
+        rows = [("game", cls.name)]
+        if abstraction is not None:
+            from solverkit.blueprint.engine import BucketCounts
+            from solverkit.abstraction.spec import CardSpec
+
+            spec = CardSpec.of(game.gd)
+            buckets, where = bucket_counts(abstraction, spec)
+            game._table = BucketCounts(spec, buckets)
+            rows.append(("buckets per round", f"{list(buckets)} ({where})"))
+        rows += [(f"player {p} information sets / values", f"{game.layout(p).num_infosets:,} / {game.layout(p).size:,}")
+                 for p in range(game.num_players)]
+        n, na = int(game.bp.base[-1]), int(game.bp.asize)
         each = 4 if game.int32 else 8
         kind = "int32" if game.int32 else "float64"
-        rows.append(("memory (regrets + averages)", f"{human_bytes(each * n + 8 * n)}: regrets {n:,} values x {each} "
-                     f"bytes ({kind}) = {human_bytes(each * n)}, averages {n:,} x 8 bytes = {human_bytes(8 * n)}"))
+        rows.append(("memory (regrets + averages)", f"{human_bytes(each * n + 8 * na)}: regrets {n:,} values x {each} "
+                     f"bytes ({kind}) = {human_bytes(each * n)}, averages (rounds < average_rounds = "
+                     f"{game.bp.average_rounds}) {na:,} x 8 bytes = {human_bytes(8 * na)}"))
         if game.int32:
             fx = game.bp.fixed
             rows.append(("int32 regrets", f"{fx.scale:g} stored units a chip, floor {fx.floor:,} units "
@@ -224,20 +234,22 @@ class BlueprintGame(ReplicaSubgames, Game):
         return self.bp.layouts[player]
 
     def segments(self, with_average: bool) -> list[SegmentSpec]:
-        """One segment, ``regret`` (and ``avg``) holding every player's values at bp.base; with
+        """One segment, ``regret`` holding every player's values at bp.base (and ``avg``, the kept
+        rounds' averages at bp.aoff: compact); with
         replicas > 1 also ``replicas`` (the open round and its start) and ``replica<j>`` for
         j = 1..W-1, replica j's copy (solverkit.blueprint.parallel; on a zmq run, worker-owned)."""
         size = int(self.bp.base[-1])
         from solverkit.blueprint.int32 import packed_size
 
+        asize = int(self.bp.asize)  # the kept rounds' averages only
         specs = [SegmentSpec("root", {"regret": packed_size(size) if self.int32 else size,
-                                      **({"avg": size} if with_average else {})})]
+                                      **({"avg": asize} if with_average else {})})]
         if self.replicas > 1:
             from solverkit.blueprint.parallel import SEGMENT, segment_of
 
             arrays = self.plan.arrays(with_average)
             copy = self.plan.copy_arrays(with_average)
-            self._check_replica_memory(size * (2 if with_average else 1),
+            self._check_replica_memory(size + (asize if with_average else 0),
                                        sum(arrays.values()) + (self.replicas - 1) * sum(copy.values()))
             specs.append(SegmentSpec(SEGMENT, arrays))
             specs += [SegmentSpec(segment_of(j), dict(copy)) for j in range(1, self.replicas)]
@@ -365,7 +377,7 @@ class BlueprintGame(ReplicaSubgames, Game):
         seg = store.read("root")
         P, base = self.num_players, self.bp.base
         reg = self._regrets(np.asarray(seg["regret"]))
-        avg = np.asarray(seg["avg"]) if which != "current" and "avg" in seg else np.zeros(reg.size)
+        avg = np.asarray(seg["avg"]) if which != "current" and "avg" in seg else np.zeros(self.bp.asize)
         pol = self.bp.policy(reg, avg)
         return [pol[base[p]:base[p + 1]] for p in range(P)]
 
@@ -441,6 +453,32 @@ class BlueprintGame(ReplicaSubgames, Game):
         t, bp = self.bp.tree, self.bp
         return [[t.labels[int(t.first[n]) + a] for a in range(int(t.nact[n]))]
                 for n in bp.nodes_of[player] for _ in range(int(bp.buckets[t.round[n]]))]
+
+
+def bucket_counts(abstraction, spec) -> tuple[tuple[int, ...], str]:
+    """Buckets per round of `abstraction` (a plugin instance) on cards `spec`, without building or
+    loading its table: those its table file records when it exists and was built with these
+    parameters, else those asked (0: the round's canonical hands); and which it was."""
+    from pathlib import Path
+
+    from solverkit.abstraction.indexer import HandIndexer
+    from solverkit.abstraction.table import BucketTable
+
+    abstraction.check(spec)
+    params = abstraction.table_params(spec)
+    path = abstraction.config.get("table")
+    if path and Path(path).is_file():
+        try:
+            meta = BucketTable.read_meta(path)
+        except ConfigError:
+            meta = {}
+        if (meta.get("spec") == spec.key() and meta.get("name") == abstraction.name
+                and meta.get("params") == params and len(meta.get("buckets") or []) == spec.rounds):
+            return tuple(int(b) for b in meta["buckets"]), f"from {path}"
+    ix = HandIndexer(spec)
+    return (tuple(int(b) or ix.size(r) for r, b in enumerate(params["buckets"])),
+            "as [abstraction] asks, 0: the round's canonical hands" + (f"; {path} is not built yet" if path and
+                                                                         not Path(path).is_file() else ""))
 
 
 def _same_rules(a, b) -> bool:

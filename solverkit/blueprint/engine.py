@@ -5,12 +5,15 @@ Regrets are float64 by default (8 bytes a value: the lazy Linear CFR weights gro
 values by up to ``until + 1``, which float64 absorbs), or int32 (``regrets = "int32"``, 4 bytes:
 Pluribus's fixed point, floor and explicit discount, :mod:`solverkit.blueprint.int32`). The
 exported strategy is the average on the first ``average_rounds`` rounds and the current strategy
-(regret matching) on later ones, as Pluribus.
+(regret matching) on later ones, as Pluribus; only those rounds' averages are stored (``avg``:
+compact, player by player at :attr:`Blueprint.aoff`), so a run's memory is the regrets plus the kept
+rounds' averages (hold'em's preflop: a small part of the whole).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,15 +49,38 @@ def lossless_table(spec: CardSpec) -> BucketTable:
                        ix)
 
 
+class BucketCounts(NamedTuple):
+    """A card abstraction's buckets per round without its table: enough for the blueprint's sizes
+    (``solverkit info``), not to run it (a hold'em table takes minutes to build)."""
+
+    spec: CardSpec
+    buckets: tuple[int, ...]
+
+
+def average_offsets(tree, off: np.ndarray, buckets: np.ndarray, average_rounds: int) -> tuple[np.ndarray, int]:
+    """Where each node's averages lie in the compact ``avg`` (-1: none kept), and its size: the
+    decision nodes of rounds < `average_rounds`, one block (buckets x actions) each, in the
+    regrets' order (player by player, at `off`), so that with every round kept the layout is the
+    regrets' own (an older checkpoint's full ``avg`` reads back as it was written)."""
+    t = tree
+    kept = np.flatnonzero((t.kind != TERMINAL) & (t.round < average_rounds))
+    kept = kept[np.argsort(off[kept], kind="stable")]
+    lens = buckets[t.round[kept]] * t.nact[kept].astype(np.int64)
+    aoff: np.ndarray = np.full(off.size, -1, dtype=np.int64)
+    aoff[kept] = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64) if kept.size else kept
+    return aoff, int(lens.sum())
+
+
 class Blueprint:
     """External-sampling MCCFR of an N-player ACPC game (limit, or no-limit under the action
     abstraction `abstraction`) under a card abstraction.
 
-    `table`: a :class:`BucketTable` of the game's CardSpec (None: lossless). `rule` gives the
+    `table`: a :class:`BucketTable` of the game's CardSpec (None: lossless; a :class:`BucketCounts`:
+    sizes only, nothing allocated, :meth:`run` refused). `rule` gives the
     regret weight of iteration t (``increment_weight``: lcfr's lazy discount) or 1; `averaging`
     the average weight (its coefficients' second value)."""
 
-    def __init__(self, gd: TableDef, table: BucketTable | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
+    def __init__(self, gd: TableDef, table: BucketTable | BucketCounts | None = None, *, seed: int = 0, prune_threshold: float = 0.0,
                  prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
                  averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000, max_raises: int = 0,
                  sizes=None, regrets: str = "float64", regret_scale: float = 0.0, regret_floor: float = 0.0,
@@ -84,21 +110,27 @@ class Blueprint:
         self.off = np.zeros(t.num_nodes, dtype=np.int64)
         for p, nodes in enumerate(self.nodes_of):
             self.off[nodes] = self.base[p] + self.layouts[p].block_start
-        self.aoff = np.where((t.kind != TERMINAL) & (t.round < self.average_rounds), self.off, -1).astype(np.int64)
+        #: the kept averages' offsets in the compact `avg` (-1: none kept) and its size
+        self.aoff, self.asize = average_offsets(t, self.off, self.buckets, self.average_rounds)
+        #: built from bucket counts alone (:class:`BucketCounts`): sizes, no arrays
+        self.sizes_only = isinstance(self.table, BucketCounts)
         #: regrets = "int32": the fixed point, floor and discount interval (None: float64)
         self.fixed = int32.settings(regrets, regret_scale, regret_floor, discount_every,
                                     float(t.spent[t.kind == TERMINAL].sum(axis=1).max()), self.prune[0])
-        self.reg: np.ndarray = np.zeros(int(sizes.sum()), dtype=np.int32 if self.fixed else np.float64)
+        n = 0 if self.sizes_only else int(sizes.sum())
+        self.reg: np.ndarray = np.zeros(n, dtype=np.int32 if self.fixed else np.float64)
         #: int32: values clipped to the int32 range so far, and the first iteration that clipped one
         self.clipped: np.ndarray = np.zeros(2, dtype=np.int64)
-        self.avg = np.zeros(int(sizes.sum()))
+        self.avg = np.zeros(0 if self.sizes_only else self.asize)
         self.iteration = 0
         #: run(replicas > 1): the round's start and replicas 1..W-1 (solverkit.blueprint.parallel)
         self.replica_state: dict | None = None
-        ix = self.table.indexer
-        self._arrays = ix.arrays
-        self._assign = np.concatenate(self.table.assign).astype(np.int64)
-        self._assign_off = np.concatenate(([0], np.cumsum([a.size for a in self.table.assign])[:-1])).astype(np.int64)
+        table = self.table
+        if isinstance(table, BucketCounts):
+            return
+        self._arrays = table.indexer.arrays
+        self._assign = np.concatenate(table.assign).astype(np.int64)
+        self._assign_off = np.concatenate(([0], np.cumsum([a.size for a in table.assign])[:-1])).astype(np.int64)
         self._cards_in = np.array([self.spec.cards_in(r) for r in range(self.spec.rounds)], dtype=np.int64)
         self._scratch = self.new_scratch()
         self._scratches = [self._scratch]  # run(replicas > 1): one set a replica
@@ -122,6 +154,8 @@ class Blueprint:
         rounds; `map_local(fn, items)` runs the
         replicas, on threads where given), the round's start and replicas 1..W-1 kept in
         :attr:`replica_state`."""
+        if self.sizes_only:
+            raise ValueError("a blueprint of bucket counts alone (sizes) cannot run: give it its BucketTable")
         ts: np.ndarray = np.arange(self.iteration + 1, self.iteration + iterations + 1, dtype=np.int64)
         w = (self.averaging.coefficients_block(self.iteration + 1, ts.size)[:, 1] if self.averaging is not None
              else np.ones(ts.size))
@@ -179,7 +213,7 @@ class Blueprint:
         :attr:`base`): the players traversing (bit masks, in order from `lead`), regret weights rw, pruning thresholds
         (< 0: on), average weights; `scratch`: the kernel's buffers (:meth:`new_scratch`; None:
         this engine's own, for one thread at a time); `aoff`: where each node's averages lie in
-        `avg` (None: :attr:`aoff`; a replica's compact averages: its plan's); `disc`: int32
+        `avg` (None: :attr:`aoff`, the store's compact layout; a replica's copy: its plan's); `disc`: int32
         regrets' discount factors (:meth:`schedule`; None: none)."""
         t, gd = self.tree, self.gd
         fx = self.fixed
@@ -210,17 +244,22 @@ class Blueprint:
         return out
 
     def save(self, path) -> Path:
-        """Checkpoint: the iteration, regrets and averages (resume with :meth:`load`)."""
+        """Checkpoint: the iteration, regrets and the kept averages (compact; resume with :meth:`load`)."""
         path = Path(path)
         np.savez(path, iteration=self.iteration, reg=self.reg, avg=self.avg, seed=self.seed,
+                 average_rounds=self.average_rounds,
                  **{f"replica_{k}": v for k, v in (self.replica_state or {}).items()})
         return path
 
     def load(self, path) -> None:
         with np.load(path) as z:
+            if "average_rounds" not in z.files:  # written before the averages were compact
+                raise ConfigError(f"checkpoint {path} holds the averages of every round (an older solverkit's "
+                                  "layout); this one keeps only the first average_rounds rounds': start a new run")
             if (z["reg"].shape != self.reg.shape or z["avg"].shape != self.avg.shape or int(z["seed"]) != self.seed
-                    or z["reg"].dtype != self.reg.dtype):
-                raise ConfigError(f"checkpoint {path} is of another blueprint (sizes, seed or regrets' type differ)")
+                    or z["reg"].dtype != self.reg.dtype or int(z["average_rounds"]) != self.average_rounds):
+                raise ConfigError(f"checkpoint {path} is of another blueprint (sizes, seed, average_rounds or "
+                                  "regrets' type differ)")
             self.iteration = int(z["iteration"])
             self.reg[:] = z["reg"]
             self.avg[:] = z["avg"]

@@ -87,7 +87,10 @@ def add_change_ranges(out, copy, start, starts, lens):
 class Plan:
     """The replicas of blueprint `bp`: W, the round schedule (:func:`round_of`), and the compact
     layout of the averages the replicas keep (only the values of nodes whose average is kept, the
-    first ``average_rounds`` rounds': a small part of the whole for poker)."""
+    first ``average_rounds`` rounds': a small part of the whole for poker). A replica's copy lays
+    them out node by node (:attr:`caoff`), the store's ``avg`` player by player (``bp.aoff``,
+    gathered at :attr:`starts`): both as the solverkit before the store's became compact, so that
+    a checkpoint of then reads back the same or is refused on its sizes, never misread."""
 
     def __init__(self, bp, replicas: int, sync: int, ramp: int, start: int = 0):
         self.replicas, self.ramp = int(replicas), int(ramp)
