@@ -96,6 +96,8 @@ def _preset_table(presets) -> None:
 def info(game, overrides):
     """Sizes of GAME (a game name, or a config file's [game]): information sets (raw and up to suit
     symmetry), subgames, memory, counted before anything is built."""
+    import inspect
+
     from .core.config_text import parse_value
 
     from .core.params import spec_of
@@ -104,11 +106,13 @@ def info(game, overrides):
 
     given = {}
     abstraction = None
+    base_dir = Path.cwd()
     if game.endswith(".toml") and Path(game).is_file():  # a config file: its [game] table (paths resolved)
         from .core.config import absolutize_game_files
         from .core.config_text import read_toml
 
         path = Path(game)
+        base_dir = path.resolve().parent
         raw = read_toml(path)
         table = dict(raw.get("game") or {})
         abstraction = raw.get("abstraction")
@@ -116,7 +120,7 @@ def info(game, overrides):
             raise ConfigError(f"{game}: no [game] table with a name")
         game = table.pop("name")
         cls = get_registry().get("game", game, where="game")
-        absolutize_game_files(table, cls, path.resolve().parent)
+        absolutize_game_files(table, cls, base_dir)
         given.update(table)
     cls = get_registry().get("game", game, where="game")
     for item in overrides:
@@ -126,7 +130,14 @@ def info(game, overrides):
         given[key.strip()] = parse_value(text.strip())
     spec = spec_of(cls)
     params = spec.resolve(given, f"[game] ({game})")
-    rows = cls.size_report(params)  # large games count from their definition, allocating nothing
+    if isinstance(abstraction, dict) and "abstraction" in inspect.signature(cls.size_report).parameters:
+        # a game sized by its buckets (the blueprint): the config's [abstraction], its table not built
+        from .core.config import _resolve_abstraction
+
+        plugin = _resolve_abstraction({"abstraction": abstraction}, get_registry(), cls(**params), base_dir)
+        rows = cls.size_report(params, abstraction=plugin)
+    else:
+        rows = cls.size_report(params)  # large games count from their definition, allocating nothing
     if isinstance(abstraction, dict):  # the config's card abstraction: the store holds (betting node, bucket)
         buckets = abstraction.get("buckets") or []
         rows = [*rows, ("card abstraction ([abstraction])",
