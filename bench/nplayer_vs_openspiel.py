@@ -174,6 +174,7 @@ def main(argv=None):
     from solverkit.core.config import load_config
 
     rows = []
+    load_start = os.getloadavg()[0]  # the machine is shared: the load before and after is part of the result
     with tempfile.TemporaryDirectory(prefix="nplayer_bench_") as tmp:
         for name in names:
             g = GAMES[name]
@@ -207,6 +208,7 @@ def main(argv=None):
     result = {
         "command": " ".join(["python", "bench/" + Path(sys.argv[0]).name, *sys.argv[1:]]),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared)",
+        "load_average_start": load_start,
         "load_average": os.getloadavg()[0],
         "openspiel": getattr(pyspiel, "__version__", "") or _version("open_spiel"),
         "rows": rows,
@@ -223,6 +225,8 @@ def render(result: dict) -> str:
     players = sorted({r["players"] for r in rows if "players" in r}) or [3, 4]
     title = ", ".join(map(str, players[:-1])) + (" and " if len(players) > 1 else "") + str(players[-1])
     load = f" (load average {result['load_average']:.2f} at the end)" if "load_average" in result else ""
+    if "load_average_start" in result:
+        load = f" (load average {result['load_average_start']:.2f} at the start, {result['load_average']:.2f} at the end)"
     lines = [
         f"# Games of {title} players: solverkit's tree engine vs OpenSpiel's C++ CFR / CFR+",
         "",
