@@ -150,7 +150,7 @@ def info(game, overrides):
         click.echo("parameters (--set NAME=VALUE; * = given here, otherwise the default):")
         names = getattr(cls, "info_params", lambda _: spec.params)(params)  # those that apply (players: engine)
         shown_params = {n: p for n, p in spec.params.items() if n in names}
-        pwidth = max(len(n) for n in shown_params)
+        pwidth = max((len(n) for n in shown_params), default=0)
         for name, p in shown_params.items():
             mark = "*" if name in given else " "
             value = params.get(name)
