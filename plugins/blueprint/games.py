@@ -104,9 +104,9 @@ class BlueprintGame(ReplicaSubgames, Game):
         self.size_lists = self._size_lists()  # bad [game.sizes] refused before anything is built
         self.raise_cap = self._raise_cap()
         self.num_players = gd.num_players
-        if self.int32 and self.replicas > 1:
-            raise ConfigError(f"[game] replicas = {self.replicas} with regrets = \"int32\" is not supported (the "
-                              "replicas' merges are float64 sums): use replicas = 1, or regrets = \"float64\"")
+        from solverkit.blueprint.int32 import check_replicas
+
+        check_replicas(self.int32, self.replicas)
         self._abstraction = None
         self._table = None
 
@@ -386,8 +386,8 @@ class BlueprintGame(ReplicaSubgames, Game):
         play this file's rules, else the tree-engine game of the file itself (AcpcTreeGame: the
         same betting tree, so the same betting strings) when it has at most `exact_nodes` nodes."""
         if "_tree" not in self.__dict__:
-            never = int(self.config.get("exact_nodes", EXACT_NODES)) <= 0  # "0: never", Kuhn and Leduc too
-            self._tree = None if never else self._named_tree_game() or self._acpc_tree_game()
+            limit = int(self.config.get("exact_nodes", EXACT_NODES))  # 0: never, Kuhn and Leduc too
+            self._tree = None if limit <= 0 else self._named_tree_game() or self._acpc_tree_game(limit)
             self._tree_index = None
         return self._tree
 
@@ -407,13 +407,12 @@ class BlueprintGame(ReplicaSubgames, Game):
                 return g
         return None
 
-    def _acpc_tree_game(self):
+    def _acpc_tree_game(self, limit: int):
         """The file's own tree-engine game (no-limit: under this blueprint's abstraction and
         raise cap), or None when it has more than `exact_nodes` nodes (hold'em: refused on its
         deal count before anything is enumerated). The blueprint's betting tree is a lower bound
         on the game tree's nodes, checked first so that no large betting tree is enumerated twice."""
-        limit = int(self.config.get("exact_nodes", EXACT_NODES))
-        if limit <= 0 or self.bp.tree.num_nodes > limit:
+        if self.bp.tree.num_nodes > limit:
             return None
         from solverkit_poker.nplayer_tree import tree_game_of
 

@@ -165,7 +165,7 @@ class Blueprint:
         if replicas == 1:
             count = self.block(ts, masks, 0, rw, thresholds, pprob, w, self.reg, self.avg, disc=disc)
         else:
-            self.refuse_replicas(replicas)
+            int32.check_replicas(self.fixed is not None, replicas)
             from . import parallel
 
             plan = parallel.Plan(self, replicas, sync, ramp, sync_start)
@@ -199,13 +199,6 @@ class Blueprint:
         until = int32.lcfr_until(rule)
         return (np.ones(ts.size), np.where(ts > start, self.fixed.units(thr), 0.0),
                 self.fixed.discounts(ts, until))
-
-    def refuse_replicas(self, replicas: int) -> None:
-        """ConfigError: int32 regrets run one replica (their explicit discounts and clipped merges
-        are not those of the float64 rounds)."""
-        if self.fixed is not None and replicas > 1:
-            raise ConfigError(f"[game] replicas = {replicas} with regrets = \"int32\" is not supported (the "
-                              "replicas' merges are float64 sums): use replicas = 1, or regrets = \"float64\"")
 
     def block(self, ts, masks, lead, rw, thresholds, pprob, weights, reg, avg, scratch=None, aoff=None,
               disc=None) -> int:

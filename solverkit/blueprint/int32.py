@@ -105,6 +105,14 @@ def settings(mode: str, scale: float, floor: float, every: int, max_pot: float, 
     return out
 
 
+def check_replicas(int32_regrets: bool, replicas: int) -> None:
+    """ConfigError: int32 regrets run one replica (their explicit discounts and clipped merges are
+    not those of the float64 rounds)."""
+    if int32_regrets and replicas > 1:
+        raise ConfigError(f"[game] replicas = {replicas} with regrets = \"int32\" is not supported (the "
+                          "replicas' merges are float64 sums): use replicas = 1, or regrets = \"float64\"")
+
+
 def packed_size(n: int) -> int:
     """float64 slots of the store holding n int32 values (two a slot)."""
     return (int(n) + 1) // 2

@@ -415,7 +415,6 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
         return rows + [(f"player {p} information sets / values",
                         f"{self.layout(p).num_infosets:,} / {self.layout(p).size:,}") for p in range(self.num_players)]
 
-
     def infoset_keys(self, player):
         """The game's own information-set keys, in layout order."""
         return list(self.tree.keys[player])
