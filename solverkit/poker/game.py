@@ -103,7 +103,7 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
             self.tree.sides = split_sides(self.tree, sides)
             # each player's showdown tables replace the shared list's (freed: not views of them)
             t = self.tree
-            t.sd_order, t.sd_strength = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.int64)
+            t.sd_order, t.sd_strength = t.sd_order[:0, :0].copy(), t.sd_strength[:0, :0].copy()
             t.sd_count = np.zeros(0, dtype=np.int64)
         self.split = s
         self.chunk_count = int(params.get("chunks", 1) or 1)

@@ -219,6 +219,21 @@ def shared_side(t) -> HandSide:
                     t.sd_count, np.arange(H, dtype=np.int64))
 
 
+def showdown_dtype(num_hands: int) -> type:
+    """The integer type of the showdown tables (hand indices and strength ranks, both < H):
+    int16 while H fits it (hold'em's 1,326 hands), int32 beyond; a spot's tables are ~4x
+    smaller than as int64 (~11 MB on a flop spot)."""
+    return np.int16 if num_hands < np.iinfo(np.int16).max else np.int32
+
+
+def dense_ranks(sorted_strengths: np.ndarray) -> np.ndarray:
+    """0, 1, 2, ... for ascending strengths, equal strengths one rank: the showdown compares
+    strengths only for order and ties, which ranks keep."""
+    if sorted_strengths.size == 0:
+        return sorted_strengths
+    return np.concatenate(([0], np.cumsum(np.diff(sorted_strengths) != 0)))
+
+
 def split_sides(t, rows: tuple) -> tuple:
     """(player 0's, player 1's) HandSide holding rows[p] of the tree's hands (a spot's ranges).
     Each row set must be closed under the tree's suit-orbit hand maps."""
@@ -239,8 +254,8 @@ def split_sides(t, rows: tuple) -> tuple:
         if np.any(perms < 0):
             raise AssertionError("a player's hands are not closed under the boards' suit maps")  # a caller bug
         nb = t.sd_order.shape[0]
-        order = np.full((nb, max(r.size, 1)), -1, dtype=np.int64)
-        strength = np.zeros((nb, max(r.size, 1)), dtype=np.int64)
+        order = np.full((nb, max(r.size, 1)), -1, dtype=t.sd_order.dtype)
+        strength = np.zeros((nb, max(r.size, 1)), dtype=t.sd_strength.dtype)
         count = np.zeros(nb, dtype=np.int64)
         for i in range(nb):
             o = t.sd_order[i, : t.sd_count[i]]
@@ -263,8 +278,8 @@ class PokerTree:
     hands: np.ndarray  # int64 [H, k]
     boards: Boards
     valid: np.ndarray  # uint8 [num_boards, H]: hand does not clash with the board
-    sd_order: np.ndarray  # int64 [num_last_boards, H]: valid hands by ascending strength, then -1
-    sd_strength: np.ndarray  # int64 [num_last_boards, H]: strength of sd_order's hands
+    sd_order: np.ndarray  # int16/int32 (showdown_dtype) [num_last_boards, H]: valid hands by ascending strength, then -1
+    sd_strength: np.ndarray  # the same type [num_last_boards, H]: sd_order's hands' strength ranks (ties equal)
     sd_count: np.ndarray  # int64 [num_last_boards]: valid hands per last-round board
     deals: np.ndarray  # float64 per round: equally likely (hand, hand, boards so far) deals
     #: (player 0's, player 1's) HandSide when they hold different hands (a spot's ranges); None: both all
@@ -343,8 +358,9 @@ def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: di
             valid[g] = ~np.isin(hands, b).any(axis=1)
     last = gd.num_rounds - 1
     lo, hi = int(boards.round_start[last]), int(boards.round_start[last + 1])
-    sd_order = np.full((hi - lo, H), -1, dtype=np.int64)
-    sd_strength = np.zeros((hi - lo, H), dtype=np.int64)
+    small = showdown_dtype(H)
+    sd_order = np.full((hi - lo, H), -1, dtype=small)
+    sd_strength = np.zeros((hi - lo, H), dtype=small)
     sd_count = np.zeros(hi - lo, dtype=np.int64)
     vals = np.empty(H, dtype=np.int64)
     for i, g in enumerate(range(lo, hi)):
@@ -356,6 +372,6 @@ def build_tree(gd: GameDef, strength=None, isomorphic: bool = False, allowed: di
         ok = np.flatnonzero(vals >= 0)
         order = ok[np.argsort(vals[ok], kind="stable")]
         sd_order[i, : order.size] = order
-        sd_strength[i, : order.size] = vals[order]
+        sd_strength[i, : order.size] = dense_ranks(vals[order])
         sd_count[i] = order.size
     return PokerTree(gd, bet, hands, boards, valid, sd_order, sd_strength, sd_count, count_deals(gd))
