@@ -127,7 +127,15 @@ def info(game, overrides):
         if "=" not in item:
             raise ConfigError(f"--set {item!r} is not PARAM=VALUE (e.g. --set ranks=5)")
         key, text = item.split("=", 1)
-        given[key.strip()] = parse_value(text.strip())
+        key = key.strip()
+        section, dot, rest = key.partition(".")
+        if dot and section == "game":  # solve's spelling of a game parameter
+            key = rest
+        elif dot:
+            raise ConfigError(f"--set {key}: info sizes the game and takes [game] parameters only (PARAM or "
+                              f"game.PARAM); [{section}] settings do not change its size (the memory rows cover "
+                              "each store precision)")
+        given[key] = parse_value(text.strip())
     spec = spec_of(cls)
     params = spec.resolve(given, f"[game] ({game})")
     if isinstance(abstraction, dict) and "abstraction" in inspect.signature(cls.size_report).parameters:

@@ -454,6 +454,17 @@ def test_info_refuses_a_cut_below_the_last_round_as_solve_does():
         "Error: [game] split_round = 5: the game has 2 rounds; valid: 0 (no split) to 1\n"), res.output
 
 
+def test_info_takes_solves_game_dot_spelling_and_names_other_sections_in_one_line():
+    """`--set store.precision=block16` was reported as an unknown [game] parameter 'store.precision'."""
+    res = CliRunner().invoke(cli, ["info", "leduc", "--set", "game.isomorphism=false"])
+    assert res.exit_code == 0, res.output
+    assert any(ln.replace("*", " ").split()[:2] == ["isomorphism", "false"] and ln.lstrip().startswith("*")
+               for ln in res.output.splitlines())
+    res = CliRunner().invoke(cli, ["info", "leduc", "--set", "store.precision=block16"])
+    assert res.exit_code == 2 and "--set store.precision" in res.stderr and "[store]" in res.stderr, res.output
+    assert res.stderr.count("\n") == 1
+
+
 def test_info_lists_the_game_parameters_with_values_and_marks_the_given_ones():
     res = CliRunner().invoke(cli, ["info", "leduc", "--set", "isomorphism=false"])
     assert res.exit_code == 0, res.output
