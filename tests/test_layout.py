@@ -113,3 +113,15 @@ def test_policy_in_parts_equals_policy(blocks, part, seed):
     out = policy_in_parts(values, lay, np.full(lay.size, np.nan), release=lambda: calls.append(1), part_values=part)
     np.testing.assert_array_equal(out, policy(values, lay))
     assert 1 <= len(calls) <= len(blocks)
+    # the parts on two threads (a transport's map_local), and from a decoder function: the same numbers
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        def parallel(fn, items):
+            return list(pool.map(fn, items))
+
+        seen = []
+        out2 = policy_in_parts(lambda a, b: seen.append((a, b)) or values[a:b].copy(), lay, np.full(lay.size, np.nan),
+                               release=lambda: None, part_values=part, parallel=parallel)
+    np.testing.assert_array_equal(out2, policy(values, lay))
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == len(calls)

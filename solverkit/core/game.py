@@ -200,10 +200,10 @@ class Game(StrategyViews):
             return [policy(policy_source(store, seg, "root", p), self.layout(p)) for p in players]
         return [policy(seg[f"avg{p}"], self.layout(p)) for p in players]
 
-    def strategy_of(self, store, which: str, player: int, out=None, release=None) -> np.ndarray:
+    def strategy_of(self, store, which: str, player: int, out=None, release=None, parallel=None) -> np.ndarray:
         """One player's flat policy, into `out` when given (a game may fill it piece by piece,
         calling `release()` after each piece, so a memory-mapped `out` never sits whole in
-        memory)."""
+        memory, and run the pieces through `parallel`, a ``map(fn, items)`` on threads)."""
         pol = self.strategy(store, which)[player]
         if out is None:
             return pol

@@ -70,13 +70,16 @@ POLICY_PART_VALUES = 1 << 18
 
 
 def policy_in_parts(values: np.ndarray, layout: Layout, out: np.ndarray, release=None,
-                    part_values: int = POLICY_PART_VALUES) -> np.ndarray:
+                    part_values: int = POLICY_PART_VALUES, parallel=None) -> np.ndarray:
     """:func:`policy` into `out` a few million values at a time, calling `release()` after each
     part: with `out` a memory map whose pages `release` hands back, a large policy is never
     resident whole (the numbers are those of one :func:`policy` call). `values` may also be a
     function ``(start, stop) -> values[start:stop]`` (a compact store's decoder), so that the
-    values are never resident whole either; the layout's blocks must then follow each other."""
-    for lo, hi, start, stop in parts(layout, part_values):
+    values are never resident whole either; the layout's blocks must then follow each other.
+    `parallel`: a ``map(fn, items)`` that may run the parts on threads (a transport's
+    ``map_local``; parts write disjoint values and the kernels release the GIL)."""
+    def one(part):
+        lo, hi, start, stop = part
         if callable(values):
             regret_matching(values(start, stop), layout.block_start[lo:hi] - start, layout.block_count[lo:hi],
                             layout.block_actions[lo:hi], out[start:stop])
@@ -85,6 +88,12 @@ def policy_in_parts(values: np.ndarray, layout: Layout, out: np.ndarray, release
                             layout.block_actions[lo:hi], out)
         if release is not None:
             release()
+
+    if parallel is None:
+        for part in parts(layout, part_values):
+            one(part)
+    else:
+        parallel(one, list(parts(layout, part_values)))
     return out
 
 

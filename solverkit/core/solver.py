@@ -8,6 +8,7 @@ run_config.py, compile_time.py, and the Solver's mixins store_watch.py and solve
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 
@@ -263,7 +264,12 @@ class Solver(StoreWatch, SolverFiles):
         return self.game.strategy(self.values, kind or self.output_kind)
 
     def strategy_of(self, player: int, kind: str | None = None, out=None, release=None):
-        return self.game.strategy_of(self.values, kind or self.output_kind, player, out=out, release=release)
+        """One player's policy (into `out`, piece by piece; the pieces on the transport's threads
+        where the game's strategy_of takes `parallel`: a plugin's older override may not)."""
+        extra = {}
+        if "parallel" in inspect.signature(self.game.strategy_of).parameters:
+            extra["parallel"] = self.transport.map_local
+        return self.game.strategy_of(self.values, kind or self.output_kind, player, out=out, release=release, **extra)
 
     def evaluate(self, exact: bool = False) -> dict:
         """Metrics row of the output strategy; `exact` skips the game's incremental fast path

@@ -278,7 +278,7 @@ class AbstractedPoker:
             return policy_source(store, seg, "root", player)
         return seg[f"avg{player}"]
 
-    def strategy_of(self, store, which, player, out=None, release=None):
+    def strategy_of(self, store, which, player, out=None, release=None, parallel=None):
         """`player`'s policy in the real game (each hand plays its bucket's abstract policy)."""
         pol = policy(np.ascontiguousarray(self._source(store, which, player), dtype=np.float64),
                      self.abstract_layout(player))

@@ -57,11 +57,12 @@ class GameEvaluation:
 
         return [self.strategy_of(store, which, p) for p in (0, 1)]
 
-    def strategy_of(self, store, which, player, out=None, release=None):
+    def strategy_of(self, store, which, player, out=None, release=None, parallel=None):
         """One player's flat policy over the unsplit layout, gathered segment by segment: each
         segment is normalised on its own (information sets never straddle segments) and copied
         into `out` (a new array, or for example a memory-mapped file), and `release()` is called
-        after each one, so only one segment's values are in memory besides `out`."""
+        after each one, so only one segment's values are in memory besides `out`. `parallel`: a
+        ``map(fn, items)`` on threads for an unsplit game's parts (:func:`policy_in_parts`)."""
         from ..core.arith import regret_matching
         from ..core.layout import parts, policy, policy_in_parts
 
@@ -80,7 +81,7 @@ class GameEvaluation:
                 src = functools.partial(seg.decode_range, name)
             else:
                 src = values("root")
-            policy_in_parts(src, self.layout(player), out.view(np.ndarray), release)
+            policy_in_parts(src, self.layout(player), out.view(np.ndarray), release, parallel=parallel)
             return out
         segments = [(self.trunk, None, "trunk")]
         # a trunk-only game decodes a subgame with a game built for its cut board: board by board

@@ -205,9 +205,9 @@ class HoldemSpot(SpotViews, PokerGame):
 
         return build_locks(self, table)
 
-    def strategy_of(self, store, which, player, out=None, release=None):
+    def strategy_of(self, store, which, player, out=None, release=None, parallel=None):
         """The stored policy with the locked hands' locks written in (locks.write_locks)."""
-        out = super().strategy_of(store, which, player, out=out, release=release)
+        out = super().strategy_of(store, which, player, out=out, release=release, parallel=parallel)
         if self.config.get("lock"):
             from .locks import write_locks
 
