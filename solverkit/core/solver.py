@@ -276,6 +276,10 @@ class Solver(StoreWatch, SolverFiles):
         and, when the transport's values come from elsewhere (``Transport.trusted_values``),
         every value it computed: the walk reads the stored strategy segment by segment here."""
         store, transport = self.store, self.transport
+        # this evaluation is the exact one when the game's store walk is exact and no worker's
+        # value enters it: confirm() at this iteration then reuses it instead of walking again
+        exact_now = exact or (self.game.store_walk_is_exact
+                              and (transport.trusted_values or not holds_subgames(self.game)))
         if exact and not transport.trusted_values and holds_subgames(self.game):
             store, transport = self.values, None
         if self.game.num_players != 2:
@@ -302,6 +306,8 @@ class Solver(StoreWatch, SolverFiles):
             cur_expl = (cur[0] + cur[1]) / 2.0 if cur is not None else exploitability(self.game, self.strategy("current"))[0]
             row[CURRENT_COLUMN] = cur_expl
             row.update(unit_values(self.game, cur_expl, current=True))
+        if exact_now:
+            self._confirmed = (self.iteration, dict(row))
         return row
 
     def _evaluate_n(self) -> dict:
