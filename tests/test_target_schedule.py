@@ -78,3 +78,18 @@ def test_a_run_with_a_target_stops_near_its_crossing_with_few_evaluations(tmp_pa
 def test_a_resumed_run_evaluates_where_a_straight_run_does(tmp_path):
     full, part = straight_and_resumed(tmp_path, LEDUC.format(iterations=5000), 5000, 37, "10")
     assert iterations(part / "metrics.csv") == iterations(full / "metrics.csv")
+
+
+def test_the_target_schedule_starts_where_a_delayed_average_holds_something():
+    """Before iteration delay + 1 delayed averaging's output is the uniform strategy: evaluations
+    there measured it (a flat curve, then steps of a quarter), not the solve."""
+    cfg = {"game": {"name": "kuhn"}, "rule": {"name": "rm_plus"}, "averaging": {"name": "delayed", "delay": 20}}
+    res = run_solve(load_config(cfg), target=0.01, iterations=2000)
+    assert res.reached_target
+    its = [row["iteration"] for row in res.metrics]
+    assert its[0] == 21 and its[1] == 42, its  # the first weighted iteration, then doubling
+    sched = EvalSchedule(0, [("exploitability", 0.01)], first=21)
+    sched.replay([{"iteration": 21, "exploitability": 0.2}])
+    assert sched.next_at == 42
+    sched.replay([])
+    assert sched.due(20, 0.0, None) is False and sched.due(21, 0.0, None) is True

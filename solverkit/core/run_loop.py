@@ -79,7 +79,9 @@ class Run:
         self.goals = [(self.target_column, self.target)] if self.target > 0 else []
         self.goals += [(u.column, self.unit_targets[u.target_key]) for u in self.units
                        if self.unit_targets.get(u.target_key, 0) > 0]
-        self.schedule = EvalSchedule(cfg["eval_every"], self.goals)
+        averaging = assembly.averaging
+        first = (first_weighted_iteration(averaging, self.iterations) or 1) if averaging.inline else 1
+        self.schedule = EvalSchedule(cfg["eval_every"], self.goals, first=first)
         # what the loop carries
         self.metrics: list[dict] = []
         self.row = None  # the last metrics row

@@ -49,13 +49,16 @@ class EvalSchedule:
     replays its rows through :meth:`observed` evaluates where a straight run would.
     ``eval_every = "log"`` keeps the log schedule with a target (what studies run)."""
 
-    def __init__(self, every, goals=()):
+    def __init__(self, every, goals=(), first: int = 1):
         parsed = parse_schedule(every)
         self.goals = [(column, float(goal)) for column, goal in goals if goal and goal > 0]
         self.kind, self.period = parsed or (("target", 0) if self.goals else ("log", 0))
         self.next = None
         self.points = {column: [] for column, _ in self.goals}
-        self.next_at = 1
+        #: the target schedule's first evaluation: the first iteration the average holds (before
+        #: it, delayed averaging's output is the uniform strategy, whose flat curve says nothing)
+        self.first = max(1, int(first))
+        self.next_at = self.first
 
     def observed(self, row) -> None:
         """An evaluated metrics row: the target schedule places its next evaluation."""
@@ -75,7 +78,7 @@ class EvalSchedule:
     def replay(self, rows) -> None:
         """Start again from a (resumed or rolled back) run's metrics rows."""
         self.points = {column: [] for column, _ in self.goals}
-        self.next_at = 1
+        self.next_at = self.first
         for row in rows:
             self.observed(row)
 
