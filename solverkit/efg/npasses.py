@@ -17,9 +17,10 @@ from numba import njit
 from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
 from .nkernels import CHANCE, DECISION, TERMINAL
 
-#: bits of a compact row's first column: kind (2 bits), then the acting player (3), then the flag
-#: of an information set's representative history
-KIND_MASK, PLAYER_SHIFT, PLAYER_MASK, REP_SHIFT = 3, 2, 7, 5
+#: bits of a compact row's first column: kind (2 bits), then the acting player (16: a plugin's
+#: TreeGame may have more players than the 6 of the bundled games; 3 bits read player 8 as 0),
+#: then the flag of an information set's representative history
+KIND_MASK, PLAYER_SHIFT, PLAYER_MASK, REP_SHIFT = 3, 2, (1 << 16) - 1, 18
 
 
 def compact_nodes(node: np.ndarray, utils: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -31,6 +32,9 @@ def compact_nodes(node: np.ndarray, utils: np.ndarray, base: np.ndarray) -> tupl
     int32 where every number fits (any tree a machine holds), else int64."""
     kind, player = node[:, 0], node[:, 1]
     decision = kind == DECISION
+    if decision.any() and int(player[decision].max()) > PLAYER_MASK:
+        raise ValueError(f"a tree of {int(player[decision].max()) + 1} players: the compact passes name at most "
+                         f"{PLAYER_MASK + 1}")
     terminal = np.flatnonzero(kind == TERMINAL)
     off = np.zeros(node.shape[0], dtype=np.int64)
     off[decision] = base[player[decision]] + node[decision, 2]
