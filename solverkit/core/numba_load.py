@@ -314,6 +314,16 @@ def _nrt_key(codegen_) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def _nrt_digest(state) -> str:
+    """The SHA-256 of a serialized NRT library (name, "object", (object code, bitcode)), kept
+    with it in its file and checked before the object code reaches LLVM."""
+    name, kind, (obj, bitcode) = state[:3]
+    h = hashlib.sha256(f"{name}\0{kind}\0{len(obj)}\0".encode())
+    h.update(obj)
+    h.update(bitcode)
+    return h.hexdigest()
+
+
 def _start_nrt(context, cache_dir: str | None) -> None:
     """``rtsys.initialize(context)`` with NRT's functions loaded from their object code in
     `cache_dir` when it holds them, compiled (and kept there) otherwise (numba 0.68's initialize
@@ -341,10 +351,11 @@ def _start_nrt(context, cache_dir: str | None) -> None:
         if path is not None:
             try:
                 with open(path, "rb") as f:
-                    stored_key, state = pickle.load(f)
-                if stored_key != key:
-                    state = None
-            except Exception:  # absent, unreadable or from another version: compiled below
+                    stored_key, stored = pickle.load(f)
+                # a damaged file's object code would end the process in LLVM (no exception to catch)
+                if stored_key == key and stored[3] == _nrt_digest(stored):
+                    state = stored[:3]
+            except Exception:  # absent, unreadable, damaged or from another version: compiled below
                 state = None
         if state is not None:
             library = codegen_.unserialize_library(state)
@@ -354,7 +365,8 @@ def _start_nrt(context, cache_dir: str | None) -> None:
             library.add_ir_module(ir_module)
             library.finalize()
             if path is not None:
-                _save(path, (key, library.serialize_using_object_code()))
+                state = library.serialize_using_object_code()
+                _save(path, (key, (*state, _nrt_digest(state))))
         rtsys._library = library
         rtsys._init = True
 
