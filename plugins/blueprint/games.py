@@ -307,6 +307,11 @@ class BlueprintGame(ReplicaSubgames, Game):
         lazy = getattr(rule, "increment_weight", None)
         for t in (int(ts[0]), int(ts[-1])):
             sampler.check_coefficients(rule, averaging, t, lazy is not None)
+            floor = rule.kernel_coefficients(t)[3]
+            if floor != -math.inf:  # (the kernel adds deltas unfloored: rm_plus would run as rm)
+                raise ConfigError(f"[rule] name = {rule.name!r} floors every regret at {floor:g} after each update, "
+                                  "which the blueprint's kernel does not do (it sums regrets as MCCFR): use rule "
+                                  "rm or lcfr, or the tree engine's game of these rules (e.g. kuhn_tree, leduc_tree)")
         if self.int32:
             self._check_int32(store, sampler)
         rw, thr, disc = self.bp.schedule(ts, rule, sampler.prune_threshold(), sampler.prune_start())
