@@ -135,3 +135,20 @@ def test_a_game_of_more_than_eight_players_keeps_each_players_regrets():
 def test_random_n_player_games_give_the_reference_passes_numbers(seed, players):
     game = RandomNGame(seed, players)
     _check(game, seed)
+
+
+def test_the_int64_table_of_a_huge_tree_gives_the_same_numbers():
+    """Past 2^31 nodes or values the table is int64 (no tree here is that large: the same table
+    widened runs the int64 specialisation of the passes)."""
+    game = RandomNGame(11, 4, depth=6)
+    t, N, P, S, base = game.tree, game.tree.num_nodes, game.num_players, int(game._base[-1]), game._base
+    cn, ut = npasses.compact_nodes(t.node, t.utils, base)
+    sig = _profile(game, 11)
+    for upd, am in ((1 << 2, 1 << 1), ((1 << P) - 1, (1 << P) - 1)):
+        out = []
+        for table in (cn, cn.astype(np.int64)):
+            d, ac = np.full(S, 7.0), np.zeros(S)
+            npasses.pass_any(table, t.prob, ut, t.utils, base, sig, upd, am, np.zeros((N, P + 1)), np.zeros((N, P)),
+                             d, ac, np.zeros(N), np.zeros(N), np.zeros(N))
+            out.append((d, ac))
+        assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
