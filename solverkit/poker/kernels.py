@@ -36,7 +36,7 @@ from ..core.rng import uniform
 from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _predict,
                             _reach_down_any, _reach_down_block, _reach_down_locked, _reach_sample)
 from .terminal_kernels import (SD_BATCH, _fold, _fold_batch, _showdown2_batch, _terminals,  # noqa: F401 (re-exported)
-                               _terminals_batched, fold_values, showdown_values, zero_values)
+                               _terminals_batched, batch_width, fold_values, showdown_values, zero_values)
 
 DECISION, FOLD, SHOWDOWN, ROUND_END = 0, 1, 2, 3
 #: what a walk samples (docs/samplers.md, poker): nothing; one board per round ("public chance
@@ -432,7 +432,7 @@ def _walk(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_players, coe
     H1 = T.hands1.shape[0]
     card = np.zeros(3 * T.deck, dtype=np.float64)
     # batched showdowns' scratch (players with their own hand lists)
-    nsd = 1 if T.shared else SD_BATCH
+    nsd = 1 if T.shared else batch_width(T.kind, W.round_lo, W.round_hi, W.r0, W.r_end)
     nn = 1 if T.shared else T.kind.shape[0]
     sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((T.deck, nsd)), np.empty((2, nsd)),
           np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64),

@@ -11,8 +11,14 @@ from numba import njit
 
 from .betting import FOLD, SHOWDOWN
 
-#: showdown nodes of one board evaluated together by _showdown2_batch (its scratch is sized by it)
+#: a batch's scratch width in the unit tests of _showdown2_batch and _fold_batch (any width works)
 SD_BATCH = 16
+#: the most fold or showdown nodes of one board evaluated together (_terminals_batched): a walk's
+#: scratch is as wide as the most nodes of one kind in one round, up to this. Wider batches spread
+#: each lane loop's fixed cost (LLVM's overlap checks, remainder) over more nodes, up to where the
+#: batch's reach rows and scratch leave the cache: on the preset's river boards (129 showdowns, 88
+#: folds) 48-92 lanes took 0.7x the time of 16, 132 lanes 0.8x (bench/kernel_profile.py)
+SD_LANES = 64
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -75,6 +81,18 @@ def _lanes(M, width):
     return w if w < width else width
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_hand(x, a, c0, c1, W):
+    """a += x, c0 += x, c1 += x over W lanes: one opponent hand of two cards into a fold's total and
+    its cards' sums, in one loop rather than two (each loop over a batch's lanes pays LLVM's
+    overlap checks and remainder before its few vector steps): 0.94x the fold's time."""
+    for m in range(W):
+        y = x[m]
+        a[m] += y
+        c0[m] += y
+        c1[m] += y
+
+
 @njit(cache=True, nogil=True)
 def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hands_o, order_o, strength_o, count_o,
                      i, R, C, acc, cfv, p, OUT):
@@ -84,9 +102,10 @@ def _showdown2_batch(reach, nodes, fs, M, o, hands, order, strength, count, hand
     the mass below p's hand (row i of order / strength), descending for the mass above, each a
     running total and one per card (inclusion-exclusion: the only hand holding both of h's cards
     is h itself, of equal strength, in neither sum). Every step is a loop over the nodes on the
-    batch's lanes (_lanes: contiguous, vectorised; lanes past M hold zeros). Scratch, width
-    SD_BATCH: R [hands] the opponent's reach in strength order, C [deck] per-card mass, acc [1],
-    OUT [hands] the mass below p's t-th hand until its value is written."""
+    batch's lanes (_lanes: contiguous, vectorised; lanes past M hold zeros). Scratch, as wide as
+    the batch may be: R [hands] the opponent's reach in strength order, C [deck] per-card mass,
+    acc [1], OUT [hands] the mass below p's t-th hand until its value is written. (Its three lane
+    loops per opponent hand as one, as _fold_batch does, ran slower here: 1.08-1.2x.)"""
     H = hands.shape[0]
     k = hands.shape[1]
     W = _lanes(M, R.shape[1])
@@ -285,10 +304,39 @@ def _terminals(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                     _fold(reach, n, 1 - p, hands0, hands0, same0, valid0, g, card, 0.5 * x * scale[r], cfv, p, True)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def batch_width(kind, round_lo, round_hi, r0, r_end):
+    """The scratch width of a walk's batched terminals over rounds r0..r_end: the most fold or
+    showdown nodes of one round, rounded up to whole vectors of 4 doubles, at most SD_LANES."""
+    most = 1
+    for r in range(r0, r_end + 1):
+        nf = 0
+        ns = 0
+        for n in range(round_lo[r], round_hi[r]):
+            if kind[n] == FOLD:
+                nf += 1
+            elif kind[n] == SHOWDOWN:
+                ns += 1
+        most = max(most, nf, ns)
+    w = (most + 3) // 4 * 4
+    return w if w < SD_LANES else SD_LANES
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _batch_size(n, width):
+    """Nodes per batch for n nodes on scratch `width` lanes wide: as few batches as fit, of about
+    equal size (129 nodes on 64 lanes: three of 43, not 64, 64 and 1)."""
+    if n <= width:
+        return max(n, 1)
+    batches = (n + width - 1) // width
+    return (n + batches - 1) // batches
+
+
 @njit(cache=True, nogil=True)
 def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
-    """_terminals for players with their own hand lists: the board's live folds and showdowns
-    SD_BATCH nodes at a time (_fold_batch, _showdown2_batch), each node's numbers as one at a time."""
+    """_terminals for players with their own hand lists: the board's live folds and showdowns in
+    batches as wide as the scratch `sd` (_fold_batch, _showdown2_batch; batches of about equal
+    size), each node's numbers as one at a time."""
     R, C, acc, fs, fnodes, snodes, OUT = sd
     kind, player, spent, extra, scale = T.kind, T.player, T.spent, T.extra, T.scale
     H0 = T.hands0.shape[0]
@@ -311,8 +359,9 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
     for p in range(2):
         if not (val_mask >> p) & 1:
             continue
-        for b in range(0, nf, SD_BATCH):
-            M = min(SD_BATCH, nf - b)
+        step = _batch_size(nf, R.shape[1])
+        for b in range(0, nf, step):
+            M = min(step, nf - b)
             nodes = fnodes[b: b + M]
             for m in range(M):
                 n = nodes[m]
@@ -321,8 +370,9 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
                 _fold_batch(reach, nodes, fs, M, 1 - p, T.hands0, T.hands1, T.same0, T.valid0, g, R, C, acc, cfv, p)
             else:
                 _fold_batch(reach, nodes, fs, M, 1 - p, T.hands1, T.hands0, T.same1, T.valid1, g, R, C, acc, cfv, p)
-        for b in range(0, ns, SD_BATCH):
-            M = min(SD_BATCH, ns - b)
+        step = _batch_size(ns, R.shape[1])
+        for b in range(0, ns, step):
+            M = min(step, ns - b)
             nodes = snodes[b: b + M]
             for m in range(M):
                 n = nodes[m]
@@ -350,8 +400,8 @@ def _terminals_batched(T, r, g, lo, hi, card, val_mask, reach, cfv, live, sd):
 def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, acc, cfv, p):
     """_fold (not adding) for M fold nodes of one board at once, stakes fs[:M]: per node the same
     additions in the same order, so the same doubles; each step a loop over the nodes on the
-    batch's lanes (_lanes: lanes past M hold zeros; contiguous, vectorised). Scratch, width SD_BATCH:
-    R [opponent hands], C [deck] per-card mass, acc [2]."""
+    batch's lanes (_lanes: lanes past M hold zeros; contiguous, vectorised). Scratch, as wide as the
+    batch may be: R [opponent hands], C [deck] per-card mass, acc [2]."""
     H = hands.shape[0]
     Ho, k = hands_o.shape
     W = _lanes(M, R.shape[1])
@@ -361,11 +411,19 @@ def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, ac
             R[h, m] = reach[nodes[m], o, h]
         for m in range(M, W):
             R[h, m] = 0.0
+    a = acc[0]
     for m in range(W):
-        acc[0, m] = 0.0
-    for h in range(Ho):
-        for m in range(W):
-            acc[0, m] += R[h, m]
+        a[m] = 0.0
+    if k == 2:  # the total and the per-card sums in one loop (_add_hand), each in the same order
+        for c in range(deck):
+            for m in range(W):
+                C[c, m] = 0.0
+        for h in range(Ho):
+            _add_hand(R[h], a, C[hands_o[h, 0]], C[hands_o[h, 1]], W)
+    else:
+        for h in range(Ho):
+            for m in range(W):
+                a[m] += R[h, m]
     if k == 1:
         for h in range(H):
             s = same[h]
@@ -373,14 +431,15 @@ def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, ac
             for m in range(M):
                 cfv[nodes[m], p, h] = fs[m] * (acc[0, m] - (R[s, m] if s >= 0 else 0.0)) if ok else 0.0
         return
-    for c in range(deck):
-        for m in range(W):
-            C[c, m] = 0.0
-    for h in range(Ho):
-        for j in range(k):
-            c = hands_o[h, j]
+    if k != 2:
+        for c in range(deck):
             for m in range(W):
-                C[c, m] += R[h, m]
+                C[c, m] = 0.0
+        for h in range(Ho):
+            for j in range(k):
+                c = hands_o[h, j]
+                for m in range(W):
+                    C[c, m] += R[h, m]
     for h in range(H):
         if valid[g, h] == 0:
             for m in range(M):
@@ -388,14 +447,16 @@ def _fold_batch(reach, nodes, fs, M, o, hands, hands_o, same, valid, g, R, C, ac
             continue
         s = same[h]
         if k == 2:
-            c0 = hands[h, 0]
-            c1 = hands[h, 1]
+            b = acc[1]
+            c0 = C[hands[h, 0]]
+            c1 = C[hands[h, 1]]
             if s >= 0:
+                x = R[s]
                 for m in range(W):
-                    acc[1, m] = acc[0, m] + R[s, m] - C[c0, m] - C[c1, m]
+                    b[m] = a[m] + x[m] - c0[m] - c1[m]
             else:
                 for m in range(W):
-                    acc[1, m] = acc[0, m] + 0.0 - C[c0, m] - C[c1, m]
+                    b[m] = a[m] + 0.0 - c0[m] - c1[m]
         else:
             for m in range(W):
                 acc[1, m] = acc[0, m] + (R[s, m] if s >= 0 else 0.0)
