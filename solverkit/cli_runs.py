@@ -31,8 +31,8 @@ def exploit(run_dir, real, search):
     run_dir = Path(run_dir)
     assembly = load_config(run_config(run_dir))
     strategy, layouts, meta = load_strategy(run_dir / "strategy.npz", assembly.game, str(run_config(run_dir)))
-    click.echo(f"strategy {meta['kind']} after iteration {meta['iteration']}")
     game = assembly.game
+    click.echo(f"strategy {game.strategy_kind_text(meta['kind'])} after iteration {meta['iteration']}")
     abstraction = getattr(game, "abstraction_definition", None)
     if real:
         game, strategy = game.real_policy(strategy)
@@ -141,7 +141,8 @@ def strategy(run_dir, keys, player, node_path, as_json):
                                    "kind": found.kind, "iteration": found.iteration, "policy": found.probabilities}))
             continue
         stored = f", stored as {found.stored_key}" if found.stored_key != key else ""
-        click.echo(f"{key}  (player {found.player}{stored}, {found.kind} strategy after iteration {found.iteration})")
+        click.echo(f"{key}  (player {found.player}{stored}, {game.strategy_kind_text(found.kind)} strategy after "
+                   f"iteration {found.iteration})")
         for label, prob in found.probabilities.items():
             click.echo(f"  {label}  {prob:.6f}")
 

@@ -376,6 +376,15 @@ class BlueprintGame(ReplicaSubgames, Game):
 
     # --- strategies and evaluation ---------------------------------------------------------
 
+    def strategy_kind_text(self, kind: str) -> str:
+        k = self.bp.average_rounds
+        if kind != "average" or k >= self.gd.num_rounds:
+            return kind
+        if k == 0:
+            return "current on every round ([game] average_rounds = 0)"
+        kept = "round 1" if k == 1 else f"rounds 1-{k}"
+        return f"average on {kept}, current on the later rounds (Pluribus's export; [game] average_rounds = {k})"
+
     def strategy(self, store, which):
         """The average on the first average_rounds rounds, the current strategy after (the export
         Pluribus used); "current": regret matching everywhere."""

@@ -200,6 +200,11 @@ class Game(StrategyViews):
             return [policy(policy_source(store, seg, "root", p), self.layout(p)) for p in players]
         return [policy(seg[f"avg{p}"], self.layout(p)) for p in players]
 
+    def strategy_kind_text(self, kind: str) -> str:
+        """How a strategy file of `kind` ("average" or "current") plays, in words (a game whose
+        export mixes them says so)."""
+        return kind
+
     def strategy_of(self, store, which: str, player: int, out=None, release=None, parallel=None) -> np.ndarray:
         """One player's flat policy, into `out` when given (a game may fill it piece by piece,
         calling `release()` after each piece, so a memory-mapped `out` never sits whole in
