@@ -23,7 +23,7 @@ from solverkit.core.game import PassBlock
 from solverkit.core.solver import Solver
 from solverkit.poker.betting import FOLD, SHOWDOWN
 from solverkit.poker.kernels import _backward_round, _forward_round, _terminals, dfs_block, float_values
-from solverkit.poker.terminal_kernels import SD_BATCH, _fold_batch, _showdown2_batch
+from solverkit.poker.terminal_kernels import _batch_size, _fold_batch, _showdown2_batch, batch_width
 
 ROOT_CONFIG = "configs/spot_preset.toml"
 SOLVE_SETTINGS = ["game.split_round=0", "transport.name=local", "transport.threads=1", "store.precision=float64"]
@@ -49,7 +49,7 @@ def terminal_boards(T, W, r, g0, g1, val_mask, reach, cfv, live):
     H1 = T.hands1.shape[0]
     card = np.zeros(3 * T.deck)
     nn = T.kind.shape[0]
-    nsd = 16
+    nsd = batch_width(T.kind, W.round_lo, W.round_hi, W.r0, W.r_end)  # as _walk's
     sd = (np.empty((max(H0, H1), nsd)), np.empty((T.deck, nsd)), np.empty((2, nsd)), np.empty(nsd),
           np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64), np.empty((max(H0, H1), nsd)))
     lo, hi = W.round_lo[r], W.round_hi[r]
@@ -60,10 +60,13 @@ def terminal_boards(T, W, r, g0, g1, val_mask, reach, cfv, live):
 
 
 @njit(cache=False, nogil=True)
-def terminal_kind_boards(T, W, r, g0, g1, p, kinds, reach, cfv, width=SD_BATCH):
+def terminal_kind_boards(T, W, r, g0, g1, p, kinds, reach, cfv, width=0):
     """The batched terminals of one kind (FOLD or SHOWDOWN) of player p at round r on boards
-    g0..g1-1, as _terminals_batched runs them (every node live; no dead-money fold terms)."""
+    g0..g1-1, as _terminals_batched runs them (every node live; no dead-money fold terms), on
+    scratch `width` lanes wide (0: _walk's width)."""
     H = max(T.hands0.shape[0], T.hands1.shape[0])
+    if width == 0:
+        width = batch_width(T.kind, W.round_lo, W.round_hi, W.r0, W.r_end)
     R, C, acc, fs, OUT = (np.empty((H, width)), np.empty((T.deck, width)), np.empty((2, width)),
                           np.empty(width), np.empty((H, width)))
     lo, hi = W.round_lo[r], W.round_hi[r]
@@ -73,13 +76,14 @@ def terminal_kind_boards(T, W, r, g0, g1, p, kinds, reach, cfv, width=SD_BATCH):
         if T.kind[n] == kinds:
             nodes[ns] = n
             ns += 1
+    step = _batch_size(ns, width)
     for g in range(g0, g1):
         i = g - T.last_board_lo
-        for b in range(0, ns, width):
-            M = min(width, ns - b)
+        for b in range(0, ns, step):
+            M = min(step, ns - b)
             nd = nodes[b: b + M]
             for m in range(M):
-                fs[m] = 1.0 + m
+                fs[m] = 1.0 + b + m
             if kinds == FOLD:
                 if p == 0:
                     _fold_batch(reach, nd, fs, M, 1, T.hands0, T.hands1, T.same0, T.valid0, g, R, C, acc, cfv, 0)

@@ -372,11 +372,13 @@ def dfs_block(T, W, V, entry_reach, upd_masks, avg_masks, coeffs, prunes, modes,
 @njit(cache=True, nogil=True, inline="always")
 def _deal(reach, e, m, p, H, valid, c, w, live):
     """Player p's reach into round-end node e's child m on dealt board c (weight w = 1 / q)."""
+    nz = False  # (a flag, not a store to live[m] per hand: the loop vectorises)
     for h in range(H):
         x = reach[e, p, h] * valid[c, h] * w
         reach[m, p, h] = x
-        if x != 0.0:
-            live[m] = 1
+        nz |= x != 0.0
+    if nz:
+        live[m] = 1
 
 
 @njit(cache=True, nogil=True, inline="always")
