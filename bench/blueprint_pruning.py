@@ -119,6 +119,9 @@ def main():
     ap.add_argument("--threshold", type=float, default=None, help="prune_threshold (default: the preset's)")
     ap.add_argument("--probability", type=float, default=None, help="prune_probability (default: the preset's)")
     ap.add_argument("--start", type=int, default=None, help="prune_start (default: the preset's, scaled)")
+    ap.add_argument("--variants", default="plain,pruned,lcfr early,recipe",
+                    help="which to run, comma-separated (plain always runs: it sets the target)")
+    ap.add_argument("--no-bound", action="store_true", help="skip the most-pruning bound (2 runs a seed)")
     args = ap.parse_args()
     n = args.iterations
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -131,7 +134,7 @@ def main():
     most = {"name": "external", "prune_threshold": -1e-12, "prune_probability": 1.0}
     plain_parts = {"rule": {"name": "rm"}, "averaging": {"name": "uniform"}}
     bound = []
-    for seed in seeds:
+    for seed in [] if args.no_bound else seeds:
         full = run({"sampler": {"name": "external"}, **plain_parts}, n, seed, 1)[1].metrics[-1]["nodes_touched"]
         least = run({"sampler": most, **plain_parts}, n, seed, 1)[1].metrics[-1]["nodes_touched"]
         bound.append((seed, full, least))
@@ -141,7 +144,10 @@ def main():
     check = None
     for seed in seeds:
         curves = {}
+        wanted = {"plain", *args.variants.split(",")}
         for name, v in variants(parts).items():
+            if name.split(" (")[0] not in wanted:
+                continue
             a, r = run(v, n, seed, args.evals)
             curves[name] = r.metrics
             if check is None and name == RECIPE:
@@ -166,6 +172,8 @@ def main():
         f"## {n:,} iterations, {len(seeds)} seeds, the recipe of configs/blueprint_leduc3.toml ({recipe})",
         "",
         f"`python3 bench/blueprint_pruning.py --iterations {n} --seeds {args.seeds} --evals {args.evals}"
+        + (f" --variants '{args.variants}'" if args.variants != ap.get_default("variants") else "")
+        + (" --no-bound" if args.no_bound else "")
         + "".join(f" --{k} {getattr(args, k):g}" for k in ("threshold", "probability", "start")
                   if getattr(args, k) is not None)
         + f"` ({platform.machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s, "
@@ -192,7 +200,7 @@ def main():
         nodes = f"{hit[2] / plain_nodes:.2f}x" if hit else "-"
         lines.append(f"| {seed} | {name} | {target:.4f} | {t} | {it} | {ratio} | {nodes} | {last['nash_conv']:.4f} | "
                      f"{last['seconds']:.3f} | {last['nodes_touched']} |")
-    lines += ["", f"The most pruning can remove: every action of negative regret skipped in every traversal from the "
+    lines += [] if not bound else ["", f"The most pruning can remove: every action of negative regret skipped in every traversal from the "
               f"first (prune_threshold -1e-12, prune_probability 1), nodes visited in {n} iterations:", "",
               "| seed | plain | pruning all it can | removed |", "|---|---|---|---|"]
     lines += [f"| {s} | {f} | {m} | {1 - m / f:.1%} |" for s, f, m in bound]
