@@ -51,8 +51,35 @@ def test_a_damaged_cache_file_is_enumerated_again(tmp_path, monkeypatch):
 
 
 def test_games_without_a_key_and_a_cache_turned_off_are_not_cached(tmp_path, monkeypatch):
+    from solverkit.efg import TreeGame
+    from solverkit_efg.games import KuhnTree
+
+    class Described(KuhnTree):  # a plugin's Python description: no key (it may change between runs)
+        tree_cache_key = TreeGame.tree_cache_key
+
     monkeypatch.setenv("SOLVERKIT_CACHE_DIR", str(tmp_path))
-    load_game("kuhn_tree")
+    Described()
     assert not (tmp_path / "trees").exists()
     monkeypatch.setenv("SOLVERKIT_CACHE_DIR", "off")
     assert tree_cache.cache_dir() is None
+
+
+@pytest.mark.parametrize("name, players", [("kuhn_tree", 2), ("kuhn_tree", 3), ("leduc_tree", 2)])
+def test_the_bundled_limit_trees_are_cached_under_their_rules_and_code(tmp_path, monkeypatch, name, players):
+    """3-player Leduc took ~30 s to enumerate at every start: the bundled limit trees now have a key
+    (rules, players and a digest of the code that writes them)."""
+    import solverkit_efg.games as games
+
+    monkeypatch.setenv("SOLVERKIT_CACHE_DIR", str(tmp_path))
+    first = load_game(name, players=players)
+    assert len(list((tmp_path / "trees").glob("*.npz"))) == 1
+    assert load_game("kuhn_tree", players=4).tree_cache_key() != first.tree_cache_key()
+    key = first.tree_cache_key()
+    with monkeypatch.context() as m:
+        m.setattr(games, "_code_digest", lambda cls: "edited")  # an edit of the code: a new key
+        assert load_game(name, players=players).tree_cache_key() != key
+    calls = []
+    monkeypatch.setattr(tree_cache, "enumerate_tree", lambda *a: calls.append(a))
+    again = load_game(name, players=players)
+    assert not calls  # read back, not walked
+    _same(first.tree, again.tree)

@@ -20,6 +20,22 @@ PLAYERS = Param("int", 2, "players (2 to 6; with more than 2, OpenSpiel's N-play
                 min=2, max=6)
 
 
+def _code_digest(cls) -> str:
+    """SHA-256 of the source files that decide a limit tree's nodes, keys and names."""
+    import hashlib
+    import inspect
+    from pathlib import Path
+
+    import solverkit.efg.build as build
+    import solverkit.efg.tree as tree
+    import solverkit.poker.cards as cards
+
+    h = hashlib.sha256()
+    for path in sorted({inspect.getfile(cls), __file__, cards.__file__, build.__file__, tree.__file__}):
+        h.update(Path(path).read_bytes())
+    return h.hexdigest()[:24]
+
+
 class LimitPokerTree(TreeGame):
     """A one-card-per-player limit poker game as a tree; subclasses set the class constants.
 
@@ -41,6 +57,14 @@ class LimitPokerTree(TreeGame):
             self.num_players = players
             self.ranks = players + 1
         super().__init__(**params)
+
+    def tree_cache_key(self) -> str:
+        """The rules (class, constants, players) and a digest of the code that writes the tree
+        (the class's file, card names, the enumeration): enumerated once per machine (3-player
+        Leduc: ~30 s in Python), an edit of any of them is a new key."""
+        rules = (self.ranks, self.suits, self.raise_size, self.max_raises, self.board_cards, self.ante)
+        return (f"limit_tree|{type(self).__module__}.{type(self).__qualname__}|players={self.num_players}|"
+                f"rules={rules}|code={_code_digest(type(self))}")
 
     def initial_state(self):
         return ((), ("",))
