@@ -11,6 +11,8 @@ first player still in acts first in every round.
 
 from __future__ import annotations
 
+import functools
+
 from solverkit.core.params import Param
 from solverkit.efg import TreeGame
 from solverkit.poker.cards import card_name
@@ -20,8 +22,9 @@ PLAYERS = Param("int", 2, "players (2 to 6; with more than 2, OpenSpiel's N-play
                 min=2, max=6)
 
 
+@functools.cache
 def _code_digest(cls) -> str:
-    """SHA-256 of the source files that decide a limit tree's nodes, keys and names."""
+    """SHA-256 of the source files that decide a limit tree's nodes, keys and names (read once a process)."""
     import hashlib
     import inspect
     from pathlib import Path

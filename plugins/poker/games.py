@@ -14,11 +14,6 @@ from solverkit.poker.gamedef_nolimit import NoLimitGameDef
 NPLAYER_PARAMS = {k: TreeGame.engine_params[k] for k in ("max_nodes", "split_actions")}
 
 
-def _tree_size_report(game) -> list[tuple[str, str]]:
-    """`solverkit info` lines of a poker game name of 3+ players (a tree-engine game, built)."""
-    return game.tree_size_rows()
-
-
 def _applicable(params: dict, tree: bool) -> list[str]:
     """The parameter names `solverkit info` lists for a poker game name: on the tree engine (3+
     players) none of the poker engine's own (refused there), on the poker engine none of the
@@ -67,7 +62,7 @@ class AcpcGame(PokerGame):
         from .nplayer_tree import players_of
 
         if params.get("gamedef") is not None and players_of(params["gamedef"]) > 2:
-            return _tree_size_report(cls(**params))
+            return cls(**params).tree_size_rows()  # 3+ players: the tree engine's game, built
         return super().size_report(params)
 
     @classmethod
@@ -143,7 +138,7 @@ class NPlayerPoker(PokerGame):
     @classmethod
     def size_report(cls, params: dict) -> list[tuple[str, str]]:
         if int(params.get("players") or 2) > 2:
-            return _tree_size_report(cls(**params))
+            return cls(**params).tree_size_rows()  # 3+ players: the tree engine's game, built
         return super().size_report(params)
 
     @classmethod

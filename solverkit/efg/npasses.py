@@ -26,7 +26,7 @@ KIND_MASK, PLAYER_SHIFT, PLAYER_MASK, REP_SHIFT = 3, 2, (1 << 16) - 1, 18
 def compact_nodes(node: np.ndarray, utils: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(cn, ut): the compact table of a FlatTree's ``node`` and ``utils`` for the passes here.
 
-    cn[n] = (kind | player << 2 | representative << 5, children, first child, offset): a
+    cn[n] = (kind | player << 2 | representative << 18, children, first child, offset): a
     decision's offset is base[player] + its offset within its player's values; a terminal's is
     its index among terminals, into ut [players, terminals] (each player's utility, contiguous).
     int32 where every number fits (any tree a machine holds), else int64."""
@@ -216,6 +216,13 @@ def pass_any(cn, prob, ut, utils, base, sig, upd, am, reach, v, d, ac, x, y, w):
         pass_all(cn, prob, utils, base, sig, upd, am, reach, v, d, ac)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fold_average(avg, ac, lo, hi, weight, decay):
+    """avg[lo:hi] = avg_step(avg, weight, ac, decay): one player's average after a pass."""
+    for j in range(lo, hi):
+        avg[j] = avg_step(avg[j], weight, ac[j], decay)
+
+
 @njit(cache=True, nogil=True)
 def block(cn, prob, ut, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, coeffs, sig, reach, v, d, ac, x, y, w):
     """Passes k = 0, 1, ... in one call: regret matching of `reg` (every player's regrets,
@@ -235,8 +242,7 @@ def block(cn, prob, ut, utils, base, bs, bc, ba, reg, avg, masks, avgmasks, coef
                 for j in range(base[p], base[p + 1]):
                     reg[j] = rule_step(reg[j], d[j], pre, pos, neg, floor)
             if (am >> p) & 1:
-                for j in range(base[p], base[p + 1]):
-                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
+                _fold_average(avg, ac, base[p], base[p + 1], weight, decay)
 
 
 @njit(cache=True, nogil=True)
@@ -260,5 +266,4 @@ def block_predictive(cn, prob, ut, utils, base, bs, bc, ba, reg, pred, src, avg,
                 predictive_update(reg[lo:hi], d[lo:hi], pred[lo:hi], preds[k, 0], preds[k, 1], preds[k, 2],
                                   preds[k, 3])
             if (am >> p) & 1:
-                for j in range(lo, hi):
-                    avg[j] = avg_step(avg[j], weight, ac[j], decay)
+                _fold_average(avg, ac, lo, hi, weight, decay)
