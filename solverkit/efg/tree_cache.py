@@ -1,6 +1,7 @@
 """A disk cache of enumerated game trees: a game that names itself exactly (an OpenSpiel game
-string and the OpenSpiel version) is walked in Python once per machine, then read back as flat
-arrays in a fraction of the time and memory (3-player Leduc: 1.8M nodes).
+string and the OpenSpiel version; the bundled limit trees' rules and a digest of their code) is
+walked in Python once per machine, then read back as flat arrays in a fraction of the time and
+memory (3-player Leduc: 1.8M nodes).
 
 The cache lives in ``$SOLVERKIT_CACHE_DIR/trees`` (default ``~/.cache/solverkit/trees``); a file
 that cannot be read, or was written for another key or format, is ignored and written again; a
