@@ -40,8 +40,9 @@ def preset_parts(n: int, path: Path = PRESET, **sampler) -> dict[str, dict]:
     k = n / raw["solver"]["iterations"]
     parts = {t: dict(raw[t]) for t in ("rule", "averaging", "sampler")}
     for t in ("rule", "averaging"):
-        if parts[t].get("until"):
-            parts[t]["until"] = max(int(parts[t]["until"] * k), 1)
+        for key in ("until", "start"):
+            if parts[t].get(key):
+                parts[t][key] = max(int(parts[t][key] * k), 1)
     s = parts["sampler"]
     s["prune_start"] = int(s.get("prune_start", 0) * k)
     s.update({key: v for key, v in sampler.items() if v is not None})
@@ -50,13 +51,16 @@ def preset_parts(n: int, path: Path = PRESET, **sampler) -> dict[str, dict]:
 
 def variants(parts: dict) -> dict[str, dict]:
     """The assemblies compared (sampler, rule, averaging): plain external sampling, the recipe's
-    pruning alone, its schedule alone, and the recipe."""
+    sampler alone (pruning and regret floor), its schedule alone, the recipe without pruning (its
+    schedule and floor), and the recipe."""
     plain = {"rule": {"name": "rm"}, "averaging": {"name": "uniform"}}
     external = {"name": "external"}
+    unpruned = {k: v for k, v in parts["sampler"].items() if not k.startswith("prune_")}
     return {
         "plain": {"sampler": external, **plain},
         "pruned": {"sampler": parts["sampler"], **plain},
         "lcfr early": {"sampler": external, "rule": parts["rule"], "averaging": parts["averaging"]},
+        "floored": {**parts, "sampler": unpruned},
         RECIPE: parts,
     }
 
@@ -119,14 +123,15 @@ def main():
     ap.add_argument("--threshold", type=float, default=None, help="prune_threshold (default: the preset's)")
     ap.add_argument("--probability", type=float, default=None, help="prune_probability (default: the preset's)")
     ap.add_argument("--start", type=int, default=None, help="prune_start (default: the preset's, scaled)")
-    ap.add_argument("--variants", default="plain,pruned,lcfr early,recipe",
+    ap.add_argument("--floor", type=float, default=None, help="regret_floor (default: the preset's)")
+    ap.add_argument("--variants", default="plain,pruned,lcfr early,floored,recipe",
                     help="which to run, comma-separated (plain always runs: it sets the target)")
     ap.add_argument("--no-bound", action="store_true", help="skip the most-pruning bound (2 runs a seed)")
     args = ap.parse_args()
     n = args.iterations
     seeds = [int(s) for s in args.seeds.split(",")]
     parts = preset_parts(n, Path(args.preset), prune_threshold=args.threshold, prune_probability=args.probability,
-                         prune_start=args.start)
+                         prune_start=args.start, regret_floor=args.floor)
     load = os.getloadavg()[0]
     run({"sampler": {"name": "external"}, "rule": {"name": "rm"}, "averaging": {"name": "uniform"}}, 10, 0)  # compile
     rows = []
@@ -163,8 +168,9 @@ def main():
     every = max(n // args.evals, 1)
     sp, ru, av = parts["sampler"], parts["rule"], parts["averaging"]
     recipe = (f"prune_threshold {sp['prune_threshold']:g}, prune_probability {sp['prune_probability']:g}, "
-              f"prune_start {sp['prune_start']}; rule {ru['name']} until {ru.get('until', 0)}, averaging "
-              f"{av['name']} until {av.get('until', 0)}")
+              f"prune_start {sp['prune_start']}, regret_floor {sp.get('regret_floor', 0):g}; rule {ru['name']} until "
+              f"{ru.get('until', 0)}, averaging {av['name']} until {av.get('until', 0)}"
+              + (f" start {av['start']}" if av.get("start") else ""))
     table = summary(rows, seeds)
     lines = [
         "# Blueprint MCCFR: pruning and early Linear CFR on 3-player Leduc",
@@ -174,7 +180,7 @@ def main():
         f"`python3 bench/blueprint_pruning.py --iterations {n} --seeds {args.seeds} --evals {args.evals}"
         + (f" --variants '{args.variants}'" if args.variants != ap.get_default("variants") else "")
         + (" --no-bound" if args.no_bound else "")
-        + "".join(f" --{k} {getattr(args, k):g}" for k in ("threshold", "probability", "start")
+        + "".join(f" --{k} {getattr(args, k):g}" for k in ("threshold", "probability", "start", "floor")
                   if getattr(args, k) is not None)
         + f"` ({platform.machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.time() - t0:.0f} s, "
         f"load {load:.1f} at the start; 2 cores shared with other jobs, so seconds are noisy: nodes are not).",
@@ -182,8 +188,9 @@ def main():
         f"Each seed: the target is the NashConv plain external sampling (rm, uniform averaging) reaches after {n} "
         "iterations; a variant's time is its solve time (evaluations excluded) at its first evaluation (every "
         f"{every} iterations) at or below the target; nodes: the node visits until then (the same on any machine). "
-        "pruned: the recipe's sampler with rm and uniform averaging; lcfr early: the recipe's rule and averaging "
-        "without pruning.",
+        "pruned: the recipe's sampler (pruning and regret floor) with rm and uniform averaging; lcfr early: the "
+        "recipe's rule and averaging without pruning or floor; floored: the recipe without pruning (its rule, "
+        "averaging and regret floor).",
         "",
         "| variant | reached | time vs plain, mean | worst seed | nodes vs plain, mean | worst seed |",
         "|---|---|---|---|---|---|",

@@ -44,6 +44,9 @@ class ExternalSampler(Sampler):
         "prune_probability": Param("float", 0.95, "share of traversals that prune (Pluribus 0.95); the others "
                                    "explore every action", min=0.0, max=1.0),
         "prune_start": Param("int", 0, "iterations before pruning starts (Pluribus: its first 200 minutes)", min=0),
+        "regret_floor": Param("float", 0.0, "negative regrets are never stored below this (Pluribus: -310,000,000, "
+                              "just under its threshold), so a pruned action comes back after a few good "
+                              "samples; in the regret's units like prune_threshold and below it; 0: off", max=0.0),
     }
 
 

@@ -302,7 +302,7 @@ class BlueprintGame(ReplicaSubgames, Game):
         first group's player on (each updates as it goes, so the players alternate within an
         iteration whatever the update order; an iteration split into passes gives the same numbers)."""
         rule, averaging, sampler = block.rule, block.averaging, block.sampler
-        self.bp.seed = int(sampler.seed)
+        self.bp.seed, self.bp.sampler_floor = int(sampler.seed), sampler.regret_floor()
         ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
         lazy = getattr(rule, "increment_weight", None)
         for t in (int(ts[0]), int(ts[-1])):

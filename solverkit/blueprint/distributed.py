@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 #: in the frame, well under the trunk's frame cap (twice a segment + 16 MiB)
 CHUNK = 1 << 17
 
-_FIELDS = ("round", "replicas", "players", "lead", "prune_probability", "seed", "open", "close", "average")
+_FIELDS = ("round", "replicas", "players", "lead", "prune_probability", "seed", "open", "close", "average",
+           "regret_floor")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class ReplicaJob:
     opening: bool
     closing: bool
     keep: bool
+    #: [sampler] regret_floor (0: none; sent only when set, so a run without one speaks as before)
+    floor: float = 0.0
 
     @property
     def count(self) -> int:
@@ -66,7 +69,7 @@ class ReplicaJob:
     def to_wire(self) -> dict:
         return {"round": [self.lo, self.hi], "replicas": self.replicas, "players": self.mask, "lead": self.lead,
                 "prune_probability": self.pprob, "seed": self.seed, "open": self.opening, "close": self.closing,
-                "average": self.keep}
+                "average": self.keep, **({"regret_floor": self.floor} if self.floor else {})}
 
     @classmethod
     def from_wire(cls, data, replicas: int, num_players: int, where: str = "pass job") -> "ReplicaJob":
@@ -87,7 +90,8 @@ class ReplicaJob:
                    field(data, "lead", where, "int", lo=0, hi=num_players - 1),
                    float(field(data, "prune_probability", where, "float", lo=0.0, hi=1.0)),
                    field(data, "seed", where, "int"), field(data, "open", where, "bool"),
-                   field(data, "close", where, "bool"), field(data, "average", where, "bool"))
+                   field(data, "close", where, "bool"), field(data, "average", where, "bool"),
+                   float(field(data, "regret_floor", where, "float", hi=0.0)) if "regret_floor" in data else 0.0)
 
 
 def values_of(plan: Plan, keep: bool) -> int:
@@ -122,7 +126,7 @@ class RemoteReplicas:
             lo = int(sub.ts[0])
             op, cl = opening and c0 == 0, closing and c1 == n
             job = ReplicaJob(lo, lo + c1 - c0 - 1, W, int(masks[0]), piece.lead, piece.pprob, self.seed, op, cl,
-                             keep_average)
+                             keep_average, bp.sampler_floor)
             head = ([start, astart] if keep_average else [start]) if op else []
             frame = np.concatenate([*head, sub.rw, sub.thr, sub.w])
             keys = [(j,) for j in range(1, W) if op or cl or share(lo, c1 - c0, j, W) is not None]
@@ -229,7 +233,7 @@ class ReplicaSubgames(Decomposition):
                 ts: np.ndarray = np.arange(job.lo, job.hi + 1, dtype=np.int64)
                 piece = Piece(ts, np.full(n, job.mask, dtype=np.int64), job.lead, inputs[off:off + n],
                               inputs[off + n:off + 2 * n], job.pprob, inputs[off + 2 * n:off + 3 * n])
-                bp.seed = job.seed
+                bp.seed, bp.sampler_floor = job.seed, job.floor
                 count = piece.part(sl).run(bp, rc, ac, scratch, plan.caoff)
             out[0] = count
             if job.closing:

@@ -71,6 +71,15 @@ def average_offsets(tree, off: np.ndarray, buckets: np.ndarray, average_rounds: 
     return aoff, int(lens.sum())
 
 
+def check_floor(floor: float, threshold: float) -> float:
+    """`floor` ([sampler] regret_floor) when valid: < 0 and below a pruning threshold, or 0 (none)."""
+    floor = float(floor or 0.0)
+    if floor > 0 or (floor and threshold and floor >= threshold):
+        raise ConfigError(f"regret_floor = {floor:g} is invalid: expected a number < 0 below prune_threshold = "
+                          f"{threshold:g}, or 0 (none)")
+    return floor
+
+
 class Blueprint:
     """External-sampling MCCFR of an N-player ACPC game (limit, or no-limit under the action
     abstraction `abstraction`) under a card abstraction.
@@ -84,7 +93,7 @@ class Blueprint:
                  prune_probability: float = 0.95, prune_start: int = 0, average_rounds: int = 1, rule=None,
                  averaging=None, abstraction: str = "fcpa", max_nodes: int = 5_000_000, max_raises: int = 0,
                  sizes=None, regrets: str = "float64", regret_scale: float = 0.0, regret_floor: float = 0.0,
-                 discount_every: int = 0):
+                 discount_every: int = 0, sampler_floor: float = 0.0):
         self.gd = gd
         self.spec = CardSpec(gd.num_ranks, gd.num_suits, gd.num_hole_cards, tuple(gd.num_board_cards))
         self.table = table if table is not None else lossless_table(self.spec)
@@ -96,6 +105,8 @@ class Blueprint:
         self.tree = (nolimit_tree(gd, abstraction, max_nodes, max_raises, sizes) if isinstance(gd, NoLimitTable)
                      else limit_tree(gd, max_nodes))
         self.seed, self.prune = seed, (float(prune_threshold), float(prune_probability), int(prune_start))
+        #: [sampler] regret_floor: no regret below it (the discounted regret's chips, like the threshold; 0: none)
+        self.sampler_floor = check_floor(sampler_floor, prune_threshold)
         self.average_rounds = int(average_rounds)
         self.rule, self.averaging = rule, averaging
         t = self.tree
@@ -215,9 +226,17 @@ class Blueprint:
         return int(kernels.blueprint_block(
             self.seed, ts, np.asarray(masks, dtype=np.int64), int(lead), rw, thresholds, pprob, weights,
             _NO_DISCOUNT if disc is None else disc, self.base, 0.0 if fx is None else fx.scale,
-            0.0 if fx is None else float(fx.floor), self.clipped, t.kind, t.player, t.round, t.first, t.nact, t.spent,
+            self.kernel_floor(), self.clipped, t.kind, t.player, t.round, t.first, t.nact, t.spent,
             t.alive, self.off, self.aoff if aoff is None else aoff, reg, avg, self._arrays, self._assign, self._assign_off, self._cards_in,
             gd.num_suits, gd.num_hole_cards, sum(gd.num_board_cards), *(self._scratch if scratch is None else scratch)))
+
+    def kernel_floor(self) -> float:
+        """The kernel's `floor`: float64, :attr:`sampler_floor` in chips (the kernel weights it as the
+        regrets, 0: none); int32, stored units, the higher of the int32 floor and the sampler's."""
+        fx = self.fixed
+        if fx is None:
+            return float(self.sampler_floor)
+        return float(max(fx.floor, round(fx.units(self.sampler_floor)))) if self.sampler_floor else float(fx.floor)
 
     def policy(self, reg=None, avg=None) -> np.ndarray:
         """The exported strategy, in the regrets' layout: the average on the first

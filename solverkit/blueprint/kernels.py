@@ -120,7 +120,8 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
     traversal would skip, a traversal that does not prune divides both by 1 - pprob, once however many
     such actions are above: r and g take that factor, so expected regrets and averages are the
     unpruned ones). Returns nodes visited.
-    `scale` 0: float64 regrets. `scale` > 0: int32 regrets (solverkit.blueprint.int32) in units of
+    `scale` 0: float64 regrets, floored at `floor` x rweights[j] where `floor` < 0 (the discounted
+    regret's floor in chips, [sampler] regret_floor; 0: none). `scale` > 0: int32 regrets (solverkit.blueprint.int32) in units of
     1 / scale chip: each update rounded, floored at `floor`, clipped to the int32 range (stats[0]
     counts clips, stats[1] the first iteration clipped), and before player i's traversal of
     iteration iters[j] its values reg[base[i]:base[i + 1]] times disc[j] where that is not 1."""
@@ -211,18 +212,21 @@ def blueprint_block(seed, iters, masks, lead, rweights, thresholds, pprob, weigh
                         if able and reg[o + a] < thr and kind[f + a] != TERMINAL:
                             skips |= 1 << a
                     rw = rweights[j] / r[n]
+                    fl = floor * rweights[j] if floor < 0.0 else -np.inf  # float64's floor, stored units
                     for a in range(A):
                         if not (skips >> a) & 1:
                             if scale != 0.0:
                                 _fixed_add(reg, o + a, scale * (rw * (v[f + a] - ev)), floor, stats, t)
                             else:
-                                reg[o + a] += rw * (v[f + a] - ev)
+                                x = reg[o + a] + rw * (v[f + a] - ev)
+                                reg[o + a] = x if x > fl else fl
                         elif not prune:  # walked by 1 - pprob of traversals: scaled up
                             if scale != 0.0:
                                 _fixed_add(reg, o + a, scale * ((rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)),
                                            floor, stats, t)
                             else:
-                                reg[o + a] += (rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)
+                                x = reg[o + a] + (rw / explore if r[n] == 1.0 else rw) * (v[f + a] - ev)
+                                reg[o + a] = x if x > fl else fl
     return count
 
 

@@ -73,6 +73,10 @@ class Sampler:
         """External sampling: iterations before pruning starts (Pluribus: its first 200 minutes)."""
         return int(self.config.get("prune_start", 0) or 0)
 
+    def regret_floor(self) -> float:
+        """External sampling: the floor of every stored regret (< 0, in the regret's units), 0.0 when off."""
+        return float(self.config.get("regret_floor", 0.0) or 0.0)
+
     def check(self, game, rule, averaging) -> None:
         """ConfigError unless `game`'s engine runs this scheme and `rule` / `averaging` can be
         applied sparsely (see the class docstring)."""
@@ -104,6 +108,15 @@ class Sampler:
             raise ConfigError(
                 f"[sampler] prune_threshold = {self.prune_threshold():g}: game {game.name!r} does not prune; pruning "
                 "runs in the generic tree engine (e.g. leduc_tree) and the blueprint engine; remove prune_threshold")
+        floor, thr = self.regret_floor(), self.prune_threshold()
+        if floor and not getattr(game, "prunes", False):
+            raise ConfigError(
+                f"[sampler] regret_floor = {floor:g}: game {game.name!r} does not floor sampled regrets; the floor "
+                "runs in the generic tree engine (e.g. leduc_tree) and the blueprint engine; remove regret_floor")
+        if floor and thr and floor >= thr:
+            raise ConfigError(f"[sampler] regret_floor = {floor:g} is at or above prune_threshold = {thr:g}: no regret "
+                              "would fall below the threshold; give a floor below it (Pluribus: -310,000,000 under "
+                              "-300,000,000) or regret_floor = 0 (off)")
         lazy = hasattr(rule, "increment_weight") and getattr(game, "lazy_rule_weights", False)
         for t in (1, 2, 3, 10):
             self.check_coefficients(rule, averaging, t, lazy)

@@ -21,7 +21,8 @@ def sampled_coefficients(block: PassBlock):
     (regret weights, pruning thresholds, pruning probability). A rule that rescales all regrets
     uniformly (Linear CFR) is applied lazily: iteration t's deltas are weighted by its
     ``increment_weight(t)`` instead (regret matching is scale-free), and a pruning threshold,
-    given in the rescaled regret's units, is compared to the stored values times that weight."""
+    given in the rescaled regret's units, is compared to the stored values times that weight; the
+    sampler's ``regret_floor`` likewise floors them at itself times that weight (above the rule's own)."""
     rule, averaging, sampler = block.rule, block.averaging, block.sampler
     ts = np.arange(block.first, block.first + block.count, dtype=np.int64)
     co = np.array(rule.kernel_coefficients_block(block.first, block.count), dtype=np.float64).reshape(-1, 4)
@@ -42,7 +43,9 @@ def sampled_coefficients(block: PassBlock):
     thr = sampler.prune_threshold() if sampler.scheme == "external" else 0.0
     start = sampler.prune_start()
     thresholds = np.where(np.arange(block.first, block.first + block.count) > start, thr * rw, 0.0)
-    return (iters, np.repeat(co[:, 3], G), np.repeat(aw[:, 1], G),
+    floor = sampler.regret_floor() if sampler.scheme == "external" else 0.0
+    floors = np.maximum(co[:, 3], floor * rw) if floor else co[:, 3]
+    return (iters, np.repeat(floors, G), np.repeat(aw[:, 1], G),
             (np.repeat(rw, G), np.repeat(thresholds, G), sampler.prune_probability()))
 
 
