@@ -82,8 +82,9 @@ def _alive(pid):
 # --- the same numbers as the local transport -----------------------------------------------------
 
 
-@pytest.mark.parametrize("store", [{}, COMPRESSED, pytest.param(HELD, marks=pytest.mark.slow)],  # (CI time)
-                         ids=["float64", "fixed_point_blosc2", "held_decoded"])
+@pytest.mark.parametrize("store", [{}, COMPRESSED, pytest.param(HELD, marks=pytest.mark.slow),  # (CI time)
+                                   {"store": {"precision": "float32"}}],
+                         ids=["float64", "fixed_point_blosc2", "held_decoded", "float32"])
 def test_zmq_gives_the_local_metrics_strategy_and_store_sizes(tmp_path, store):
     local = run_solve(load_config(config(**store)), out=tmp_path / "local")
     remote = run_solve(load_config(config(ZMQ2, **store)), out=tmp_path / "zmq")

@@ -10,6 +10,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from solverkit.core.capabilities import Decomposes
+from solverkit.core.game import warm_up
 from solverkit.core.wire import check_keys, field
 from solverkit.errors import ProtocolError, SolverkitError
 
@@ -104,7 +105,7 @@ class WorkerSetup:
         self.num_values = sum(sum(self.store.specs[s].arrays.values()) for s in self.alias.values())
         self.shape = tuple(self.game.subgame_shape())
         warm_up_kernels()
-        self.game.warmup()
+        warm_up(self.game, self.store)
 
     def _watch_handshakes(self, monitor):
         """Say (once) why the CURVE handshake with the trunk fails: a key the trunk does not list,

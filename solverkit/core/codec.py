@@ -34,22 +34,24 @@ from . import block16
 from .fixed_point import (PREDICTORS, _decode_fixed, _decode_west, _encode_fixed,  # noqa: F401 (re-exported)
                           _encode_west, _round_in_place)
 from .frame import (_COVERED, _HEADER, FRAME_VERSION, KIND_BLOCK16, KIND_FIXED32,  # noqa: F401 (re-exported)
-                    KIND_FLOAT64, KIND_NAMES, MAGIC, CorruptSegment, _run_bytes, describe)
+                    KIND_FLOAT32, KIND_FLOAT64, KIND_NAMES, MAGIC, UNSCALED, CorruptSegment, _run_bytes, describe)
 from .grid import Grid, check_grid  # noqa: F401 (re-exported)
 from .precision_probe import (COARSE_EXP, COARSE_SHARE_OK, COARSE_SUGGESTED_EXP,  # noqa: F401 (re-exported)
                               LOST_SHARE_OK, LOST_SHARE_SUGGESTED, PROBE_ARRAYS, PrecisionProbe, _largest_units)
 
-#: ``[store] precision`` choices: the float64 store (or int32 fixed point with ``regret_scale``) or
-#: 16-bit values scaled per block (:mod:`.block16`)
-PRECISIONS = ("float64", "block16")
+#: ``[store] precision`` choices: the float64 store (or int32 fixed point with ``regret_scale``),
+#: float32 values (half the memory and memory traffic; the poker engine's kernels read and write
+#: them as they are, computing in float64) or 16-bit values scaled per block (:mod:`.block16`)
+PRECISIONS = ("float64", "float32", "block16")
 
 
 class ValueCodec(PrecisionProbe):
     """Encodes arrays for the store. `scales` maps an array family ("regret", "avg") to its
     fixed-point factor per round (absent or None: float64, exact); `predictor` switches the
     residual coding; `compressor` is the plugin; `precision` "block16" stores every family as
-    16-bit values scaled per grid block (:mod:`.block16`; no fixed-point factors then).
-    Thread-safe (the saturation count aside)."""
+    16-bit values scaled per grid block (:mod:`.block16`; no fixed-point factors then), "float32"
+    as float32 values, which decode to float32 arrays (:attr:`dtype`): a store of them holds its
+    arrays at that precision, so a round trip is exact. Thread-safe (the saturation count aside)."""
 
     def __init__(self, compressor, scales: dict | None = None, predictor: str = "gradient",
                  precision: str = "float64"):
@@ -61,8 +63,14 @@ class ValueCodec(PrecisionProbe):
             raise ConfigError(f"[store] precision = \"block16\" scales each block of values itself: it cannot take "
                               f"fixed-point factors too ({', '.join(sorted(self.scales))}); remove regret_scale, "
                               "avg_scale and state_scale, or use precision = \"float64\"")
+        if precision == "float32" and self.scales:
+            raise ConfigError(f"[store] precision = \"float32\" stores floats: it cannot take fixed-point factors "
+                              f"too ({', '.join(sorted(self.scales))}); remove regret_scale, avg_scale and state_scale, "
+                              "or use precision = \"float64\"")
         self.precision = precision
         self.block16 = precision == "block16"
+        #: the dtype of the arrays this codec decodes to (and a store holding them keeps)
+        self.dtype = np.dtype(np.float32 if precision == "float32" else np.float64)
         if predictor is True or predictor is False:  # older spelling
             predictor = "gradient" if predictor else "none"
         if predictor not in PREDICTORS:
@@ -88,13 +96,16 @@ class ValueCodec(PrecisionProbe):
 
     @property
     def exact(self) -> bool:
-        """True when a decoded value is exactly the value encoded (float64 frames)."""
+        """True when a decoded value is exactly the value encoded (float frames: float32 ones hold
+        the float32 values of a store that keeps its arrays as float32)."""
         return not self.scales and not self.block16
 
     def _kind(self, family: str) -> int:
         """The frame kind this codec writes for `family`."""
         if self.block16:
             return KIND_BLOCK16
+        if self.dtype == np.float32:
+            return KIND_FLOAT32
         return KIND_FLOAT64 if self.scales.get(family) is None else KIND_FIXED32
 
     def _description(self, family: str, kind: int, key, name, run) -> bytes:
@@ -105,7 +116,7 @@ class ValueCodec(PrecisionProbe):
             scales = self.scales.get(family)
             # positional, the run id as 16 bytes: a few dozen bytes in all
             meta = msgpack.packb([_run_bytes(run), key or "", name or "", self.predictor, str(self.compressor.name),
-                                  None if kind == KIND_FLOAT64 else [] if kind == KIND_BLOCK16
+                                  None if kind in UNSCALED else [] if kind == KIND_BLOCK16
                                   else [float(v) for v in scales]])
             if len(meta) > 0xFFFF:
                 raise SolverkitError(f"segment {key!r} array {name!r}: frame description of {len(meta)} bytes "
@@ -116,9 +127,14 @@ class ValueCodec(PrecisionProbe):
     def encode(self, x: np.ndarray, grid: Grid, family: str, key: str | None = None, name: str | None = None,
                run: str | None = None) -> bytes:
         """Payload of float64 array `x` of `family` ("regret" or "avg") laid out as `grid`, its
-        frame recording segment `key`, array `name` and run id `run` (checked on decode)."""
+        frame recording segment `key`, array `name` and run id `run` (checked on decode); a
+        float32 codec's frames hold `x` as float32 (rounded if it is float64)."""
         scales = self.scales.get(family)
-        if self.block16:
+        if self.dtype == np.float32:
+            x32 = np.ascontiguousarray(x, dtype=np.float32)
+            body = self.compressor.compress(memoryview(x32).cast("B"), 4)
+            kind = KIND_FLOAT32
+        elif self.block16:
             nb = grid.offset.shape[0]
             raw = self._scratch(block16.body_size(nb, x.shape[0]))
             block16.encode(x, grid.offset, grid.hands, grid.actions, *block16.split_body(raw, nb))
@@ -167,6 +183,10 @@ class ValueCodec(PrecisionProbe):
         if self.block16:
             block16.round_in_place(x, grid.offset, grid.hands, grid.actions)
             return
+        if self.dtype == np.float32:
+            if x.dtype != np.float32:
+                x[:] = x.astype(np.float32)
+            return
         scales = self.scales.get(family)
         if scales is None:
             return
@@ -191,7 +211,7 @@ class ValueCodec(PrecisionProbe):
                                      "another segment, array or run was swapped in)")
         kind = d["kind"]
         setting = "state_scale" if family not in ("regret", "avg") else f"{family}_scale"
-        if KIND_BLOCK16 in (kind, expect):
+        if KIND_BLOCK16 in (kind, expect) or KIND_FLOAT32 in (kind, expect):
             setting = "precision"
         if kind != expect:
             raise CorruptSegment(
@@ -236,15 +256,16 @@ class ValueCodec(PrecisionProbe):
 
     def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
                key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
-        """The float64 array a payload holds (written into `out` when given: a reused buffer of
-        the right size); CorruptSegment (naming `where`) if it is damaged, or if it was written
-        with other settings, or (where given) for another segment `key`, array `name` or run."""
+        """The array a payload holds (float64; float32 for a float32 codec), written into `out`
+        when given (a reused buffer of the right size and dtype); CorruptSegment (naming `where`) if
+        it is damaged, or if it was written with other settings, or (where given) for another
+        segment `key`, array `name` or run."""
         scales = self.scales.get(family)
         kind, n, body = self._checked(payload, family, where, key, name, run)
-        if out is None or out.shape != (n,) or out.dtype != np.float64:
-            out = np.empty(n, dtype=np.float64)
+        if out is None or out.shape != (n,) or out.dtype != self.dtype:
+            out = np.empty(n, dtype=self.dtype)
         nb = grid.offset.shape[0]
-        raw = out.view(np.uint8) if kind == KIND_FLOAT64 else \
+        raw = out.view(np.uint8) if kind in UNSCALED else \
             self._scratch(block16.body_size(nb, n) if kind == KIND_BLOCK16 else 4 * n)
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))  # the plugin contract: bytes in

@@ -55,9 +55,11 @@ STORE_PARAMS = ParamSpec(
         "state_scale": Param("float_list", [], "fixed point: scale of a stateful rule's arrays (such as a "
                              "prediction), per chip and round ([]: regret_scale)", min=0.0, min_exclusive=True),
         "precision": Param("str", "float64", "how values are stored: float64 (or int32 fixed point with "
-                           "regret_scale / avg_scale) or block16 (16-bit integers with one scale per public node and "
-                           "board, as postflop-solver's compression: a quarter of float64's memory on a split game)",
-                           choices=("float64", "block16")),
+                           "regret_scale / avg_scale), float32 (half float64's memory and memory traffic, as "
+                           "postflop-solver's default; poker engine games) or block16 (16-bit integers with one scale "
+                           "per public node and board, as postflop-solver's compression: a quarter of float64's "
+                           "memory on a split game)",
+                           choices=("float64", "float32", "block16")),
         "predictor": Param("str", "west", "fixed point: predict each value from the previous hand in strength "
                            "order (west), the same hand on the previous board (north), or west + north - northwest "
                            "(gradient)",

@@ -15,13 +15,17 @@ FRAME_VERSION = 2
 KIND_FLOAT64 = 0
 KIND_FIXED32 = 1
 KIND_BLOCK16 = 2
+KIND_FLOAT32 = 3
+#: kinds whose values are floats as they are (no scale recorded)
+UNSCALED = (KIND_FLOAT64, KIND_FLOAT32)
 #: magic, version, crc32 (of everything after it: kind, count, description length, description,
 #: body), kind, number of values, description length
 _HEADER = struct.Struct("<3sBIBQH")
 _CRC_FROM = 8  # the crc covers the frame from this byte on
 _COVERED = struct.Struct("<BQH")
 _OLD_HEADER = struct.Struct("<3sBB")  # what every version starts with
-KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32", KIND_BLOCK16: "16-bit block-scaled"}
+KIND_NAMES = {KIND_FLOAT64: "float64", KIND_FIXED32: "fixed-point int32", KIND_BLOCK16: "16-bit block-scaled",
+              KIND_FLOAT32: "float32"}
 
 
 class CorruptSegment(SolverkitError):
@@ -86,7 +90,7 @@ def describe(payload, where: str, expect: bytes | None = None) -> dict:
                              "predictor, compressor, scale] with the expected types")
     meta = dict(zip(("run", "seg", "arr", "pred", "comp", "scale"), meta))
     meta["run"] = meta["run"].hex()
-    if (meta["scale"] is None) != (kind == KIND_FLOAT64) or (
+    if (meta["scale"] is None) != (kind in UNSCALED) or (
             meta["scale"] is not None and not all(isinstance(v, float) for v in meta["scale"])):
         raise CorruptSegment(f"{where}: frame of kind {KIND_NAMES[kind]} records scale {meta['scale']!r:.80}")
     return {**meta, "kind": kind, "count": n, "body": body}

@@ -50,6 +50,10 @@ class Game(StrategyViews):
     store_estimate: int = 0
     #: sampling schemes this game's engine runs (``[sampler]``, :mod:`solverkit.core.sampler`)
     samplers: ClassVar[tuple[str, ...]] = ("full",)
+    #: ``[store] precision`` values this game's engine takes: float64 and block16 (decoded to
+    #: float64 for any kernel) everywhere; float32 where the kernels read and write float32
+    #: arrays as they are (the poker engine: :meth:`warmup` then takes the dtype)
+    store_precisions: ClassVar[tuple[str, ...]] = ("float64", "block16")
     #: which of this game's configurations its ``openspiel_table`` (ExportsOpenSpiel) exports, as the refusal of
     #: any other game lists them ("": every one, named by the game's name)
     openspiel_exports: ClassVar[str] = ""
@@ -257,3 +261,12 @@ def openspiel_exports() -> str:
             if text not in texts:
                 texts.append(text)
     return f"--format openspiel supports: {', '.join(texts)}"
+
+
+def warm_up(game, store) -> None:
+    """``game.warmup()``, handed the dtype of `store`'s arrays where they are not float64 (a game
+    that takes float32 values, :attr:`Game.store_precisions`, loads its kernels for them)."""
+    if store.dtype == np.float64:
+        game.warmup()
+    else:
+        game.warmup(dtype=store.dtype)

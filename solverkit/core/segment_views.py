@@ -13,12 +13,13 @@ from . import block16
 
 
 class _BufferPool:
-    """float64 buffers that :meth:`Store.open` segments decoded into, kept for the next segment:
-    fresh pages cost about as much to fault in as decoding them. An array gets the smallest
-    free buffer that holds it (at most twice its size) as a view. The pool holds at most as
-    many bytes as were ever checked out at once, so it does not raise the peak memory."""
+    """Buffers (of the store's `dtype`) that :meth:`Store.open` segments decoded into, kept for the
+    next segment: fresh pages cost about as much to fault in as decoding them. An array gets the
+    smallest free buffer that holds it (at most twice its size) as a view. The pool holds at most
+    as many bytes as were ever checked out at once, so it does not raise the peak memory."""
 
-    def __init__(self):
+    def __init__(self, dtype=np.float64):
+        self.dtype = np.dtype(dtype)
         self._lock = threading.Lock()
         self._free: list[np.ndarray] = []  # sorted by size
         self._free_bytes = 0
@@ -34,10 +35,10 @@ class _BufferPool:
                 self._free_bytes -= buf.nbytes
             else:
                 buf = None
-            nbytes = buf.nbytes if buf is not None else 8 * n
+            nbytes = buf.nbytes if buf is not None else self.dtype.itemsize * n
             self._out_bytes += nbytes
             self._peak_out = max(self._peak_out, self._out_bytes)
-        return buf if buf is not None else np.empty(n, dtype=np.float64)
+        return buf if buf is not None else np.empty(n, dtype=self.dtype)
 
     def clear(self) -> None:
         """Drop the spare buffers (those checked out stay the caller's)."""

@@ -19,7 +19,7 @@ from .capabilities import holds_subgames
 from .codec import ValueCodec
 from .compile_time import COMPILE_NOTICE, COMPILE_NOTICE_AFTER, CompileClock, slow_notice, warm_up_kernels  # noqa: F401
 from .config_text import parse_every, parse_schedule  # noqa: F401 (parse_every re-exported)
-from .game import PassBlock, PassJob
+from .game import PassBlock, PassJob, warm_up
 from .memory import MEMORY_SHARE, human_bytes, peak_rss_mb, physical_memory
 from .metrics import (CURRENT_COLUMN, METRIC_COLUMNS, NASH_CONV, STORE_COLUMNS, exploitability,  # noqa: F401
                       metric_columns, nash_columns, nash_conv, nash_row)
@@ -59,7 +59,12 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
     scales = {"regret": per_round(cfg["regret_scale"], True), "avg": per_round(cfg["avg_scale"], False)}
     for name in rule.state:  # a rule's arrays: their own scale, in chips like the regrets
         scales[name] = per_round(cfg.get("state_scale") or cfg["regret_scale"], True)
-    codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"], precision=cfg.get("precision", "float64"))
+    precision = cfg.get("precision", "float64")
+    if precision not in game.store_precisions:
+        raise ConfigError(f"[store] precision = {precision!r}: game {game.name!r} runs on an engine whose kernels "
+                          f"take values as {', '.join(game.store_precisions)} only (float32: the poker engine's "
+                          "two-player games); choose one of those")
+    codec = ValueCodec(assembly.compressor, scales, predictor=cfg["predictor"], precision=precision)
     backend = None
     run_id = run_id or new_run_id()
     if cfg["backend"] == "disk":
@@ -75,7 +80,8 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
                               remove_on_close=temporary, run_id=run_id)
     # regrets and averages, plus a stateful rule's arrays (each as large as the regrets, about
     # half of the estimate when an average is kept)
-    est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0)))
+    est = int(game.store_estimate * (1.0 + len(rule.state) * (0.5 if assembly.averaging.keeps_average else 1.0))
+              * codec.dtype.itemsize / 8)
     hold = cfg.get("hold", "encoded")
     if backend is None and codec.block16 and hold == "encoded" and est:  # 2 + 8 / (hands x actions) bytes a value
         have = physical_memory()
@@ -89,12 +95,14 @@ def make_store(assembly, store_dir=None, run_id=None) -> Store:
             if hold == "decoded" and not codec.passthrough:
                 fix = "encoded ([store] hold = \"encoded\"; \"decoded\" keeps them as float64)"
             else:
-                fix = ("as 16-bit values ([store] precision = \"block16\": a quarter of the memory), as fixed point "
+                half = ("as float32 ([store] precision = \"float32\": half the memory), "
+                        if "float32" in game.store_precisions and codec.dtype == np.float64 else "")
+                fix = (half + "as 16-bit values ([store] precision = \"block16\": a quarter of the memory), as fixed point "
                        "and compressed ([store] regret_scale, avg_scale and a [compressor]), or on disk ([store] "
                        "backend = \"disk\")")
             raise ConfigError(
                 f"game {game.name!r}: its regrets and averages{' and rule state' if rule.state else ''} need about "
-                f"{human_bytes(est)} as float64 in memory "
+                f"{human_bytes(est)} as {codec.dtype.name} in memory "
                 f"and this machine has {human_bytes(have)}; store them {fix}"
             )
     specs = with_rule_state(game.segments(assembly.averaging.keeps_average), rule)
@@ -160,7 +168,7 @@ class Solver(StoreWatch, SolverFiles):
             # `notice(line)` hears about a long first compile; the delay is read here, so that
             # setting solver.COMPILE_NOTICE_AFTER takes effect
             with slow_notice(notice, after=COMPILE_NOTICE_AFTER):
-                self.game.warmup()
+                warm_up(self.game, self.store)
         except BaseException:  # no worker, thread or temporary directory outlives a failed start
             self.close()
             raise

@@ -1,11 +1,12 @@
 """Value store: regrets and cumulative strategies held in segments, encoded at the edges.
 
-A segment is a named group of flat float64 arrays (for a matrix game: one segment with each
-player's regrets and cumulative strategy; for a decomposed game: one per subgame or chunk).
+A segment is a named group of flat float64 arrays (float32 with ``[store] precision =
+"float32"``; for a matrix game: one segment with each player's regrets and cumulative strategy;
+for a decomposed game: one per subgame or chunk).
 Kernels only ever see decoded arrays: :meth:`Store.open` decodes a segment, yields it for
 update, and encodes it again on exit (:mod:`solverkit.core.codec`: fixed point, predictor,
 compressor, checksum). Where encoding is the identity (float64 and the ``none`` compressor in
-memory) the arrays simply stay decoded.
+memory, or float32 the same way) the arrays simply stay decoded.
 
 A segment costs nothing until it is first written: until then it reads as zeros (decoded
 straight to zero arrays, no codec call) and :meth:`Store.payloads` encodes zeros on demand. A
@@ -121,7 +122,7 @@ class Store:
         self._version = 0  # deferred: bumped by every update, keys the stored-size cache
         self._sized: tuple[int, int] | None = None
         self._live: dict[str, dict[str, np.ndarray]] = {}  # passthrough: segments written so far
-        self._pool = _BufferPool()
+        self._pool = _BufferPool(np.float64 if self.compact else codec.dtype)
         #: the regret rule whose policy the regrets are played with (None: plain regret matching)
         self.rule = None
         #: the run's id: every frame and segment file written records it, and reads check it
@@ -160,15 +161,21 @@ class Store:
         fk = self.frame_keys.get(key, key)
         return {n: self.codec.encode(a, self.grid(key, n), family(n), fk, n, self.run_id) for n, a in arrays.items()}
 
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype of the arrays a segment's values are handed out as (float32 for a float32
+        codec; block16 and fixed point decode to float64)."""
+        return self.codec.dtype
+
     def _zeros(self, key) -> dict[str, np.ndarray]:
-        return {name: np.zeros(n, dtype=np.float64) for name, n in self.specs[key].arrays.items()}
+        return {name: np.zeros(n, dtype=self.codec.dtype) for name, n in self.specs[key].arrays.items()}
 
     def _decode_array(self, key, name, payload, out=None, run=None) -> np.ndarray:
         """One array of segment `key`, decoded (into `out` if given) and checked against the
         segment's spec (a None payload: an array never written, zeros without a codec call)."""
         if payload is None:
             if out is None:
-                return np.zeros(self.specs[key].arrays[name], dtype=np.float64)
+                return np.zeros(self.specs[key].arrays[name], dtype=self.codec.dtype)
             out[:] = 0.0
             return out
         arr = self.codec.decode(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", out,

@@ -55,6 +55,7 @@ class PokerGame(GameRegions, GameSubgames, GameStoreOrder, GamePassSettings, Gam
 
     unit_name = "chips"
     samplers = ("full", "public_chance", "public_external")
+    store_precisions = ("float64", "float32", "block16")  # float32: the kernels read and write them as they are
     sampler_instead = SAMPLER_INSTEAD
     export_limit = 200_000
     store_walk_is_exact = True

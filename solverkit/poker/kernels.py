@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from ..core.block16 import decode_block, encode_block
+from ..errors import SolverkitError
 from ..core.rng import uniform
 from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _predict,
                             _reach_down_any, _reach_down_block, _reach_down_locked, _reach_sample)
@@ -81,12 +82,32 @@ _NO_Q = np.zeros(1, dtype=np.int16)
 _NO_S = np.zeros(1)
 
 
+_DUMMIES = {np.dtype(np.float64): _NO_S, np.dtype(np.float32): np.zeros(1, dtype=np.float32)}
+
+
 def float_values(src0, src1, reg0, reg1, avg0, avg1, pred=None) -> Values:
-    """Values of float64 arrays (no compact blocks); `pred`: a predictive rule's prediction
-    arrays [pred0, pred1] (src<p> must then be R + pred, reg<p> the regrets R)."""
+    """Values of float arrays (no compact blocks); `pred`: a predictive rule's prediction
+    arrays [pred0, pred1] (src<p> must then be R + pred, reg<p> the regrets R). The arrays are
+    float64, or float32 (a ``[store] precision = "float32"`` store's, read and written as they
+    are; the kernels compute in float64): all of one dtype, float32 if any is, the other dtype's
+    1-value dummies made so, so that each dtype is one kernel signature (:func:`.walks._entry`
+    relies on it)."""
     p0, p1 = pred if pred is not None else (_NO_S, _NO_S)
-    return Values(src0, src1, reg0, reg1, avg0, avg1, False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S,
-                  pred is not None, p0, p1)
+    arrays = [src0, src1, reg0, reg1, avg0, avg1, p0, p1]
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1 or dtypes != {_NO_S.dtype}:
+        if not dtypes <= set(_DUMMIES):
+            raise SolverkitError(f"the poker kernels take float64 or float32 values, not "
+                                 f"{', '.join(sorted(str(d) for d in dtypes - set(_DUMMIES)))}")
+        dtype = np.dtype(np.float32) if np.dtype(np.float32) in dtypes else _NO_S.dtype
+        for i, a in enumerate(arrays):
+            if a.dtype != dtype:
+                if a.size > 1:
+                    raise SolverkitError(f"a kernel walk mixes {dtype} and {a.dtype} value arrays (one store "
+                                         "precision per walk)")
+                arrays[i] = _DUMMIES[dtype]
+    return Values(*arrays[:6], False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S, pred is not None,
+                  *arrays[6:])
 
 
 def compact_values(src, avg) -> Values:

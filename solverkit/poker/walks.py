@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import typeof
+from numba import from_dtype, typeof
 
 from ..core.game import PassBlock, PassJob
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
@@ -16,31 +16,40 @@ from .kernels import MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values,
 from .pass_settings import _Job
 
 
-_FAST_KERNEL = {}
+_FAST_KERNEL: dict = {}
 
 
-def _entry(dispatcher):
-    """`dispatcher`, or once it has been compiled for the one argument signature the engine uses,
-    its compiled entry point: skips numba's per-call type dispatch over ~75 record arrays (about
-    40 us a call for dfs_pass, more for dfs_block: it dominated small games such as Leduc)."""
-    fast = _FAST_KERNEL.get(dispatcher)
+def _values_dtype(sig):
+    """The dtype of the value arrays (the Values record, argument 2) of a kernel signature."""
+    return sig[2].types[0].dtype
+
+
+def _entry(dispatcher, dtype=np.float64):
+    """`dispatcher`, or once it has been compiled for the one argument signature the engine uses
+    with values of `dtype` (float64, or float32 for a float32 store: :func:`.kernels.float_values`
+    makes every value array of a walk one dtype), its compiled entry point: skips numba's per-call
+    type dispatch over ~75 record arrays (about 40 us a call for dfs_pass, more for dfs_block: it
+    dominated small games such as Leduc)."""
+    key = (dispatcher, np.dtype(dtype))
+    fast = _FAST_KERNEL.get(key)
     if fast is not None:
         return fast
-    sigs = dispatcher.signatures
+    want = from_dtype(np.dtype(dtype))
+    sigs = [s for s in dispatcher.signatures if _values_dtype(s) == want]
     if len(sigs) == 1:
-        fast = _FAST_KERNEL[dispatcher] = dispatcher.overloads[sigs[0]].entry_point
+        fast = _FAST_KERNEL[key] = dispatcher.overloads[sigs[0]].entry_point
         return fast
     return dispatcher
 
 
-def _kernel():
-    """:func:`.kernels.dfs_pass` through :func:`_entry`."""
-    return _entry(dfs_pass)
+def _kernel(dtype=np.float64):
+    """:func:`.kernels.dfs_pass` through :func:`_entry` (values of `dtype`)."""
+    return _entry(dfs_pass, dtype)
 
 
-def block_kernel():
-    """:func:`.kernels.dfs_block` through :func:`_entry`."""
-    return _entry(dfs_block)
+def block_kernel(dtype=np.float64):
+    """:func:`.kernels.dfs_block` through :func:`_entry` (values of `dtype`)."""
+    return _entry(dfs_block, dtype)
 
 
 def _boards_below(boards, c0: int, c1: int) -> np.ndarray:
@@ -156,7 +165,7 @@ class GameWalks:
             values = compact_values(src.src, src.avg)
         else:
             values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred if job.predictive else None)
-        _kernel()(
+        _kernel(values.src0.dtype)(
             self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
             values,
             Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
@@ -331,11 +340,12 @@ class GameWalks:
         """Resolve and load dfs_block for this block's argument types before the timed first
         block (numba's first call types its ~75 record arrays in Python: about 1.5 ms, a quarter
         of a small river's solve); the block's own call then takes the compiled entry point."""
-        if dfs_block.signatures or not self._one_call(store, block, transport) or (
+        dtype = getattr(store, "dtype", np.float64)
+        if block_kernel(dtype) is not dfs_block or not self._one_call(store, block, transport) or (
                 block.sampler is not None and block.sampler.sampled):
             return
         self.cfr_block(store, block, transport, run=False)
-        block_kernel()  # the compiled entry point, looked up once (its first lookup took 60 us)
+        block_kernel(dtype)  # the compiled entry point, looked up once (its first lookup took 60 us)
         # loading the kernel (~40 ms) leaves the caches cold: the timed first block's Python set-up
         # took 0.4 ms instead of 40 us (its numpy calls 20 us each); run it once more now (no pass),
         # its coefficients made afresh, and drop them: the timed block makes its own, as before
@@ -357,14 +367,14 @@ class GameWalks:
             src, reg, avg = segment_arrays(store, seg, "root", pj, upd_all, avg_all, scratch=self._pass_scratch("root"),
                                            kernel_predictive=predictive)
             pred = [seg["pred0"], seg["pred1"]] if predictive else None
-            args = (self.kernel_tree(), self._whole_walk(),
-                    float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred), self._root_entry(),
+            values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred)
+            args = (self.kernel_tree(), self._whole_walk(), values, self._root_entry(),
                     upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
             if not run:
-                if not dfs_block.signatures:
+                if block_kernel(values.src0.dtype) is dfs_block:  # not compiled for these values yet
                     dfs_block.compile(tuple(typeof(a) for a in args))
                 return 0
-            block_kernel()(*args)
+            block_kernel(values.src0.dtype)(*args)
         return nodes
 
     def _whole_walk(self) -> Walk:
@@ -376,19 +386,19 @@ class GameWalks:
                                                            b.round_start)
         return plan
 
-    def warmup(self):
-        """Load the kernel: a best-response walk over the trunk alone where the game is cut, over
-        the first round alone where it is whole (a whole game's strategy would cost as much memory
-        as the store: 466 MB for a large flop). dfs_block loads at the first block of passes (the
-        fourth iteration: a short run never needs it; 0.17 s of a warm 1-iteration Kuhn solve),
-        its seconds counted as compile time, not solve time."""
+    def warmup(self, dtype=np.float64):
+        """Load the kernel for values of `dtype` (the store's): a best-response walk over the trunk
+        alone where the game is cut, over the first round alone where it is whole (a whole game's
+        strategy would cost as much memory as the store: 466 MB for a large flop). dfs_block loads
+        at the first block of passes (the fourth iteration: a short run never needs it; 0.17 s of a
+        warm 1-iteration Kuhn solve), its seconds counted as compile time, not solve time."""
         t = self.tree
         if not self.split:
-            src = [np.full(max(int(self.full.stride[p, self.full.r0]), 1), 0.5) for p in (0, 1)]
+            src = [np.full(max(int(self.full.stride[p, self.full.r0]), 2), 0.5, dtype=dtype) for p in (0, 1)]
             self._call(self._first_round(), 0, self._root_entry(), t.boards.round_start, src, src,
                        [np.zeros(1), np.zeros(1)], _Job(0, 0, 1, 0, NO_COEFFS))
             return
-        src = [np.full(self.trunk.sizes[p], 0.5) for p in (0, 1)]
+        src = [np.full(max(self.trunk.sizes[p], 2), 0.5, dtype=dtype) for p in (0, 1)]
         boundary = np.zeros((int(np.count_nonzero(self.re_index[self.entries] >= 0)), len(self.sub_boards), 2,
                              t.max_hands))
         self._call(self.trunk, 0, self._root_entry(), t.boards.round_start, src, src, [np.zeros(1), np.zeros(1)],
