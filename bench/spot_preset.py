@@ -28,11 +28,11 @@ PUBLISHED = {"equity": (0.55347, 0.44653), "ev": (105.11, 74.89)}
 DESKTOP_POSTFLOP = {"core_seconds": 266.0, "rss_mb_16bit": 679.0, "rss_mb_32bit": 1270.0}
 
 
-def solve(out: Path, threads: int, precision: str = "float64", split_round: int = 0) -> dict:
+def solve(out: Path, threads: int, precision: str | None = None, split_round: int = 0) -> dict:
     """Run the solve under /usr/bin/time -v; (wall s, peak RSS MB) from its report."""
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "solverkit", "solve", str(CONFIG), "--out", str(out), "--force",
            "--set", f"game.split_round={split_round}", "--set", "transport.name=local", "--set", f"transport.threads={threads}",
-           "--set", f"store.precision={precision}"]
+           *(["--set", f"store.precision={precision}"] if precision else [])]
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t
@@ -53,8 +53,9 @@ def main(argv=None):
     ap.add_argument("--split-round", type=int, default=0,
                     help="[game] split_round (0: the whole tree, its turn cards in chunks on the threads)")
     ap.add_argument("--time-log", type=Path, help="with --run: the /usr/bin/time -v output of that run")
-    ap.add_argument("--precision", choices=("float64", "block16"), default="float64",
-                    help="[store] precision (block16: 16-bit values, Desktop Postflop's 16-bit mode's counterpart)")
+    ap.add_argument("--precision", choices=("float64", "float32", "block16"), default=None,
+                    help="[store] precision (default: the config's, float32, Desktop Postflop's 32-bit mode's "
+                         "counterpart; block16: its 16-bit mode's)")
     ap.add_argument("--results", default="spot_preset", help="results file name under bench/results (no extension)")
     args = ap.parse_args(argv)
     timing = {}
