@@ -105,3 +105,33 @@ def test_a_kernel_walk_takes_one_dtype():
     assert float_values(f64, f64, dummy, dummy, f64, dummy).reg0.dtype == np.float64
     with pytest.raises(SolverkitError, match="mixes float32 and float64"):
         float_values(f32, f32, f64, f64, dummy, dummy)
+
+
+def test_a_float32_run_writes_float32_policies_that_load_and_sum_to_one(tmp_path):
+    from solverkit.core.strategy_file import load_strategy
+
+    cfg = load_config(_with(TURN, **F32))
+    res = run_solve(cfg, out=tmp_path / "run")
+    with np.load(tmp_path / "run" / "strategy.npz") as data:
+        assert data["policy0"].dtype == np.float32 and data["policy1"].dtype == np.float32
+    strategy, layouts, meta = load_strategy(tmp_path / "run" / "strategy.npz", cfg.game)
+    for p in (0, 1):
+        np.testing.assert_array_equal(strategy[p], res.strategy[p].astype(np.float32))
+
+
+@pytest.mark.parametrize("split", [0, 1])
+def test_a_large_float32_strategy_is_written_part_by_part_as_float32(split, tmp_path, monkeypatch):
+    """Above STRATEGY_IN_MEMORY values the policy goes through a float32 memory map: the same
+    numbers as the in-memory strategy rounded to float32."""
+    from solverkit.core import solver as solver_mod
+    from solverkit.core.strategy_file import load_strategy
+
+    cfg = _with(TURN, **F32, game={"split_round": split})
+    small = run_solve(load_config(cfg), out=tmp_path / "small")
+    monkeypatch.setattr(solver_mod, "STRATEGY_IN_MEMORY", 0)
+    run_solve(load_config(cfg), out=tmp_path / "large")
+    big, _, _ = load_strategy(tmp_path / "large" / "strategy.npz", load_config(cfg).game)
+    with np.load(tmp_path / "large" / "strategy.npz") as data:
+        assert data["policy0"].dtype == np.float32
+    for p in (0, 1):
+        np.testing.assert_array_equal(big[p], small.strategy[p].astype(np.float32))

@@ -83,13 +83,13 @@ def write_outputs(run) -> None:
         run.strategy = None
         save_strategy(out / "strategy.npz", lambda p, dst, release: solver.strategy_of(p, out=dst, release=release),
                       layouts, solver.output_kind, solver.iteration, assembly.resolved["game"],
-                      identity_fields(assembly.game))
+                      identity_fields(assembly.game), dtype=solver.store.dtype)
     else:
         run.strategy = solver.strategy()
     if out is not None:
         if run.strategy is not None:
             save_strategy(out / "strategy.npz", run.strategy, layouts, solver.output_kind, solver.iteration,
-                          assembly.resolved["game"], identity_fields(assembly.game))
+                          assembly.resolved["game"], identity_fields(assembly.game), dtype=solver.store.dtype)
         write_text(out / "result.json", json.dumps(result_summary(run), indent=2) + "\n")
 
 

@@ -1,6 +1,7 @@
 """The strategy file, ``strategy.npz``: per-player flat policies plus their layouts.
 
-Arrays: ``policy0``, ``policy1`` (float64, probabilities, actions innermost), and for each
+Arrays: ``policy0``, ``policy1`` (float64, probabilities, actions innermost; float32 from a run
+whose store holds float32 values, whose policies have no more digits), and for each
 player ``block_start{p}``, ``block_count{p}``, ``block_actions{p}`` (int64, see
 :class:`solverkit.core.layout.Layout`). ``meta`` is a JSON string with ``format``
 (``"solverkit.strategy"``), ``version`` (1), ``kind`` (``"average"`` or ``"current"``),
@@ -29,9 +30,11 @@ STRATEGY_MANIFEST = "strategy.skm"
 
 
 def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table: dict,
-                  identity: dict | None = None) -> None:
+                  identity: dict | None = None, dtype=np.float64) -> None:
     """Write the strategy file atomically (temporary file, fsync, rename); `identity`: the
-    game's identity fields (:func:`.identity.identity_fields`), recorded in meta.
+    game's identity fields (:func:`.identity.identity_fields`), recorded in meta; `dtype`: the
+    policies' (float64, or float32 for a store of float32 values: half the file, and the time
+    to write it, with every digit those values hold).
 
     `strategy` is a list of the two players' policies, or a function ``fill(player, out,
     release)`` that writes one player's policy into `out`: a memory-mapped temporary file
@@ -43,13 +46,13 @@ def save_strategy(path, strategy, layouts, kind: str, iteration: int, game_table
     if len(layouts) != 2:
         meta["players"] = len(layouts)
     try:
-        _write(path, strategy, layouts, meta)
+        _write(path, strategy, layouts, meta, np.dtype(dtype))
     except OSError as exc:
         raise OutputError(f"cannot write strategy file {path}: {reason(exc, path)} (the file there before is "
                           "unchanged)") from None
 
 
-def _write(path: Path, strategy, layouts, meta: dict) -> None:
+def _write(path: Path, strategy, layouts, meta: dict, dtype: np.dtype) -> None:
     with atomic_file(path) as fh:
         # the layout np.savez writes (a zip of .npy members), one member at a time
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
@@ -59,21 +62,22 @@ def _write(path: Path, strategy, layouts, meta: dict) -> None:
 
             for p in range(len(layouts)):
                 if callable(strategy):
-                    _policy_member(zf, path.with_name(f"{path.name}.policy{p}.npy"), p, layouts[p].size, strategy)
+                    _policy_member(zf, path.with_name(f"{path.name}.policy{p}.npy"), p, layouts[p].size, strategy,
+                                   dtype)
                 else:
-                    member(f"policy{p}", np.asarray(strategy[p], dtype=np.float64))
+                    member(f"policy{p}", np.asarray(strategy[p], dtype=dtype))
                 member(f"block_start{p}", layouts[p].block_start)
                 member(f"block_count{p}", layouts[p].block_count)
                 member(f"block_actions{p}", layouts[p].block_actions)
             member("meta", np.array(json.dumps(meta)))
 
 
-def _policy_member(zf, scratch: Path, player: int, size: int, fill) -> None:
+def _policy_member(zf, scratch: Path, player: int, size: int, fill, dtype=np.float64) -> None:
     """policy{player}.npy written through a memory-mapped scratch file, then streamed into the zip."""
     import mmap
     import shutil
 
-    mm = np.lib.format.open_memmap(scratch, mode="w+", dtype=np.float64, shape=(size,))
+    mm = np.lib.format.open_memmap(scratch, mode="w+", dtype=dtype, shape=(size,))
     try:
         def release():
             # a shared file mapping: dropping its pages from this process keeps what they hold
