@@ -40,7 +40,7 @@ def export_base(rev: str, folder: Path, tag: str) -> str:
         for other in _MODULES:
             text = re.sub(rf"from \.+(core\.)?{other} import", f"from base{tag}_{other} import", text)
         text = re.sub(r"from \.\.core\.", "from solverkit.core.", text)
-        text = re.sub(r"from \.\.core import", "from solverkit.core import", text)
+        text = re.sub(r"from \.\.(\w+) import", r"from solverkit.\1 import", text)
         package = os.path.dirname(path).replace("/", ".")
         text = re.sub(r"from \.(\w+) import", rf"from {package}.\1 import", text)
         (folder / f"base{tag}_{name}.py").write_text(text)
