@@ -534,8 +534,8 @@ def bench_spot(name: str, text: str, ts, args, work: Path) -> dict:
     variants = [("local", None)]
     if rounds > 1 and args.variants in ("both", "split"):
         variants = ([("local", None)] if args.variants == "both" else []) + [("split1", 1)]
-    # each variant once per store precision ("-b16": [store] precision = "block16")
-    variants = [(label + ("" if prec == "float64" else "-b16"), split, prec)
+    # each variant once per store precision ("-b16": [store] precision = "block16", "-f32": "float32")
+    variants = [(label + {"float64": "", "block16": "-b16", "float32": "-f32"}[prec], split, prec)
                 for prec in args.precision.split(",") for label, split in variants]
     entry = {"spot": name, "texassolver_spot": text, "board": spot["board"], "pot": spot["pot"],
              "stack": spot["stack"], "accuracy": spot["accuracy"]}
@@ -788,7 +788,8 @@ def main(argv=None):
                     help="multi-street spots: solverkit whole-tree (local), split_round = 1 with local threads "
                          "(split), or both")
     ap.add_argument("--precision", default="float64",
-                    help="solverkit's [store] precision, comma-separated: float64, block16 (rows marked -b16)")
+                    help="solverkit's [store] precision, comma-separated: float64, float32, block16 (rows marked -f32, "
+                         "-b16)")
     ap.add_argument("--texassolver", help="console_solver binary (or $TEXASSOLVER_BIN)")
     ap.add_argument("--texassolver-cache", default=str(DEFAULT_CACHE), help="build.sh's cache directory")
     ap.add_argument("--build", action="store_true", help="build TexasSolver when it is missing (~3 min)")
