@@ -231,8 +231,15 @@ def test_a_float_store_that_cannot_fit_is_refused(monkeypatch):
                        "solver": {"iterations": 1}})
     game = asm.game
     game.store_estimate = 10**12  # as if the regrets needed a terabyte
-    with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as 16-bit values "
+    with pytest.raises(ConfigError, match=r"as float64 in memory and this machine has 50 MB; store them as float32 "
+                                          r"\(\[store\] precision = \"float32\": half the memory\), as 16-bit values "
                                           r"\(\[store\] precision = \"block16\".*as fixed point"):
+        Solver(asm)
+    # asked for float32, it counts float32's bytes and offers what is left
+    asm = load_config({"preset": "cfr_plus", "game": {"name": "hulhe", "ranks": 4, "rounds": 2, "max_raises": [2, 2]},
+                       "solver": {"iterations": 1}, "store": {"precision": "float32"}})
+    asm.game.store_estimate = 10**12
+    with pytest.raises(ConfigError, match=r"about 500 GB as float32 in memory.*store them as 16-bit values"):
         Solver(asm)
 
 
