@@ -1,8 +1,8 @@
 """Time to NashConv on 3-player Leduc (leduc_tree): plain external sampling against the
-blueprint recipe of configs/blueprint_leduc3.toml (negative-regret pruning, and Linear CFR with
-linear averaging for the first iterations; its `until` and `prune_start` scaled to the run as
-fractions of the preset's iterations), its pruning alone and its schedule alone, in the same
-process, several seeds. The target of a seed is the NashConv plain external sampling reaches at
+blueprint recipe of configs/blueprint_leduc3.toml (negative-regret pruning with a regret floor just
+below its threshold, and Linear CFR with linear averaging for the first iterations; its `until` and
+`prune_start` scaled to the run as fractions of the preset's iterations), its sampler alone, its
+schedule alone and the recipe without pruning, in the same process, several seeds. The target of a seed is the NashConv plain external sampling reaches at
 its last iteration; each variant's time is the solve time (evaluations excluded) at its first
 evaluation at or below it, and its nodes the node visits until then (load-independent). Also
 measured: the most node visits pruning can remove (every action of negative regret skipped in
