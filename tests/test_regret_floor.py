@@ -102,3 +102,14 @@ def test_blueprint_game_takes_the_samplers_floor():
     one, two = _strategy(cfg, 600), _strategy(cfg, 600)
     plain = _strategy({**cfg, "sampler": {"name": "external", "prune_threshold": -0.5}}, 600)
     assert np.array_equal(one, two) and not np.array_equal(one, plain)
+
+
+def test_replica_jobs_carry_the_floor_to_workers():
+    """zmq / dask replicas: a job's regret_floor goes over the wire and back; a job without one
+    says nothing of it (the messages of before)."""
+    from solverkit.blueprint.distributed import ReplicaJob
+
+    job = ReplicaJob(1, 10, 2, 7, 0, 0.5, 3, True, False, True, -1.5)
+    assert ReplicaJob.from_wire(job.to_wire(), 2, 3) == job
+    plain = ReplicaJob(1, 10, 2, 7, 0, 0.5, 3, True, False, True)
+    assert "regret_floor" not in plain.to_wire() and ReplicaJob.from_wire(plain.to_wire(), 2, 3).floor == 0.0
