@@ -14,8 +14,8 @@ from solverkit.efg.sampled_passes import sampled_coefficients
 from solverkit.errors import ConfigError
 
 
-def _cfg(rule="rm", **sampler):
-    return {"game": {"name": "kuhn_tree", "players": 3}, "rule": {"name": rule}, "averaging": {"name": "uniform"},
+def _cfg(rule="rm", players=3, **sampler):
+    return {"game": {"name": "kuhn_tree", "players": players}, "rule": {"name": rule}, "averaging": {"name": "uniform"},
             "sampler": {"name": "external", **sampler}, "solver": {"seed": 3, "eval_every": 2000}}
 
 
@@ -52,13 +52,15 @@ def test_floor_is_in_the_discounted_regrets_units_under_lazy_lcfr():
     assert np.all(floors == -np.inf)
 
 
-def test_floor_just_under_zero_plays_mccfr_plus():
+@pytest.mark.parametrize("players", [2, 3])
+def test_floor_just_under_zero_plays_mccfr_plus(players):
     """rm with regret_floor -1e-300 keeps every regret at least -1e-300, which regret matching
     reads as rm_plus's 0: the same strategy as rule rm_plus (an independent path: the rule's
-    floor), and another than plain rm's (the floor binds)."""
-    floored = _strategy(_cfg(regret_floor=-1e-300))
-    plus = _strategy(_cfg("rm_plus"))
-    plain = _strategy(_cfg())
+    floor), and another than plain rm's (the floor binds); the two-player kernel and the
+    N-player one."""
+    floored = _strategy(_cfg(players=players, regret_floor=-1e-300))
+    plus = _strategy(_cfg("rm_plus", players))
+    plain = _strategy(_cfg(players=players))
     assert np.allclose(floored, plus, rtol=0, atol=1e-12)
     assert np.abs(floored - plain).max() > 1e-3
 
@@ -113,3 +115,13 @@ def test_replica_jobs_carry_the_floor_to_workers():
     assert ReplicaJob.from_wire(job.to_wire(), 2, 3) == job
     plain = ReplicaJob(1, 10, 2, 7, 0, 0.5, 3, True, False, True)
     assert "regret_floor" not in plain.to_wire() and ReplicaJob.from_wire(plain.to_wire(), 2, 3).floor == 0.0
+
+
+def test_int32_blueprint_floor_is_the_higher_of_both():
+    """int32 regrets: the kernel's floor in stored units is the higher of [game] regret_floor (default
+    Pluribus's -310,000,000 units) and the sampler's floor times regret_scale."""
+    from solverkit.blueprint.engine import Blueprint
+
+    b = Blueprint(_leduc3(), prune_threshold=-5.0, regrets="int32", sampler_floor=-6.0)
+    assert b.kernel_floor() == round(-6.0 * b.fixed.scale) > b.fixed.floor
+    assert Blueprint(_leduc3(), regrets="int32").kernel_floor() == b.fixed.floor
