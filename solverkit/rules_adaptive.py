@@ -27,7 +27,7 @@ kernel_prediction): the update after each pass, the policy from :meth:`policy_so
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .core.jit import njit
 
 from .core.hookspecs import hookimpl
 from .core.params import Param

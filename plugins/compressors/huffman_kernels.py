@@ -12,8 +12,19 @@ bit-reversed, so a decoder peeks LIMIT bits and looks the class up in one table.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros
+
+from solverkit.core import jit
+from solverkit.core.jit import njit
+
+leading_zeros = None  # numba's intrinsic, bound once numba starts (the kernels compile after that)
+
+
+def _bind_intrinsics() -> None:
+    global leading_zeros
+    from numba.cpython.unsafe.numbers import leading_zeros
+
+
+jit.on_start(_bind_intrinsics)
 
 #: classes: bit lengths 0..32
 CLASSES = 33

@@ -18,7 +18,7 @@ import weakref
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from solverkit.core.jit import njit
 
 from solverkit.core.arith import avg_step, rm_total, rm_prob, rule_step
 from solverkit.core.game import Game, PassJob

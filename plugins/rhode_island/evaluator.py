@@ -6,7 +6,7 @@ kicker, the rest by ranks from the highest.
 """
 
 import numpy as np
-from numba import njit
+from solverkit.core.jit import njit
 
 HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, STRAIGHT_FLUSH = range(6)
 

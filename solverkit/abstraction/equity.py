@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..poker.evaluator import acpc_rank
 from .indexer import HandIndexer, canonical_index

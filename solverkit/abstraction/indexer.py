@@ -15,7 +15,7 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..errors import ConfigError
 from .spec import CardSpec

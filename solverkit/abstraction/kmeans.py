@@ -10,7 +10,7 @@ seed gives one result.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from .threads import run_ranges
 

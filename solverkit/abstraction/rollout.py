@@ -13,7 +13,7 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from .indexer import HandIndexer, canonical_index, canonical_row
 from .spec import CardSpec

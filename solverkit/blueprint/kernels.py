@@ -16,7 +16,7 @@ per traversal, and its descendants are other information sets); pruning as the t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..abstraction.indexer import canonical_index
 from ..core.arith import rm_prob, rm_total

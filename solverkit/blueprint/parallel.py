@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 #: segment of the store holding the open round and its start
 SEGMENT = "replicas"

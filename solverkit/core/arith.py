@@ -19,12 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numba_load import import_numba, probe_cache_dirs_once
-
-import_numba()  # the first import of numba in a solve: without the packages it loads only to check
-from numba import njit  # noqa: E402
-
-probe_cache_dirs_once()  # before the kernels below and every engine's (they all import this module)
+from .jit import njit
 
 # --- scalar steps, inlined into kernels --------------------------------------------------------
 

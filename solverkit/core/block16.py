@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 #: the largest stored magnitude
 UNITS = 32767.0

@@ -48,10 +48,23 @@ class slow_notice:
 
 class CompileClock:
     """Seconds numba spends in its compiler lock (compiling a kernel, or loading one from its
-    cache) while this clock is open: the solver takes them out of solve time, so that a kernel
-    compiled at its first call never counts as solving (studies compare these seconds)."""
+    cache) while this clock is open, plus the seconds kernels took to start (numba's import, an
+    ahead-of-time build's load: :data:`.jit.START_SECONDS`): the solver takes them out of solve
+    time, so that a kernel compiled at its first call never counts as solving (studies compare
+    these seconds). numba is not imported for it: its listener is added if numba starts."""
 
     def __init__(self):
+        from . import jit
+
+        self._jit = jit
+        self._start0 = jit.START_SECONDS[0]
+        self._event = self._listener = None
+        self._closed = False
+        jit.on_start(self._attach)
+
+    def _attach(self) -> None:
+        if self._closed:
+            return
         from numba.core import event
 
         self._event = event
@@ -60,11 +73,14 @@ class CompileClock:
 
     @property
     def seconds(self) -> float:
-        return self._listener.duration if self._listener.done else 0.0
+        lock = self._listener.duration if self._listener is not None and self._listener.done else 0.0
+        return lock + self._jit.START_SECONDS[0] - self._start0
 
     def close(self) -> None:
+        self._closed = True
+        if self._event is None:
+            return
         try:
             self._event.unregister("numba:compiler_lock", self._listener)
         except ValueError:  # closed before
             pass
-

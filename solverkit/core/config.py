@@ -245,11 +245,6 @@ def _bind_horizons(instances, resolved, iterations: int) -> None:
 
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
-    from .numba_blas import skip_blas_check
-    from .numba_load import light_cache_loads
-
-    if not light_cache_loads():  # before a game loads its first kernel: only what loading needs,
-        skip_blas_check()  # and numba need not import scipy.linalg
     registry = registry or get_registry()
     base_dir = Path(base_dir or Path.cwd())
     for key in raw:

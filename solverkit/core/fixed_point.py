@@ -2,7 +2,7 @@
 against a west, north or gradient prediction (small residuals compress well), and back."""
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 
 #: predictor modes: what a value is predicted from (its residual is what gets compressed)

@@ -10,7 +10,7 @@ any field give independent-looking numbers (each field passes through the full m
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -10,7 +10,7 @@ strategy, which regret matching merely normalises). All CFR arithmetic is
 
 from __future__ import annotations
 
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
 

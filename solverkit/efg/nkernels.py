@@ -19,7 +19,7 @@ other player's reach and chance's (Zinkevich et al. 2007, for N players).
 
 from __future__ import annotations
 
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import avg_step, rule_step
 

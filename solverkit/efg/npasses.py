@@ -12,7 +12,7 @@ operation for operation in the same order, so results are bit-identical to their
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
 from .nkernels import CHANCE, DECISION, TERMINAL

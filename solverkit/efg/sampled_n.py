@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import avg_step, rm_total, rule_step
 from ..core.rng import pick, stream, uniform

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import rm_prob, rm_total
 

@@ -24,7 +24,7 @@ full sweep: for tests and measurements), which makes every value estimate exact.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.rng import stream
 from .sampled import apply_touched, outcome_descend

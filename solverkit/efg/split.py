@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.layout import Layout
 from ..errors import ConfigError

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.grid import Grid
 from ..core.layout import Layout, policy

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from .evaluator import acpc_rank
 from .gamedef import GameDef

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.block16 import decode_block, encode_block
 from ..errors import SolverkitError

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from .evaluator import acpc_rank
 

@@ -6,7 +6,7 @@ beyond, with locked hands and sampled actions where a walk asks for them."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.arith import avg_step, rm2, rm3, rm4, rm_prob, rm_total, rule_step
 from ..core.rng import mix64, uniform

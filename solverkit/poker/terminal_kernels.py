@@ -7,7 +7,7 @@ CFR+ code's sums)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from .betting import FOLD, SHOWDOWN
 

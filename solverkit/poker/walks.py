@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import from_dtype, typeof
 
 from ..core.game import PassBlock, PassJob
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
@@ -16,30 +15,13 @@ from .kernels import MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values,
 from .pass_settings import _Job
 
 
-_FAST_KERNEL: dict = {}
-
-
-def _values_dtype(sig):
-    """The dtype of the value arrays (the Values record, argument 2) of a kernel signature."""
-    return sig[2].types[0].dtype
-
-
-def _entry(dispatcher, dtype=np.float64):
-    """`dispatcher`, or once it has been compiled for the one argument signature the engine uses
-    with values of `dtype` (float64, or float32 for a float32 store: :func:`.kernels.float_values`
-    makes every value array of a walk one dtype), its compiled entry point: skips numba's per-call
-    type dispatch over ~75 record arrays (about 40 us a call for dfs_pass, more for dfs_block: it
-    dominated small games such as Leduc)."""
-    key = (dispatcher, np.dtype(dtype))
-    fast = _FAST_KERNEL.get(key)
-    if fast is not None:
-        return fast
-    want = from_dtype(np.dtype(dtype))
-    sigs = [s for s in dispatcher.signatures if _values_dtype(s) == want]
-    if len(sigs) == 1:
-        fast = _FAST_KERNEL[key] = dispatcher.overloads[sigs[0]].entry_point
-        return fast
-    return dispatcher
+def _entry(kernel, dtype=np.float64):
+    """`kernel`, or once it has been loaded for the one argument signature the engine uses with
+    values of `dtype` (float64, or float32 for a float32 store: :func:`.kernels.float_values` makes
+    every value array of a walk one dtype), its compiled entry point (:meth:`.jit.Kernel.entry`,
+    the Values record being argument 2): skips the per-call type dispatch over ~75 record arrays
+    (about 40 us a call for dfs_pass, more for dfs_block: it dominated small games such as Leduc)."""
+    return kernel.entry(dtype, at=(2, 0))
 
 
 def _kernel(dtype=np.float64):
@@ -371,8 +353,8 @@ class GameWalks:
             args = (self.kernel_tree(), self._whole_walk(), values, self._root_entry(),
                     upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
             if not run:
-                if block_kernel(values.src0.dtype) is dfs_block:  # not compiled for these values yet
-                    dfs_block.compile(tuple(typeof(a) for a in args))
+                if block_kernel(values.src0.dtype) is dfs_block:  # not loaded for these values yet
+                    dfs_block.prepare(args)
                 return 0
             block_kernel(values.src0.dtype)(*args)
         return nodes

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from ..core.jit import njit
 
 from ..core.passes import NO_COEFFS
 from ..errors import ConfigError

@@ -1,0 +1,174 @@
+"""Make the ahead-of-time build (:mod:`.aot_load`): numba.pycc compiles the kernels called from
+Python in this process, for the exact argument signatures numba loaded for them, into one
+extension module, each compiled as numba's JIT compiles it (the kernel's own options: fastmath,
+nogil as a released GIL, error model; this CPU's name and features), so that a build gives the
+JIT's results bit for bit. Signatures of an earlier build in the same directory are kept (a
+Leduc build after a Kuhn one serves both). Needs numba and a C compiler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import sys
+import sysconfig
+import tempfile
+import time
+import uuid
+import warnings
+from pathlib import Path
+
+from . import aot_load
+from .aot_key import type_key
+from .jit import KERNELS, start_numba
+
+SIGNATURES = "signatures.pkl"
+
+
+def compiler_available() -> bool:
+    """Whether a C compiler for extension modules is on PATH (pycc's toolchain needs one)."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc) is not None or shutil.which("cc") is not None
+
+
+def called_signatures() -> list[tuple[str, object]]:
+    """(kernel key, numba signature) of every kernel called from Python in this process, for
+    each argument signature numba loaded for it (inlined kernels have no entry of their own)."""
+    out = []
+    for kernel in KERNELS:
+        if not kernel.called or kernel._dispatcher is None or kernel.options.get("inline") == "always":
+            continue
+        for args in kernel._dispatcher.signatures:
+            cres = kernel._dispatcher.overloads[args]
+            out.append((kernel.key, cres.signature))
+    return out
+
+
+def _previous(directory: Path) -> list[tuple[str, object]]:
+    """The signatures of the build already in `directory` (none if unreadable)."""
+    try:
+        with open(directory / SIGNATURES, "rb") as f:
+            return pickle.load(f)
+    except Exception:  # noqa: BLE001 (a build of another numba, a moved class: rebuilt from this run's)
+        return []
+
+
+def _sources() -> dict[str, list]:
+    """Every source file of solverkit, its plugins and any module defining a kernel, loaded now."""
+    paths = {k.py_func.__code__.co_filename for k in KERNELS}
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0].startswith("solverkit"):
+            path = getattr(module, "__file__", None)
+            if path and path.endswith(".py"):
+                paths.add(path)
+    return {p: aot_load.stamp(p) for p in sorted(paths) if os.path.isfile(p)}
+
+
+class _KernelFlags:
+    """While open: pycc compiles each exported kernel with its dispatcher's flags (numba's own
+    ``_compile_core``) and for this CPU's features (as the JIT), not pycc's defaults."""
+
+    def __init__(self, kernels: dict):
+        self.kernels = kernels  # py_func -> Kernel
+
+    def __enter__(self):
+        import numba.pycc.compiler as pycc_compiler
+        from numba.core import codegen
+
+        self.module, self.original = pycc_compiler, pycc_compiler.compile_extra
+        self.codegen, self.features = codegen.AOTCPUCodegen, codegen.AOTCPUCodegen._customize_tm_features
+        original, kernels = self.original, self.kernels
+
+        def compile_extra(typingctx, targetctx, func, args, return_type, flags, locals, **kw):
+            kernel = kernels.get(func)
+            if kernel is not None:
+                d = kernel.dispatcher
+                own = type(flags)()
+                d.targetdescr.options.parse_as_flags(own, d.targetoptions)
+                own = d._compiler._customize_flags(own)
+                own.no_compile, own.nrt = flags.no_compile, flags.nrt
+                own.no_cpython_wrapper, own.no_cfunc_wrapper = flags.no_cpython_wrapper, flags.no_cfunc_wrapper
+                flags = own
+            return original(typingctx, targetctx, func, args, return_type, flags, locals, **kw)
+
+        pycc_compiler.compile_extra = compile_extra
+        codegen.AOTCPUCodegen._customize_tm_features = lambda self: self._get_host_cpu_features()
+        return self
+
+    def __exit__(self, *exc):
+        self.module.compile_extra = self.original
+        self.codegen._customize_tm_features = self.features
+        return False
+
+
+def build(signatures: list[tuple[str, object]] | None = None, directory: Path | None = None,
+          keep_previous: bool = True, log=None) -> dict:
+    """Compile `signatures` ((kernel key, numba signature); default: :func:`called_signatures`),
+    with the previous build's when `keep_previous`, into `directory` (default: this
+    environment's); returns a summary. Raises RuntimeError without a C compiler."""
+    if not compiler_available():
+        raise RuntimeError("no C compiler found (numba.pycc needs one to build kernels ahead of time)")
+    start_numba()
+    directory = directory or aot_load.build_dir()
+    wanted = list(signatures if signatures is not None else called_signatures())
+    if keep_previous:
+        wanted = _previous(directory) + wanted
+    by_key = {k.key: k for k in KERNELS}
+    entries, seen, skipped = [], set(), []
+    for kernel_key, sig in wanted:
+        kernel = by_key.get(kernel_key)
+        key = type_key(list(sig.args)) if kernel is not None else None
+        if key is None:
+            skipped.append(f"{kernel_key}{tuple(sig.args) if kernel is not None else ''}")
+            continue
+        if (kernel_key, key) in seen:
+            continue
+        seen.add((kernel_key, key))
+        entries.append((kernel, key, sig))
+    if not entries:
+        raise RuntimeError("nothing to build: no kernel was called from Python with supported argument types")
+    from numba.pycc import CC
+
+    name = f"sk_aot_{uuid.uuid4().hex[:12]}"
+    directory.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pycc's pending deprecation
+        cc = CC(name)
+        cc.output_dir = str(directory)
+        cc.target_cpu = "host"
+        manifest_entries = []
+        for i, (kernel, key, sig) in enumerate(entries):
+            export = f"k{i}_{kernel.__name__}"
+            cc.export(export, sig)(kernel.py_func)
+            manifest_entries.append([kernel.key, key, export])
+        with tempfile.TemporaryDirectory() as tmp, _KernelFlags({k.py_func: k for k, _, _ in entries}):
+            cc.output_dir = tmp
+            cc.compile()
+            built = Path(tmp) / cc.output_file
+            shutil.move(str(built), directory / cc.output_file)
+    seconds = time.perf_counter() - t0
+    old = aot_load.read_manifest(directory)
+    manifest = {"format": aot_load.FORMAT, "module": name, "file": cc.output_file,
+                "environment": aot_load.environment_key(), "built": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "seconds": round(seconds, 1), "entries": manifest_entries, "sources": _sources()}
+    tmp_manifest = directory / f".{aot_load.MANIFEST}.{os.getpid()}"
+    tmp_manifest.write_text(json.dumps(manifest, indent=1))
+    with open(directory / f".{SIGNATURES}.{os.getpid()}", "wb") as f:
+        pickle.dump([(k.key, sig) for k, _, sig in entries], f)
+    os.replace(directory / f".{SIGNATURES}.{os.getpid()}", directory / SIGNATURES)
+    os.replace(tmp_manifest, directory / aot_load.MANIFEST)
+    if old is not None and old.get("file") != cc.output_file:
+        try:
+            (directory / old["file"]).unlink()
+        except OSError:
+            pass
+    from .jit import reset_aot
+
+    reset_aot()
+    return {"directory": str(directory), "file": cc.output_file, "seconds": seconds,
+            "entries": [f"{k.key}{tuple(sig.args)}" for k, _, sig in entries], "skipped": skipped}
+
+

@@ -1,0 +1,166 @@
+"""Where ahead-of-time builds live and when one may be used, read without importing numba.
+
+A build is a directory ``<root>/<environment key>/`` (:func:`build_dir`) holding ``manifest.json``
+and the extension module it names. The environment key hashes what compiled code depends on
+outside solverkit: Python, numba, numpy, the CPU (model and feature flags) and ``NUMBA_*``
+settings. The manifest lists every source file of solverkit and its plugins loaded when the
+build was made, with its size, mtime and SHA-256: the build is stale (unused: the JIT runs) as
+soon as one of them has changed (a file whose stamp differs is hashed; equal contents pass).
+``SOLVERKIT_AOT_DIR`` moves the root (default ``$XDG_CACHE_HOME/solverkit/aot``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+#: the manifest's format; a different one is ignored
+FORMAT = 1
+
+_tables: dict | None = None
+#: why no build is used in this process ("" when one is), for ``solverkit compile --status``
+reason = ""
+
+
+def root() -> Path:
+    """The directory holding the builds (see the module)."""
+    env = os.environ.get("SOLVERKIT_AOT_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "solverkit" / "aot"
+
+
+def _cpu() -> str:
+    """The CPU model and its feature flags (Linux), else what ``platform`` knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = {}
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block
+                k, _, v = line.partition(":")
+                lines[k.strip()] = v.strip()
+        return f"{lines.get('model name', '')}|{lines.get('flags', lines.get('Features', ''))}"
+    except OSError:
+        return platform.processor()
+
+
+def _numba_version() -> str:
+    """numba's version without importing it (its _version.py's text), or "" when absent."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or not spec.origin:
+        return ""
+    try:
+        return Path(spec.origin).with_name("_version.py").read_text()
+    except OSError:
+        return spec.origin
+
+
+def environment_key() -> str:
+    """The hash of what a build depends on outside solverkit (see the module)."""
+    import numpy
+
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR")
+    text = repr((sys.version, sys.implementation.cache_tag, platform.machine(), _numba_version(),
+                 numpy.__version__, _cpu(), settings))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def build_dir() -> Path:
+    """This environment's build directory."""
+    return root() / environment_key()
+
+
+def file_digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def stamp(path: str) -> list:
+    """[size, mtime_ns, sha256] of a source file."""
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, file_digest(path)]
+
+
+def stale_sources(sources: dict) -> list[str]:
+    """The files of a manifest's ``sources`` that changed or are gone."""
+    changed = []
+    for path, (size, mtime, digest) in sources.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            changed.append(path)
+            continue
+        if st.st_size == size and st.st_mtime_ns == mtime:
+            continue
+        if st.st_size != size or file_digest(path) != digest:
+            changed.append(path)
+    return changed
+
+
+def read_manifest(directory: Path) -> dict | None:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if manifest.get("format") == FORMAT else None
+
+
+def _load() -> dict:
+    """kernel key -> {argument key: compiled function} of this environment's build, when it is
+    there and fresh; {} otherwise (:data:`reason` says why)."""
+    global reason
+    from .aot_key import freeze
+
+    directory = build_dir()
+    manifest = read_manifest(directory)
+    if manifest is None:
+        reason = f"no build in {directory}"
+        return {}
+    changed = stale_sources(manifest["sources"])
+    if changed:
+        reason = f"stale: {len(changed)} source files changed since the build (first: {changed[0]})"
+        return {}
+    name = manifest["module"]
+    path = directory / manifest["file"]
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+        spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except (ImportError, OSError, AssertionError) as exc:
+        reason = f"could not load {path}: {exc}"
+        return {}
+    tables: dict = {}
+    for kernel, key, export in manifest["entries"]:
+        tables.setdefault(kernel, {})[freeze(key)] = getattr(module, export)
+    reason = ""
+    return tables
+
+
+def table_for(kernel_key: str) -> dict:
+    """{argument key: compiled function} of one kernel in this environment's build ({}: none)."""
+    global _tables
+    if _tables is None:
+        _tables = _load()
+    return _tables.get(kernel_key, {})
+
+
+def loaded() -> bool:
+    """Whether this process has looked for its build already."""
+    return _tables is not None
+
+
+def reset() -> None:
+    """Forget the loaded build (tests; after ``solverkit compile`` in the same process)."""
+    global _tables
+    _tables = None
