@@ -22,6 +22,7 @@ try:  # Ctrl-C while the command line loads ends as one after it does (130), not
 
     from .cli_group import (_Group, _OneLineUsageError, _one_line, _show_warning,  # noqa: F401 (re-exported)
                             _single_line, cli)
+    from .cli_compile import compile_kernels  # noqa: F401 (registers the command)
     from .cli_runs import (_check_not_a_run_file, _check_page_output, export, exploit,  # noqa: F401 (re-exported)
                            report, run_config, strategy)
     from .cli_solve import (SOLVE_USAGE, _fresh_dir, _peak_rss_mb, solve, store_line,  # noqa: F401 (re-exported)

@@ -245,6 +245,9 @@ def _bind_horizons(instances, resolved, iterations: int) -> None:
 
 def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="<dict>") -> Assembly:
     """Check every key of a raw config and build the plugin instances it names."""
+    from .jit import light_loads
+
+    light_loads()  # when numba starts (if it must): cached kernels load without its compiler's set-up
     registry = registry or get_registry()
     base_dir = Path(base_dir or Path.cwd())
     for key in raw:

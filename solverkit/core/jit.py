@@ -20,6 +20,7 @@ import time
 #: every kernel decorated so far, in order
 KERNELS: list[Kernel] = []
 _started = False
+_light = False
 _lock = threading.RLock()
 _on_start: list = []
 #: seconds spent starting kernels in this process (numba's start, a build's load): compile time
@@ -54,9 +55,26 @@ def on_start(callback) -> None:
     callback()
 
 
+def light_loads() -> None:
+    """Ask for :func:`.numba_load.light_cache_loads` (and no BLAS check at load) when numba
+    starts, or now if it has (what a solve's config does before its game loads a kernel)."""
+    global _light
+    _light = True
+    if _started:
+        _apply_light_loads()
+
+
+def _apply_light_loads() -> None:
+    from .numba_blas import skip_blas_check
+    from .numba_load import light_cache_loads
+
+    if not light_cache_loads():  # before a game loads its first kernel: only what loading needs,
+        skip_blas_check()  # and numba need not import scipy.linalg
+
+
 def start_numba() -> None:
-    """Import numba (as :mod:`.numba_load` allows: light cache loads, no SciPy) and give every
-    registered kernel its dispatcher; idempotent."""
+    """Import numba without SciPy (:func:`.numba_load.import_numba`), with light cache loads if
+    asked (:func:`light_loads`), and give every registered kernel its dispatcher; idempotent."""
     global _started
     if _started:
         return
@@ -64,12 +82,11 @@ def start_numba() -> None:
         if _started:
             return
         t0 = time.perf_counter()
-        from .numba_blas import skip_blas_check
-        from .numba_load import import_numba, light_cache_loads, probe_cache_dirs_once
+        from .numba_load import import_numba, probe_cache_dirs_once
 
         import_numba()
-        if not light_cache_loads():  # before the first kernel loads: only what loading needs,
-            skip_blas_check()  # and numba need not import scipy.linalg
+        if _light:
+            _apply_light_loads()
         probe_cache_dirs_once()
         for kernel in KERNELS:
             kernel._make_dispatcher()
