@@ -58,7 +58,7 @@ def compile_kernels(configs, games, presets, overrides, iterations, fresh, statu
         for i, (label, make) in enumerate(runs):
             click.echo(f"loading the kernels of {label}...", err=True)
             run_solve(make(), out=Path(tmp) / f"run{i}", progress=False)
-    summary = build(keep_previous=not fresh)
+    summary = build(keep_previous=not fresh, log=lambda line: click.echo(line, err=True))
     click.echo(f"built {len(summary['entries'])} kernel signatures in {summary['seconds']:.1f} s: "
                f"{Path(summary['directory']) / summary['file']}")
     for skipped in summary["skipped"]:

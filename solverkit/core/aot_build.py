@@ -113,8 +113,17 @@ def build(signatures: list[tuple[str, object]] | None = None, directory: Path | 
     start_numba()
     directory = directory or aot_load.build_dir()
     wanted = list(signatures if signatures is not None else called_signatures())
-    if keep_previous:
-        wanted = _previous(directory) + wanted
+    previous = _previous(directory) if keep_previous else []
+    if previous:
+        try:
+            return _build(previous + wanted, directory, log)
+        except Exception as exc:  # noqa: BLE001 (an old signature the code no longer takes: this run's only)
+            if log is not None:
+                log(f"the previous build's signatures failed ({type(exc).__name__}: {exc}); building this run's only")
+    return _build(wanted, directory, log)
+
+
+def _build(wanted: list, directory: Path, log) -> dict:
     by_key = {k.key: k for k in KERNELS}
     entries, seen, skipped = [], set(), []
     for kernel_key, sig in wanted:

@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import sys
+import threading
 from pathlib import Path
 
 MANIFEST = "manifest.json"
@@ -25,6 +26,7 @@ MANIFEST = "manifest.json"
 FORMAT = 1
 
 _tables: dict | None = None
+_lock = threading.Lock()
 #: why no build is used in this process ("" when one is), for ``solverkit compile --status``
 reason = ""
 
@@ -151,7 +153,9 @@ def table_for(kernel_key: str) -> dict:
     """{argument key: compiled function} of one kernel in this environment's build ({}: none)."""
     global _tables
     if _tables is None:
-        _tables = _load()
+        with _lock:  # one load of the extension module, whichever thread calls first
+            if _tables is None:
+                _tables = _load()
     return _tables.get(kernel_key, {})
 
 

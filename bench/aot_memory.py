@@ -1,0 +1,148 @@
+"""Issue 30's memory goal with the ahead-of-time build: peak RSS and start-up of real solve
+processes, numba's JIT against a build made by ``solverkit compile`` (:mod:`solverkit.core.jit`).
+
+1. Floors: peak RSS of ``python -c pass``, with numpy imported, with numpy and numba imported.
+2. ``solverkit compile --game kuhn --game leduc`` into a fresh directory (timed).
+3. Per game, ``solverkit solve --game G --preset cfr_plus --iterations N --quiet --set
+   transport.threads=1`` in child processes, JIT (``SOLVERKIT_AOT=0``) and with the build (the
+   same command): peak RSS (VmHWM), wall seconds of the process, result.json's startup_seconds
+   (process start to the first iteration), whether numba or llvmlite got imported; medians of
+   --rounds runs. The two modes' strategy files compared byte for byte, their exploitabilities
+   digit for digit.
+4. What the build's process holds at exit: its largest mappings (resident MB).
+
+Results: bench/results/aot_memory.md (a dated section on top) and aot_memory_slice.json.
+
+    python bench/aot_memory.py [--rounds 5] [--iterations 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+#: OpenSpiel's CFRPlusSolver process (bench/results/liteefg.md)
+OPENSPIEL_MB = {"kuhn": 33, "leduc": 34}
+
+HWM = "[int(l.split()[1]) / 1024 for l in open('/proc/self/status') if l.startswith('VmHWM')][0]"
+
+RUN = r"""
+import atexit, json, re, runpy, sys
+def report():
+    hwm = %s
+    maps, cur = {}, None
+    for line in open("/proc/self/smaps"):
+        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+            parts = line.split()
+            cur = parts[5] if len(parts) > 5 else "[anonymous]"
+        elif line.startswith("Rss:"):
+            maps[cur] = maps.get(cur, 0) + int(line.split()[1]) / 1024
+    sys.stderr.write("\n@@AOT@@" + json.dumps({"hwm": hwm, "numba": "numba" in sys.modules,
+                     "llvmlite": "llvmlite" in sys.modules, "modules": len(sys.modules), "maps": maps}) + "\n")
+atexit.register(report)
+sys.argv = ["solverkit"] + sys.argv[1:]
+runpy.run_module("solverkit", run_name="__main__", alter_sys=True)
+""" % HWM
+
+
+def floor(code: str) -> float:
+    out = subprocess.run([sys.executable, "-c", f"{code}\nprint({HWM})"], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def solve(game: str, iterations: int, out: Path, env: dict) -> dict:
+    args = ["solve", "--game", game, "--preset", "cfr_plus", "--iterations", str(iterations), "--quiet",
+            "--set", "transport.threads=1", "--out", str(out)]
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, env=env, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-3000:])
+    info = json.loads(proc.stderr.split("@@AOT@@")[-1])
+    result = json.loads((out / "result.json").read_text())
+    info.update(wall=wall, startup=result.get("startup_seconds"), exploitability=result["exploitability"],
+                strategy=(out / "strategy.npz").read_bytes())
+    return info
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--iterations", type=int, default=100)
+    args = ap.parse_args()
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    floors = {"python": floor("pass"), "+ numpy": floor("import numpy"),
+              "+ numpy + numba": floor("import numpy, numba")}
+    games = ("kuhn", "leduc")
+    with tempfile.TemporaryDirectory(prefix="aot-bench-") as tmp:
+        env = {**os.environ, "SOLVERKIT_AOT_DIR": str(Path(tmp) / "aot")}
+        env.pop("SOLVERKIT_AOT", None)
+        t0 = time.perf_counter()
+        built = subprocess.run([sys.executable, "-m", "solverkit", "compile", *sum((["--game", g] for g in games), [])],
+                               capture_output=True, text=True, env=env, cwd=ROOT)
+        if built.returncode != 0:
+            raise SystemExit(built.stderr[-3000:])
+        build_s = time.perf_counter() - t0
+        rows, checks, maps = [], {}, {}
+        for game in games:
+            runs: dict = {"jit": [], "aot": []}
+            for r in range(args.rounds):
+                for mode in ("jit", "aot"):
+                    e = {**env, "SOLVERKIT_AOT": "0"} if mode == "jit" else env
+                    runs[mode].append(solve(game, args.iterations, Path(tmp) / f"{game}-{mode}-{r}", e))
+            for mode, rs in runs.items():
+                rows.append({"game": game, "mode": mode, "peak_mb": statistics.median(x["hwm"] for x in rs),
+                             "wall_s": statistics.median(x["wall"] for x in rs),
+                             "startup_s": statistics.median(x["startup"] for x in rs),
+                             "numba": any(x["numba"] for x in rs), "llvmlite": any(x["llvmlite"] for x in rs),
+                             "modules": rs[0]["modules"]})
+            checks[game] = {"same_strategy_file": all(a["strategy"] == b["strategy"] for a, b in zip(runs["jit"], runs["aot"])),
+                            "same_exploitability": all(a["exploitability"] == b["exploitability"]
+                                                       for a, b in zip(runs["jit"], runs["aot"])),
+                            "exploitability": repr(runs["aot"][0]["exploitability"])}
+            maps[game] = sorted(runs["aot"][0]["maps"].items(), key=lambda kv: -kv[1])[:8]
+    result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}",
+              "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
+              "load_after": [round(x, 2) for x in os.getloadavg()], "floors": floors, "build_s": build_s,
+              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "aot_memory_slice.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = [f"## {result['date']}: solves without numba, from `solverkit compile`'s build", "",
+          f"`{result['command']}`; load average before {'/'.join(map(str, load_before))}, after "
+          f"{'/'.join(map(str, result['load_after']))}. Medians of {args.rounds} runs of `solverkit solve --game G "
+          f"--preset cfr_plus --iterations {args.iterations} --quiet --set transport.threads=1` (warm: numba's cache "
+          "filled, the build made first).", "",
+          "Floors (peak RSS): " + ", ".join(f"{k} {v:.1f} MB" for k, v in floors.items()) + ". "
+          f"`solverkit compile --game kuhn --game leduc` (cold build directory): {build_s:.1f} s in all.", "",
+          "| game | kernels | peak RSS MB | goal (2x OpenSpiel) | process wall s | start-up s (to iteration 1) | numba imported | modules |",
+          "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {r['game']} | {'JIT (SOLVERKIT_AOT=0)' if r['mode'] == 'jit' else 'ahead of time'} | "
+                  f"{r['peak_mb']:.1f} | <= {2 * OPENSPIEL_MB[r['game']]} | {r['wall_s']:.2f} | {r['startup_s']:.3f} | "
+                  f"{r['numba'] or r['llvmlite']} | {r['modules']} |")
+    md += ["", "| game | strategy file byte-identical (JIT vs build) | exploitability identical | exploitability |",
+           "|---|---|---|---|"]
+    md += [f"| {g} | {c['same_strategy_file']} | {c['same_exploitability']} | {c['exploitability']} |"
+           for g, c in checks.items()]
+    md += ["", "Largest resident mappings of the ahead-of-time Kuhn process at exit (MB): " + ", ".join(
+        f"{Path(name).name or name} {mb:.1f}" for name, mb in maps["kuhn"]) + ".", ""]
+    path = RESULTS / "aot_memory.md"
+    old = path.read_text() if path.exists() else ""
+    title, _, rest = old.partition("\n")
+    head = "# numba's memory, and kernels compiled ahead of time (issue 30)"
+    body = rest.lstrip("\n") if title.startswith("# ") else old
+    path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
