@@ -8,6 +8,8 @@ Leduc build after a Kuhn one serves both). Needs numba and a C compiler.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
 import pickle
@@ -36,7 +38,7 @@ def compiler_available() -> bool:
 def called_signatures() -> list[tuple[str, object]]:
     """(kernel key, numba signature) of every kernel called from Python in this process, for
     each argument signature numba loaded for it (inlined kernels have no entry of their own)."""
-    out = []
+    out: list[tuple[str, object]] = []
     for kernel in KERNELS:
         if not kernel.called or kernel._dispatcher is None or kernel.options.get("inline") == "always":
             continue
@@ -55,15 +57,62 @@ def _previous(directory: Path) -> list[tuple[str, object]]:
         return []
 
 
-def _sources() -> dict[str, list]:
-    """Every source file of solverkit, its plugins and any module defining a kernel, loaded now."""
-    paths = {k.py_func.__code__.co_filename for k in KERNELS}
-    for name, module in list(sys.modules.items()):
-        if name.split(".")[0].startswith("solverkit"):
-            path = getattr(module, "__file__", None)
-            if path and path.endswith(".py"):
-                paths.add(path)
-    return {p: aot_load.stamp(p) for p in sorted(paths) if os.path.isfile(p)}
+def _sources(entries) -> dict[str, list]:
+    """The source files compiled code can depend on: every module defining a kernel or a named
+    tuple of a signature, and what their module-level imports bring, transitively (a kernel sees
+    its module's globals only, and they come from the module or its imports), within solverkit
+    and its plugins; with each file's :func:`.aot_load.stamp`."""
+    names = {k.__module__ for k in KERNELS}
+    for _, _, sig in entries:
+        names |= _tuple_modules(sig.args)
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in sys.modules:
+            continue
+        seen.add(name)
+        todo += _imports(name)
+    paths = {getattr(sys.modules[n], "__file__", None) for n in seen}
+    return {p: aot_load.stamp(p) for p in sorted(p for p in paths if p and p.endswith(".py") and os.path.isfile(p))}
+
+
+def _tuple_modules(types_) -> set[str]:
+    out: set[str] = set()
+    for t in types_:
+        cls = getattr(t, "instance_class", None)
+        if cls is not None and hasattr(cls, "_fields"):
+            out.add(cls.__module__)
+        out |= _tuple_modules(getattr(t, "types", ()))
+    return out
+
+
+def _imports(name: str) -> set[str]:
+    """The loaded solverkit modules (and their parent packages) that module `name` imports at
+    module level (conditional imports included, imports inside functions not)."""
+    module = sys.modules[name]
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return set()
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    out: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
+                else node.module or ""
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo += node.body + node.orelse + getattr(node, "finalbody", [])
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    parents = {".".join(n.split(".")[:i]) for n in out for i in range(1, n.count(".") + 1)}
+    return {n for n in out | parents if n.split(".")[0].startswith("solverkit") and n in sys.modules}
 
 
 class _KernelFlags:
@@ -129,7 +178,7 @@ def _build(wanted: list, directory: Path, log) -> dict:
     for kernel_key, sig in wanted:
         kernel = by_key.get(kernel_key)
         key = type_key(list(sig.args)) if kernel is not None else None
-        if key is None:
+        if kernel is None or key is None:
             skipped.append(f"{kernel_key}{tuple(sig.args) if kernel is not None else ''}")
             continue
         if (kernel_key, key) in seen:
@@ -162,7 +211,7 @@ def _build(wanted: list, directory: Path, log) -> dict:
     old = aot_load.read_manifest(directory)
     manifest = {"format": aot_load.FORMAT, "module": name, "file": cc.output_file,
                 "environment": aot_load.environment_key(), "built": time.strftime("%Y-%m-%d %H:%M:%S"),
-                "seconds": round(seconds, 1), "entries": manifest_entries, "sources": _sources()}
+                "seconds": round(seconds, 1), "entries": manifest_entries, "sources": _sources(entries)}
     tmp_manifest = directory / f".{aot_load.MANIFEST}.{os.getpid()}"
     tmp_manifest.write_text(json.dumps(manifest, indent=1))
     with open(directory / f".{SIGNATURES}.{os.getpid()}", "wb") as f:

@@ -3,9 +3,10 @@
 A build is a directory ``<root>/<environment key>/`` (:func:`build_dir`) holding ``manifest.json``
 and the extension module it names. The environment key hashes what compiled code depends on
 outside solverkit: Python, numba, numpy, the CPU (model and feature flags) and ``NUMBA_*``
-settings. The manifest lists every source file of solverkit and its plugins loaded when the
-build was made, with its size, mtime and SHA-256: the build is stale (unused: the JIT runs) as
-soon as one of them has changed (a file whose stamp differs is hashed; equal contents pass).
+settings. The manifest lists the source files the compiled code can depend on (the modules
+defining kernels and what they import: :func:`.aot_build._sources`) with their size, mtime and
+SHA-256: the build is stale (unused: the JIT runs) as soon as one of them has changed (a file
+whose stamp differs is hashed; equal contents pass).
 ``SOLVERKIT_AOT_DIR`` moves the root (default ``$XDG_CACHE_HOME/solverkit/aot``).
 """
 
