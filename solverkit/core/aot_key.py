@@ -14,18 +14,28 @@ _INT64 = np.dtype(np.int64).str
 _FLOAT64 = np.dtype(np.float64).str
 _BOOL = np.dtype(np.bool_).str
 _LIMIT = 2 ** 63
+#: numpy's array flag bits (ndarray.flags.num): C and Fortran contiguous, aligned, writeable
+_C, _F, _ALIGNED, _WRITEABLE = 0x1, 0x2, 0x100, 0x400
+_DTYPES: dict = {}  # dtype -> its str, or None when it has no key (dtype.str costs 0.25 us a call)
+
+
+def _dtype_str(dt):
+    s = _DTYPES.get(dt, False)
+    if s is False:
+        s = _DTYPES[dt] = dt.str if dt.kind in "biufc" and dt.fields is None else None
+    return s
 
 
 def value_key(value):
     """The key of a Python value (a tuple of arguments included), or None (see the module)."""
     t = type(value)
     if t is np.ndarray:
-        dt = value.dtype
-        if dt.kind not in "biufc" or dt.fields is not None:
+        s = _dtype_str(value.dtype)
+        if s is None:
             return None
-        f = value.flags
-        layout = "C" if f.c_contiguous else "F" if f.f_contiguous else "A"
-        return ("a", dt.str, value.ndim, layout, bool(f.writeable), bool(f.aligned))
+        f = value.flags.num
+        layout = "C" if f & _C else "F" if f & _F else "A"
+        return ("a", s, value.ndim, layout, bool(f & _WRITEABLE), bool(f & _ALIGNED))
     if t is float:
         return _FLOAT64
     if t is bool:
