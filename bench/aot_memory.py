@@ -10,10 +10,13 @@ processes, numba's JIT against a build made by ``solverkit compile`` (:mod:`solv
    --rounds runs. The two modes' strategy files compared byte for byte, their exploitabilities
    digit for digit.
 4. What the build's process holds at exit: its largest mappings (resident MB).
+5. With ``--coverage GAME ...``: one more build for those games with the presets of --presets,
+   and the same JIT/build comparison of one run each (other engines: the tree engine, matrix
+   games, Rhode Island...).
 
 Results: bench/results/aot_memory.md (a dated section on top) and aot_memory_slice.json.
 
-    python bench/aot_memory.py [--rounds 5] [--iterations 100]
+    python bench/aot_memory.py [--rounds 5] [--iterations 100] [--coverage kuhn_tree random_matrix ...]
 """
 
 from __future__ import annotations
@@ -59,8 +62,8 @@ def floor(code: str) -> float:
     return float(out.stdout.split()[-1])
 
 
-def solve(game: str, iterations: int, out: Path, env: dict) -> dict:
-    args = ["solve", "--game", game, "--preset", "cfr_plus", "--iterations", str(iterations), "--quiet",
+def solve(game: str, iterations: int, out: Path, env: dict, preset: str = "cfr_plus") -> dict:
+    args = ["solve", "--game", game, "--preset", preset, "--iterations", str(iterations), "--quiet",
             "--set", "transport.threads=1", "--out", str(out)]
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, env=env, cwd=ROOT)
@@ -74,10 +77,35 @@ def solve(game: str, iterations: int, out: Path, env: dict) -> dict:
     return info
 
 
+def _coverage(args, tmp: Path, env: dict) -> list[dict]:
+    """Section 5 of the module: a build for --coverage's games, and one solve each way."""
+    env = {**env, "SOLVERKIT_AOT_DIR": str(tmp / "aot-coverage")}
+    cmd = [sys.executable, "-m", "solverkit", "compile", *sum((["--game", g] for g in args.coverage), []),
+           *sum((["--preset", p] for p in args.presets), []), "--set", "transport.threads=1"]
+    t0 = time.perf_counter()
+    built = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    if built.returncode != 0:
+        raise SystemExit(built.stderr[-3000:])
+    build_s = time.perf_counter() - t0
+    rows = []
+    for game in args.coverage:
+        for preset in args.presets:
+            jit = solve(game, args.iterations, tmp / f"cov-{game}-{preset}-jit", {**env, "SOLVERKIT_AOT": "0"}, preset)
+            aot = solve(game, args.iterations, tmp / f"cov-{game}-{preset}-aot", env, preset)
+            rows.append({"game": game, "preset": preset, "jit_mb": jit["hwm"], "aot_mb": aot["hwm"],
+                         "numba": aot["numba"] or aot["llvmlite"], "same_strategy": jit["strategy"] == aot["strategy"],
+                         "same_exploitability": jit["exploitability"] == aot["exploitability"], "build_s": build_s})
+    for r in rows:
+        r.pop("strategy", None)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--coverage", nargs="*", default=[], metavar="GAME")
+    ap.add_argument("--presets", nargs="+", default=["cfr_plus", "dcfr"])
     args = ap.parse_args()
     load_before = [round(x, 2) for x in os.getloadavg()]
     floors = {"python": floor("pass"), "+ numpy": floor("import numpy"),
@@ -110,10 +138,12 @@ def main() -> None:
                                                        for a, b in zip(runs["jit"], runs["aot"])),
                             "exploitability": repr(runs["aot"][0]["exploitability"])}
             maps[game] = sorted(runs["aot"][0]["maps"].items(), key=lambda kv: -kv[1])[:8]
+        coverage = _coverage(args, Path(tmp), env) if args.coverage else []
     result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}",
               "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
               "load_after": [round(x, 2) for x in os.getloadavg()], "floors": floors, "build_s": build_s,
-              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps}
+              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps,
+              "coverage": coverage}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "aot_memory_slice.json").write_text(json.dumps(result, indent=2) + "\n")
     md = [f"## {result['date']}: solves without numba, from `solverkit compile`'s build", "",
@@ -135,11 +165,21 @@ def main() -> None:
            for g, c in checks.items()]
     md += ["", "Largest resident mappings of the ahead-of-time Kuhn process at exit (MB): " + ", ".join(
         f"{Path(name).name or name} {mb:.1f}" for name, mb in maps["kuhn"]) + ".", ""]
+    if coverage:
+        md += [f"Other engines: `solverkit compile --game G ... --preset P ... --set transport.threads=1` "
+               f"({coverage[0]['build_s']:.1f} s), then one {args.iterations}-iteration solve each way:", "",
+               "| game | preset | peak RSS MB JIT | peak RSS MB build | numba imported with the build | "
+               "strategy byte-identical | exploitability identical |", "|---|---|---|---|---|---|---|"]
+        md += [f"| {c['game']} | {c['preset']} | {c['jit_mb']:.1f} | {c['aot_mb']:.1f} | {c['numba']} | "
+               f"{c['same_strategy']} | {c['same_exploitability']} |" for c in coverage]
+        md.append("")
     path = RESULTS / "aot_memory.md"
     old = path.read_text() if path.exists() else ""
     title, _, rest = old.partition("\n")
     head = "# numba's memory, and kernels compiled ahead of time (issue 30)"
     body = rest.lstrip("\n") if title.startswith("# ") else old
+    if body and not body.startswith("## "):  # the investigation's page (bench/aot_probe.py), kept below
+        body = "## Earlier: the investigation (`bench/aot_probe.py`)\n\n" + body
     path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
     print("\n".join(md))
 
