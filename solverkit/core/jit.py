@@ -137,6 +137,10 @@ def _key_dtype(key, at: tuple):
     return key[1] if isinstance(key, tuple) and key[0] == "a" else None
 
 
+#: private attributes of numba's dispatcher that code here or in tests reads through a kernel
+_DISPATCHER_PRIVATE = frozenset({"_cache", "_compiler", "_cache_hits", "_cache_misses"})
+
+
 def _by_name(module: str, qualname: str):
     """A kernel found by its module and name (how a pickled kernel comes back)."""
     obj = importlib.import_module(module)
@@ -256,7 +260,9 @@ class Kernel:
         return types.Dispatcher(self.dispatcher)
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        # the rest of numba's dispatcher (overloads, stats, inspect_types...), which starts numba;
+        # never a private or special name, which other libraries probe (asyncio's _is_coroutine)
+        if name.startswith("_") and name not in _DISPATCHER_PRIVATE:
             raise AttributeError(name)
         return getattr(self.dispatcher, name)
 
