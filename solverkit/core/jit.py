@@ -1,11 +1,13 @@
 """``@njit`` without importing numba: a kernel runs ahead-of-time compiled code when a build
-matches it, and numba's JIT otherwise (issue 30: numba and LLVM are ~55 MB of a solve's RSS).
+matches it, and numba's JIT otherwise (issue 30: a Kuhn solve's peak RSS is 115 MB with numba
+and LLVM loaded, 44 MB without).
 
 ``njit(**options)`` registers the Python function as a :class:`Kernel`. A call from Python tries
 the ahead-of-time build (:mod:`.aot_load`: an extension module made by ``solverkit compile``,
 keyed by the argument types); a call it does not cover starts numba (:func:`start_numba`): every
 registered kernel gets its numba dispatcher, made with the same options (``cache=True`` included),
-and from then on calls go to numba. Compiled callers see a kernel as its dispatcher: numba types
+and from then on calls go to numba (but for a build's function already handed out by
+:meth:`Kernel.entry`: it gives the same results). Compiled callers see a kernel as its dispatcher: numba types
 it through ``_numba_type_`` and inlines it through ``targetoptions`` and ``py_func``, the
 attributes numba reads of a dispatcher. ``SOLVERKIT_AOT=0`` never uses a build.
 """
