@@ -139,7 +139,8 @@ def main() -> None:
                             "exploitability": repr(runs["aot"][0]["exploitability"])}
             maps[game] = sorted(runs["aot"][0]["maps"].items(), key=lambda kv: -kv[1])[:8]
         coverage = _coverage(args, Path(tmp), env) if args.coverage else []
-    result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}",
+    cov = f" --coverage {' '.join(args.coverage)} --presets {' '.join(args.presets)}" if args.coverage else ""
+    result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}{cov}",
               "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
               "load_after": [round(x, 2) for x in os.getloadavg()], "floors": floors, "build_s": build_s,
               "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps,
@@ -179,7 +180,7 @@ def main() -> None:
     head = "# numba's memory, and kernels compiled ahead of time (issue 30)"
     body = rest.lstrip("\n") if title.startswith("# ") else old
     if body and not body.startswith("## "):  # the investigation's page (bench/aot_probe.py), kept below
-        body = "## Earlier: the investigation (`bench/aot_probe.py`)\n\n" + body
+        body = "## Earlier: the investigation (`bench/aot_probe.py`)\n\n" + body.replace("\n## ", "\n### ")
     path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
     print("\n".join(md))
 
