@@ -164,3 +164,18 @@ def test_a_real_build_solves_kuhn_as_the_jit_does_without_numba(tmp_path):
     status = subprocess.run([sys.executable, "-m", "solverkit", "compile", "--status"], capture_output=True,
                             text=True, env=env, timeout=120)
     assert ": current;" in status.stdout and "solverkit.poker.kernels:dfs_pass" in status.stdout
+
+
+def test_compile_without_a_c_compiler_is_one_line(monkeypatch, tmp_path):
+    """No C compiler: ``solverkit compile`` says so in one line (solves keep numba's JIT)."""
+    from click.testing import CliRunner
+
+    import solverkit.core.aot_build as aot_build
+    from solverkit.cli import cli
+
+    monkeypatch.setenv("SOLVERKIT_AOT_DIR", str(tmp_path))
+    monkeypatch.setattr(aot_build, "compiler_available", lambda: False)
+    res = CliRunner().invoke(cli, ["compile", "--game", "kuhn"])
+    assert res.exit_code != 0 and "no C compiler found" in res.output and len(res.output.strip().splitlines()) == 1
+    status = CliRunner().invoke(cli, ["compile", "--status"])
+    assert status.exit_code == 0 and status.output.startswith("no build in ")
