@@ -46,6 +46,8 @@ def compile_kernels(configs, games, presets, overrides, iterations, fresh, statu
     if not compiler_available():
         raise SolverkitError("no C compiler found: numba.pycc needs one to build kernels ahead of time "
                              "(solves still run, on numba's JIT)")
+    if aot_load.build_dir() is None:
+        raise SolverkitError("SOLVERKIT_CACHE_DIR=off turns builds off: set SOLVERKIT_AOT_DIR=DIR to build into DIR")
     runs = [(str(c), lambda c=c: load_config(c, [*overrides, f"solver.iterations={iterations}"]))
             for c in configs]
     if games or not configs:
@@ -67,6 +69,9 @@ def compile_kernels(configs, games, presets, overrides, iterations, fresh, statu
 
 def _status(aot_load) -> None:
     directory = aot_load.build_dir()
+    if directory is None:
+        click.echo("no builds: caches are off (SOLVERKIT_CACHE_DIR=off; SOLVERKIT_AOT_DIR sets a folder)")
+        return
     manifest = aot_load.read_manifest(directory)
     if manifest is None:
         click.echo(f"no build in {directory} (solverkit compile makes one)")

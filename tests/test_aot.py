@@ -105,6 +105,21 @@ def test_the_environment_key_follows_numba_settings(monkeypatch, tmp_path):
     assert aot_load.environment_key() != key
 
 
+def test_builds_follow_solverkit_cache_dir(monkeypatch, tmp_path):
+    """Without SOLVERKIT_AOT_DIR, builds live in solverkit's cache folder (tests: this session's);
+    SOLVERKIT_CACHE_DIR=off means no builds (the JIT runs)."""
+    monkeypatch.delenv("SOLVERKIT_AOT_DIR", raising=False)
+    monkeypatch.setenv("SOLVERKIT_CACHE_DIR", str(tmp_path))
+    assert aot_load.build_dir() == tmp_path / "aot" / aot_load.environment_key()
+    monkeypatch.setenv("SOLVERKIT_CACHE_DIR", "off")
+    aot_load.reset()
+    try:
+        assert aot_load.build_dir() is None and aot_load.table_for("solverkit.core.arith:regret_matching") == {}
+        assert "off" in aot_load.reason
+    finally:
+        aot_load.reset()
+
+
 def test_a_missing_or_foreign_manifest_means_no_build(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLVERKIT_AOT_DIR", str(tmp_path))
     aot_load.reset()

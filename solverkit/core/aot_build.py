@@ -161,6 +161,8 @@ def build(signatures: list[tuple[str, object]] | None = None, directory: Path | 
         raise RuntimeError("no C compiler found (numba.pycc needs one to build kernels ahead of time)")
     start_numba()
     directory = directory or aot_load.build_dir()
+    if directory is None:
+        raise RuntimeError("caches are off (SOLVERKIT_CACHE_DIR=off): set SOLVERKIT_AOT_DIR to build")
     wanted = list(signatures if signatures is not None else called_signatures())
     previous = _previous(directory) if keep_previous else []
     if previous:

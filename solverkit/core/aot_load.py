@@ -7,7 +7,9 @@ settings. The manifest lists the source files the compiled code can depend on (t
 defining kernels and what they import: :func:`.aot_build._sources`) with their size, mtime and
 SHA-256: the build is stale (unused: the JIT runs) as soon as one of them has changed (a file
 whose stamp differs is hashed; equal contents pass).
-``SOLVERKIT_AOT_DIR`` moves the root (default ``$XDG_CACHE_HOME/solverkit/aot``).
+The root is ``SOLVERKIT_AOT_DIR``, else solverkit's cache folder ``aot``
+(:func:`.cache.cache_folder`: ``$SOLVERKIT_CACHE_DIR/aot``, default ``~/.cache/solverkit/aot``;
+``SOLVERKIT_CACHE_DIR=off``: no builds).
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ _lock = threading.Lock()
 reason = ""
 
 
-def root() -> Path:
-    """The directory holding the builds (see the module)."""
+def root() -> Path | None:
+    """The directory holding the builds (see the module); None when caches are off."""
     env = os.environ.get("SOLVERKIT_AOT_DIR")
     if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "solverkit" / "aot"
+        return Path(env).expanduser()
+    from .cache import cache_folder
+
+    return cache_folder("aot")
 
 
 def _cpu() -> str:
@@ -77,9 +80,10 @@ def environment_key() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def build_dir() -> Path:
-    """This environment's build directory."""
-    return root() / environment_key()
+def build_dir() -> Path | None:
+    """This environment's build directory (None when caches are off)."""
+    base = root()
+    return None if base is None else base / environment_key()
 
 
 def file_digest(path: str) -> str:
@@ -124,6 +128,9 @@ def _load() -> dict:
     from .aot_key import freeze
 
     directory = build_dir()
+    if directory is None:
+        reason = "caches are off (SOLVERKIT_CACHE_DIR=off)"
+        return {}
     manifest = read_manifest(directory)
     if manifest is None:
         reason = f"no build in {directory}"
