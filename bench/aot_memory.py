@@ -77,6 +77,17 @@ def solve(game: str, iterations: int, out: Path, env: dict, preset: str = "cfr_p
     return info
 
 
+def _imports(tmp: Path, env: dict) -> dict:
+    """bench/import_cost.py's measure of a Kuhn solve, JIT and with the build."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from import_cost import measure
+
+    args = ["solve", "--game", "kuhn", "--preset", "cfr_plus", "--iterations", "100", "--quiet", "--set",
+            "transport.threads=1", "--force", "--out"]
+    return {mode: measure([*args, str(tmp / f"imports-{mode}")], env={**env, "SOLVERKIT_AOT": flag}, cwd=ROOT)
+            for mode, flag in (("jit", "0"), ("aot", "1"))}
+
+
 def _coverage(args, tmp: Path, env: dict) -> list[dict]:
     """Section 5 of the module: a build for --coverage's games, and one solve each way."""
     env = {**env, "SOLVERKIT_AOT_DIR": str(tmp / "aot-coverage")}
@@ -138,12 +149,13 @@ def main() -> None:
                                                        for a, b in zip(runs["jit"], runs["aot"])),
                             "exploitability": repr(runs["aot"][0]["exploitability"])}
             maps[game] = sorted(runs["aot"][0]["maps"].items(), key=lambda kv: -kv[1])[:8]
+        imports = _imports(Path(tmp), env)
         coverage = _coverage(args, Path(tmp), env) if args.coverage else []
     cov = f" --coverage {' '.join(args.coverage)} --presets {' '.join(args.presets)}" if args.coverage else ""
     result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}{cov}",
               "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
               "load_after": [round(x, 2) for x in os.getloadavg()], "floors": floors, "build_s": build_s,
-              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps,
+              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps, "imports": imports,
               "coverage": coverage}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "aot_memory_slice.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -166,6 +178,21 @@ def main() -> None:
            for g, c in checks.items()]
     md += ["", "Largest resident mappings of the ahead-of-time Kuhn process at exit (MB): " + ", ".join(
         f"{Path(name).name or name} {mb:.1f}" for name, mb in maps["kuhn"]) + ".", ""]
+    md += ["What each import costs in a 100-iteration Kuhn solve (`python bench/import_cost.py`: RSS and time "
+           "attributed to the top-level package whose module was executing; `<run>` is everything outside "
+           "imports; packages of 0.3 MB or more):", "",
+           "| package | JIT: modules | JIT: RSS MB | JIT: import ms | build: modules | build: RSS MB | build: import ms |",
+           "|---|---|---|---|---|---|---|"]
+    names = sorted({n for m in imports.values() for n, (mb, _) in m["cost"].items() if mb >= 0.3},
+                   key=lambda n: -max(m["cost"].get(n, [0, 0])[0] for m in imports.values()))
+    for n in names:
+        cells = []
+        for mode in ("jit", "aot"):
+            mb, sec = imports[mode]["cost"].get(n, [0.0, 0.0])
+            cells += [str(imports[mode]["modules"].get(n, "")), f"{mb:.1f}", f"{sec * 1000:.0f}"]
+        md.append(f"| {n} | " + " | ".join(cells) + " |")
+    md += ["| (all: modules, peak RSS MB) | " + " | ".join(
+        f"{sum(imports[m]['modules'].values())} | {imports[m]['hwm']:.1f} | " for m in ("jit", "aot")) + " |", ""]
     if coverage:
         md += [f"Other engines: `solverkit compile --game G ... --preset P ... --set transport.threads=1` "
                f"({coverage[0]['build_s']:.1f} s), then one {args.iterations}-iteration solve each way:", "",

@@ -69,9 +69,9 @@ runpy.run_module("solverkit", run_name="__main__", alter_sys=True)
 """
 
 
-def measure(args: list[str]) -> dict:
+def measure(args: list[str], env: dict | None = None, cwd=None) -> dict:
     """Run the command in a child process and return its costs (see the module)."""
-    out = subprocess.run([sys.executable, "-c", HOOK, *args], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", HOOK, *args], capture_output=True, text=True, env=env, cwd=cwd)
     line = [x for x in out.stderr.splitlines() if x.startswith("@@COST@@")]
     if not line:
         raise SystemExit(out.stderr[-2000:])
