@@ -8,12 +8,28 @@ cold start and in CI).
 
 from __future__ import annotations
 
+import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from numba import config
+
+def _numba_threads() -> int:
+    """numba's thread count (NUMBA_NUM_THREADS, else the CPUs this process may run on), read as
+    numba reads it; numba's own value when numba is loaded, and numba is not imported for it (a
+    solve whose kernels were compiled ahead of time never loads it: solverkit.core.jit)."""
+    if "numba" in sys.modules:
+        from numba import config
+
+        return int(config.NUMBA_NUM_THREADS)
+    try:
+        return int(os.environ["NUMBA_NUM_THREADS"])
+    except (KeyError, ValueError):
+        affinity = getattr(os, "sched_getaffinity", None)
+        return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
 
 #: threads: numba's own count (the machine's cores, or NUMBA_NUM_THREADS)
-THREADS = max(1, int(config.NUMBA_NUM_THREADS))
+THREADS = max(1, _numba_threads())
 
 
 def run_ranges(kernel, n: int, *args, threads: int | None = None) -> None:
