@@ -63,8 +63,9 @@ def floor(code: str) -> float:
 
 
 def solve(game: str, iterations: int, out: Path, env: dict, preset: str = "cfr_plus") -> dict:
-    args = ["solve", "--game", game, "--preset", preset, "--iterations", str(iterations), "--quiet",
-            "--set", "transport.threads=1", "--out", str(out)]
+    """One solve of `game` (a game name, or a config file: then as it says) in a child process."""
+    what = [game] if game.endswith(".toml") else ["--game", game, "--preset", preset]
+    args = ["solve", *what, "--iterations", str(iterations), "--quiet", "--set", "transport.threads=1", "--out", str(out)]
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, env=env, cwd=ROOT)
     wall = time.perf_counter() - t0
@@ -91,18 +92,27 @@ def _imports(tmp: Path, env: dict) -> dict:
 def _coverage(args, tmp: Path, env: dict) -> list[dict]:
     """Section 5 of the module: a build for --coverage's games, and one solve each way."""
     env = {**env, "SOLVERKIT_AOT_DIR": str(tmp / "aot-coverage")}
-    cmd = [sys.executable, "-m", "solverkit", "compile", *sum((["--game", g] for g in args.coverage), []),
-           *sum((["--preset", p] for p in args.presets), []), "--set", "transport.threads=1"]
+    games = [g for g in args.coverage if not g.endswith(".toml")]
+    configs = [g for g in args.coverage if g.endswith(".toml")]
+    cmds = []
+    if games:
+        cmds.append(["--set", "transport.threads=1", *sum((["--game", g] for g in games), []),
+                     *sum((["--preset", p] for p in args.presets), [])])
+    if configs:
+        cmds.append(["--set", "transport.threads=1", *configs])
     t0 = time.perf_counter()
-    built = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    if built.returncode != 0:
-        raise SystemExit(built.stderr[-3000:])
+    for cmd in cmds:
+        built = subprocess.run([sys.executable, "-m", "solverkit", "compile", *cmd], capture_output=True, text=True,
+                               env=env, cwd=ROOT)
+        if built.returncode != 0:
+            raise SystemExit(built.stderr[-3000:])
     build_s = time.perf_counter() - t0
     rows = []
     for game in args.coverage:
-        for preset in args.presets:
-            jit = solve(game, args.iterations, tmp / f"cov-{game}-{preset}-jit", {**env, "SOLVERKIT_AOT": "0"}, preset)
-            aot = solve(game, args.iterations, tmp / f"cov-{game}-{preset}-aot", env, preset)
+        for preset in ([""] if game.endswith(".toml") else args.presets):
+            tag = Path(game).stem
+            jit = solve(game, args.iterations, tmp / f"cov-{tag}-{preset}-jit", {**env, "SOLVERKIT_AOT": "0"}, preset)
+            aot = solve(game, args.iterations, tmp / f"cov-{tag}-{preset}-aot", env, preset)
             rows.append({"game": game, "preset": preset, "jit_mb": jit["hwm"], "aot_mb": aot["hwm"],
                          "numba": aot["numba"] or aot["llvmlite"], "same_strategy": jit["strategy"] == aot["strategy"],
                          "same_exploitability": jit["exploitability"] == aot["exploitability"], "build_s": build_s})
@@ -194,7 +204,7 @@ def main() -> None:
     md += ["| (all: modules, peak RSS MB) | " + " | ".join(
         f"{sum(imports[m]['modules'].values())} | {imports[m]['hwm']:.1f} | " for m in ("jit", "aot")) + " |", ""]
     if coverage:
-        md += [f"Other engines: `solverkit compile --game G ... --preset P ... --set transport.threads=1` "
+        md += [f"Other engines: `solverkit compile --game G ... --preset P ... [CONFIG ...] --set transport.threads=1` "
                f"({coverage[0]['build_s']:.1f} s), then one {args.iterations}-iteration solve each way:", "",
                "| game | preset | peak RSS MB JIT | peak RSS MB build | numba imported with the build | "
                "strategy byte-identical | exploitability identical |", "|---|---|---|---|---|---|---|"]
