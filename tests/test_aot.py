@@ -194,3 +194,21 @@ def test_compile_without_a_c_compiler_is_one_line(monkeypatch, tmp_path):
     assert res.exit_code != 0 and "no C compiler found" in res.output and len(res.output.strip().splitlines()) == 1
     status = CliRunner().invoke(cli, ["compile", "--status"])
     assert status.exit_code == 0 and status.output.startswith("no build in ")
+
+
+def test_a_kernel_made_in_a_function_never_takes_a_build(monkeypatch, tmp_path):
+    """Kernels made by one factory share a name: a build could not tell them apart, so they have none."""
+    from solverkit.core import jit
+    from solverkit.core.aot_build import called_signatures
+
+    def make(c):
+        @jit.njit(cache=False)
+        def add(x):
+            return x + c
+        return add
+
+    monkeypatch.setattr(aot_load, "table_for", lambda key: pytest.fail(f"looked up {key}"))
+    one, two = make(1.0), make(2.0)
+    assert one.aot_function((1.0,)) is None and two.aot_function((1.0,)) is None
+    assert (one(1.0), two(1.0)) == (2.0, 3.0)
+    assert "<locals>" in one.key and not [k for k, _ in called_signatures() if "<locals>" in k]

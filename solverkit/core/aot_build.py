@@ -37,10 +37,14 @@ def compiler_available() -> bool:
 
 def called_signatures() -> list[tuple[str, object]]:
     """(kernel key, numba signature) of every kernel called from Python in this process, for
-    each argument signature numba loaded for it (inlined kernels have no entry of their own)."""
+    each argument signature numba loaded for it (inlined kernels have no entry of their own, nor
+    kernels made inside functions or sharing their module and name with another)."""
     out: list[tuple[str, object]] = []
+    names = [k.key for k in KERNELS]
     for kernel in KERNELS:
         if not kernel.called or kernel._dispatcher is None or kernel.options.get("inline") == "always":
+            continue
+        if "<locals>" in kernel.key or names.count(kernel.key) > 1:  # its name is not its alone
             continue
         for args in kernel._dispatcher.signatures:
             cres = kernel._dispatcher.overloads[args]

@@ -100,8 +100,9 @@ def start_numba() -> None:
 
 
 def _aot_table(key: str) -> dict:
-    """A kernel's table in this environment's ahead-of-time build ({}: none, or disabled)."""
-    if not aot_enabled():
+    """A kernel's table in this environment's ahead-of-time build ({}: none, or disabled; a
+    kernel made inside a function has none: its name does not tell one made there from another)."""
+    if not aot_enabled() or "<locals>" in key:
         return {}
     from . import aot_load
 
