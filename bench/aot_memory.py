@@ -70,7 +70,7 @@ def solve(game: str, iterations: int, out: Path, env: dict, preset: str = "cfr_p
     proc = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, env=env, cwd=ROOT)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-3000:])
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stderr.split('@@AOT@@')[0][-3000:]}")
     info = json.loads(proc.stderr.split("@@AOT@@")[-1])
     result = json.loads((out / "result.json").read_text())
     info.update(wall=wall, startup=result.get("startup_seconds"), exploitability=result["exploitability"],
