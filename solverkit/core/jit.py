@@ -190,15 +190,15 @@ class Kernel:
             self._make_dispatcher()
         return self._dispatcher
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         self.called = True
         d = self._dispatcher
         if d is None:
-            fn = self.aot_function(args)
+            fn = None if kwargs else self.aot_function(args)  # a build's functions take positions only
             if fn is not None:
                 return fn(*args)
             d = self.dispatcher
-        return d(*args)
+        return d(*args, **kwargs)
 
     def aot_function(self, args):
         """The ahead-of-time compiled function for these arguments, or None."""
