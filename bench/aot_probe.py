@@ -10,7 +10,7 @@ ahead of time (numba.pycc) costs to import and run without numba. An investigati
    namedtuple/array arguments, the signature a warm Kuhn solve loads), run inside a Kuhn and a
    Leduc solve in place of numba's: the outputs compared byte for byte.
 
-Results: bench/results/aot_memory.{json,md}.
+Results: bench/results/aot_probe.{json,md} (bench/aot_memory.py measures the solves without numba).
 
     python bench/aot_probe.py [--pass] [--rounds 5]
 """
@@ -189,7 +189,7 @@ def main(argv=None):
             result["pass"] = runs
     result["load_before"], result["load_after"] = [round(x, 2) for x in load_before], [round(x, 2) for x in os.getloadavg()]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "aot_memory.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / "aot_probe.json").write_text(json.dumps(result, indent=2) + "\n")
     a = result["aot"]
     md = ["# numba's memory, and a kernel compiled ahead of time (issue 30, an investigation)", "",
           f"`{result['command']}`, {result['date']}; load average before {'/'.join(map(str, result['load_before']))}, "
@@ -226,7 +226,7 @@ def main(argv=None):
            "built, and any kernel left to the JIT brings numba's import (and its RSS) back.",
            "- The saving is the import: numba and llvmlite never load, so a process starts from numpy's floor "
            "instead of numba's (the first table)."]
-    (RESULTS / "aot_memory.md").write_text("\n".join(md) + "\n")
+    (RESULTS / "aot_probe.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 
 
