@@ -134,7 +134,8 @@ if aot:
     def kernel(*args):
         calls[0] += 1
         return sk_aot_pass.dfs_pass(*args)
-    walks._FAST_KERNEL[dfs_pass] = kernel  # what walks._entry hands the engine for dfs_pass
+    import numpy as np
+    dfs_pass._fast[(np.dtype(np.float64), (2, 0))] = kernel  # what walks._entry hands the engine for dfs_pass
 from solverkit.core.config import load_config
 from solverkit.core.solver import run_solve
 run_solve(load_config({"preset": "cfr_plus", "game": game, "solver": {"iterations": 200}}), out=out)
@@ -144,6 +145,7 @@ print(json.dumps({"calls": calls[0], "exploitability": result["exploitability"]}
 
 
 def child(code: str, *args, env=None, cwd=None) -> str:
+    env = {**(env or os.environ), "SOLVERKIT_AOT": "0"}  # numba's JIT: the probe builds its own modules
     out = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
                          cwd=cwd, timeout=900)
     if out.returncode != 0:
