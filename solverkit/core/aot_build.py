@@ -20,6 +20,7 @@ import tempfile
 import time
 import uuid
 import warnings
+from collections import Counter
 from pathlib import Path
 
 from . import aot_load
@@ -40,11 +41,12 @@ def called_signatures() -> list[tuple[str, object]]:
     each argument signature numba loaded for it (inlined kernels have no entry of their own, nor
     kernels made inside functions or sharing their module and name with another)."""
     out: list[tuple[str, object]] = []
-    names = [k.key for k in KERNELS]
-    for kernel in KERNELS:
+    kernels = sorted(KERNELS, key=lambda k: k.key)
+    names = Counter(k.key for k in kernels)
+    for kernel in kernels:
         if not kernel.called or kernel._dispatcher is None or kernel.options.get("inline") == "always":
             continue
-        if "<locals>" in kernel.key or names.count(kernel.key) > 1:  # its name is not its alone
+        if "<locals>" in kernel.key or names[kernel.key] > 1:  # its name is not its alone
             continue
         for args in kernel._dispatcher.signatures:
             cres = kernel._dispatcher.overloads[args]
@@ -66,7 +68,7 @@ def _sources(entries) -> dict[str, list]:
     tuple of a signature, and what their module-level imports bring, transitively (a kernel sees
     its module's globals only, and they come from the module or its imports), within solverkit
     and its plugins; with each file's :func:`.aot_load.stamp`."""
-    names = {k.__module__ for k in KERNELS}
+    names = {k.__module__ for k in list(KERNELS)}
     for _, _, sig in entries:
         names |= _tuple_modules(sig.args)
     seen: set[str] = set()
@@ -179,7 +181,7 @@ def build(signatures: list[tuple[str, object]] | None = None, directory: Path | 
 
 
 def _build(wanted: list, directory: Path, log) -> dict:
-    by_key = {k.key: k for k in KERNELS}
+    by_key = {k.key: k for k in list(KERNELS)}
     entries, seen, skipped = [], set(), []
     for kernel_key, sig in wanted:
         kernel = by_key.get(kernel_key)

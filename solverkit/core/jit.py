@@ -18,9 +18,10 @@ import importlib
 import os
 import threading
 import time
+import weakref
 
-#: every kernel decorated so far, in order
-KERNELS: list[Kernel] = []
+#: every kernel decorated so far and still alive (a kernel made by a function may go)
+KERNELS: weakref.WeakSet[Kernel] = weakref.WeakSet()
 _started = False
 _light = False
 _lock = threading.RLock()
@@ -90,7 +91,7 @@ def start_numba() -> None:
         if _light:
             _apply_light_loads()
         probe_cache_dirs_once()
-        for kernel in KERNELS:
+        for kernel in list(KERNELS):
             kernel._make_dispatcher()
         _started = True
         START_SECONDS[0] += time.perf_counter() - t0
@@ -119,7 +120,7 @@ def reset_aot() -> None:
     from . import aot_load
 
     aot_load.reset()
-    for kernel in KERNELS:
+    for kernel in list(KERNELS):
         kernel._aot, kernel._hits, kernel._fast = None, set(), {}
 
 
@@ -172,7 +173,7 @@ class Kernel:
         #: called from Python in this process (what ``solverkit compile`` builds)
         self.called = False
         with _lock:
-            KERNELS.append(self)
+            KERNELS.add(self)
             if _started:
                 self._make_dispatcher()
 
