@@ -1,8 +1,11 @@
 """OpenSpielGame: an OpenSpiel game as a TreeGame: two-player zero-sum, or three to six players
 (any utilities: the engine then reports NashConv, docs/players.md).
 
-pyspiel is imported when the game is built, never at registration, so solverkit runs without
-OpenSpiel installed. Information-set keys are OpenSpiel's information-state strings and actions
+pyspiel is imported only when the game's rules are needed (the tree is enumerated, a strategy
+exported to OpenSpiel, a state played), never at registration, so solverkit runs without OpenSpiel
+installed; a game whose enumerated tree is in the disk cache (solverkit.efg.tree_cache, keyed by
+the game string and the installed open_spiel version) is solved without importing it (issue 30:
+pyspiel alone costs 29 MB of a process). Information-set keys are OpenSpiel's information-state strings and actions
 its action ids, so a solved strategy exports as an OpenSpiel tabular policy unchanged.
 Simultaneous-move games go through ``pyspiel.convert_to_turn_based``.
 """
@@ -10,6 +13,7 @@ Simultaneous-move games go through ``pyspiel.convert_to_turn_based``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 
@@ -26,6 +30,34 @@ def import_pyspiel():
         raise ConfigError("game 'openspiel' needs OpenSpiel, which is not installed: pip install open-spiel "
                           "(or pip install 'solverkit[openspiel]')") from None
     return pyspiel
+
+
+def openspiel_version() -> str | None:
+    """The installed open_spiel distribution's version, read from its package metadata without
+    importing pyspiel (None: pyspiel cannot be found, or its version cannot be read)."""
+    from importlib import metadata, util
+
+    try:
+        if util.find_spec("pyspiel") is None:
+            return None
+        return metadata.version("open_spiel")
+    except (ValueError, metadata.PackageNotFoundError):
+        return None
+
+
+@functools.cache
+def _code_digest() -> str:
+    """SHA-256 of the code that decides an OpenSpiel tree's nodes and keys (this bridge and the
+    enumeration), read once a process: an edit of either is a new cache key."""
+    import hashlib
+    from pathlib import Path
+
+    from solverkit.efg import build
+
+    h = hashlib.sha256()
+    for path in (__file__, build.__file__):
+        h.update(Path(path).read_bytes())
+    return h.hexdigest()[:24]
 
 
 #: the most players the engine takes (its kernels take any number; the platform's tables stop here)
@@ -103,20 +135,32 @@ class OpenSpielGame(TreeGame):
         return {"game": spec} if isinstance(spec, str) and "filename" in spec else {}
 
     def __init__(self, **params):
-        spec = str(params["game"])
-        self.spec = spec
-        self.os_game = load_openspiel(spec)
-        self.num_players = int(self.os_game.num_players())
+        self.spec = str(params["game"])
         super().__init__(**params)
 
+    @functools.cached_property
+    def os_game(self):
+        """The pyspiel game, loaded (and checked: :func:`load_openspiel`) on first use: on a tree
+        cache miss before anything is enumerated, so a bad game string still fails in one line
+        first; on a cache hit only when something needs OpenSpiel's rules (export, play)."""
+        return load_openspiel(self.spec)
+
+    @property
+    def num_players(self) -> int:
+        """From the tree once it is built (a cached tree: without pyspiel), else from OpenSpiel."""
+        tree = self.__dict__.get("tree")
+        return tree.num_players if tree is not None else int(self.os_game.num_players())
+
     def tree_cache_key(self):
-        """The game string and the OpenSpiel version (a game read from a file is not cached: its
-        file may change under the same string)."""
+        """The game string, the installed open_spiel version (from its package metadata: pyspiel is
+        not imported) and a digest of the bridge's code. A game read from a file is not cached (its
+        file may change under the same string), nor is one whose OpenSpiel version cannot be read. A key is only
+        ever written after the string loaded and passed :func:`load_openspiel`'s checks, so a
+        cache hit means the string was valid, for this version, when it was cached."""
         if "filename" in self.spec:
             return None
-        import pyspiel
-
-        return f"openspiel|{self.spec}|{getattr(pyspiel, '__version__', '?')}|{self.os_game}"
+        version = openspiel_version()
+        return None if version is None else f"openspiel|{self.spec}|open_spiel={version}|code={_code_digest()}"
 
     def initial_state(self):
         return self.os_game.new_initial_state()
