@@ -14,9 +14,17 @@ processes, numba's JIT against a build made by ``solverkit compile`` (:mod:`solv
    and the same JIT/build comparison of one run each (other engines: the tree engine, matrix
    games, Rhode Island...).
 
-Results: bench/results/aot_memory.md (a dated section on top) and aot_memory_slice.json.
+6. With ``--five`` instead: only issue 30's five games of bench/liteefg.py (Kuhn, Leduc, Leduc
+   with 13 ranks, liar's dice, Goofspiel(4); their [game] tables, ``cfr_plus``), each a config
+   file: one build covering them, a private tree cache filled by a first solve (the OpenSpiel
+   games enumerated: pyspiel imported), then --rounds solves each way against 2x OpenSpiel's
+   CFRPlusSolver process; also whether the default build (Kuhn, Leduc) already covers each.
+
+Results: bench/results/aot_memory.md (a dated section on top) and aot_memory_slice.json
+(aot_memory_five.json with --five).
 
     python bench/aot_memory.py [--rounds 5] [--iterations 100] [--coverage kuhn_tree random_matrix ...]
+    python bench/aot_memory.py --five [--rounds 3] [--iterations 100]
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: OpenSpiel's CFRPlusSolver process (bench/results/liteefg.md)
-OPENSPIEL_MB = {"kuhn": 33, "leduc": 34}
+OPENSPIEL_MB = {"kuhn": 33, "leduc": 34, "leduc13": 41, "liars_dice": 41, "goofspiel4": 33}
 
 HWM = "[int(l.split()[1]) / 1024 for l in open('/proc/self/status') if l.startswith('VmHWM')][0]"
 
@@ -49,7 +57,7 @@ def report():
             cur = parts[5] if len(parts) > 5 else "[anonymous]"
         elif line.startswith("Rss:"):
             maps[cur] = maps.get(cur, 0) + int(line.split()[1]) / 1024
-    sys.stderr.write("\n@@AOT@@" + json.dumps({"hwm": hwm, "numba": "numba" in sys.modules,
+    sys.stderr.write("\n@@AOT@@" + json.dumps({"hwm": hwm, "numba": "numba" in sys.modules, "pyspiel": "pyspiel" in sys.modules,
                      "llvmlite": "llvmlite" in sys.modules, "modules": len(sys.modules), "maps": maps}) + "\n")
 atexit.register(report)
 sys.argv = ["solverkit"] + sys.argv[1:]
@@ -121,13 +129,152 @@ def _coverage(args, tmp: Path, env: dict) -> list[dict]:
     return rows
 
 
+PHASES = r"""
+import json, sys
+def rss():
+    return {l.split(":")[0]: int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith(("VmRSS", "VmHWM"))}
+out = {"start": rss()}
+from solverkit.core.config import load_config
+from solverkit.core.solver import Solver
+out["imports"] = rss()
+cfg = load_config(sys.argv[1], overrides=["transport.threads=1"])
+out["game (tree)"] = rss()
+solver = Solver(cfg)
+out["solver (warm-up)"] = rss()
+solver.step(int(sys.argv[2]))
+out["iterations"] = rss()
+solver.evaluate(exact=True)
+out["exact evaluation"] = rss()
+g = solver.game
+tree = getattr(g, "tree", None)
+out["nodes"] = int(getattr(tree, "num_nodes", 0)) or None
+out["pyspiel"] = "pyspiel" in sys.modules
+print(json.dumps(out))
+"""
+
+
+def phases(config: Path, iterations: int, env: dict) -> dict:
+    """VmRSS after each phase of a solve (imports, game, solver, iterations, evaluation), in a child."""
+    proc = subprocess.run([sys.executable, "-c", PHASES, str(config), str(iterations)], capture_output=True,
+                          text=True, env=env, cwd=ROOT)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-3000:])
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def _write_section(md: list[str]) -> None:
+    """`md` as the newest section of bench/results/aot_memory.md (the title kept on top)."""
+    path = RESULTS / "aot_memory.md"
+    old = path.read_text() if path.exists() else ""
+    title, _, rest = old.partition("\n")
+    head = "# numba's memory, and kernels compiled ahead of time (issue 30)"
+    body = rest.lstrip("\n") if title.startswith("# ") else old
+    if body and not body.startswith("## "):  # the investigation's page (bench/aot_probe.py), kept below
+        body = "## Earlier: the investigation (`bench/aot_probe.py`)\n\n" + body.replace("\n## ", "\n### ")
+    path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
+
+
+def five(args) -> None:
+    """Section 6 of the module: issue 30's five games, the build against the JIT and OpenSpiel."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from liteefg import GAMES
+
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    with tempfile.TemporaryDirectory(prefix="aot-five-") as tmp:
+        t = Path(tmp)
+        env = {**os.environ, "SOLVERKIT_AOT_DIR": str(t / "aot"), "SOLVERKIT_CACHE_DIR": str(t / "cache")}
+        env.pop("SOLVERKIT_AOT", None)
+        configs = {}
+        for key, (_label, table, *_rest) in GAMES.items():
+            lines = ['preset = "cfr_plus"', "[game]", *(f"{k} = {json.dumps(v)}" for k, v in table.items())]
+            configs[key] = t / f"{key}.toml"
+            configs[key].write_text("\n".join(lines) + "\n")
+        default_env = {**env, "SOLVERKIT_AOT_DIR": str(t / "aot-default")}
+        builds = {}
+        for name, e, cmd in (("default", default_env, []),
+                             ("five", env, ["--set", "transport.threads=1", *map(str, configs.values())])):
+            t0 = time.perf_counter()
+            built = subprocess.run([sys.executable, "-m", "solverkit", "compile", *cmd], capture_output=True,
+                                   text=True, env=e, cwd=ROOT)
+            if built.returncode != 0:
+                raise SystemExit(built.stderr[-3000:])
+            builds[name] = {"seconds": time.perf_counter() - t0, "line": built.stdout.strip().splitlines()[-1]}
+        rows = []
+        for key, cfg in configs.items():
+            first = solve(str(cfg), args.iterations, t / f"{key}-first", {**env, "SOLVERKIT_CACHE_DIR": "off"})
+            default = solve(str(cfg), args.iterations, t / f"{key}-default", default_env)
+            runs: dict = {"jit": [], "aot": []}
+            for r in range(args.rounds):
+                for mode in ("jit", "aot"):
+                    e = {**env, "SOLVERKIT_AOT": "0"} if mode == "jit" else env
+                    runs[mode].append(solve(str(cfg), args.iterations, t / f"{key}-{mode}-{r}", e))
+            jit, aot = runs["jit"], runs["aot"]
+            rows.append({
+                "game": key, "label": GAMES[key][0], "table": GAMES[key][1], "openspiel_mb": OPENSPIEL_MB[key],
+                "first_mb": first["hwm"], "first_pyspiel": first["pyspiel"],
+                "jit_mb": statistics.median(x["hwm"] for x in jit), "aot_mb": statistics.median(x["hwm"] for x in aot),
+                "jit_wall_s": statistics.median(x["wall"] for x in jit),
+                "aot_wall_s": statistics.median(x["wall"] for x in aot),
+                "numba": any(x["numba"] or x["llvmlite"] for x in aot), "pyspiel": any(x["pyspiel"] for x in aot + jit),
+                "default_covers": not (default["numba"] or default["llvmlite"]),
+                "same_strategy": all(x["strategy"] == jit[0]["strategy"] for x in jit + aot + [first, default]),
+                "same_exploitability": all(x["exploitability"] == jit[0]["exploitability"]
+                                           for x in jit + aot + [first, default]),
+                "exploitability": repr(aot[0]["exploitability"]),
+                "phases": phases(cfg, args.iterations, env)})
+            print(f"{key}: build {rows[-1]['aot_mb']:.1f} MB, JIT {rows[-1]['jit_mb']:.1f} MB", flush=True)
+    result = {"command": f"python bench/aot_memory.py --five --rounds {args.rounds} --iterations {args.iterations}",
+              "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
+              "load_after": [round(x, 2) for x in os.getloadavg()], "builds": builds, "rows": rows}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "aot_memory_five.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = [f"## {result['date']}: issue 30's five games, the build against 2x OpenSpiel's CFR+ process", "",
+          f"`{result['command']}`; load average before {'/'.join(map(str, load_before))}, after "
+          f"{'/'.join(map(str, result['load_after']))} (peak RSS does not depend on it; wall seconds do). "
+          f"Each game is bench/liteefg.py's [game] table with `preset = \"cfr_plus\"`, solved by `solverkit solve "
+          f"CONFIG --iterations {args.iterations} --quiet --set transport.threads=1` in a child process (peak RSS: "
+          f"VmHWM; medians of {args.rounds} runs each way). One build covers the five: `solverkit compile --set "
+          f"transport.threads=1 CONFIG...` ({builds['five']['seconds']:.1f} s: {builds['five']['line']}). "
+          "The trees come from a private tree cache (filled by the build); the 'tree enumerated' column is one "
+          "solve with the build and `SOLVERKIT_CACHE_DIR=off` (the OpenSpiel games walked through pyspiel). "
+          "OpenSpiel: its CFRPlusSolver process (bench/results/liteefg.md).", "",
+          "| game | OpenSpiel MB | goal (2x) | build: peak MB | met | JIT (SOLVERKIT_AOT=0): peak MB | build, tree "
+          "enumerated (no cache): peak MB | numba imported with the build | pyspiel imported (tree cached) | "
+          "default build (kuhn, leduc) covers it | strategy file and exploitability identical (JIT, build, no cache, "
+          "default build) | wall s build / JIT |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        met = r["aot_mb"] <= 2 * r["openspiel_mb"]
+        md.append(f"| {r['label']} | {r['openspiel_mb']} | <= {2 * r['openspiel_mb']} | {r['aot_mb']:.1f} | "
+                  f"{'yes' if met else '**no**'} ({r['aot_mb'] / r['openspiel_mb']:.2f}x) | {r['jit_mb']:.1f} | "
+                  f"{r['first_mb']:.1f}{' (pyspiel)' if r['first_pyspiel'] else ''} | {r['numba']} | {r['pyspiel']} | "
+                  f"{r['default_covers']} | {r['same_strategy'] and r['same_exploitability']} | "
+                  f"{r['aot_wall_s']:.2f} / {r['jit_wall_s']:.2f} |")
+    names = ["imports", "game (tree)", "solver (warm-up)", "iterations", "exact evaluation"]
+    md += ["", "Where the build's peak goes: VmRSS added by each phase of the same solve through the API "
+           "(`load_config`, `Solver`, `step`, `evaluate(exact=True)`) in a child process, MB:", "",
+           "| game | tree nodes | python | " + " | ".join(f"+ {n}" for n in names) + " | peak (VmHWM) | pyspiel |",
+           "|---|---|---|" + "---|" * len(names) + "---|---|"]
+    for r in rows:
+        ph = r["phases"]
+        steps = [ph[n]["VmRSS"] - ph[prev]["VmRSS"] for prev, n in zip(["start", *names], names)]
+        md.append(f"| {r['label']} | {ph['nodes'] if ph['nodes'] is not None else '(poker engine)'} | "
+                  f"{ph['start']['VmRSS']:.1f} | " + " | ".join(f"{x:.1f}" for x in steps) +
+                  f" | {ph['exact evaluation']['VmHWM']:.1f} | {ph['pyspiel']} |")
+    md.append("")
+    _write_section(md)
+    print("\n".join(md))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--coverage", nargs="*", default=[], metavar="GAME")
     ap.add_argument("--presets", nargs="+", default=["cfr_plus", "dcfr"])
+    ap.add_argument("--five", action="store_true", help="only issue 30's five games of bench/liteefg.py")
     args = ap.parse_args()
+    if args.five:
+        return five(args)
     load_before = [round(x, 2) for x in os.getloadavg()]
     floors = {"python": floor("pass"), "+ numpy": floor("import numpy"),
               "+ numpy + numba": floor("import numpy, numba")}
@@ -211,14 +358,7 @@ def main() -> None:
         md += [f"| {c['game']} | {c['preset']} | {c['jit_mb']:.1f} | {c['aot_mb']:.1f} | {c['numba']} | "
                f"{c['same_strategy']} | {c['same_exploitability']} |" for c in coverage]
         md.append("")
-    path = RESULTS / "aot_memory.md"
-    old = path.read_text() if path.exists() else ""
-    title, _, rest = old.partition("\n")
-    head = "# numba's memory, and kernels compiled ahead of time (issue 30)"
-    body = rest.lstrip("\n") if title.startswith("# ") else old
-    if body and not body.startswith("## "):  # the investigation's page (bench/aot_probe.py), kept below
-        body = "## Earlier: the investigation (`bench/aot_probe.py`)\n\n" + body.replace("\n## ", "\n### ")
-    path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
+    _write_section(md)
     print("\n".join(md))
 
 
