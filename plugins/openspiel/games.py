@@ -1,12 +1,13 @@
 """OpenSpielGame: an OpenSpiel game as a TreeGame: two-player zero-sum, or three to six players
 (any utilities: the engine then reports NashConv, docs/players.md).
 
-pyspiel is imported only when the game's rules are needed (the tree is enumerated, a strategy
-exported to OpenSpiel, a state played), never at registration, so solverkit runs without OpenSpiel
+pyspiel is imported only when the game's rules are needed (the tree enumerated, an OpenSpiel
+TabularPolicy made, a state played), never at registration, so solverkit runs without OpenSpiel
 installed; a game whose enumerated tree is in the disk cache (solverkit.efg.tree_cache, keyed by
 the game string and the installed open_spiel version) is solved without importing it (issue 30:
-pyspiel alone costs 29 MB of a process). Information-set keys are OpenSpiel's information-state strings and actions
-its action ids, so a solved strategy exports as an OpenSpiel tabular policy unchanged.
+its import adds 15 MB to a solve process). Information-set keys are OpenSpiel's
+information-state strings and actions its action ids, so a solved strategy exports as an
+OpenSpiel tabular policy unchanged.
 Simultaneous-move games go through ``pyspiel.convert_to_turn_based``.
 """
 
