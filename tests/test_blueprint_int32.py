@@ -162,3 +162,22 @@ def test_disk_backend_and_compressors_keep_the_packed_ints(tmp_path):
                   {"compressor": {"name": "huffman"}}):
         got = run_solve(load_config({**_config(), **extra}), iterations=1500).strategy
         assert all(np.array_equal(a, b) for a, b in zip(ref, got)), extra
+
+
+def test_a_resumed_run_keeps_the_clip_count_of_its_checkpoint(tmp_path, capsys):
+    """The int32 clip count (and its first iteration) travel in the checkpoint: a run resumed after
+    clipping still says so, with the first iteration it clipped at, as the uninterrupted run does."""
+    cfg = {**_config(regret_scale=2.0**29), "sampler": {"name": "external"}}
+    whole = run_solve(load_config(cfg), iterations=400)
+    out_whole = capsys.readouterr().err
+    run_solve(load_config(cfg), iterations=200, out=tmp_path / "run", checkpoint_every="200")
+    capsys.readouterr()
+    asm = load_config(cfg)
+    back = run_solve(asm, out=tmp_path / "run", resume=True, iterations=400)
+    out_back = capsys.readouterr().err
+    assert all(np.array_equal(a, b) for a, b in zip(whole.strategy, back.strategy))
+    line = [ln for ln in out_whole.splitlines() if "int32 blueprint regrets saturated" in ln]
+    again = [ln for ln in out_back.splitlines() if "int32 blueprint regrets saturated" in ln]
+    assert len(line) == 1 and len(again) == 1
+    first = int(asm.game.bp.clipped[1])
+    assert 1 <= first <= 200 and f"by iteration {first:,}" in line[0] + again[0]

@@ -14,7 +14,7 @@ from solverkit.core.game import Game, PassBlock, PassJob
 from solverkit.core.store import SegmentSpec
 from solverkit.core.params import Param
 from solverkit.blueprint.distributed import ReplicaSubgames
-from solverkit.errors import ConfigError
+from solverkit.errors import ConfigError, SolverkitError
 
 # the engine (solverkit.blueprint, solverkit.poker.nplayer) is imported where a game is built or
 # used, not when the plugin registers: every command line start registers the plugin
@@ -351,6 +351,23 @@ class BlueprintGame(ReplicaSubgames, Game):
                               "[store] regret_scale / avg_scale / precision = \"block16\" (remove them)")
         self.bp.fixed.check_threshold(sampler.prune_threshold())
         self._int32_checked = True
+
+    def checkpoint_state(self) -> dict:
+        """int32 regrets: how many values clipped so far and the first iteration that clipped
+        one, so that a resumed run still warns of clipping before its checkpoint."""
+        if not self.int32:
+            return {}
+        return {"int32_clipped": [int(x) for x in self.bp.clipped]}
+
+    def restore_checkpoint_state(self, state: dict) -> None:
+        if not self.int32:
+            return
+        clipped = state.get("int32_clipped", [0, 0])
+        if not isinstance(clipped, list) or len(clipped) != 2 or min(clipped) < 0:
+            raise SolverkitError(f"checkpoint game_state int32_clipped = {clipped!r:.60} is invalid: expected [clipped "
+                                 "values, first iteration that clipped] (a damaged checkpoint: resume from another)")
+        self.bp.clipped[:] = (int(clipped[0]), int(clipped[1]))
+        self.__dict__.pop("_clip_said", None)
 
     def _say_clipped(self) -> None:
         """The one warning (stderr) when int32 regrets first reach the int32 range."""

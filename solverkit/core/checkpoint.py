@@ -96,8 +96,9 @@ FOOTER_FIELDS = ("format", "version", "run", "assembly", "game", "iteration", "s
 #: footer fields a checkpoint may lack (written by later versions): nodes_touched, the passes'
 #: visited nodes so far (null for a game that does not count them); parts, the part files of a
 #: distributed checkpoint (their segments are not in this file); game_id and game_definition, the
-#: game's identity (:mod:`.identity`; checkpoints of older versions lack it)
-OPTIONAL_FIELDS = ("nodes_touched", "parts", "game_id", "game_definition")
+#: game's identity (:mod:`.identity`; checkpoints of older versions lack it); game_state, a game's
+#: own run state (:meth:`.game.Game.checkpoint_state`: a map of names to numbers or lists of them)
+OPTIONAL_FIELDS = ("nodes_touched", "parts", "game_id", "game_definition", "game_state")
 #: every field of a part's record in the ``parts`` footer field
 PART_FIELDS = ("owner", "worker", "dir", "file", "bytes", "crc32", "segments")
 #: the smallest payload a segment array can have (a value frame's fixed header)
@@ -158,6 +159,11 @@ def check_footer(footer: dict, path, payload_bytes: int) -> None:
     sat = footer["saturated"]
     if not _is_int(sat) or sat < 0:
         bad("saturated", sat, "an integer >= 0")
+    gs = footer.get("game_state", {})
+    if not isinstance(gs, dict) or not all(
+            isinstance(k, str) and (_is_number(v) or (isinstance(v, list) and all(_is_number(x) for x in v)))
+            for k, v in gs.items()):
+        bad("game_state", gs, "a map of names to numbers or lists of numbers")
     metrics = footer["metrics"]
     if not isinstance(metrics, list):
         bad("metrics", metrics, "a list of metrics rows")

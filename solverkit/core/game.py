@@ -131,6 +131,14 @@ class Game(StrategyViews):
     def warmup(self) -> None:
         """Compile or load this game's kernels, so that solve timings exclude compilation."""
 
+    def checkpoint_state(self) -> dict:
+        """What of this game's own run state (beside the store's values) a checkpoint keeps: small
+        msgpack-able values ({}: none), handed back to :meth:`restore_checkpoint_state` on resume."""
+        return {}
+
+    def restore_checkpoint_state(self, state: dict) -> None:
+        """Take back :meth:`checkpoint_state`'s values ({}: a new run's, as a rollback to the start has)."""
+
     # --- passes ------------------------------------------------------------------------------
 
     def cfr_pass(self, store, job: PassJob, transport) -> int | None:

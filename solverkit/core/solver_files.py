@@ -38,6 +38,9 @@ class SolverFiles:
             "metrics": metrics,
             "saturated": self.values.saturated_values(),
         }
+        game_state = self.game.checkpoint_state()
+        if game_state:
+            state["game_state"] = game_state
         if not self.distributed:
             return write_checkpoint(path, self.values, state)
         # every owner writes and fsyncs its part first; the manifest's rename makes them count
@@ -79,6 +82,7 @@ class SolverFiles:
         self.nodes_touched = state.get("nodes_touched")
         # the count so far is this process's; workers count from zero and add theirs
         self.store.codec.saturated = int(state.get("saturated", 0))
+        self.game.restore_checkpoint_state(dict(state.get("game_state") or {}))
         self._part_files["checkpoint"] = [part["file"] for part in state.get("parts") or ()]
         return list(state.get("metrics", []))
 
@@ -95,5 +99,6 @@ class SolverFiles:
         self.solve_seconds = 0.0
         self.nodes_touched = None
         self.store.codec.saturated = 0
+        self.game.restore_checkpoint_state({})
         return []
 
