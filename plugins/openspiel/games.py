@@ -142,8 +142,9 @@ class OpenSpielGame(TreeGame):
     @functools.cached_property
     def os_game(self):
         """The pyspiel game, loaded (and checked: :func:`load_openspiel`) on first use: on a tree
-        cache miss before anything is enumerated, so a bad game string still fails in one line
-        first; on a cache hit only when something needs OpenSpiel's rules (export, play)."""
+        cache miss when the enumeration first asks :attr:`num_players`, before it walks anything, so
+        a bad game string still fails in one line first; on a cache hit only when something needs
+        OpenSpiel's rules (an OpenSpiel TabularPolicy, playing states)."""
         return load_openspiel(self.spec)
 
     @property
@@ -155,9 +156,9 @@ class OpenSpielGame(TreeGame):
     def tree_cache_key(self):
         """The game string, the installed open_spiel version (from its package metadata: pyspiel is
         not imported) and a digest of the bridge's code. A game read from a file is not cached (its
-        file may change under the same string), nor is one whose OpenSpiel version cannot be read. A key is only
-        ever written after the string loaded and passed :func:`load_openspiel`'s checks, so a
-        cache hit means the string was valid, for this version, when it was cached."""
+        file may change under the same string), nor is one whose OpenSpiel version cannot be read.
+        A key is only ever written after the string loaded and passed :func:`load_openspiel`'s
+        checks, so a cache hit means the string was valid, for this version, when it was cached."""
         if "filename" in self.spec:
             return None
         version = openspiel_version()
