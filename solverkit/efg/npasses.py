@@ -1,6 +1,6 @@
 """The full CFR passes of games of three to six players over a compact node table.
 
-:mod:`.nkernels`'s passes read the tree's int64 ``node`` rows (48 bytes a node) and, for one
+:mod:`.nkernels`'s passes read the tree's ``node`` rows (24 bytes a node as int32) and, for one
 player's utility, a row of ``utils`` ([N, players]); on trees of millions of nodes (6-player
 Kuhn: 1.9M) a pass is bound by that memory traffic. Here every node is one int32 row of
 :func:`compact_nodes` (16 bytes: kind, player and representative flag packed; children; first
@@ -15,6 +15,7 @@ import numpy as np
 from ..core.jit import njit
 
 from ..core.arith import add_into, avg_step, predictive_update, regret_matching, rule_step
+from .build import index_dtype
 from .nkernels import CHANCE, DECISION, TERMINAL
 
 #: bits of a compact row's first column: kind (2 bits), then the acting player (16: a plugin's
@@ -41,8 +42,7 @@ def compact_nodes(node: np.ndarray, utils: np.ndarray, base: np.ndarray) -> tupl
     off[terminal] = np.arange(terminal.size)
     code = kind | (np.where(decision, player, 0) << PLAYER_SHIFT) | ((node[:, 3] != 0) << REP_SHIFT)
     cols = (code, node[:, 5], node[:, 4], off)
-    small = max(int(node.shape[0]), int(base[-1])) < 2**31 - 1
-    cn = np.empty((node.shape[0], 4), dtype=np.int32 if small else np.int64)
+    cn = np.empty((node.shape[0], 4), dtype=index_dtype(node.shape[0], base[-1]))
     for j, col in enumerate(cols):
         cn[:, j] = col
     return cn, np.ascontiguousarray(utils[terminal].T)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.cache import cache_folder
 from ..core.layout import Layout
-from .build import FlatTree, enumerate_tree
+from .build import FlatTree, enumerate_tree, narrow
 
 #: bumped whenever FlatTree's fields or their meaning change (older files are then ignored)
 FORMAT = 1
@@ -55,13 +55,13 @@ def _load(path: Path, key: str) -> FlatTree | None:
                 return None
             P = int(meta["players"])
             layouts = tuple(Layout(f[f"block_start{p}"], f[f"block_count{p}"], f[f"block_actions{p}"]) for p in range(P))
-            return FlatTree(
+            return narrow(FlatTree(  # a file of int64 index arrays (written before they were int32) too
                 node=f["node"], prob=f["prob"], util=f["util"], infoset=f["infoset"], level=f["level"],
                 layouts=layouts, keys=tuple(meta["keys"]), actions=tuple(meta["actions"]),
                 offsets=tuple(f[f"offsets{p}"] for p in range(P)),
                 br_order=tuple((f[f"br_order{p}"], f[f"br_bounds{p}"]) for p in range(P)),
                 utils=f["utils"] if meta["utils"] else None,
-            )
+            ))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
 
