@@ -1,4 +1,4 @@
-"""The tree engine's index arrays (node table, information sets, levels, best-response order)
+"""The tree engine's index arrays (node table, information sets, best-response order)
 are int32 where their values fit (solverkit/efg/build.py: narrow), half of int64's bytes. The
 oracle is the same solve over int64 arrays (index_dtype forced to int64): strategy files byte
 for byte and exploitability equal; a cache file of int64 arrays reads back as int32."""
@@ -11,7 +11,7 @@ from solverkit.efg import build, tree_cache
 
 
 def _index_arrays(tree):
-    return [tree.node, tree.infoset, tree.level, *(a for pair in tree.br_order for a in pair)]
+    return [tree.node, tree.infoset, *(a for pair in tree.br_order for a in pair)]
 
 
 def test_index_arrays_are_int32_below_2_to_31_and_int64_above(tmp_path, monkeypatch):

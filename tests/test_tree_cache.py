@@ -10,7 +10,7 @@ from solverkit.efg import tree_cache
 
 
 def _same(a, b):
-    for name in ("node", "prob", "util", "infoset", "level"):
+    for name in ("node", "prob", "util", "infoset"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert (a.utils is None) == (b.utils is None)
     for p in range(a.num_players):

@@ -30,12 +30,11 @@ TOLERANCE = 1e-9
 class FlatTree:
     """A game tree as flat arrays (see the module docstring for the numbering)."""
 
-    #: the index arrays (node, infoset, level, br_order) are int32 where every value fits (:func:`narrow`)
+    #: the index arrays (node, infoset, br_order) are int32 where every value fits (:func:`narrow`)
     node: np.ndarray  # int32 [N, 6]: kind, player (-1: none), value offset, representative flag, first child, children
     prob: np.ndarray  # float64 [N]: probability of the chance edge into the node (1.0 below a decision)
     util: np.ndarray  # float64 [N]: player 0's utility at a terminal
     infoset: np.ndarray  # int32 [N]: the acting player's information-set index (-1: none)
-    level: np.ndarray  # int32 [players, N]: decisions of each player strictly above the node
     layouts: tuple  # per player: Layout of its information sets
     keys: tuple  # per player: list of information-set key strings, in layout order
     actions: tuple  # per player: list of action lists (the game's action objects), in layout order
@@ -61,14 +60,13 @@ def index_dtype(*largest) -> type:
 
 
 def narrow(tree: FlatTree) -> FlatTree:
-    """`tree` with its index arrays (node, infoset, level, br_order) in :func:`index_dtype`: half
+    """`tree` with its index arrays (node, infoset, br_order) in :func:`index_dtype`: half
     of int64's bytes (liar's dice: 12 MB of 295k nodes), read by every pass; the same tree when
     they already are. Values, and so every result, are unchanged."""
     dt = index_dtype(tree.num_nodes, *(lay.size for lay in tree.layouts))
-    if tree.node.dtype == dt and tree.infoset.dtype == dt and tree.level.dtype == dt \
-            and all(o.dtype == dt and b.dtype == dt for o, b in tree.br_order):
+    if tree.node.dtype == dt and tree.infoset.dtype == dt and all(o.dtype == dt and b.dtype == dt for o, b in tree.br_order):
         return tree
-    return replace(tree, node=tree.node.astype(dt), infoset=tree.infoset.astype(dt), level=tree.level.astype(dt),
+    return replace(tree, node=tree.node.astype(dt), infoset=tree.infoset.astype(dt),
                    br_order=tuple((o.astype(dt), b.astype(dt)) for o, b in tree.br_order))
 
 
@@ -413,6 +411,7 @@ def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps,
     # the edge into node c carries its chance probability when the parent is a chance node
     edge_probs = np.array(probs, dtype=np.float64)
     prob[1:] = edge_probs
+    # decisions of each player strictly above each node [P, N]: read only to order the best responses
     level = np.array(levels, dtype=np.int64).T.copy().reshape(P, N)
     keys = tuple([k for k, _ in sorted(index[q].items(), key=lambda kv: kv[1])] for q in range(P))
     many = None
@@ -422,7 +421,7 @@ def _assemble(kinds, players, isets, firsts, nchild, probs, utils, levels, reps,
         many = np.array(utils, dtype=np.float64).reshape(N, P)
         util = many[:, 0].copy()
     return narrow(FlatTree(
-        node=node, prob=prob, util=util, infoset=infoset, level=level,
+        node=node, prob=prob, util=util, infoset=infoset,
         layouts=tuple(layouts), keys=keys, actions=tuple(list(a) for a in iset_actions),
         offsets=tuple(offsets), br_order=tuple(_br_order(kind, player, level, p) for p in range(P)), utils=many,
     ))

@@ -56,7 +56,7 @@ def _load(path: Path, key: str) -> FlatTree | None:
             P = int(meta["players"])
             layouts = tuple(Layout(f[f"block_start{p}"], f[f"block_count{p}"], f[f"block_actions{p}"]) for p in range(P))
             return narrow(FlatTree(  # a file of int64 index arrays (written before they were int32) too
-                node=f["node"], prob=f["prob"], util=f["util"], infoset=f["infoset"], level=f["level"],
+                node=f["node"], prob=f["prob"], util=f["util"], infoset=f["infoset"],
                 layouts=layouts, keys=tuple(meta["keys"]), actions=tuple(meta["actions"]),
                 offsets=tuple(f[f"offsets{p}"] for p in range(P)),
                 br_order=tuple((f[f"br_order{p}"], f[f"br_bounds{p}"]) for p in range(P)),
@@ -74,7 +74,7 @@ def _save(path: Path, key: str, tree: FlatTree) -> None:
     except TypeError:  # actions that are not JSON numbers or strings: not cached
         return
     arrays = {"meta": np.array(meta), "node": tree.node, "prob": tree.prob, "util": tree.util,
-              "infoset": tree.infoset, "level": tree.level}
+              "infoset": tree.infoset}
     if tree.utils is not None:
         arrays["utils"] = tree.utils
     for p in range(P):
