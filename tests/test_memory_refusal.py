@@ -90,7 +90,9 @@ def test_info_counts_a_huge_game_and_says_it_does_not_fit(tmp_path):
     assert [line.split()[-1] for line in r.stdout.splitlines() if line.startswith("fits this engine")] == ["yes"]
 
 
-def test_a_tree_game_past_this_machines_memory_is_refused_early(monkeypatch):
+def test_a_tree_game_past_this_machines_memory_is_refused_early(monkeypatch, tmp_path):
+    # a cache of its own: leduc_tree cached by an earlier test of the run would be loaded, not built
+    monkeypatch.setenv("SOLVERKIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(memory, "physical_memory", lambda: 1_000_000)
     import solverkit.efg.build as build
 
