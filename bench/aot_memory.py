@@ -174,6 +174,16 @@ def _write_section(md: list[str]) -> None:
     path.write_text("\n".join([head, "", *md, body]).rstrip("\n") + "\n")
 
 
+def _save_result(name: str, command: str, load_before, **fields) -> dict:
+    """The run's result (its command, date and load averages besides `fields`), written to
+    bench/results/`name`.json."""
+    result = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
+              "load_after": [round(x, 2) for x in os.getloadavg()], **fields}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
 def five(args) -> None:
     """Section 6 of the module: issue 30's five games, the build against the JIT and OpenSpiel."""
     sys.path.insert(0, str(ROOT / "bench"))
@@ -223,11 +233,9 @@ def five(args) -> None:
                 "exploitability": repr(aot[0]["exploitability"]),
                 "phases": phases(cfg, args.iterations, env)})
             print(f"{key}: build {rows[-1]['aot_mb']:.1f} MB, JIT {rows[-1]['jit_mb']:.1f} MB", flush=True)
-    result = {"command": f"python bench/aot_memory.py --five --rounds {args.rounds} --iterations {args.iterations}",
-              "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
-              "load_after": [round(x, 2) for x in os.getloadavg()], "builds": builds, "rows": rows}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "aot_memory_five.json").write_text(json.dumps(result, indent=2) + "\n")
+    result = _save_result("aot_memory_five",
+                          f"python bench/aot_memory.py --five --rounds {args.rounds} --iterations {args.iterations}",
+                          load_before, builds=builds, rows=rows)
     md = [f"## {result['date']}: issue 30's five games, the build against 2x OpenSpiel's CFR+ process", "",
           f"`{result['command']}`; load average before {'/'.join(map(str, load_before))}, after "
           f"{'/'.join(map(str, result['load_after']))} (peak RSS does not depend on it; wall seconds do). "
@@ -309,13 +317,11 @@ def main() -> None:
         imports = _imports(Path(tmp), env)
         coverage = _coverage(args, Path(tmp), env) if args.coverage else []
     cov = f" --coverage {' '.join(args.coverage)} --presets {' '.join(args.presets)}" if args.coverage else ""
-    result = {"command": f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}{cov}",
-              "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": load_before,
-              "load_after": [round(x, 2) for x in os.getloadavg()], "floors": floors, "build_s": build_s,
-              "build_line": built.stdout.strip().splitlines()[-1], "rows": rows, "checks": checks, "maps": maps, "imports": imports,
-              "coverage": coverage}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "aot_memory_slice.json").write_text(json.dumps(result, indent=2) + "\n")
+    result = _save_result("aot_memory_slice",
+                          f"python bench/aot_memory.py --rounds {args.rounds} --iterations {args.iterations}{cov}",
+                          load_before, floors=floors, build_s=build_s,
+                          build_line=built.stdout.strip().splitlines()[-1], rows=rows, checks=checks, maps=maps,
+                          imports=imports, coverage=coverage)
     md = [f"## {result['date']}: solves without numba, from `solverkit compile`'s build", "",
           f"`{result['command']}`; load average before {'/'.join(map(str, load_before))}, after "
           f"{'/'.join(map(str, result['load_after']))}. Medians of {args.rounds} runs of `solverkit solve --game G "
