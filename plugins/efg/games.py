@@ -25,18 +25,14 @@ PLAYERS = Param("int", 2, "players (2 to 6; with more than 2, OpenSpiel's N-play
 @functools.cache
 def _code_digest(cls) -> str:
     """SHA-256 of the source files that decide a limit tree's nodes, keys and names (read once a process)."""
-    import hashlib
     import inspect
-    from pathlib import Path
 
     import solverkit.efg.build as build
     import solverkit.efg.tree as tree
     import solverkit.poker.cards as cards
+    from solverkit.core.identity import files_digest
 
-    h = hashlib.sha256()
-    for path in sorted({inspect.getfile(cls), __file__, cards.__file__, build.__file__, tree.__file__}):
-        h.update(Path(path).read_bytes())
-    return h.hexdigest()[:24]
+    return files_digest(sorted({inspect.getfile(cls), __file__, cards.__file__, build.__file__, tree.__file__}))
 
 
 class LimitPokerTree(TreeGame):

@@ -50,15 +50,10 @@ def openspiel_version() -> str | None:
 def _code_digest() -> str:
     """SHA-256 of the code that decides an OpenSpiel tree's nodes and keys (this bridge and the
     enumeration), read once a process: an edit of either is a new cache key."""
-    import hashlib
-    from pathlib import Path
-
+    from solverkit.core.identity import files_digest
     from solverkit.efg import build
 
-    h = hashlib.sha256()
-    for path in (__file__, build.__file__):
-        h.update(Path(path).read_bytes())
-    return h.hexdigest()[:24]
+    return files_digest((__file__, build.__file__))
 
 
 #: the most players the engine takes (its kernels take any number; the platform's tables stop here)

@@ -24,6 +24,8 @@ import sys
 import threading
 from pathlib import Path
 
+from .identity import file_digest
+
 MANIFEST = "manifest.json"
 #: the manifest's format; a different one is ignored
 FORMAT = 1
@@ -84,11 +86,6 @@ def build_dir() -> Path | None:
     """This environment's build directory (None when caches are off)."""
     base = root()
     return None if base is None else base / environment_key()
-
-
-def file_digest(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def stamp(path: str) -> list:

@@ -26,6 +26,16 @@ def file_digest(path) -> str:
     return digest.hexdigest()
 
 
+def files_digest(paths) -> str:
+    """sha256 (24 hex digits) of the files' bytes one after another, in the order given: the code
+    that decides something a cache keeps (an edit of any of them is a new key)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+    return digest.hexdigest()[:24]
+
+
 def game_definition(game) -> dict:
     """`game`'s definition (:meth:`Game.definition`) as plain JSON data (tuples become lists)."""
     return json.loads(json.dumps(game.definition(), sort_keys=True, default=_plain))

@@ -95,7 +95,7 @@ def float_values(src0, src1, reg0, reg1, avg0, avg1, pred=None) -> Values:
     p0, p1 = pred if pred is not None else (_NO_S, _NO_S)
     arrays = [src0, src1, reg0, reg1, avg0, avg1, p0, p1]
     dtypes = {a.dtype for a in arrays}
-    if len(dtypes) > 1 or dtypes != {_NO_S.dtype}:
+    if dtypes != {_NO_S.dtype}:
         if not dtypes <= set(_DUMMIES):
             raise SolverkitError(f"the poker kernels take float64 or float32 values, not "
                                  f"{', '.join(sorted(str(d) for d in dtypes - set(_DUMMIES)))}")
