@@ -43,7 +43,8 @@ def test_float32_frames_hold_float32_values_and_round_trip():
 
 
 def test_a_float32_spot_stays_close_to_float64_in_half_the_bytes():
-    """Equal to 1e-6 at first; then regret matching's jumps where a hand's positive regrets
+    """Equal to 1e-4 at first (float32 values, and float32 reach and showdown sums in the walks:
+    ~2e-5 apart at iteration 20); then regret matching's jumps where a hand's positive regrets
     vanish (pure to uniform) let the float32 and float64 trajectories part by a few percent, as
     any two CFR runs whose arithmetic differs (the preset reaches its target in as many
     iterations either way: bench/results/spot_preset.md)."""
@@ -51,7 +52,7 @@ def test_a_float32_spot_stays_close_to_float64_in_half_the_bytes():
     f64 = run_solve(load_config(cfg))
     f32 = run_solve(load_config(_with(cfg, **F32)))
     assert f32.stored_bytes * 2 == f64.stored_bytes
-    assert f32.metrics[0]["exploitability"] == pytest.approx(f64.metrics[0]["exploitability"], rel=1e-6)
+    assert f32.metrics[0]["exploitability"] == pytest.approx(f64.metrics[0]["exploitability"], rel=1e-4)
     for a, b in zip(f64.metrics, f32.metrics):
         assert b["exploitability"] == pytest.approx(a["exploitability"], rel=0.05)
     for p in (0, 1):

@@ -89,7 +89,8 @@ def float_values(src0, src1, reg0, reg1, avg0, avg1, pred=None) -> Values:
     """Values of float arrays (no compact blocks); `pred`: a predictive rule's prediction
     arrays [pred0, pred1] (src<p> must then be R + pred, reg<p> the regrets R). The arrays are
     float64, or float32 (a ``[store] precision = "float32"`` store's, read and written as they
-    are; the kernels compute in float64): all of one dtype, float32 if any is, the other dtype's
+    are; the kernels compute in float64, the walk's reach vectors and showdown sums are float32,
+    :meth:`.walks.GameWalks._bufs`): all of one dtype, float32 if any is, the other dtype's
     1-value dummies made so, so that each dtype is one kernel signature (:func:`.walks._entry`
     relies on it)."""
     p0, p1 = pred if pred is not None else (_NO_S, _NO_S)
@@ -457,9 +458,11 @@ def _walk(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_players, coe
     # batched showdowns' scratch (players with their own hand lists)
     nsd = 1 if T.shared else batch_width(T.kind, W.round_lo, W.round_hi, W.r0, W.r_end)
     nn = 1 if T.shared else T.kind.shape[0]
-    sd = (np.empty((max(H0, H1) if not T.shared else 1, nsd)), np.empty((T.deck, nsd)), np.empty((2, nsd)),
-          np.empty(nsd), np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64),
-          np.empty((max(H0, H1) if not T.shared else 1, nsd)))
+    # (of the reach's dtype: a float32 store's walks sum its showdowns in float32, twice the lanes)
+    sH = max(H0, H1) if not T.shared else 1
+    sd = (np.empty((sH, nsd), dtype=reach.dtype), np.empty((T.deck, nsd), dtype=reach.dtype),
+          np.empty((2, nsd), dtype=reach.dtype), np.empty(nsd), np.empty(nn, dtype=np.int64),
+          np.empty(nn, dtype=np.int64), np.empty((sH, nsd), dtype=reach.dtype))
     # a compact walk's scratch: one decoded block of the policy source, one of the average
     nscr = max(H0, H1) * T.children.shape[1] if V.compact else 1
     S = np.empty(nscr)

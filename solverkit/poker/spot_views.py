@@ -196,11 +196,11 @@ class SpotViews:
         from .game import _kernel
         from .kernels import Pass, float_values
 
-        bufs = self._bufs()
         z = np.zeros(1)
         job = Pass(0, 0, 3, -1, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, False, 0, np.uint64(0), -1, 1.0, 1.0)
-        _kernel()(self.kernel_tree(), walk, float_values(strategy[0], strategy[1], strategy[0], strategy[1], z, z), job,
-                  entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
+        values = float_values(strategy[0], strategy[1], strategy[0], strategy[1], z, z)
+        bufs = self._bufs(values.src0.dtype)
+        _kernel(values.src0.dtype)(self.kernel_tree(), walk, values, job, entry, 0, np.zeros((1, 1, 2, 1)), True, bufs)
         out = bufs.out_cfv.copy()
         ev = np.full((2, t.max_hands), np.nan)
         mass = self.facing_mass(reach)

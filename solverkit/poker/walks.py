@@ -94,13 +94,25 @@ def _kernel_compact(job: _Job, pj: PassJob | None) -> bool:
 class GameWalks:
     """Kernel walks of a poker game (a mixin of :class:`.game.PokerGame`)."""
 
-    def _bufs(self):
-        bufs = getattr(self._local, "bufs", None)
+    def _bufs(self, dtype=np.float64):
+        """This thread's walk buffers, their reach vectors of `dtype`: the dtype of the walk's values
+        (:func:`.kernels.float_values`), so that each values dtype stays one kernel signature. A
+        float32 store's walks carry float32 reach (and batched showdowns sum in float32: 0.85x an
+        iteration of the preset, bench/results/reach_precision_ab.md); the values going up stay
+        float64 (float32 ones left the preset at 0.3% of the pot where float64 reached 0.11%). Every
+        dtype's buffers share one cfv array: a caller reads the values of its last walk there."""
+        local = self._local
+        bufs = getattr(local, "bufs", None)
         if bufs is None:
             N, H = self.tree.bet.num_nodes, self.tree.max_hands
-            bufs = Buffers(np.zeros((N, 2, H)), np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
-            self._local.bufs = bufs
-        return bufs
+            bufs = local.bufs = {}
+            local.shared = (np.zeros((N, 2, H)), np.zeros(N, dtype=np.uint8), np.zeros((2, H)))
+        dtype = np.dtype(dtype)
+        out = bufs.get(dtype)
+        if out is None:
+            cfv, live, out_cfv = local.shared
+            out = bufs[dtype] = Buffers(np.zeros(cfv.shape, dtype=dtype), cfv, live, out_cfv)
+        return out
 
     def kernel_tree(self) -> PublicTree:
         """The public tree as the kernels read it (made once)."""
@@ -138,7 +150,6 @@ class GameWalks:
         :class:`_Compact` of a compact store's block16 values (from :meth:`_segment_arrays`);
         pred: a predictive rule's prediction arrays when the kernel applies it (job.predictive)."""
         t = self.tree
-        bufs = self._bufs()
         pre, pos, neg, floor, decay, weight = job.coeffs
         if boundary is None:
             boundary = np.zeros((1, 1, 2, 1))
@@ -147,6 +158,7 @@ class GameWalks:
             values = compact_values(src.src, src.avg)
         else:
             values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred if job.predictive else None)
+        bufs = self._bufs(values.src0.dtype)
         _kernel(values.src0.dtype)(
             self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
             values,
@@ -351,7 +363,7 @@ class GameWalks:
             pred = [seg["pred0"], seg["pred1"]] if predictive else None
             values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred)
             args = (self.kernel_tree(), self._whole_walk(), values, self._root_entry(),
-                    upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs())
+                    upd, avgm, coeffs, prunes, modes, keys, samp, self._bufs(values.src0.dtype))
             if not run:
                 if block_kernel(values.src0.dtype) is dfs_block:  # not loaded for these values yet
                     dfs_block.prepare(args)
