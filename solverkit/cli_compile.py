@@ -29,7 +29,9 @@ DEFAULT_PRESET = "cfr_plus"
               help="Iterations of each run that loads the kernels (blocks of passes start at the fourth).")
 @click.option("--fresh", is_flag=True, help="Drop the signatures of the build already there (default: kept).")
 @click.option("--status", is_flag=True, help="Only say where the build is, whether it is current, and what it holds.")
-def compile_kernels(configs, games, presets, overrides, iterations, fresh, status):
+@click.option("--if-idle", is_flag=True, hidden=True,
+              help="Skip (exit 0) when another build holds the lock instead of waiting (automatic builds).")
+def compile_kernels(configs, games, presets, overrides, iterations, fresh, status, if_idle):
     """Compile the kernels that solving CONFIG (or --game NAME --preset NAME; default Kuhn and Leduc
     with cfr_plus) calls, for the argument types it calls them with, into an extension module a
     later solve loads instead of starting numba. Solves the build does not cover use numba's JIT.
@@ -39,28 +41,40 @@ def compile_kernels(configs, games, presets, overrides, iterations, fresh, statu
     if status:
         _status(aot_load)
         return
-    from .core.aot_build import build, compiler_available
+    from .core.aot_build import LOCK, build, build_lock, compiler_available
     from .core.config import load_config
     from .core.solver import run_solve
 
     if not compiler_available():
         raise SolverkitError("no C compiler found: numba.pycc needs one to build kernels ahead of time "
                              "(solves still run, on numba's JIT)")
-    if aot_load.build_dir() is None:
+    directory = aot_load.build_dir()
+    if directory is None:
         raise SolverkitError("SOLVERKIT_CACHE_DIR=off turns builds off: set SOLVERKIT_AOT_DIR=DIR to build into DIR")
     runs = [(str(c), lambda c=c: load_config(c, [*overrides, f"solver.iterations={iterations}"]))
             for c in configs]
     if games or not configs:
+        # no --preset but --set preset=... or rule.name=...: those overrides choose the variant (as in solve)
+        chosen = any(o.split("=", 1)[0].strip() in ("preset", "rule.name") for o in overrides)
         for game in games or DEFAULT_GAMES:
-            for preset in presets or (DEFAULT_PRESET,):
-                runs.append((f"--game {game} --preset {preset}", lambda g=game, p=preset: load_config(
-                    {"game": {"name": g}, "preset": p}, [*overrides, f"solver.iterations={iterations}"],
-                    where=f"--game {g} --preset {p}")))
-    with tempfile.TemporaryDirectory(prefix="solverkit-compile-") as tmp:
-        for i, (label, make) in enumerate(runs):
-            click.echo(f"loading the kernels of {label}...", err=True)
-            run_solve(make(), out=Path(tmp) / f"run{i}", progress=False)
-    summary = build(keep_previous=not fresh, log=lambda line: click.echo(line, err=True))
+            for preset in presets or ((None,) if chosen else (DEFAULT_PRESET,)):
+                where = f"--game {game}" + (f" --preset {preset}" if preset else "")
+                runs.append((where, lambda g=game, p=preset, w=where: load_config(
+                    {"game": {"name": g}, **({"preset": p} if p else {})},
+                    [*overrides, f"solver.iterations={iterations}"], where=w)))
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    with build_lock(directory, wait=not if_idle,
+                    on_wait=lambda: say(f"waiting for the build in progress ({directory / LOCK})...")) as taken:
+        if not taken:
+            say(f"skipped: another build holds {directory / LOCK}")
+            return
+        with tempfile.TemporaryDirectory(prefix="solverkit-compile-") as tmp:
+            for i, (label, make) in enumerate(runs):
+                say(f"loading the kernels of {label}...")
+                run_solve(make(), out=Path(tmp) / f"run{i}", progress=False)
+        summary = build(keep_previous=not fresh, log=say)
     click.echo(f"built {len(summary['entries'])} kernel signatures in {summary['seconds']:.1f} s: "
                f"{Path(summary['directory']) / summary['file']}")
     for skipped in summary["skipped"]:

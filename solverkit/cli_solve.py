@@ -109,6 +109,10 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
                    f"nash_conv / {players}: {describe(assembly.game, result.exploitability)}; outputs in {out})")
     else:
         click.echo(f"exploitability {describe(assembly.game, result.exploitability)}  (outputs in {out})")
+    if not result.interrupted:  # kernels this run took from numba's JIT: built for the next run, in the background
+        from .core.aot_auto import after_solve
+
+        after_solve(config, overrides, game_name, preset, notice=notice)
     if result.interrupted:
         click.echo(f"interrupted after iteration {result.iterations}; outputs and a checkpoint saved in {out}; "
                    f"go on with: solverkit solve --resume {out}", err=True)

@@ -4,6 +4,8 @@ import os
 
 # Never load third-party entry points installed on this machine (before anything imports solverkit).
 os.environ["SOLVERKIT_LOAD_PLUGINS"] = "solverkit"
+# Never start background kernel builds after CLI solves (solverkit.core.aot_auto; its tests opt in).
+os.environ["SOLVERKIT_AOT_BUILD"] = "0"
 # Enumerated game trees are cached in a folder of this test session only (solverkit.efg.tree_cache):
 # hermetic, and a game enumerated by one test is read back by the next.
 import atexit  # noqa: E402

@@ -9,6 +9,8 @@ Leduc build after a Kuhn one serves both). Needs numba and a C compiler.
 from __future__ import annotations
 
 import ast
+import contextlib
+import fcntl
 import importlib.util
 import json
 import os
@@ -28,12 +30,43 @@ from .aot_key import type_key
 from .jit import KERNELS, start_numba
 
 SIGNATURES = "signatures.pkl"
+#: the lock file in a build directory: one build at a time (each merges the signatures already built)
+LOCK = "build.lock"
 
 
 def compiler_available() -> bool:
     """Whether a C compiler for extension modules is on PATH (pycc's toolchain needs one)."""
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     return shutil.which(cc) is not None or shutil.which("cc") is not None
+
+
+@contextlib.contextmanager
+def build_lock(directory: Path, wait: bool = True, on_wait=None):
+    """Hold the build directory's lock (fcntl.flock on :data:`LOCK`; the system drops it when the
+    process ends). When another build has it: yields False at once, holding nothing, unless
+    `wait`; then calls `on_wait()` and waits for it. ``solverkit compile`` builds under it, so
+    manual and automatic builds serialise."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / LOCK, "a+b") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                yield False
+                return
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def lock_free(directory: Path) -> bool:
+    """Whether no build holds `directory`'s lock now (taken and released at once)."""
+    with build_lock(directory, wait=False) as taken:
+        return taken
 
 
 def called_signatures() -> list[tuple[str, object]]:

@@ -1,0 +1,165 @@
+"""Build a CLI solve's kernels ahead of time in the background after a run that needed numba's
+JIT, so that the next run of that game loads the build instead of numba (issue 30: a Kuhn solve
+47 MB and 0.39 s with a build, 119 MB and 0.72 s without). :func:`after_solve` decides
+(:func:`decide`) and starts ``solverkit compile`` for the same game in a detached process at the
+lowest CPU priority (:func:`spawn`), logging to the build directory. Only ``solverkit solve``
+calls it, never the Python API; ``SOLVERKIT_AOT_BUILD=0`` (or ``SOLVERKIT_AOT=0``) turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: Runs whose peak RSS exceeds this (MB) get no automatic build: the build re-runs the solve for a
+#: few iterations in a second process, so a large game's would double its memory on the machine.
+MAX_PEAK_MB = 1024.0
+#: the build log in the build directory (appended)
+LOG = "auto-build.log"
+#: the last automatic build started (what it was to add), so a build that failed is not restarted
+#: by every run until the build changes or :data:`RETRY_SECONDS` have passed
+ATTEMPT = "auto-build.json"
+RETRY_SECONDS = 24 * 3600.0
+#: what the next run gains, said in the notice (measured: bench/results/aot_auto.md)
+GAIN = "starts without loading numba: about 70 MB less memory and 0.3 s less start-up"
+
+
+def switched_off() -> str:
+    """Why automatic builds are off by the environment ("" when on)."""
+    if os.environ.get("SOLVERKIT_AOT_BUILD", "0").strip() == "0":  # TEMP: off by default while developing
+        return "SOLVERKIT_AOT_BUILD=0"
+    from .jit import aot_enabled
+
+    return "" if aot_enabled() else "SOLVERKIT_AOT=0"
+
+
+def new_signatures(directory: Path) -> list[str]:
+    """The kernel signatures this process ran on numba's JIT that a build could hold and the
+    current build in `directory` does not (none when numba never started: the build covered
+    every call; none for kernels a build never takes, so such runs do not rebuild forever)."""
+    from .jit import numba_started
+
+    if not numba_started():
+        return []
+    from . import aot_load
+    from .aot_build import called_signatures
+    from .aot_key import freeze, type_key
+
+    manifest = aot_load.read_manifest(directory)
+    have = set()
+    if manifest is not None and not aot_load.stale_sources(manifest["sources"]):
+        have = {(kernel, freeze(key)) for kernel, key, _ in manifest["entries"]}
+    out = []
+    for kernel, sig in called_signatures():
+        key = type_key(list(sig.args))
+        if key is not None and (kernel, key) not in have:
+            out.append(f"{kernel}{key!r}")
+    return sorted(set(out))
+
+
+def _attempt_digest(directory: Path, missing: list[str]) -> str:
+    """What a build would start from: the signatures it adds and the build it adds them to."""
+    from . import aot_load
+
+    manifest = aot_load.read_manifest(directory) or {}
+    text = json.dumps([missing, manifest.get("built"), manifest.get("file")])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _tried_recently(directory: Path, digest: str) -> bool:
+    try:
+        last = json.loads((directory / ATTEMPT).read_text())
+    except (OSError, ValueError):
+        return False
+    return last.get("digest") == digest and time.time() - float(last.get("time", 0)) < RETRY_SECONDS
+
+
+def decide(peak_mb: float | None = None) -> tuple[Path | None, str, str]:
+    """(build directory, attempt digest, "") when this run's kernels should be built in the
+    background, else (None, "", why not): see the module and :data:`MAX_PEAK_MB`."""
+    off = switched_off()
+    if off:
+        return None, "", f"off ({off})"
+    from . import aot_load
+
+    directory = aot_load.build_dir()
+    if directory is None:
+        return None, "", "caches are off (SOLVERKIT_CACHE_DIR=off)"
+    missing = new_signatures(directory)
+    if not missing:
+        return None, "", "the build covered every kernel call (or none can be built)"
+    if peak_mb is None:
+        from .memory import peak_rss_mb
+
+        peak_mb = peak_rss_mb()
+    if peak_mb > MAX_PEAK_MB:
+        return None, "", f"the run peaked at {peak_mb:.0f} MB (> {MAX_PEAK_MB:.0f} MB): build with solverkit compile"
+    from .aot_build import compiler_available, lock_free
+
+    if not compiler_available():
+        return None, "", "no C compiler"
+    if not lock_free(directory):
+        return None, "", "another build is in progress"
+    digest = _attempt_digest(directory, missing)
+    if _tried_recently(directory, digest):
+        return None, "", f"the same build was started before and added nothing (see {directory / LOG})"
+    return directory, digest, ""
+
+
+def compile_args(config=None, overrides=(), game: str | None = None, preset: str | None = None) -> list[str]:
+    """The ``solverkit compile`` arguments that run the same game as the solve: the config file
+    (absolute) and its ``--set`` overrides, or --game/--preset; a --preset given with a config
+    becomes ``--set preset=...`` (compile's --preset goes with --game)."""
+    sets = [a for o in overrides for a in ("--set", o)]
+    if config is not None:
+        extra = ["--set", f"preset={json.dumps(preset)}"] if preset is not None else []
+        return [str(Path(config).resolve()), *sets, *extra]
+    return ["--game", str(game), *(["--preset", preset] if preset is not None else []), *sets]
+
+
+def command(args: list[str]) -> list[str]:
+    """The full command line of a background build (``nice -n 19`` where there is ``nice``);
+    --if-idle: it skips if another build took the lock meanwhile."""
+    cmd = [sys.executable, "-m", "solverkit", "compile", "--if-idle", *args]
+    nice = shutil.which("nice")
+    return [nice, "-n", "19", *cmd] if nice else cmd
+
+
+def spawn(cmd: list[str], log: Path) -> None:
+    """Start `cmd` detached (its own session, no terminal; output appended to `log`); no wait."""
+    env = {**os.environ, "SOLVERKIT_AOT_BUILD": "0"}
+    with open(log, "ab") as f:
+        f.write(f"\n[{time.strftime('%Y-%m-%d %H:%M:%S')}] {' '.join(cmd)}\n".encode())
+        f.flush()
+        subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                         start_new_session=True, close_fds=True, env=env)
+
+
+def after_solve(config=None, overrides=(), game: str | None = None, preset: str | None = None,
+                notice=None, spawner=spawn) -> str:
+    """Start the background build of this run's kernels when :func:`decide` says so; `notice(line)`
+    says it in one line. Returns why not ("" when started); never raises (a warning line instead)."""
+    try:
+        directory, digest, why = decide()
+        if directory is None:
+            return why
+        log = directory / LOG
+        spawner(command(compile_args(config, overrides, game, preset)), log)
+        try:
+            (directory / ATTEMPT).write_text(json.dumps({"digest": digest, "time": time.time()}))
+        except OSError:
+            pass
+    except Exception as exc:  # noqa: BLE001 (the solve is done and its outputs written: never fail it here)
+        if notice is not None:
+            notice(f"warning: could not start the background build of this run's kernels: {exc}")
+        return f"failed: {exc}"
+    if notice is not None:
+        notice(f"building this run's kernels ahead of time in the background (log: {log}); the next run {GAIN}; "
+               "SOLVERKIT_AOT_BUILD=0 turns this off")
+    return ""
