@@ -89,6 +89,43 @@ def test_compile_if_idle_skips_while_another_build_holds_the_lock(on, monkeypatc
     assert res.exit_code == 0 and res.stderr.startswith("skipped: another build holds "), res.output
 
 
+def test_a_manual_compile_waits_for_the_build_in_progress(on, monkeypatch):
+    import threading
+
+    import solverkit.core.solver as solver
+
+    order = []
+    monkeypatch.setattr(solver, "run_solve", lambda *a, **k: order.append("solved"))
+    monkeypatch.setattr(aot_build, "build", lambda *a, **k: {"entries": [], "seconds": 0.0, "directory": str(on),
+                                                            "file": "x.so", "skipped": []})
+    held, release = threading.Event(), threading.Event()
+
+    def other_build():
+        with aot_build.build_lock(on):
+            held.set()
+            release.wait(10)
+            order.append("released")
+
+    thread = threading.Thread(target=other_build)
+    thread.start()
+    held.wait(10)
+    threading.Timer(0.3, release.set).start()
+    res = CliRunner().invoke(cli, ["compile", "--game", "kuhn"])
+    thread.join()
+    assert res.exit_code == 0 and res.stderr.startswith("waiting for the build in progress"), res.output
+    assert order == ["released", "solved"]
+
+
+def test_a_read_only_build_root_is_a_quiet_skip(on, monkeypatch):
+    def denied(directory):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(aot_build, "lock_free", denied)
+    said = []
+    assert auto.after_solve(game="kuhn", notice=said.append, spawner=lambda c, log: pytest.fail("spawned"))
+    assert said == []
+
+
 def test_a_build_that_added_nothing_is_not_restarted(on):
     calls = []
     assert auto.after_solve(game="kuhn", preset="cfr_plus", spawner=lambda cmd, log: calls.append(cmd)) == ""
