@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: OpenSpiel's CFRPlusSolver process (bench/results/liteefg.md)

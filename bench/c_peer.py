@@ -36,6 +36,8 @@ import threading
 import time
 from pathlib import Path
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 PEERS = ROOT.parent / "shared" / "peers"

@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 from common import interleave, md_table, medians, openspiel_policy, repeated, write_results
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 

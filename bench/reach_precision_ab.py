@@ -1,11 +1,12 @@
-"""float64 against float32 reach vectors in a float32 store's walks, in one process (issue 25): two
-solvers of the same float32 config, one whose walks carry float64 reach (as before) and one with
+"""float64 against float32 reach vectors in a float32 (or block16) store's walks, in one process
+(issue 25): two solvers of the same config, one whose walks carry float64 reach (as before) and one with
 float32 reach and float32 showdown sums (the engine's choice for float32 values), step one
 iteration each in turn (one thread); minimum and median seconds an iteration, their ratio, and
 each solver's exploitability at checkpoints (evaluated with float64 reach for both).
 
     python bench/reach_precision_ab.py                                  # the preset, 156M values
     python bench/reach_precision_ab.py --iterations 30 --checkpoints 50,100,168 --threads 2
+    python bench/reach_precision_ab.py --precision block16 --results reach_precision_ab_block16
 
 Writes bench/results/reach_precision_ab.md and .json.
 """
@@ -36,6 +37,8 @@ def main(argv=None):
     ap.add_argument("--checkpoints", default="", help="then iterations (comma-separated totals) at which both "
                     "solvers' exploitability is evaluated, on --threads threads")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--precision", choices=("float32", "block16"), default="float32",
+                    help="the store's precision (block16: its compact walks carry float32 reach too)")
     ap.add_argument("--results", default="reach_precision_ab")
     args = ap.parse_args(argv)
 
@@ -46,7 +49,7 @@ def main(argv=None):
     # both reach dtypes with float32 values are two signatures of one kernel: call through numba's
     # type dispatch (the same ~40 us a call for both; an iteration of the preset is ~1 s)
     walks._entry = lambda kernel, dtype=np.float64: kernel
-    sets = [*args.overrides, "transport.name=local", "transport.threads=1", "store.precision=float32",
+    sets = [*args.overrides, "transport.name=local", "transport.threads=1", f"store.precision={args.precision}",
             "solver.target=0"]
     solvers = {name: Solver(load_config(args.config, sets)) for name in ("float64 reach", "float32 reach")}
     game64 = solvers["float64 reach"].game
@@ -99,11 +102,12 @@ def main(argv=None):
     out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     f64, f32 = rows["float64 reach"], rows["float32 reach"]
     cmd = " ".join(["python bench/reach_precision_ab.py", *("--set " + o for o in args.overrides),
+                    *([f"--precision {args.precision}"] if args.precision != "float32" else []),
                     f"--iterations {args.iterations}", *([f"--checkpoints {args.checkpoints}"] if checkpoints else [])])
     lines = [
-        "# float64 against float32 reach in a float32 store's walks, one process (issue 25)", "",
+        f"# float64 against float32 reach in a {args.precision} store's walks, one process (issue 25)", "",
         f"`{cmd}` ({result['machine']}, {result['cpus']} cores, {result['when']}; load {load0[0]:.2f} before, "
-        f"{load1[0]:.2f} after): {Path(args.config).name}, float32 values, one thread, {args.warm} untimed "
+        f"{load1[0]:.2f} after): {Path(args.config).name}, {args.precision} values, one thread, {args.warm} untimed "
         f"iterations, then {args.iterations} of each solver in turn (order alternating).", "",
         "| walks | wall s / iteration, min | median | CPU s, min | median |"
         + "".join(f" % pot at {c} |" for c in checkpoints),

@@ -40,6 +40,8 @@ from pathlib import Path
 
 from common import md_table, write_results
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 ROOT = Path(__file__).resolve().parent.parent
 C_CFR_PLUS_ACPC_SECONDS = 520.0  # original CFR+ C code, 1 thread, this machine (issue 3)
 GOALS = {"rhode_island": 300.0, "rhode_island_acpc": 260.0}

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "spot_preset.toml"
 PUBLISHED = {"equity": (0.55347, 0.44653), "ev": (105.11, 74.89)}

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ.setdefault("SOLVERKIT_AOT_BUILD", "0")  # timed solves start no background kernel build (core.aot_auto)
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 FLOORS = {"python -c pass": "pass", "import numpy": "import numpy", "import numba": "import numba"}
