@@ -3,13 +3,16 @@ result files (bench/results/<stem>.json and .md), so each bench script holds onl
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 def repeated(step: Callable[[], object]) -> Callable[[int], None]:
@@ -35,6 +38,38 @@ def interleave(runs: dict[str, Callable[[int], object]], iterations: int, block:
             blocks[key].append((time.perf_counter() - t0, n))
         done += n
     return blocks
+
+
+def step_ab_parser(doc: str, results: str, iterations: int) -> argparse.ArgumentParser:
+    """The options of a same-process A/B of solvers stepped one iteration each in turn (a spot
+    config, its overrides, untimed and timed iterations, the results stem): :func:`step_ab`."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--config", default=str(CONFIGS / "spot_preset.toml"))
+    ap.add_argument("--set", dest="overrides", action="append", default=[], help="SECTION.PARAM=VALUE")
+    ap.add_argument("--warm", type=int, default=3, help="untimed iterations first (kernels loaded, regrets filled)")
+    ap.add_argument("--iterations", type=int, default=iterations, help="timed iterations of each solver")
+    ap.add_argument("--results", default=results)
+    return ap
+
+
+def step_ab(solvers: dict, warm: int, iterations: int) -> tuple[dict[str, dict[str, float]], tuple, tuple]:
+    """`warm` untimed iterations of each solver, then `iterations` of one iteration each in turn (the
+    order alternating, so background load falls on all alike): per solver the min and median wall
+    and CPU seconds of an iteration, and the load averages before and after."""
+    for s in solvers.values():
+        s.step(warm)
+    wall: dict[str, list[float]] = {k: [] for k in solvers}
+    cpu: dict[str, list[float]] = {k: [] for k in solvers}
+    load0 = os.getloadavg()
+    for i in range(iterations):
+        for k in (list(solvers) if i % 2 == 0 else list(reversed(solvers))):
+            t, c = time.perf_counter(), time.process_time()
+            solvers[k].step(1)
+            wall[k].append(time.perf_counter() - t)
+            cpu[k].append(time.process_time() - c)
+    times = {k: {"wall_min": min(wall[k]), "wall_median": statistics.median(wall[k]), "cpu_min": min(cpu[k]),
+                 "cpu_median": statistics.median(cpu[k])} for k in solvers}
+    return times, load0, os.getloadavg()
 
 
 def medians(blocks: dict[str, list[tuple[float, int]]]) -> dict[str, float]:

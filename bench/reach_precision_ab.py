@@ -1,23 +1,20 @@
-"""float64 against float32 reach vectors in a float32 (or block16) store's walks, in one process
-(issue 25): two solvers of the same config, one whose walks carry float64 reach (as before) and one with
+"""float64 against float32 reach vectors in a float32 store's walks, in one process (issue 25): two
+solvers of the same float32 config, one whose walks carry float64 reach (as before) and one with
 float32 reach and float32 showdown sums (the engine's choice for float32 values), step one
 iteration each in turn (one thread); minimum and median seconds an iteration, their ratio, and
 each solver's exploitability at checkpoints (evaluated with float64 reach for both).
 
     python bench/reach_precision_ab.py                                  # the preset, 156M values
     python bench/reach_precision_ab.py --iterations 30 --checkpoints 50,100,168 --threads 2
-    python bench/reach_precision_ab.py --precision block16 --results reach_precision_ab_block16
 
 Writes bench/results/reach_precision_ab.md and .json.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,19 +24,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import step_ab, step_ab_parser  # noqa: E402
+
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(ROOT / "configs" / "spot_preset.toml"))
-    ap.add_argument("--set", dest="overrides", action="append", default=[], help="SECTION.PARAM=VALUE")
-    ap.add_argument("--warm", type=int, default=3, help="untimed iterations first (kernels loaded, regrets filled)")
-    ap.add_argument("--iterations", type=int, default=10, help="timed iterations of each solver, one thread")
+    ap = step_ab_parser(__doc__, "reach_precision_ab", 10)
     ap.add_argument("--checkpoints", default="", help="then iterations (comma-separated totals) at which both "
                     "solvers' exploitability is evaluated, on --threads threads")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--precision", choices=("float32", "block16"), default="float32",
-                    help="the store's precision (block16: its compact walks carry float32 reach too)")
-    ap.add_argument("--results", default="reach_precision_ab")
     args = ap.parse_args(argv)
 
     import solverkit.poker.walks as walks
@@ -49,26 +41,14 @@ def main(argv=None):
     # both reach dtypes with float32 values are two signatures of one kernel: call through numba's
     # type dispatch (the same ~40 us a call for both; an iteration of the preset is ~1 s)
     walks._entry = lambda kernel, dtype=np.float64: kernel
-    sets = [*args.overrides, "transport.name=local", "transport.threads=1", f"store.precision={args.precision}",
+    sets = [*args.overrides, "transport.name=local", "transport.threads=1", "store.precision=float32",
             "solver.target=0"]
     solvers = {name: Solver(load_config(args.config, sets)) for name in ("float64 reach", "float32 reach")}
     game64 = solvers["float64 reach"].game
     own = type(game64)._bufs
     game64._bufs = lambda dtype=np.float64: own(game64, np.float64)  # this solver's walks: float64 reach
-    for s in solvers.values():
-        s.step(args.warm)
-    wall: dict[str, list[float]] = {p: [] for p in solvers}
-    cpu: dict[str, list[float]] = {p: [] for p in solvers}
-    load0 = os.getloadavg()
-    for i in range(args.iterations):
-        for p in (list(solvers) if i % 2 == 0 else list(reversed(solvers))):
-            t, c = time.perf_counter(), time.process_time()
-            solvers[p].step(1)
-            wall[p].append(time.perf_counter() - t)
-            cpu[p].append(time.process_time() - c)
-    load1 = os.getloadavg()
-    rows = {p: {"wall_min": min(wall[p]), "wall_median": statistics.median(wall[p]), "cpu_min": min(cpu[p]),
-                "cpu_median": statistics.median(cpu[p]), "exploitability": {}} for p in solvers}
+    times, load0, load1 = step_ab(solvers, args.warm, args.iterations)
+    rows = {p: {**times[p], "exploitability": {}} for p in solvers}
     done = args.warm + args.iterations
     for s in solvers.values():
         s.close()
@@ -102,12 +82,11 @@ def main(argv=None):
     out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     f64, f32 = rows["float64 reach"], rows["float32 reach"]
     cmd = " ".join(["python bench/reach_precision_ab.py", *("--set " + o for o in args.overrides),
-                    *([f"--precision {args.precision}"] if args.precision != "float32" else []),
                     f"--iterations {args.iterations}", *([f"--checkpoints {args.checkpoints}"] if checkpoints else [])])
     lines = [
-        f"# float64 against float32 reach in a {args.precision} store's walks, one process (issue 25)", "",
+        "# float64 against float32 reach in a float32 store's walks, one process (issue 25)", "",
         f"`{cmd}` ({result['machine']}, {result['cpus']} cores, {result['when']}; load {load0[0]:.2f} before, "
-        f"{load1[0]:.2f} after): {Path(args.config).name}, {args.precision} values, one thread, {args.warm} untimed "
+        f"{load1[0]:.2f} after): {Path(args.config).name}, float32 values, one thread, {args.warm} untimed "
         f"iterations, then {args.iterations} of each solver in turn (order alternating).", "",
         "| walks | wall s / iteration, min | median | CPU s, min | median |"
         + "".join(f" % pot at {c} |" for c in checkpoints),

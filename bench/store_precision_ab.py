@@ -11,11 +11,9 @@ Writes bench/results/store_precision_ab.md and .json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,15 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import step_ab, step_ab_parser  # noqa: E402
+
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(ROOT / "configs" / "spot_preset.toml"))
-    ap.add_argument("--set", dest="overrides", action="append", default=[], help="SECTION.PARAM=VALUE")
-    ap.add_argument("--warm", type=int, default=3, help="untimed iterations first (kernels loaded, regrets filled)")
-    ap.add_argument("--iterations", type=int, default=12, help="timed iterations of each solver")
-    ap.add_argument("--results", default="store_precision_ab")
-    args = ap.parse_args(argv)
+    args = step_ab_parser(__doc__, "store_precision_ab", 12).parse_args(argv)
 
     from solverkit.core.config import load_config
     from solverkit.core.solver import Solver
@@ -40,24 +34,11 @@ def main(argv=None):
     for precision in ("float64", "float32"):
         sets = [*args.overrides, "transport.name=local", "transport.threads=1", f"store.precision={precision}"]
         solvers[precision] = Solver(load_config(args.config, sets))
-    for s in solvers.values():
-        s.step(args.warm)
-    wall: dict[str, list[float]] = {p: [] for p in solvers}
-    cpu: dict[str, list[float]] = {p: [] for p in solvers}
-    load0 = os.getloadavg()
-    for i in range(args.iterations):
-        order = list(solvers) if i % 2 == 0 else list(reversed(solvers))
-        for p in order:
-            t, c = time.perf_counter(), time.process_time()
-            solvers[p].step(1)
-            wall[p].append(time.perf_counter() - t)
-            cpu[p].append(time.process_time() - c)
-    load1 = os.getloadavg()
+    times, load0, load1 = step_ab(solvers, args.warm, args.iterations)
     rows = {}
     for p, s in solvers.items():
         ev = s.evaluate(exact=True)
-        rows[p] = {"wall_min": min(wall[p]), "wall_median": statistics.median(wall[p]), "cpu_min": min(cpu[p]),
-                   "cpu_median": statistics.median(cpu[p]), "exploitability": ev["exploitability"],
+        rows[p] = {**times[p], "exploitability": ev["exploitability"],
                    "stored_bytes": s.store.stored_bytes()}
         s.close()
     result = {"config": args.config, "overrides": args.overrides, "warm": args.warm, "iterations": args.iterations,
