@@ -101,7 +101,10 @@ def test_the_environment_key_follows_numba_settings(monkeypatch, tmp_path):
     monkeypatch.setenv("SOLVERKIT_AOT_DIR", str(tmp_path))
     key = aot_load.environment_key()
     assert aot_load.build_dir() == tmp_path / key
-    monkeypatch.setenv("NUMBA_OPT", "1")
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")  # a runtime setting: the same build
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert aot_load.environment_key() == key
+    monkeypatch.setenv("NUMBA_OPT", "1")  # the machine code changes: another build
     assert aot_load.environment_key() != key
 
 

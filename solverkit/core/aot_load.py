@@ -72,11 +72,17 @@ def _numba_version() -> str:
         return spec.origin
 
 
+#: NUMBA_* settings that change where numba keeps things or how it runs threads and reports, not the
+#: machine code it makes: left out of the key (a bench's NUMBA_NUM_THREADS=1 child loads the same build)
+RUNTIME_ONLY = frozenset(("NUMBA_CACHE_DIR", "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER", "NUMBA_WARNINGS",
+                          "NUMBA_DISABLE_PERFORMANCE_WARNINGS", "NUMBA_CAPTURED_ERRORS"))
+
+
 def environment_key() -> str:
     """The hash of what a build depends on outside solverkit (see the module)."""
     import numpy
 
-    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR")
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_") and k not in RUNTIME_ONLY)
     text = repr((sys.version, sys.implementation.cache_tag, platform.machine(), _numba_version(),
                  numpy.__version__, _cpu(), settings))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
