@@ -97,8 +97,9 @@ class GameWalks:
     def _bufs(self, dtype=np.float64):
         """This thread's walk buffers, their reach vectors of `dtype`: the dtype of the walk's values
         (:func:`.kernels.float_values`), so that each values dtype stays one kernel signature. A
-        float32 store's walks carry float32 reach (and batched showdowns sum in float32: 0.85x an
-        iteration of the preset, bench/results/reach_precision_ab.md); the values going up stay
+        float32 store's walks carry float32 reach (and batched showdowns sum in float32: 0.89x an
+        iteration in one process, bench/results/reach_precision_ab.md; 0.82x of the preset's solve
+        seconds on 2 idle threads, spot_preset_r32.md); the values going up stay
         float64 (float32 ones left the preset at 0.3% of the pot where float64 reached 0.11%). Every
         dtype's buffers share one cfv array: a caller reads the values of its last walk there."""
         local = self._local
