@@ -62,6 +62,7 @@ def compile_kernels(configs, games, presets, overrides, iterations, fresh, statu
                 runs.append((where, lambda g=game, p=preset, w=where: load_config(
                     {"game": {"name": g}, **({"preset": p} if p else {})},
                     [*overrides, f"solver.iterations={iterations}"], where=w)))
+
     def say(line: str) -> None:
         click.echo(line, err=True)
 

@@ -113,7 +113,7 @@ def solve(config, game_name, preset, iterations, target, out, overrides, checkpo
         from .core.aot_auto import after_solve
 
         after_solve(config, overrides, game_name, preset, notice=notice)
-    if result.interrupted:
+    else:
         click.echo(f"interrupted after iteration {result.iterations}; outputs and a checkpoint saved in {out}; "
                    f"go on with: solverkit solve --resume {out}", err=True)
         sys.exit(130)

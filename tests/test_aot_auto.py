@@ -50,6 +50,20 @@ def test_either_variable_at_0_turns_it_off(on, monkeypatch, name):
     assert directory is None and why == f"off ({name}=0)"
 
 
+@pytest.mark.parametrize("value", ["off", "False", " no "])
+def test_the_switches_take_off_false_no(on, monkeypatch, value):
+    monkeypatch.setenv("SOLVERKIT_AOT_BUILD", value)
+    assert auto.decide(peak_mb=50.0)[0] is None
+
+
+def test_a_misspelt_switch_is_one_warning_naming_it_and_no_build(on, monkeypatch):
+    monkeypatch.setenv("SOLVERKIT_AOT_BUILD", "of")
+    said, spawned = [], []
+    why = auto.after_solve(game="kuhn", notice=said.append, spawner=lambda c, log: spawned.append(c))
+    assert why.startswith("failed") and not spawned
+    assert len(said) == 1 and "SOLVERKIT_AOT_BUILD='of'" in said[0] and "valid: 1, on, true" in said[0]
+
+
 def test_a_covered_run_builds_nothing(on, monkeypatch):
     monkeypatch.setattr(auto, "new_signatures", lambda directory: [])
     directory, _, why = auto.decide(peak_mb=50.0)

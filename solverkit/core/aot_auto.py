@@ -32,10 +32,10 @@ GAIN = "starts without loading numba: about 70 MB less memory and 0.15-0.3 s les
 
 def switched_off() -> str:
     """Why automatic builds are off by the environment ("" when on)."""
-    if os.environ.get("SOLVERKIT_AOT_BUILD", "1").strip() == "0":
-        return "SOLVERKIT_AOT_BUILD=0"
-    from .jit import aot_enabled
+    from .jit import aot_enabled, env_switch
 
+    if not env_switch("SOLVERKIT_AOT_BUILD"):
+        return "SOLVERKIT_AOT_BUILD=0"
     return "" if aot_enabled() else "SOLVERKIT_AOT=0"
 
 

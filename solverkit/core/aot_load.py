@@ -2,8 +2,8 @@
 
 A build is a directory ``<root>/<environment key>/`` (:func:`build_dir`) holding ``manifest.json``
 and the extension module it names. The environment key hashes what compiled code depends on
-outside solverkit: Python, numba, numpy, the CPU (model and feature flags) and ``NUMBA_*``
-settings. The manifest lists the source files the compiled code can depend on (the modules
+outside solverkit: Python, numba, numpy, the CPU (model and feature flags) and the ``NUMBA_*``
+settings that change machine code (not :data:`RUNTIME_ONLY`). The manifest lists the source files the compiled code can depend on (the modules
 defining kernels and what they import: :func:`.aot_build._sources`) with their size, mtime and
 SHA-256: the build is stale (unused: the JIT runs) as soon as one of them has changed (a file
 whose stamp differs is hashed; equal contents pass).

@@ -39,9 +39,28 @@ def njit(*args, **options):
     return lambda fn: Kernel(fn, options)
 
 
+#: the values an on/off environment switch takes (SOLVERKIT_AOT, SOLVERKIT_AOT_BUILD); unset: on
+SWITCH_VALUES = {"1": True, "on": True, "true": True, "yes": True, "0": False, "off": False, "false": False,
+                 "no": False}
+
+
+def env_switch(name: str) -> bool:
+    """The on/off environment variable `name` (unset or empty: on); SolverkitError naming the
+    value and the valid ones otherwise (a misspelt "of" must not leave a switch silently on)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return True
+    value = SWITCH_VALUES.get(raw.lower())
+    if value is None:
+        from ..errors import SolverkitError
+
+        raise SolverkitError(f"{name}={raw!r} is not an on/off value; valid: {', '.join(SWITCH_VALUES)}")
+    return value
+
+
 def aot_enabled() -> bool:
-    """Whether ahead-of-time builds are used (``SOLVERKIT_AOT`` unset or not "0")."""
-    return os.environ.get("SOLVERKIT_AOT", "1").strip() != "0"
+    """Whether ahead-of-time builds are used (``SOLVERKIT_AOT`` unset or on; "0"/"off": never)."""
+    return env_switch("SOLVERKIT_AOT")
 
 
 def numba_started() -> bool:

@@ -477,7 +477,7 @@ def _walk_passes(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_playe
                  scr, wq):
     """_walk's passes on the scratch it made, compiled without numba's reference counts (NRT): the
     caller holds every array for the whole call, and nothing here allocates (a new array would fail
-    to compile). Bit for bit the same numbers; Kuhn's CFR+ iteration 0.7 us instead of 5.5."""
+    to compile). Bit for bit the same numbers; Kuhn's CFR+ iteration 0.9-1.0 us instead of 5.5."""
     kind, children, re_index = T.kind, T.children, T.re_index
     child_start, child_end, perm_start, perm_end, bcode = T.child_start, T.child_end, T.perm_start, T.perm_end, T.bcode
     round_lo, round_hi, seg_board_lo = W.round_lo, W.round_hi, W.seg_board_lo
