@@ -9,7 +9,9 @@ segment was decoded whole or the kernel updated blocks in place). What is lost: 
 half a unit of their block's scale, i.e. 2^-15 to 2^-16 of the block's largest.
 
 A frame's body, and the compact store's live buffer of one array: the blocks' float64 scales
-(grid order), then the int16 values in array order.
+(grid order), then the int16 values in array order, of the hands each block keeps only: a grid
+with a live table (:class:`.grid.Grid`) drops the hands its board blocks (a hold'em spot's river:
+8% of the values; their values are always 0 and read as 0).
 """
 
 from __future__ import annotations
@@ -58,64 +60,128 @@ def abs_max(x, xo, n):
 
 
 @njit(cache=True, nogil=True)
-def encode_block(x, xo, n, q, qo, scales, b):
-    """Values x[xo:xo+n] of block b into q[qo:qo+n] and scales[b]."""
-    m = abs_max(x, xo, n)
-    s = block_scale(m)
-    scales[b] = s
-    if s == 0.0:
-        for i in range(n):
-            q[qo + i] = 0
-        return
-    inv = 1.0 / s  # a power of two: x * inv is exact
-    for i in range(n):
-        q[qo + i] = np.int16(np.rint(x[xo + i] * inv))
-
-
-@njit(cache=True, nogil=True)
-def decode_block(q, qo, n, scales, b, x, xo):
-    """Block b's values q[qo:qo+n] x scales[b] into x[xo:xo+n]."""
+def decode_live(q, qo, H, A, rows, row, scales, b, x, xo):
+    """Block b (H hands x A actions) into x[xo:xo+H*A] from its kept values q[qo:]: every hand's
+    (row < 0), else those of the hands live in rows[row] (0 for the others)."""
     s = scales[b]
-    for i in range(n):
-        x[xo + i] = q[qo + i] * s
+    if row < 0:
+        for i in range(H * A):
+            x[xo + i] = q[qo + i] * s
+        return
+    j = qo
+    for h in range(H):
+        if rows[row, h]:
+            for a in range(A):
+                x[xo + h * A + a] = q[j + a] * s
+            j += A
+        else:
+            for a in range(A):
+                x[xo + h * A + a] = 0.0
 
 
 @njit(cache=True, nogil=True)
-def encode(x, offset, hands, actions, scales, q):
-    """Scales [blocks] and int16 values q [n] of float64 array x laid out in blocks (grid order)."""
+def encode_live(x, xo, H, A, rows, row, q, qo, scales, b):
+    """Scratch block x[xo:xo+H*A] into its kept values q[qo:] and scales[b] (the inverse of
+    :func:`decode_live`): the hands rows[row] does not keep are zeroed in x first (they read as 0)."""
+    if row >= 0:
+        for h in range(H):
+            if not rows[row, h]:
+                for a in range(A):
+                    x[xo + h * A + a] = 0.0
+    s = block_scale(abs_max(x, xo, H * A))
+    scales[b] = s
+    inv = 1.0 / s if s != 0.0 else 0.0  # a power of two: x * inv is exact
+    j = qo
+    for h in range(H):
+        if row < 0 or rows[row, h]:
+            for a in range(A):
+                q[j + a] = np.int16(np.rint(x[xo + h * A + a] * inv))
+            j += A
+
+
+@njit(cache=True, nogil=True)
+def _live_max(x, o, H, A, rows, row):
+    """max |x| over block rows rows[row] keeps (all when row < 0); the block's max when every other
+    row is 0 (the usual case: one vectorised pass)."""
+    m = abs_max(x, o, H * A)
+    if row < 0 or m == 0.0:
+        return m
+    for h in range(H):
+        if not rows[row, h]:
+            for a in range(A):
+                if x[o + h * A + a] != 0.0:
+                    m = 0.0
+                    for k in range(H):
+                        if rows[row, k]:
+                            for c in range(A):
+                                v = abs(x[o + k * A + c])
+                                m = v if v > m else m
+                    return m
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _encode_grid(x, offset, hands, actions, qoff, live, rows, scales, q):
     for b in range(offset.shape[0]):
-        encode_block(x, offset[b], hands[b] * actions[b], q, offset[b], scales, b)
+        o, H, A, row = offset[b], hands[b], actions[b], live[b]
+        s = block_scale(_live_max(x, o, H, A, rows, row))
+        scales[b] = s
+        inv = 1.0 / s if s != 0.0 else 0.0
+        j = qoff[b]
+        for h in range(H):
+            if row < 0 or rows[row, h]:
+                for a in range(A):
+                    q[j + a] = np.int16(np.rint(x[o + h * A + a] * inv))
+                j += A
 
 
 @njit(cache=True, nogil=True)
-def decode(scales, q, offset, hands, actions, x):
-    """Inverse of :func:`encode`: x[i] = q[i] x its block's scale."""
+def _decode_grid(scales, q, offset, hands, actions, qoff, live, rows, b0, b1, base, x):
+    for b in range(b0, b1):
+        decode_live(q, qoff[b], hands[b], actions[b], rows, live[b], scales, b, x, offset[b] - base)
+
+
+@njit(cache=True, nogil=True)
+def _round_grid(x, offset, hands, actions, live, rows):
     for b in range(offset.shape[0]):
-        decode_block(q, offset[b], hands[b] * actions[b], scales, b, x, offset[b])
+        o, H, A, row = offset[b], hands[b], actions[b], live[b]
+        s = block_scale(_live_max(x, o, H, A, rows, row))
+        inv = 1.0 / s if s != 0.0 else 0.0
+        for h in range(H):
+            keep = s != 0.0 and (row < 0 or rows[row, h])
+            for i in range(o + h * A, o + h * A + A):
+                x[i] = np.int16(np.rint(x[i] * inv)) * s if keep else 0.0
 
 
-@njit(cache=True, nogil=True)
-def round_in_place(x, offset, hands, actions):
+def encode(x: np.ndarray, grid, scales: np.ndarray, q: np.ndarray) -> None:
+    """Scales [blocks] and kept int16 values q [grid.stored] of float64 array x laid out as `grid`
+    (x is not changed; values of hands a block does not keep are dropped)."""
+    live, rows = grid.live_arrays
+    _encode_grid(x, grid.offset, grid.hands, grid.actions, grid.stored_offset, live, rows, scales, q)
+
+
+def decode(scales: np.ndarray, q: np.ndarray, grid, x: np.ndarray, b0: int = 0, b1: int | None = None,
+           base: int = 0) -> None:
+    """Inverse of :func:`encode` (the hands not kept: 0): blocks b0..b1-1 into x, block b's values
+    at x[grid.offset[b] - base:]."""
+    live, rows = grid.live_arrays
+    _decode_grid(scales, q, grid.offset, grid.hands, grid.actions, grid.stored_offset, live, rows, b0,
+                 grid.offset.shape[0] if b1 is None else b1, base, x)
+
+
+def round_in_place(x: np.ndarray, grid) -> None:
     """x = decode(encode(x)) in place (the same doubles): what a store that keeps values decoded
     applies after each update."""
-    for b in range(offset.shape[0]):
-        o = offset[b]
-        n = hands[b] * actions[b]
-        s = block_scale(abs_max(x, o, n))
-        if s == 0.0:
-            for i in range(o, o + n):
-                x[i] = 0.0
-            continue
-        inv = 1.0 / s
-        for i in range(o, o + n):
-            x[i] = np.int16(np.rint(x[i] * inv)) * s
+    live, rows = grid.live_arrays
+    _round_grid(x, grid.offset, grid.hands, grid.actions, live, rows)
 
 
-def body_size(blocks: int, n: int) -> int:
-    """Bytes of a block16 body: a float64 scale per block, an int16 per value."""
-    return 8 * blocks + 2 * n
+def body_size(grid) -> int:
+    """Bytes of a block16 body of `grid`: a float64 scale per block, an int16 per kept value."""
+    return 8 * grid.offset.shape[0] + 2 * grid.stored
 
 
-def split_body(raw: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:
-    """(scales float64 [blocks], values int16 [n]) views of a body's bytes."""
+def split_body(raw: np.ndarray, grid) -> tuple[np.ndarray, np.ndarray]:
+    """(scales float64 [blocks], kept values int16 [grid.stored]) views of a body's bytes."""
+    blocks = grid.offset.shape[0]
     return raw[: 8 * blocks].view(np.float64), raw[8 * blocks:].view(np.int16)

@@ -135,9 +135,8 @@ class ValueCodec(PrecisionProbe):
             body = self.compressor.compress(memoryview(x32).cast("B"), 4)
             kind = KIND_FLOAT32
         elif self.block16:
-            nb = grid.offset.shape[0]
-            raw = self._scratch(block16.body_size(nb, x.shape[0]))
-            block16.encode(x, grid.offset, grid.hands, grid.actions, *block16.split_body(raw, nb))
+            raw = self._scratch(block16.body_size(grid))
+            block16.encode(x, grid, *block16.split_body(raw, grid))
             body = self.compressor.compress(memoryview(raw), 2)
             kind = KIND_BLOCK16
         elif scales is None:
@@ -181,7 +180,7 @@ class ValueCodec(PrecisionProbe):
         keeps values decoded applies after each update, so that it holds the same numbers as one
         that keeps them encoded."""
         if self.block16:
-            block16.round_in_place(x, grid.offset, grid.hands, grid.actions)
+            block16.round_in_place(x, grid)
             return
         if self.dtype == np.float32:
             if x.dtype != np.float32:
@@ -243,11 +242,12 @@ class ValueCodec(PrecisionProbe):
             self._check_description(d, family, self.scales.get(family), expect, where, key, name, run)
         return d["kind"], d["count"], d["body"]
 
-    def decode_body(self, payload, blocks: int, family: str, where: str, key: str | None = None,
+    def decode_body(self, payload, grid: Grid, family: str, where: str, key: str | None = None,
                     name: str | None = None, run: str | None = None) -> tuple[np.ndarray, int]:
-        """(body bytes, value count) of a block16 frame: what the compact store holds live."""
+        """(body bytes, value count) of a block16 frame of an array laid out as `grid`: what the
+        compact store holds live."""
         kind, n, body = self._checked(payload, family, where, key, name, run)
-        raw = np.empty(block16.body_size(blocks, n), dtype=np.uint8)
+        raw = np.empty(block16.body_size(grid), dtype=np.uint8)
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))
         except Exception as exc:  # a codec's own error type
@@ -264,15 +264,14 @@ class ValueCodec(PrecisionProbe):
         kind, n, body = self._checked(payload, family, where, key, name, run)
         if out is None or out.shape != (n,) or out.dtype != self.dtype:
             out = np.empty(n, dtype=self.dtype)
-        nb = grid.offset.shape[0]
         raw = out.view(np.uint8) if kind in UNSCALED else \
-            self._scratch(block16.body_size(nb, n) if kind == KIND_BLOCK16 else 4 * n)
+            self._scratch(block16.body_size(grid) if kind == KIND_BLOCK16 else 4 * n)
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))  # the plugin contract: bytes in
         except Exception as exc:  # a codec's own error type
             raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
         if kind == KIND_BLOCK16:
-            block16.decode(*block16.split_body(raw, nb), grid.offset, grid.hands, grid.actions, out)
+            block16.decode(*block16.split_body(raw, grid), grid, out)
         elif kind == KIND_FIXED32:
             res = raw.view(np.uint32)
             if self._mode == PREDICTORS["west"]:

@@ -4,6 +4,7 @@ the layout the fixed-point predictors walk, and the check that it covers an arra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -18,7 +19,11 @@ class Grid:
     the grid's ``orders`` table giving the order of the block's hands (-1: index order);
     ``visit`` is the order in which the north-predicting modes code the blocks (None: index
     order), so that a game may link each board to any earlier one in an order of its choosing
-    (HULHE: boards sorted by flush suits, then rank)."""
+    (HULHE: boards sorted by flush suits, then rank).
+
+    ``live[i]`` is a row of ``live_rows`` (uint8 [rows, hands]: nonzero for a hand the block's
+    board leaves possible) or -1 (every hand): a block16 store keeps the values of those hands only,
+    the others (a hand holding a card of the board: no reach, values always 0) read as 0. None: all."""
 
     offset: np.ndarray
     hands: np.ndarray
@@ -28,6 +33,48 @@ class Grid:
     order: np.ndarray
     orders: np.ndarray  # int64 [rows, max hands]
     visit: np.ndarray | None = None
+    live: np.ndarray | None = None
+    live_rows: np.ndarray | None = None
+
+    @cached_property
+    def live_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(live [blocks] int64, rows uint8 [rows, hands]) as the block16 kernels take them (no
+        live table: every block -1, a 1 x 1 table)."""
+        if self.live is None:
+            return np.full(self.offset.shape[0], -1, dtype=np.int64), np.ones((1, 1), dtype=np.uint8)
+        rows = self.live_rows
+        if rows.dtype != np.uint8:
+            rows = (rows != 0).astype(np.uint8)
+        return np.ascontiguousarray(self.live, dtype=np.int64), np.ascontiguousarray(rows)
+
+    @cached_property
+    def stored_hands(self) -> np.ndarray:
+        """int64 [blocks]: hands whose values a block16 body keeps (its live ones)."""
+        live, rows = self.live_arrays
+        if self.live is None:
+            return self.hands.astype(np.int64)
+        width = rows.shape[1]
+        counts = np.count_nonzero(rows, axis=1).astype(np.int64)
+        out = self.hands.astype(np.int64).copy()
+        has = live >= 0
+        if np.any(self.hands[has] != width):
+            raise SolverkitError(f"a grid's live table is {width} hands wide; its blocks with a live row must hold "
+                                 "that many hands")
+        out[has] = counts[live[has]]
+        return out
+
+    @cached_property
+    def stored_offset(self) -> np.ndarray:
+        """int64 [blocks + 1]: where each block's kept values start in a block16 body's values
+        (the last entry: how many it keeps)."""
+        out = np.zeros(self.offset.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.stored_hands * self.actions, out=out[1:])
+        return out
+
+    @property
+    def stored(self) -> int:
+        """Values a block16 body keeps (the live hands' only)."""
+        return int(self.stored_offset[-1])
 
     @property
     def visit_order(self) -> np.ndarray:
@@ -78,3 +125,10 @@ def check_grid(grid: Grid, size: int, where: str) -> None:
         raise SolverkitError(f"{where}: a grid block and its north neighbour differ in hands or actions")
     if grid.orders.size and np.any(grid.order >= grid.orders.shape[0]):
         raise SolverkitError(f"{where}: a grid block names a hand order the grid does not have")
+    if grid.live is not None:
+        rows = grid.live_rows
+        if grid.live.shape != grid.offset.shape or rows is None or rows.ndim != 2:
+            raise SolverkitError(f"{where}: a grid's live rows need one entry per block and a 2-d table")
+        if np.any(grid.live >= rows.shape[0]) or np.any(grid.live < -1):
+            raise SolverkitError(f"{where}: a grid block names a live row the grid does not have")
+        grid.stored_hands  # noqa: B018 (checks the live table's width)

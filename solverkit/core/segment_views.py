@@ -170,6 +170,12 @@ class _CompactSegment(_Lazy):
     def _decode(self, name, out):
         return self.store._compact_decode(self.key, name, out)
 
+    def compact_offsets(self, name: str) -> tuple[np.ndarray, bool]:
+        """(where each block's kept values start in array `name`'s int16 values, whether its blocks
+        keep the hands live on their board only): see :class:`.grid.Grid`."""
+        g = self.store.grid(self.key, name)
+        return g.stored_offset, g.live is not None
+
     def compact(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(scales, int16 values) of array `name`, live (not to be mixed with its decoded copy)."""
         if dict.__contains__(self, name):
@@ -189,7 +195,7 @@ class _CompactSegment(_Lazy):
             raise SolverkitError(f"segment {self.key!r} array {name!r}: values {start}..{stop} are not a run of "
                                  "whole blocks")
         out = np.empty(stop - start)
-        block16.decode(scales[b0:b1], q[start:stop], g.offset[b0:b1] - start, g.hands[b0:b1], g.actions[b0:b1], out)
+        block16.decode(scales, q, g, out, int(b0), int(b1), start)
         return out
 
     def encode_back(self) -> None:

@@ -225,8 +225,8 @@ class Store:
         (every scale 0: every value 0)."""
         bufs = self._compact.get(key)
         if bufs is None:
-            bufs = {name: np.zeros(block16.body_size(self.grid(key, name).offset.shape[0], n), dtype=np.uint8)
-                    for name, n in self.specs[key].arrays.items()}
+            bufs = {name: np.zeros(block16.body_size(self.grid(key, name)), dtype=np.uint8)
+                    for name in self.specs[key].arrays}
             with self._lock:
                 bufs = self._compact.setdefault(key, bufs)
         return bufs
@@ -234,19 +234,19 @@ class Store:
     def compact_views(self, key: str, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Compact: (scales [blocks], int16 values) of array `name` of segment `key`, live: a
         kernel that updates them in place updates the store."""
-        return block16.split_body(self._compact_buffers(key)[name], self.grid(key, name).offset.shape[0])
+        return block16.split_body(self._compact_buffers(key)[name], self.grid(key, name))
 
     def _compact_decode(self, key, name, out=None) -> np.ndarray:
         g = self.grid(key, name)
         n = self.specs[key].arrays[name]
         if out is None:
             out = np.empty(n, dtype=np.float64)
-        block16.decode(*self.compact_views(key, name), g.offset, g.hands, g.actions, out)
+        block16.decode(*self.compact_views(key, name), g, out)
         return out
 
     def _compact_encode(self, key, name, x) -> None:
         g = self.grid(key, name)
-        block16.encode(x, g.offset, g.hands, g.actions, *self.compact_views(key, name))
+        block16.encode(x, g, *self.compact_views(key, name))
 
     def open(self, key: str, writes=None) -> "_OpenSegment":
         """Yield segment `key`'s arrays for in-place update and re-encode them on exit
@@ -322,8 +322,7 @@ class Store:
         fk = self.frame_keys.get(key, key)
         bufs = {}
         for name, payload in blobs.items():
-            blocks = self.grid(key, name).offset.shape[0]
-            raw, n = self.codec.decode_body(payload, blocks, family(name), f"segment {key!r} array {name!r}", fk,
+            raw, n = self.codec.decode_body(payload, self.grid(key, name), family(name), f"segment {key!r} array {name!r}", fk,
                                             name, self.run_id)
             if n != spec.arrays[name]:
                 raise SolverkitError(f"segment {key!r} array {name!r} holds {n} values, expected {spec.arrays[name]}")

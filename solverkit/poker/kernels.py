@@ -31,7 +31,7 @@ from collections import namedtuple
 import numpy as np
 from ..core.jit import njit
 
-from ..core.block16 import decode_block, encode_block
+from ..core.block16 import decode_live, encode_live
 from ..errors import SolverkitError
 from ..core.rng import uniform
 from .sweep_kernels import (_hand_key, _own_values_any, _own_values_block, _own_values_locked, _predict,
@@ -69,17 +69,21 @@ Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "roun
 #: each block is decoded into a scratch buffer, updated there with the float kernels, and encoded
 #: back; the float arrays are then 1-value dummies. A compact walk's regrets are its policy source
 #: (qreg<p> is qsrc<p>).
+#: A block keeps the values of its live hands only (qoff<p>[block]: where they start in q*), of
+#: every hand when qlive is False, else of the hands valid<p>[board] marks (a hand holding a card
+#: of the board is not kept: its values are always 0).
 #: predictive: a predictive rule's update in the kernel (:func:`_predict`): pred<p> its prediction
 #: arrays, src<p> then R + pred (kept so by the update), reg<p> the stored regrets R
 Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1", "compact",
                                "qsrc0", "qsrc1", "ssrc0", "ssrc1", "qavg0", "qavg1", "savg0", "savg1",
-                               "predictive", "pred0", "pred1"))
+                               "predictive", "pred0", "pred1", "qoff0", "qoff1", "qlive"))
 #: one pass's settings: masks of updated / averaging / evaluated players, the best responder,
 #: the rule's and averaging's coefficients (nxt: a predictive rule's, see _predict), pruning and sampling
 Pass = namedtuple("Pass", ("upd_mask", "avg_mask", "val_mask", "br_player", "pre", "pos", "neg", "floor", "decay",
                            "weight", "prune", "mode", "key", "samp_player", "nxt", "pweight"))
 _NO_Q = np.zeros(1, dtype=np.int16)
 _NO_S = np.zeros(1)
+_NO_I = np.zeros(1, dtype=np.int64)
 
 
 _DUMMIES = {np.dtype(np.float64): _NO_S, np.dtype(np.float32): np.zeros(1, dtype=np.float32)}
@@ -108,15 +112,19 @@ def float_values(src0, src1, reg0, reg1, avg0, avg1, pred=None) -> Values:
                                          "precision per walk)")
                 arrays[i] = _DUMMIES[dtype]
     return Values(*arrays[:6], False, _NO_Q, _NO_Q, _NO_S, _NO_S, _NO_Q, _NO_Q, _NO_S, _NO_S, pred is not None,
-                  *arrays[6:])
+                  *arrays[6:], _NO_I, _NO_I, False)
 
 
-def compact_values(src, avg) -> Values:
-    """Values of block16 arrays: src[p] and avg[p] are (scales, int16 values) pairs (None: unused)."""
+def compact_values(src, avg, qoff, qlive: bool) -> Values:
+    """Values of block16 arrays: src[p] and avg[p] are (scales, int16 values) pairs (None: unused),
+    qoff[p] where each of player p's blocks starts in them (None: unused), qlive: the blocks keep
+    the hands valid on their board only (see Values)."""
     z = np.zeros(1)
     (ss0, qs0), (ss1, qs1) = [x if x is not None else (_NO_S, _NO_Q) for x in src]
     (sa0, qa0), (sa1, qa1) = [x if x is not None else (_NO_S, _NO_Q) for x in avg]
-    return Values(z, z, z, z, z, z, True, qs0, qs1, ss0, ss1, qa0, qa1, sa0, sa1, False, _NO_S, _NO_S)
+    qo0, qo1 = [x if x is not None else _NO_I for x in qoff]
+    return Values(z, z, z, z, z, z, True, qs0, qs1, ss0, ss1, qa0, qa1, sa0, sa1, False, _NO_S, _NO_S, qo0, qo1,
+                  bool(qlive))
 
 
 #: per-thread buffers: reach and values [nodes, 2, H], live flags [nodes], root values out [2, H]
@@ -212,15 +220,17 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
         do_avg = (avg_mask >> q) & 1
         if compact:
             bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
-            nv = Hq * A
+            row = g if V.qlive else -1
             if q == 0:
-                decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
+                qo = V.qoff0[bid]
+                decode_live(qsrc0, qo, Hq, A, T.valid0, row, ssrc0, bid, S, zero)
                 if do_avg:
-                    decode_block(qavg0, off, nv, savg0, bid, Av, zero)
+                    decode_live(qavg0, qo, Hq, A, T.valid0, row, savg0, bid, Av, zero)
             else:
-                decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
+                qo = V.qoff1[bid]
+                decode_live(qsrc1, qo, Hq, A, T.valid1, row, ssrc1, bid, S, zero)
                 if do_avg:
-                    decode_block(qavg1, off, nv, savg1, bid, Av, zero)
+                    decode_live(qavg1, qo, Hq, A, T.valid1, row, savg1, bid, Av, zero)
             if has_lock[n]:
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
                 if q == 0:
@@ -234,9 +244,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                                   code)
             if do_avg:
                 if q == 0:
-                    encode_block(Av, zero, nv, qavg0, off, savg0, bid)
+                    encode_live(Av, zero, Hq, A, T.valid0, row, qavg0, qo, savg0, bid)
                 else:
-                    encode_block(Av, zero, nv, qavg1, off, savg1, bid)
+                    encode_live(Av, zero, Hq, A, T.valid1, row, qavg1, qo, savg1, bid)
             continue
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
@@ -299,23 +309,24 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                     for h in range(H):
                         cfv[n, p, h] += cfv[c, p, h]
             elif has_lock[n] and compact:
-                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
                 update = (upd_mask >> q) & 1
-                nv = H * A
+                row = g if V.qlive else -1
                 if q == 0:
-                    decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
+                    qo = V.qoff0[bid]
+                    decode_live(qsrc0, qo, H, A, T.valid0, row, ssrc0, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_block(S, zero, nv, qsrc0, off, ssrc0, bid)
+                        encode_live(S, zero, H, A, T.valid0, row, qsrc0, qo, ssrc0, bid)
                 else:
-                    decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
+                    qo = V.qoff1[bid]
+                    decode_live(qsrc1, qo, H, A, T.valid1, row, ssrc1, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_block(S, zero, nv, qsrc1, off, ssrc1, bid)
+                        encode_live(S, zero, H, A, T.valid1, row, qsrc1, qo, ssrc1, bid)
             elif has_lock[n]:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
@@ -337,20 +348,21 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                         if x > cfv[n, p, h]:
                             cfv[n, p, h] = x
             elif compact:
-                off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 bid = block_off[n] + (g - seg_board_lo[r]) * block_stride[q, r]
                 update = (upd_mask >> q) & 1
-                nv = H * A
+                row = g if V.qlive else -1
                 if q == 0:
-                    decode_block(qsrc0, off, nv, ssrc0, bid, S, zero)
+                    qo = V.qoff0[bid]
+                    decode_live(qsrc0, qo, H, A, T.valid0, row, ssrc0, bid, S, zero)
                 else:
-                    decode_block(qsrc1, off, nv, ssrc1, bid, S, zero)
+                    qo = V.qoff1[bid]
+                    decode_live(qsrc1, qo, H, A, T.valid1, row, ssrc1, bid, S, zero)
                 _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv)
                 if update:
                     if q == 0:
-                        encode_block(S, zero, nv, qsrc0, off, ssrc0, bid)
+                        encode_live(S, zero, H, A, T.valid0, row, qsrc0, qo, ssrc0, bid)
                     else:
-                        encode_block(S, zero, nv, qsrc1, off, ssrc1, bid)
+                        encode_live(S, zero, H, A, T.valid1, row, qsrc1, qo, ssrc1, bid)
             else:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1

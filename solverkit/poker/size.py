@@ -115,6 +115,11 @@ class GameSize:
         """(information set, action) pairs up to suit symmetry."""
         return sum(a * p for a, p in zip(self.decision_values, self.pairs_iso))
 
+    @property
+    def action_values_raw(self) -> int:
+        """(information set, action) pairs."""
+        return sum(a * p for a, p in zip(self.decision_values, self.pairs_raw))
+
     def values(self, isomorphic: bool) -> int:
         """(information set, action) values of both players, as the store keeps them (every
         hand on every board, conflicting ones included)."""
@@ -234,12 +239,12 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str,
         ("information sets", f"{z.infosets_raw:,}"),
         ("information sets up to suit symmetry", f"{z.infosets_iso:,}"),
         ("values (information set x action) up to suit symmetry", f"{z.action_values_iso:,}"),
-        ("memory as float32, regrets + averages ([store] precision = \"float32\")", human_bytes(8 * z.action_values_iso)),
+        ("memory as float32, regrets + averages ([store] precision = \"float32\")",
+         human_bytes(8 * z.values(isomorphic))),
         (f"memory compressed at {MEASURED_RATIO}:1 (the ratio measured on Rhode Island)",
-         human_bytes(8 * z.action_values_iso / MEASURED_RATIO)),
+         human_bytes(8 * z.values(isomorphic) / MEASURED_RATIO)),
         ("memory of this engine's float64 store and tree, on one machine", human_bytes(float_bytes)),
-        ("memory as 16-bit blocks, regrets + averages ([store] precision = \"block16\")",
-         human_bytes(4 * z.action_values_iso)),
+        ("memory as 16-bit blocks, live hands' regrets + averages ([store] precision = \"block16\")", human_bytes(4 * (z.action_values_iso if isomorphic else z.action_values_raw))),
     ]
     if split_round:
         rows.append((f"subgames (cut at round {split_round})", f"{z.subgames(split_round, isomorphic):,}"))

@@ -16,6 +16,8 @@ What players look at (values and equity per hand, node views, labels, the report
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -343,9 +345,14 @@ class HoldemSpot(SpotViews, PokerGame):
         for r in range(1, gd.num_rounds):
             raw.append(raw[-1] * (len(left) - (r - 1)))
             iso.append(_canonical_sequences(left, r, perms))
-        # (board, hand) pairs over the ranges' combos: the information sets of each player's range
-        return GameSize(gd.num_rounds, hands, bet.decision_nodes, bet.decision_values, raw, [b * hands for b in raw],
-                        [b * hands for b in iso], bet.sequences_to_round, iso, bet.num_nodes)
+        # (board, hand) pairs over the ranges' combos that the board leaves live: the information
+        # sets of each player's range (a combo holds two of the cards left: a board sequence of r
+        # cards misses both in (n-2)_r of the (n)_r sequences; exact for raw boards, the same share
+        # of the canonical ones)
+        live = [math.perm(len(left) - 2, r) / math.perm(len(left), r) for r in range(gd.num_rounds)]
+        return GameSize(gd.num_rounds, hands, bet.decision_nodes, bet.decision_values, raw,
+                        [round(b * hands * f) for b, f in zip(raw, live)], [round(b * hands * f) for b, f in zip(iso, live)],
+                        bet.sequences_to_round, iso, bet.num_nodes)
 
     # --- values --------------------------------------------------------------------------------
 

@@ -18,7 +18,8 @@ class GameStoreOrder:
 
     def _below_tables(self, key):
         """For a trunk-only game: (board keys, hand orders, first row per round, first board per
-        round) of the boards below subgame `key`'s cut board, rows in the whole game's board
+        round, each player's hands valid per board) of the boards below subgame `key`'s cut board,
+        rows in the whole game's board
         order, taken from the game a worker owning `key` builds (:meth:`subgame_config`:
         hold'em deals only its flop). Made when a segment below the cut must be decoded here
         (the strategy output, --resume); kept, within `below_cache_bytes`, per configuration."""
@@ -34,7 +35,7 @@ class GameStoreOrder:
         local_b = game.subgame_key_at(self.subgame_address(key))[1]
         R, s = self.gd.num_rounds, self.split
         local_first = game._chunk_boards(local_b, 0)[0]  # chunk 0 starts at the cut board's first child
-        rows, board_keys, orders = np.zeros(R, dtype=np.int64), [], []
+        rows, board_keys, orders, valid = np.zeros(R, dtype=np.int64), [], [], ([], [])
         n = 0
         for r in range(s, R):
             count = int(self.below.count[i, r])
@@ -43,7 +44,10 @@ class GameStoreOrder:
             n += count
             board_keys.append(game.board_keys()[ids])
             orders.append(game.hand_orders()[ids])
-        tables = (np.concatenate(board_keys), np.concatenate(orders), rows, self.below.first[i].copy())
+            for p in (0, 1):
+                valid[p].append(game.tree.side(p).valid[ids])
+        tables = (np.concatenate(board_keys), np.concatenate(orders), rows, self.below.first[i].copy(),
+                  tuple(np.concatenate(v) for v in valid))
         cache[tag] = tables
         while sum(t[1].nbytes for t in cache.values()) > self.below_cache_bytes and len(cache) > 1:
             cache.pop(next(iter(cache)))
@@ -143,8 +147,10 @@ class GameStoreOrder:
         if self.below is None or key == "trunk":
             keys_table, orders = self.board_keys(), self.hand_orders()
             row0, board0 = np.zeros(self.gd.num_rounds, dtype=np.int64), np.zeros(self.gd.num_rounds, dtype=np.int64)
+            valid = t.side(p).valid
         else:  # below a trunk-only game's cut: tables of this cut board's boards alone
-            keys_table, orders, row0, board0 = self._below_tables(self._name_to_key()[key])
+            keys_table, orders, row0, board0, below_valid = self._below_tables(self._name_to_key()[key])
+            valid = below_valid[p]
         board_keys = keys_table if board_order else None
         # units run board-major within a round, the same nodes on every board
         for r in np.unique(rnd):
@@ -157,13 +163,14 @@ class GameStoreOrder:
             north[by_board[1:]] = by_board[:-1]
             visit.append(by_board.ravel())
         order = (first[rnd] + k - board0[rnd] + row0[rnd]).astype(np.int64)  # the board's row of `orders`
+        live = order.copy()  # ... and of `valid`: a block16 store keeps the hands its board leaves live
         hands = np.full(nodes.size, t.hands_of(p), dtype=np.int64)
         if t.sides is not None:
             # each player its own hands (a spot's ranges): the strength orders rank the shared
             # list, so the predictor visits this player's hands in index order
             order = np.full(nodes.size, -1, dtype=np.int64)
         grid = Grid(offset.astype(np.int64), hands, bet.num_actions[nodes].astype(np.int64), north, rnd, order,
-                    orders, np.concatenate(visit).astype(np.int64) if visit else None)
+                    orders, np.concatenate(visit).astype(np.int64) if visit else None, live, valid)
         if self.below is None or key == "trunk":  # (the store keeps the grids it uses)
             memo[(key, p, board_order)] = grid
         return grid

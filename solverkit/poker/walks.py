@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.game import PassBlock, PassJob
+from ..errors import SolverkitError
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
 from .betting import ROUND_END
 from .kernels import MODE_FULL, Buffers, Pass, PublicTree, Walk, compact_values, dfs_block, dfs_pass, float_values
@@ -62,11 +63,14 @@ def _balanced_ranges(first: int, weights: np.ndarray, parts: int) -> list[tuple[
 @dataclass
 class _Compact:
     """A compact segment's block16 values for one kernel walk: per player (scales, int16 values)
-    of the policy source and of the average (None: not used). The regrets a pass updates are
-    its policy source."""
+    of the policy source and of the average (None: not used), where each block starts in them
+    (qoff, per player) and whether the blocks keep only the hands their board leaves live. The
+    regrets a pass updates are its policy source."""
 
     src: list
     avg: list
+    qoff: list
+    qlive: bool
 
     @classmethod
     def of(cls, seg, job: "_Job", pj) -> "_Compact":
@@ -75,7 +79,15 @@ class _Compact:
         if pj is not None and pj.averaging.keeps_average:
             avg = [seg.compact(f"avg{q}") if (job.avg_mask >> q) & 1 and f"avg{q}" in seg else None
                    for q in (0, 1)]
-        return cls(src, avg)
+        qoff, qlive = [None, None], set()
+        for p in (0, 1):  # a player's regrets and average share one grid
+            name = f"{job.source}{p}" if src[p] is not None else f"avg{p}" if avg[p] is not None else None
+            if name is not None:
+                qoff[p], live = seg.compact_offsets(name)
+                qlive.add(live)
+        if len(qlive) > 1:
+            raise SolverkitError("a compact walk's arrays disagree on which hands their blocks keep")
+        return cls(src, avg, qoff, qlive == {True})
 
 
 def _kernel_compact(job: _Job, pj: PassJob | None) -> bool:
@@ -156,7 +168,7 @@ class GameWalks:
             boundary = np.zeros((1, 1, 2, 1))
         c0, c1 = children or (t.boards.child_start[b0], t.boards.child_end[b0])
         if isinstance(src, _Compact):
-            values = compact_values(src.src, src.avg)
+            values = compact_values(src.src, src.avg, src.qoff, src.qlive)
         else:
             values = float_values(src[0], src[1], reg[0], reg[1], avg[0], avg[1], pred if job.predictive else None)
         bufs = self._bufs(values.src0.dtype)
