@@ -59,7 +59,7 @@ def test_full_game_is_refused_before_anything_is_allocated():
 def test_info_prints_the_counts():
     res = CliRunner().invoke(cli, ["info", "hulhe"])
     assert res.exit_code == 0, res.output
-    for text in ("319,365,922,522,608", "13,803,249,787,132", "110,565", "1,755, 63,193, 2,554,656", "287 TB"):
+    for text in ("319,365,922,522,608", "13,803,249,787,132", "110,565", "1,755, 63,193, 2,554,656", "401 TB"):
         assert text in res.output
     assert "fits this engine on this machine" in res.output and "no: its tree" in res.output
 

@@ -2,7 +2,7 @@
 
 Each grid block (one public node on one board: hands x actions values) keeps its own scale and
 every value as round(value / scale) in an int16, as postflop-solver's compressed mode does. The
-scale is the power of two that puts the block's largest magnitude in [16384, 32767] units, so
+scale is the power of two that puts the block's largest magnitude in [16383.5, 32767] units, so
 nothing is clipped, a value decodes exactly (q x 2^e), and encoding decoded values gives the
 same integers and scale back (a block that a pass does not touch stays as it was, whether the
 segment was decoded whole or the kernel updated blocks in place). What is lost: values under
@@ -27,7 +27,8 @@ UNITS = 32767.0
 
 @njit(cache=True, nogil=True, inline="always")
 def block_scale(m):
-    """The power of two s with m / s in [16384, 32767] (0.0 for m == 0: an all-zero block)."""
+    """The power of two s with m / s in [16383.5, 32767] (0.0 for m == 0: an all-zero block; below 16384 only
+    for m just under 32768 x a power of two, which would round to 32768 and clip)."""
     if m == 0.0:
         return 0.0
     f, e = math.frexp(m)
