@@ -77,12 +77,14 @@ def test_a_trunk_only_game_refuses_what_needs_the_whole_tree():
 
 
 @pytest.mark.slow
-def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path):
+@pytest.mark.parametrize("store", [COMPRESSED, {"store": {"precision": "block16"}}], ids=["fixed_point", "block16"])
+def test_zmq_with_a_trunk_only_game_equals_the_local_run(tmp_path, store):
     """Metrics, stored bytes and the strategy file are the local run's, compressed store and
     all, through a checkpoint and --resume (the trunk decodes the workers' segments with a game
-    built for their flop, to check a checkpoint and to write the strategy)."""
+    built for their flop, to check a checkpoint and to write the strategy; block16: with the
+    live hands of boards it never dealt, from that game's tables)."""
     g = {**HULHE4, "chunks": 1}
-    base = {"preset": "cfr_plus", "game": g, "solver": {"iterations": 2, "eval_every": 1}, **COMPRESSED}
+    base = {"preset": "cfr_plus", "game": g, "solver": {"iterations": 2, "eval_every": 1}, **store}
     local = run_solve(load_config(base), out=tmp_path / "local")
     remote = {**base, "game": {**g, "trunk_only": True}, "transport": ZMQ2}
     part = tmp_path / "zmq"
