@@ -1,4 +1,4 @@
-"""APCFR+ and APDCFR+ (learned asymmetry; Meng et al., arXiv 2503.12770) beside PCFR+, SAPCFR+
+"""APCFR+ and APDCFR+ (learned asymmetry, cap 5; Meng et al., arXiv 2503.12770) beside PCFR+, SAPCFR+
 and PDCFR+: exploitability of the average at 100 .. 1,000 iterations on Kuhn, Leduc, Goofspiel(4)
 and liar's dice (the last two through the OpenSpiel bridge), the learned alphas at the end, and
 the time per iteration on Leduc (one thread; the predictive presets in the kernels, APCFR+ and
@@ -38,17 +38,18 @@ CHECKPOINTS = (100, 200, 500, 1000)
 
 NOTES = """## Against the paper
 
-- **The paper's numbers could not be read here.** The stored copy of arXiv 2503.12770 (v1 and
-  v2) shows the abstract only, and the authors' code (menglinjian/AAAI-2026-APCFRPlus) is not
-  in the code index, so no exploitability of theirs sits beside these rows and the learning
-  rule of alpha is not confirmed against their algorithm box. What the abstract states and
-  these rows can be held against: APCFR+ and SAPCFR+ ahead of PCFR+ on most games, SAPCFR+
-  about as fast as APCFR+, and the asymmetry improving DCFR-style discounting too.
-- **The alpha rule used** is the one a public third-party implementation plan for the paper
-  states: alpha_I = min(sqrt(E_I / S_I), 9) per information set, E_I the summed squared
-  prediction errors ||r - last r||^2 and S_I the summed squared moves of the regrets
-  (docs/config.md, solverkit/rules_adaptive.py). Its bounds are parameters, so the paper's, once
-  read, can be set without code.
+- **The alpha rule is the paper's** (Meng et al., AAAI 2026, Eq. (3)): alpha_I = min(sqrt(E_I /
+  S_I), alpha_max) per information set, E_I the summed squared prediction errors ||r - last r||^2
+  and S_I the summed squared moves of the regrets, with the paper's cap alpha_max = 5 ("we
+  directly set it as 5"), solverkit's default since issue 30 (docs/config.md,
+  solverkit/rules_adaptive.py). The table above runs with it (earlier runs used 9; the cap moved
+  these rows by under 10%).
+- **The paper's numbers** for these algorithms are its Table 2 (Leduc with 5, 9 and 13 ranks,
+  5,000 iterations), reproduced by bench/apcfr_paper.py (bench/results/apcfr_paper.md); its
+  curves on Kuhn, Leduc, Goofspiel and liar's dice are figures without printed values. Its claims
+  these rows can be held against: APCFR+ and SAPCFR+ ahead of PCFR+ on most games, SAPCFR+ about
+  as fast as APCFR+. APDCFR+ (the paper's Appendix C) is not verified: solverkit's is PDCFR+
+  with the learned damping.
 - **Cost**: the learned alpha needs an information set's actions together at the policy step,
   which the kernels' fused predictive update does not have, so APCFR+ runs on the per-pass path
   (update after each pass, policy from the rule); the table above gives its time per iteration
@@ -158,7 +159,7 @@ def main(argv=None):
              f"`{command}` (NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}; exploitability of the average "
              "strategy in chips, NashConv / 2; alternating updates; each preset's published averaging). "
              "alpha: quartiles (min, 25%, median, 75%, max) of the learned alpha over the information sets "
-             "the run reached with a regret, at the end, and the share at the cap (9).", "",
+             "the run reached with a regret, at the end, and the share at the cap (alpha_max = 5, the paper's).", "",
              f"| game | run | {' | '.join('t = ' + c for c in cols)} | seconds (with {n // 100} evaluations) | "
              "alpha quartiles | at cap |",
              "|---|---|" + "---|" * len(cols) + "---|---|---|"]

@@ -36,10 +36,11 @@ PRESETS = {
                     "description": "SAPCFR+ (Meng et al. 2025): PCFR+ playing [R + r/3]^+, average weighted by t^2"},
     "apcfr_plus": {"rule": "apcfr_plus", "averaging": {"name": "power", "gamma": 2.0}, "update": "alternating",
                    "description": "APCFR+ (Meng et al. 2025): PCFR+ playing [R + r/(1+alpha)]^+ with alpha learned per "
-                                  "information set, average weighted by t^2"},
+                                  "information set (the paper's Eq. (3), cap 5), average weighted by t^2"},
     "apdcfr_plus": {"rule": "apdcfr_plus", "averaging": {"name": "power", "gamma": 5.0}, "update": "alternating",
-                    "description": "APDCFR+ (the asymmetry of Meng et al. 2025 on PDCFR+): play [d R + r/(1+alpha)]^+ "
-                                   "with alpha learned per information set, average weighted by t^5"},
+                    "description": "APDCFR+ (the asymmetry of Meng et al. 2025 on PDCFR+; not verified against the "
+                                   "paper's Appendix C): play [d R + r/(1+alpha)]^+ with alpha learned per "
+                                   "information set, average weighted by t^5"},
     "mmd": {"rule": "mmd", "averaging": "current", "update": "simultaneous",
             "description": "magnetic mirror descent (Sokota et al. 2023), eta 2, tau 0.01: the last iterate "
                            "converges to the regularised (quantal response) equilibrium"},

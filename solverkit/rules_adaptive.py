@@ -10,12 +10,17 @@ with E_I the summed squared prediction errors ||r^k_I - m^k_I||^2 (m^k = r^(k-1)
 prediction PCFR+ makes; m^1 = 0) and S_I the summed squared moves ||R^(k+1)_I - R^k_I||^2 of
 the stored regrets, over the iterations so far. An accurate prediction (E small against S)
 gives alpha near 0, PCFR+'s full prediction step; an inaccurate one a small prediction step.
-Before anything is summed (S = E = 0) alpha is ``alpha_init``; S = 0 < E gives alpha_max.
+S = 0 < E gives alpha_max (the paper's min(sqrt(E / 0), alpha_max)).
 
-Provenance: the stored copy of the paper shows only its abstract, so this learning rule is the
-one a public third-party implementation plan states for the paper (the sums above, capped at
-alpha_max = 9); it is not checked against the paper's algorithm box. alpha_min = alpha_max = 2
-is SAPCFR+ and alpha_max = 0 is PCFR+, bit for bit (tests/test_apcfr_plus.py).
+Provenance: this is the paper's Eq. (3), alpha_I^t = min(sqrt(sum_{tau<t} ||r^tau - r^(tau-1)||^2
+/ sum_{tau<t} ||R^(tau+1) - R^tau||^2), alpha_max) with r^0 = 0, and its cap: "In this paper, we
+directly set it as 5", our default (alpha_min = 0 is the paper's rule: it has no lower bound).
+``alpha_init`` (alpha while E = S = 0) never changes an iterate: E_I = 0 only when every
+instantaneous regret of I so far was exactly 0, so the prediction it would scale is 0; it shows
+only in :meth:`alphas` of information sets not yet reached. alpha_min = alpha_max = 2 is SAPCFR+
+and alpha_max = 0 is PCFR+, bit for bit (tests/test_apcfr_plus.py). APDCFR+ (the paper's
+Appendix C, not in the text read here) is not verified: the class below is our combination of
+this damping with PDCFR+'s discounting.
 
 The rule keeps three arrays per regret value: ``pred`` (the last instantaneous regret, scaled
 by 1 / d(t+1) for APDCFR+), ``err`` and ``move`` (each value's share of E_I and S_I; an
@@ -114,11 +119,12 @@ def information_set_alpha(blocks, err, move, alpha_init, alpha_min, alpha_max) -
 
 
 _ALPHA = {
-    "alpha_init": Param("float", 2.0, "alpha before anything is learned (SAPCFR+'s value)", min=0.0, max=1000.0),
+    "alpha_init": Param("float", 2.0, "alpha reported before anything is learned; no effect on the iterates (the "
+                        "prediction is 0 until then)", min=0.0, max=1000.0),
     "alpha_min": Param("float", 0.0, "lower bound of the learned alpha (0: PCFR+'s full prediction step)",
                        min=0.0, max=1000.0),
-    "alpha_max": Param("float", 9.0, "upper bound of the learned alpha (alpha_min = alpha_max = 2: SAPCFR+; "
-                       "0: PCFR+)", min=0.0, max=1000.0),
+    "alpha_max": Param("float", 5.0, "upper bound of the learned alpha (the paper's 5; alpha_min = alpha_max = 2: "
+                       "SAPCFR+; 0: PCFR+)", min=0.0, max=1000.0),
 }
 
 
@@ -136,7 +142,7 @@ class AdaptiveAsymmetricPCFRPlus(RegretRule):
 
     def __init__(self, **params):
         super().__init__(**params)
-        lo, hi = params.get("alpha_min", 0.0), params.get("alpha_max", 9.0)
+        lo, hi = params.get("alpha_min", 0.0), params.get("alpha_max", 5.0)
         if lo > hi:
             raise ConfigError(f"[rule] ({self.name}): alpha_min = {lo!r} is above alpha_max = {hi!r}; "
                               "alpha_min <= alpha_max (both 2: SAPCFR+)")
@@ -169,7 +175,9 @@ class AdaptiveAsymmetricPCFRPlus(RegretRule):
 class AdaptiveAsymmetricPDCFRPlus(AdaptiveAsymmetricPCFRPlus):
     """APDCFR+: PDCFR+'s discounted regrets R = max(d(t) R + r, 0), d(t) = (t-1)^a / ((t-1)^a +
     1), with the learned damping: the next policy plays [d(t+1) R + r / (1 + alpha_I)]^+, kept
-    as R + (r / d(t+1)) / (1 + alpha_I) (the same regret matching, d(t+1) > 0)."""
+    as R + (r / d(t+1)) / (1 + alpha_I) (the same regret matching, d(t+1) > 0). Not verified
+    against the paper's Appendix C (not in the text read here): PDCFR+'s a = 2.3 and t^5 average
+    are our choice."""
 
     name = "apdcfr_plus"
     description = "predictive DCFR+ with a learned damping per information set: play [d R + r/(1+alpha_I)]^+ (APDCFR+)"

@@ -42,7 +42,7 @@ def disc(t, a):
 class Reference:
     """APCFR+ / APDCFR+ at one information set, in plain Python floats."""
 
-    def __init__(self, n, a=None, lo=0.0, hi=9.0, init=2.0):
+    def __init__(self, n, a=None, lo=0.0, hi=5.0, init=2.0):
         self.R, self.last, self.E, self.S = [0.0] * n, [0.0] * n, 0.0, 0.0
         self.a, self.lo, self.hi, self.init = a, lo, hi, init
         self.t = 0
@@ -99,6 +99,18 @@ def test_alpha_before_learning_and_bounds():
     assert rule.alphas(state, blocks)[0] == 4.0  # errors but no move: the cap
     state["move"][:] = [0.0, 100.0]
     assert rule.alphas(state, blocks)[0] == 0.5  # sqrt(1 / 100) clipped up to alpha_min
+
+
+def test_default_cap_is_the_papers_and_alpha_init_never_changes_an_iterate():
+    """alpha_max defaults to 5 (Meng et al.: "we directly set it as 5"); alpha_init 0 or 1000
+    gives the same Leduc regrets, averages and policy bit for bit (alpha is only read while the
+    prediction it scales is 0), while alpha_max 1 instead of 5 does not."""
+    assert make("apcfr_plus").config["alpha_max"] == 5.0 == make("apdcfr_plus").config["alpha_max"]
+    runs = [_arrays({"preset": "apcfr_plus", "game": {"name": "leduc"}, "rule": {"name": "apcfr_plus", **rule}}, 15)
+            for rule in ({"alpha_init": 0.0}, {"alpha_init": 1000.0}, {"alpha_max": 1.0})]
+    for name in ("regret0", "regret1", "avg0", "avg1"):
+        assert np.array_equal(runs[0][0][name], runs[1][0][name]), name
+    assert runs[0][2] == runs[1][2] != runs[2][2]
 
 
 def test_alpha_min_above_alpha_max_is_refused_in_one_line():
@@ -191,7 +203,8 @@ def test_fixed_alpha_is_sapcfr_plus_or_pcfr_plus_bit_for_bit(game, bounds, other
 
 def test_learned_alphas_spread_over_the_information_sets_of_leduc():
     """After 50 Leduc iterations player 0's alphas are not one constant: from about 1.2 to the
-    cap (9), some information sets still at alpha_init (never reached with a regret)."""
+    cap (the paper's 5, the default), some information sets still at alpha_init (never reached
+    with a regret)."""
     solver = Solver(load_config({"preset": "apcfr_plus", "game": {"name": "leduc"}}))
     try:
         solver.step(50)
@@ -199,7 +212,7 @@ def test_learned_alphas_spread_over_the_information_sets_of_leduc():
         with solver.store.open("root", ()) as seg:
             alphas = rule.alphas({s: np.array(seg[f"{s}0"]) for s in rule.state},
                                  blocks_of(solver.store, "root", "regret0"))
-        assert alphas.min() < 1.5 and alphas.max() == 9.0 and np.sum(alphas == 2.0) < len(alphas) / 2
+        assert alphas.min() < 1.5 and alphas.max() == 5.0 and np.sum(alphas == 2.0) < len(alphas) / 2
     finally:
         solver.close()
 
