@@ -199,6 +199,23 @@ def test_compile_without_a_c_compiler_is_one_line(monkeypatch, tmp_path):
     assert status.exit_code == 0 and status.output.startswith("no build in ")
 
 
+def test_a_numba_without_pycc_is_said_in_one_line(monkeypatch, tmp_path):
+    """numba announces numba.pycc's removal: a numba without it makes ``solverkit compile`` say
+    so in one line (solves keep numba's JIT), not a traceback."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from solverkit.cli import cli
+
+    monkeypatch.setenv("SOLVERKIT_AOT_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "numba.pycc", None)  # import numba.pycc raises ImportError
+    res = CliRunner().invoke(cli, ["compile", "--game", "kuhn"])
+    lines = [line for line in res.output.strip().splitlines() if not line.startswith("loading the kernels")]
+    assert res.exit_code != 0 and len(lines) == 1 and "has no numba.pycc" in lines[0], res.output
+    assert not list(tmp_path.glob("*.so"))
+
+
 def test_a_kernel_made_in_a_function_never_takes_a_build(monkeypatch, tmp_path):
     """Kernels made by one factory share a name: a build could not tell them apart, so they have none."""
     from solverkit.core import jit

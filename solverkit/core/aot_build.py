@@ -27,9 +27,15 @@ from pathlib import Path
 
 from . import aot_load
 from .aot_key import type_key
+from ..errors import SolverkitError
 from .jit import KERNELS, start_numba
 
 SIGNATURES = "signatures.pkl"
+
+
+class BuildUnavailable(SolverkitError):
+    """No ahead-of-time build can be made here (the reason in one line); solves use the JIT."""
+
 #: the lock file in a build directory: one build at a time (each merges the signatures already built)
 LOCK = "build.lock"
 
@@ -195,13 +201,23 @@ def build(signatures: list[tuple[str, object]] | None = None, directory: Path | 
           keep_previous: bool = True, log=None) -> dict:
     """Compile `signatures` ((kernel key, numba signature); default: :func:`called_signatures`),
     with the previous build's when `keep_previous`, into `directory` (default: this
-    environment's); returns a summary. Raises RuntimeError without a C compiler."""
+    environment's); returns a summary. Raises :class:`BuildUnavailable` (a one-line error: solves
+    then run on numba's JIT, as without a build) without a C compiler, without numba.pycc (numba
+    announces its removal) or with caches off."""
     if not compiler_available():
-        raise RuntimeError("no C compiler found (numba.pycc needs one to build kernels ahead of time)")
+        raise BuildUnavailable("no C compiler found (numba.pycc needs one to build kernels ahead of time; solves "
+                               "run on numba's JIT)")
+    try:
+        import numba.pycc  # noqa: F401
+    except ImportError as exc:
+        import numba
+
+        raise BuildUnavailable(f"numba {numba.__version__} has no numba.pycc ({exc}), which ahead-of-time builds "
+                               "use: solves run on numba's JIT (numba releases up to at least 0.68 ship it)") from None
     start_numba()
     directory = directory or aot_load.build_dir()
     if directory is None:
-        raise RuntimeError("caches are off (SOLVERKIT_CACHE_DIR=off): set SOLVERKIT_AOT_DIR to build")
+        raise BuildUnavailable("caches are off (SOLVERKIT_CACHE_DIR=off): set SOLVERKIT_AOT_DIR to build")
     wanted = list(signatures if signatures is not None else called_signatures())
     previous = _previous(directory) if keep_previous else []
     if previous:
@@ -227,7 +243,7 @@ def _build(wanted: list, directory: Path, log) -> dict:
         seen.add((kernel_key, key))
         entries.append((kernel, key, sig))
     if not entries:
-        raise RuntimeError("nothing to build: no kernel was called from Python with supported argument types")
+        raise BuildUnavailable("nothing to build: no kernel was called from Python with supported argument types")
     from numba.pycc import CC
 
     name = f"sk_aot_{uuid.uuid4().hex[:12]}"
