@@ -37,24 +37,24 @@ class Grid:
     live_rows: np.ndarray | None = None
 
     @cached_property
-    def live_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(live [blocks] int64, rows uint8 [rows, hands]) as the block16 kernels take them (no
-        live table: every block -1, a 1 x 1 table)."""
+    def live_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(live [blocks] int64, starts, runs) as the block16 kernels take them: each live row's
+        runs of live hands (:func:`.block16.live_runs`); no live table: every block -1, no runs."""
+        from .block16 import live_runs
+
         if self.live is None:
-            return np.full(self.offset.shape[0], -1, dtype=np.int64), np.ones((1, 1), dtype=np.uint8)
-        rows = self.live_rows
-        if rows.dtype != np.uint8:
-            rows = (rows != 0).astype(np.uint8)
-        return np.ascontiguousarray(self.live, dtype=np.int64), np.ascontiguousarray(rows)
+            return (np.full(self.offset.shape[0], -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                    np.zeros((0, 3), dtype=np.int64))
+        return (np.ascontiguousarray(self.live, dtype=np.int64), *live_runs(self.live_rows))
 
     @cached_property
     def stored_hands(self) -> np.ndarray:
         """int64 [blocks]: hands whose values a block16 body keeps (its live ones)."""
-        live, rows = self.live_arrays
         if self.live is None:
             return self.hands.astype(np.int64)
-        width = rows.shape[1]
-        counts = np.count_nonzero(rows, axis=1).astype(np.int64)
+        live = np.asarray(self.live, dtype=np.int64)
+        width = self.live_rows.shape[1]
+        counts = np.count_nonzero(self.live_rows, axis=1).astype(np.int64)
         out = self.hands.astype(np.int64).copy()
         has = live >= 0
         if np.any(self.hands[has] != width):

@@ -52,13 +52,16 @@ MODE_FULL, MODE_CHANCE, MODE_EXTERNAL = 0, 1, 2
 #: has_lock[n]: node n has locked hands, whose policies lock<p> holds from lock_start[n] on: the block
 #: of board g (a board of n's round r) at lock_start[n] + (g - round_board_lo[r]) x H_p x A, hands
 #: outer, actions inner, NaN for a hand that is not locked (boards counted over the whole game, so
-#: a segment of a split game finds its locks as the whole game does)
+#: a segment of a split game finds its locks as the whole game does); lstart<p>, lruns<p>: the runs of
+#: hands valid<p> marks live on each board (:func:`solverkit.core.block16.live_runs`), which a
+#: compact walk's blocks keep
 PublicTree = namedtuple("PublicTree", (
     "kind", "player", "spent", "extra", "nact", "children", "re_index",
     "child_start", "child_end", "perm_start", "perm_end", "bcode",
     "hands0", "hands1", "valid0", "valid1", "perms0", "perms1", "same0", "same1",
     "sd_order0", "sd_order1", "sd_strength0", "sd_strength1", "sd_count0", "sd_count1",
-    "shared", "last_board_lo", "deck", "scale", "has_lock", "lock_start", "lock0", "lock1", "round_board_lo"))
+    "shared", "last_board_lo", "deck", "scale", "has_lock", "lock_start", "lock0", "lock1", "round_board_lo",
+    "lstart0", "lruns0", "lstart1", "lruns1"))
 #: what one walk covers (see _walk): rounds r0..r_end from node n0 on board b0, dealing b0's
 #: children c_first..c_last-1; node ranges per round; where each node's values start
 Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "round_lo", "round_hi", "node_off",
@@ -223,14 +226,14 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
             row = g if V.qlive else -1
             if q == 0:
                 qo = V.qoff0[bid]
-                decode_live(qsrc0, qo, Hq, A, T.valid0, row, ssrc0, bid, S, zero)
+                decode_live(qsrc0, qo, Hq, A, T.lstart0, T.lruns0, row, ssrc0, bid, S, zero)
                 if do_avg:
-                    decode_live(qavg0, qo, Hq, A, T.valid0, row, savg0, bid, Av, zero)
+                    decode_live(qavg0, qo, Hq, A, T.lstart0, T.lruns0, row, savg0, bid, Av, zero)
             else:
                 qo = V.qoff1[bid]
-                decode_live(qsrc1, qo, Hq, A, T.valid1, row, ssrc1, bid, S, zero)
+                decode_live(qsrc1, qo, Hq, A, T.lstart1, T.lruns1, row, ssrc1, bid, S, zero)
                 if do_avg:
-                    decode_live(qavg1, qo, Hq, A, T.valid1, row, savg1, bid, Av, zero)
+                    decode_live(qavg1, qo, Hq, A, T.lstart1, T.lruns1, row, savg1, bid, Av, zero)
             if has_lock[n]:
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * Hq * A
                 if q == 0:
@@ -244,9 +247,9 @@ def _forward_round(T, W, V, r, g, lo, hi, avg_mask, reach_mask, decay, weight, r
                                   code)
             if do_avg:
                 if q == 0:
-                    encode_live(Av, zero, Hq, A, T.valid0, row, qavg0, qo, savg0, bid)
+                    encode_live(Av, zero, Hq, A, T.lstart0, T.lruns0, row, qavg0, qo, savg0, bid)
                 else:
-                    encode_live(Av, zero, Hq, A, T.valid1, row, qavg1, qo, savg1, bid)
+                    encode_live(Av, zero, Hq, A, T.lstart1, T.lruns1, row, qavg1, qo, savg1, bid)
             continue
         # (branches rather than `src = src0 if q == 0 else src1`: an array-valued select costs
         # reference-count updates per node)
@@ -315,18 +318,18 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 row = g if V.qlive else -1
                 if q == 0:
                     qo = V.qoff0[bid]
-                    decode_live(qsrc0, qo, H, A, T.valid0, row, ssrc0, bid, S, zero)
+                    decode_live(qsrc0, qo, H, A, T.lstart0, T.lruns0, row, ssrc0, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock0, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_live(S, zero, H, A, T.valid0, row, qsrc0, qo, ssrc0, bid)
+                        encode_live(S, zero, H, A, T.lstart0, T.lruns0, row, qsrc0, qo, ssrc0, bid)
                 else:
                     qo = V.qoff1[bid]
-                    decode_live(qsrc1, qo, H, A, T.valid1, row, ssrc1, bid, S, zero)
+                    decode_live(qsrc1, qo, H, A, T.lstart1, T.lruns1, row, ssrc1, bid, S, zero)
                     _own_values_locked(n, p, A, H, zero, children, S, T.lock1, lb, S, update, pre, pos, neg, floor, cfv,
                                        p == br_player)
                     if update:
-                        encode_live(S, zero, H, A, T.valid1, row, qsrc1, qo, ssrc1, bid)
+                        encode_live(S, zero, H, A, T.lstart1, T.lruns1, row, qsrc1, qo, ssrc1, bid)
             elif has_lock[n]:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 lb = T.lock_start[n] + (g - T.round_board_lo[r]) * H * A
@@ -353,16 +356,16 @@ def _backward_round(T, W, V, r, g, lo, hi, upd_mask, val_mask, br_player, pre, p
                 row = g if V.qlive else -1
                 if q == 0:
                     qo = V.qoff0[bid]
-                    decode_live(qsrc0, qo, H, A, T.valid0, row, ssrc0, bid, S, zero)
+                    decode_live(qsrc0, qo, H, A, T.lstart0, T.lruns0, row, ssrc0, bid, S, zero)
                 else:
                     qo = V.qoff1[bid]
-                    decode_live(qsrc1, qo, H, A, T.valid1, row, ssrc1, bid, S, zero)
+                    decode_live(qsrc1, qo, H, A, T.lstart1, T.lruns1, row, ssrc1, bid, S, zero)
                 _own_values_block(n, p, A, H, children, S, update, pre, pos, neg, floor, cfv)
                 if update:
                     if q == 0:
-                        encode_live(S, zero, H, A, T.valid0, row, qsrc0, qo, ssrc0, bid)
+                        encode_live(S, zero, H, A, T.lstart0, T.lruns0, row, qsrc0, qo, ssrc0, bid)
                     else:
-                        encode_live(S, zero, H, A, T.valid1, row, qsrc1, qo, ssrc1, bid)
+                        encode_live(S, zero, H, A, T.lstart1, T.lruns1, row, qsrc1, qo, ssrc1, bid)
             else:
                 off = node_off[n] + (g - seg_board_lo[r]) * stride[q, r]
                 update = (upd_mask >> q) & 1

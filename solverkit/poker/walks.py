@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.block16 import live_runs
 from ..core.game import PassBlock, PassJob
 from ..errors import SolverkitError
 from ..core.passes import NO_COEFFS, finish_segment, segment_arrays, writes
@@ -141,7 +142,8 @@ class GameWalks:
                 s0.hands, s1.hands, s0.valid, s1.valid, s0.perms, s1.perms, s0.same, s1.same,
                 s0.sd_order, s1.sd_order, s0.sd_strength, s1.sd_strength, s0.sd_count, s1.sd_count,
                 t.sides is None, int(b.round_start[last]), int(self.gd.deck_size), self.scale,
-                *self.locks(), np.ascontiguousarray(b.round_start, dtype=np.int64))
+                *self.locks(), np.ascontiguousarray(b.round_start, dtype=np.int64),
+                *live_runs(s0.valid), *live_runs(s1.valid))
         return kt
 
     def locks(self):
