@@ -104,8 +104,9 @@ def decode_live(q, qo, H, A, starts, runs, row, scales, b, x, xo):
     (Indices as uint64 in the run loops: numba's negative-index handling kept them scalar.)"""
     s = scales[b]
     if row < 0:
-        for i in range(H * A):
-            x[xo + i] = q[qo + i] * s
+        o, j = np.uint64(xo), np.uint64(qo)
+        for i in range(np.uint64(H * A)):
+            x[o + i] = q[j + i] * s
         return
     _zero_gaps(x, xo, H, A, starts, runs, row)
     for k in range(starts[row], starts[row + 1]):
@@ -125,8 +126,9 @@ def encode_live(x, xo, H, A, starts, runs, row, q, qo, scales, b):
     scales[b] = s
     inv = 1.0 / s if s != 0.0 else 0.0  # a power of two: x * inv is exact
     if row < 0:
-        for i in range(H * A):
-            q[qo + i] = np.int16(np.rint(x[xo + i] * inv))
+        o, j = np.uint64(xo), np.uint64(qo)
+        for i in range(np.uint64(H * A)):
+            q[j + i] = np.int16(np.rint(x[o + i] * inv))
         return
     for k in range(starts[row], starts[row + 1]):
         o = np.uint64(xo + runs[k, 0] * A)
