@@ -120,3 +120,19 @@ def test_a_live_grid_round_trips_its_live_hands_and_zeroes_the_rest(seed):
         part = np.full(n - int(grid.offset[1]), np.nan)
         block16.decode(scales, q, grid, part, b0, b1, int(grid.offset[1]))
         np.testing.assert_array_equal(part, y[grid.offset[1]:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(0, 6), st.integers(0, 9)))
+def test_live_runs_are_the_rows_runs_of_live_hands(seed, shape):
+    rows = np.random.default_rng(seed).integers(0, 2, shape).astype(np.uint8)
+    start, runs = block16.live_runs(rows)
+    assert start.shape == (shape[0] + 1,) and start[0] == 0
+    for i, row in enumerate(rows):
+        mine = runs[start[i]:start[i + 1]]
+        kept = np.zeros(shape[1], bool)
+        for h0, h1, before in mine:
+            assert h0 < h1 and row[h0:h1].all() and before == row[:h0].sum()
+            assert (h0 == 0 or not row[h0 - 1]) and (h1 == shape[1] or not row[h1])
+            kept[h0:h1] = True
+        np.testing.assert_array_equal(kept, row.astype(bool))
