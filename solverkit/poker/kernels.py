@@ -72,9 +72,9 @@ Walk = namedtuple("Walk", ("r0", "r_end", "n0", "b0", "c_first", "c_last", "roun
 #: each block is decoded into a scratch buffer, updated there with the float kernels, and encoded
 #: back; the float arrays are then 1-value dummies. A compact walk's regrets are its policy source
 #: (qreg<p> is qsrc<p>).
-#: A block keeps the values of its live hands only (qoff<p>[block]: where they start in q*), of
-#: every hand when qlive is False, else of the hands valid<p>[board] marks (a hand holding a card
-#: of the board is not kept: its values are always 0).
+#: qoff<p>[block]: where the block's kept values start in q*<p>: every hand's when qlive is False,
+#: else only those of the hands its board leaves live (T.lstart<p> / T.lruns<p>; a hand holding a
+#: card of the board always has values 0, decoded as 0).
 #: predictive: a predictive rule's update in the kernel (:func:`_predict`): pred<p> its prediction
 #: arrays, src<p> then R + pred (kept so by the update), reg<p> the stored regrets R
 Values = namedtuple("Values", ("src0", "src1", "reg0", "reg1", "avg0", "avg1", "compact",
