@@ -187,9 +187,13 @@ def study(study_file, out, jobs, iterations, quiet, resume, force):
     spec = load_study(study_file, iterations_cap=iterations)
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)
+    results: dict = {}
     try:
-        summary = run_study(spec, out, jobs=jobs, progress=not quiet, resume=resume, force=force)
+        summary = run_study(spec, out, jobs=jobs, progress=not quiet, resume=resume, force=force, results=results)
     except StudyStopped as exc:
         click.echo(str(exc), err=True)
         raise SystemExit(130) from None
     click.echo(summary)
+    from .core.aot_auto import after_study  # kernels the runs took from numba's JIT: built in the background
+
+    after_study(results, out, notice=None if quiet else (lambda line: click.echo(line, err=True)))

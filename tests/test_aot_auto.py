@@ -246,3 +246,43 @@ def test_a_solve_that_needed_numba_builds_so_the_next_does_not(tmp_path):
     assert second.returncode == 0, second.stderr
     assert second.stdout.split()[-2:] == ["False", "False"] and "in the background" not in second.stderr
     assert np.load(tmp_path / "a" / "strategy.npz").files == np.load(tmp_path / "b" / "strategy.npz").files
+
+
+STUDY = """
+[study]
+name = "tiny"
+iterations = 5
+seeds = [1, 2]
+
+[assemblies.a]
+preset = "cfr_plus"
+
+[games.k]
+game = { name = "kuhn" }
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_study_builds_what_its_runs_took_from_the_jit(on, tmp_path, monkeypatch, jobs):
+    """``solverkit study``: each run reports the kernels its process took from the JIT (here or in
+    a worker process), and one background build starts from one run's config.toml per assembly and
+    game (the seeds share their kernels)."""
+    (tmp_path / "s.toml").write_text(STUDY)
+    seen = []
+    real = auto.after_study
+    monkeypatch.setattr(auto, "after_study", lambda results, out, notice=None: seen.append(
+        real(results, out, notice=notice, spawner=lambda cmd, log: seen.append(cmd))))
+    res = CliRunner().invoke(cli, ["study", str(tmp_path / "s.toml"), "--out", str(tmp_path / "out"), "--jobs", jobs,
+                                   "--quiet"])
+    assert res.exit_code == 0, res.output
+    cmd, why = seen
+    assert why == "" and cmd[cmd.index("compile") + 1] == "--if-idle"
+    configs = [c for c in cmd if c.endswith("config.toml")]
+    assert len(configs) == 1 and Path(configs[0]).is_file() and "a__k__seed" in configs[0]
+
+
+def test_a_study_whose_runs_took_nothing_from_the_jit_builds_nothing(on):
+    from solverkit.study.runs import RunResult
+
+    results = {"a__k__seed1": RunResult([], 5, 0.1, 0.01)}
+    assert auto.after_study(results, "/nowhere", spawner=lambda c, log: pytest.fail("spawned")).startswith("no run")

@@ -2,8 +2,10 @@
 JIT, so that the next run of that game loads the build instead of numba (issue 30: a Kuhn solve
 of 100 iterations peaks at 117 MB in 0.55 s on the JIT, 46 MB in 0.38 s with the build). :func:`after_solve` decides
 (:func:`decide`) and starts ``solverkit compile`` for the same game in a detached process at the
-lowest CPU priority (:func:`spawn`), logging to the build directory. Only ``solverkit solve``
-calls it, never the Python API; ``SOLVERKIT_AOT_BUILD=0`` (or ``SOLVERKIT_AOT=0``) turns it off.
+lowest CPU priority (:func:`spawn`), logging to the build directory. ``solverkit solve`` calls it,
+and ``solverkit study`` (:func:`after_study`: the kernels its runs, here or in its worker
+processes, took from the JIT, built from the runs' own config files), never the Python API;
+``SOLVERKIT_AOT_BUILD=0`` (or ``SOLVERKIT_AOT=0``) turns it off.
 """
 
 from __future__ import annotations
@@ -80,9 +82,22 @@ def _tried_recently(directory: Path, digest: str) -> bool:
     return last.get("digest") == digest and time.time() - float(last.get("time", 0)) < RETRY_SECONDS
 
 
-def decide(peak_mb: float | None = None) -> tuple[Path | None, str, str]:
+def missing_here() -> list[str]:
+    """:func:`new_signatures` of this process against this environment's build ([] when builds
+    are off or there is no build directory): what a study's run reports to the study."""
+    if switched_off():
+        return []
+    from . import aot_load
+
+    directory = aot_load.build_dir()
+    return new_signatures(directory) if directory is not None else []
+
+
+def decide(peak_mb: float | None = None, missing: list[str] | None = None) -> tuple[Path | None, str, str]:
     """(build directory, attempt digest, "") when this run's kernels should be built in the
-    background, else (None, "", why not): see the module and :data:`MAX_PEAK_MB`."""
+    background, else (None, "", why not): see the module and :data:`MAX_PEAK_MB`. `missing`: the
+    signatures to add when they were run elsewhere (a study's worker processes); default this
+    process's."""
     off = switched_off()
     if off:
         return None, "", f"off ({off})"
@@ -91,7 +106,7 @@ def decide(peak_mb: float | None = None) -> tuple[Path | None, str, str]:
     directory = aot_load.build_dir()
     if directory is None:
         return None, "", "caches are off (SOLVERKIT_CACHE_DIR=off)"
-    missing = new_signatures(directory)
+    missing = new_signatures(directory) if missing is None else sorted(set(missing))
     if not missing:
         return None, "", "the build covered every kernel call (or none can be built)"
     if peak_mb is None:
@@ -146,15 +161,17 @@ def spawn(cmd: list[str], log: Path) -> None:
 
 
 def after_solve(config=None, overrides=(), game: str | None = None, preset: str | None = None,
-                notice=None, spawner=spawn) -> str:
+                notice=None, spawner=spawn, configs=None, missing=None, peak_mb=None) -> str:
     """Start the background build of this run's kernels when :func:`decide` says so; `notice(line)`
-    says it in one line. Returns why not ("" when started); never raises (a warning line instead)."""
+    says it in one line. Returns why not ("" when started); never raises (a warning line instead).
+    `configs` (config files) with `missing` and `peak_mb`: a study's runs (:func:`after_study`)."""
     try:
-        directory, digest, why = decide()
+        directory, digest, why = decide(peak_mb, missing)
         if directory is None:
             return why
         log = directory / LOG
-        spawner(command(compile_args(config, overrides, game, preset)), log)
+        args = [str(Path(c).resolve()) for c in configs] if configs else compile_args(config, overrides, game, preset)
+        spawner(command(args), log)
         try:
             (directory / ATTEMPT).write_text(json.dumps({"digest": digest, "time": time.time()}))
         except OSError:
@@ -167,3 +184,24 @@ def after_solve(config=None, overrides=(), game: str | None = None, preset: str 
         notice(f"building this run's kernels ahead of time in the background (log: {log}); the next run {GAIN}; "
                "SOLVERKIT_AOT_BUILD=0 turns this off")
     return ""
+
+
+def after_study(results: dict, out, notice=None, spawner=spawn) -> str:
+    """After ``solverkit study``: the background build of the kernels its runs took from numba's
+    JIT (each :class:`~solverkit.study.runs.RunResult` carries its process's, `jit_kernels`),
+    made from one finished run's config.toml per assembly and game (OUT/runs/SLUG, their seeds
+    share kernels). Returns why not ("" when started); never raises."""
+    missing = sorted({s for r in results.values() for s in getattr(r, "jit_kernels", ())})
+    if not missing:
+        return "no run took a kernel from the JIT that a build could hold"
+    configs, seen = [], set()
+    for slug, r in results.items():
+        kind = slug.rsplit("__seed", 1)[0]
+        path = Path(out) / "runs" / slug / "config.toml"
+        if kind not in seen and getattr(r, "jit_kernels", ()) and path.exists():
+            seen.add(kind)
+            configs.append(path)
+    if not configs:
+        return "no run's config.toml to build from"
+    peak = max((float(getattr(r, "peak_rss_mb", 0.0) or 0.0) for r in results.values()), default=0.0)
+    return after_solve(notice=notice, spawner=spawner, configs=configs, missing=missing, peak_mb=peak)

@@ -32,14 +32,15 @@ class StudyStopped(SolverkitError):
 
 
 def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: bool = False,
-              force: bool = False) -> str:
+              force: bool = False, results: dict[str, RunResult] | None = None) -> str:
     """Run every run of the study; write results.csv, summary.csv and per game its plot (PNG
     and SVG) and the plotted numbers (GAME_curves.csv).
 
     `resume` keeps the runs already finished in `out` with the same settings and lets runs that
     were stopped go on from their checkpoints; `force` solves runs found in `out` again (without
     either, such an `out` is refused: :func:`plan_runs`). SIGINT or SIGTERM stops the study: the
-    runs under way save a checkpoint and their outputs, and StudyStopped says how to go on."""
+    runs under way save a checkpoint and their outputs, and StudyStopped says how to go on.
+    `results`: a dict that receives each run's :class:`RunResult` by slug."""
     if not str(out).strip():  # Path("") is the working directory
         raise ConfigError(f"--out {str(out)!r} is empty: give a directory for the study's outputs")
     out = Path(out)
@@ -47,7 +48,7 @@ def run_study(study: Study, out, jobs: int = 1, progress: bool = True, resume: b
         raise ConfigError(f"--out {out} is a file, not a directory: give a directory for the study's outputs")
     plan = plan_runs(study, out, resume, force)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    results: dict[str, RunResult] = {}
+    results = {} if results is None else results
     bar = None
     if progress:
         from tqdm import tqdm

@@ -31,8 +31,15 @@ def _run_one(run: Run, out_dir: str, mode: str = NEW):
             return done
         mode = REPLACE  # changed since it was planned: solved again, as planned for a stopped run
     result = run_solve(assembly, out=run_dir, resume=mode == RESUME, force=mode == REPLACE)
+    from ..core.aot_auto import missing_here
+    from ..core.memory import peak_rss_mb
+
+    try:  # what this process took from numba's JIT, for the study's automatic build (aot_auto.after_study)
+        jit = tuple(missing_here())
+    except Exception:  # noqa: BLE001 (a run is never lost to the build's bookkeeping)
+        jit = ()
     return RunResult(list(result.metrics), result.iterations, result.exploitability, result.seconds,
-                     result.interrupted)
+                     result.interrupted, jit, peak_rss_mb())
 
 
 def _holds_run(run_dir: Path) -> bool:
@@ -182,6 +189,10 @@ class RunResult:
     exploitability: float
     seconds: float
     interrupted: bool = False
+    #: kernel signatures the run's process took from numba's JIT that the build lacks
+    jit_kernels: tuple = ()
+    #: the run's process's peak memory (MB; a worker's covers the runs it did before)
+    peak_rss_mb: float = 0.0
 
     def curve(self, x: str, y: str):
         return points(self.metrics, x, y)
