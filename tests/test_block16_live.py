@@ -136,3 +136,33 @@ def test_live_runs_are_the_rows_runs_of_live_hands(seed, shape):
             assert (h0 == 0 or not row[h0 - 1]) and (h1 == shape[1] or not row[h1])
             kept[h0:h1] = True
         np.testing.assert_array_equal(kept, row.astype(bool))
+
+
+@pytest.mark.parametrize("compressor", ["none", "zlib"])
+def test_a_frame_with_every_hand_is_refused_naming_why(compressor):
+    """A block16 frame written before the live hands (every hand's values) is refused in one
+    line that says so, not as an unexplained size mismatch."""
+    import dataclasses
+
+    from solverkit.core.store import CorruptSegment
+
+    cfg = {"preset": "dcfr", "game": SPOT, "store": {"precision": "block16"}, "compressor": {"name": compressor}}
+    solver = Solver(load_config(cfg))
+    try:
+        solver.step(2)
+        store = solver.store
+        grid = store.grid("root", "regret0")
+        x = np.zeros(store.specs["root"].arrays["regret0"])
+        old = store.codec.encode(x, dataclasses.replace(grid, live=None, live_rows=None), "regret", "root", "regret0",
+                                 store.run_id)
+        with pytest.raises(CorruptSegment, match="holds every hand's values.*start a new run"):
+            store.codec.decode_body(old, grid, "regret", "segment 'root' array 'regret0'", "root", "regret0",
+                                    store.run_id)
+        with pytest.raises(CorruptSegment, match="holds every hand's values"):
+            store.codec.decode(old, grid, "regret", "segment 'root' array 'regret0'", None, "root", "regret0",
+                               store.run_id)
+        new = store.codec.encode(x, grid, "regret", "root", "regret0", store.run_id)
+        raw, n = store.codec.decode_body(new, grid, "regret", "here", "root", "regret0", store.run_id)
+        assert n == x.size and raw.size == block16.body_size(grid)
+    finally:
+        solver.close()

@@ -251,8 +251,24 @@ class ValueCodec(PrecisionProbe):
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))
         except Exception as exc:  # a codec's own error type
-            raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
+            raise self._undecodable(body, exc, kind, grid, n, where) from None
         return raw, n
+
+    def _undecodable(self, body, exc, kind: int, grid: Grid, n: int, where: str) -> CorruptSegment:
+        """The error for a body the compressor could not decode to the expected size: a block16
+        frame holding every hand's values (as solverkit wrote them before block16 kept the live
+        hands only) said as such, anything else as damaged."""
+        if kind == KIND_BLOCK16 and grid.live is not None and grid.stored != n:
+            try:
+                size = len(self.compressor.decompress(bytes(body)))
+            except Exception:  # noqa: BLE001 (damaged: the message below)
+                size = -1
+            if size == 8 * grid.offset.shape[0] + 2 * n:
+                return CorruptSegment(
+                    f"{where}: a block16 frame that holds every hand's values, as solverkit wrote them before "
+                    "2026-11-28; block16 stores now keep only the hands each board leaves live: finish that run "
+                    "with the solverkit that wrote it, or start a new run")
+        return CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}")
 
     def decode(self, payload, grid: Grid, family: str, where: str, out: np.ndarray | None = None,
                key: str | None = None, name: str | None = None, run: str | None = None) -> np.ndarray:
@@ -269,7 +285,7 @@ class ValueCodec(PrecisionProbe):
         try:
             self.compressor.decompress_into(bytes(body), memoryview(raw))  # the plugin contract: bytes in
         except Exception as exc:  # a codec's own error type
-            raise CorruptSegment(f"{where}: compressor {self.compressor.name!r} failed to decode: {exc}") from None
+            raise self._undecodable(body, exc, kind, grid, n, where) from None
         if kind == KIND_BLOCK16:
             block16.decode(*block16.split_body(raw, grid), grid, out)
         elif kind == KIND_FIXED32:
