@@ -207,8 +207,9 @@ def test_games_and_stores_that_need_one_call_per_pass():
 
 
 @pytest.mark.parametrize("cfg, needle", [
-    ({"sampler": "outcome"}, "game 'leduc' does not support sampling scheme 'outcome' (its engine runs: full, "
-                             "public_chance, public_external)"),
+    # outcome sampling runs Leduc on the tree engine, unless a poker-engine setting asks for this one
+    ({"sampler": "outcome", "game": {"name": "leduc", "split_round": 1}},
+     "game 'leduc' does not support sampling scheme 'outcome' (its engine runs: full, public_chance, public_external)"),
     ({"sampler": "public_external", "solver": {"update": "simultaneous"}}, "[sampler] name = 'public_external' on game 'leduc' needs "
                                                       "[solver] update = \"alternating\""),
     # the literature's schemes draw private cards: the poker engine names what it runs instead
@@ -254,3 +255,17 @@ def test_nodes_touched_counts_the_public_decision_nodes_a_pass_covers():
     tree = Solver(load_config({"preset": "cfr_plus", "game": "leduc_tree"}))
     tree.step(1)
     assert tree.nodes_touched == 2 * tree.game.tree.num_nodes
+
+
+def test_outcome_sampling_runs_leduc_on_the_tree_engine_saying_so(capsys):
+    """[sampler] outcome, which only the tree engine runs, on the poker engine's Leduc: the same
+    game as leduc_tree (the same numbers, bit for bit), a note on stderr, and the [game] table
+    kept as given (a resumed run chooses the same)."""
+    from solverkit.core.solver import run_solve
+
+    asm = load_config({"preset": "cfr_plus", "game": "leduc", "sampler": "outcome", "solver": {"seed": 3}})
+    assert asm.game.name == "leduc_tree" and asm.resolved["game"]["name"] == "leduc"
+    assert "game 'leduc' runs on the generic tree engine as 'leduc_tree'" in capsys.readouterr().err
+    tree = load_config({"preset": "cfr_plus", "game": "leduc_tree", "sampler": "outcome", "solver": {"seed": 3}})
+    a, b = run_solve(asm, iterations=300), run_solve(tree, iterations=300)
+    assert a.exploitability == b.exploitability and a.iterations == b.iterations == 300

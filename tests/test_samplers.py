@@ -216,8 +216,9 @@ def test_external_sampling_converges_on_leduc():
                              "public_chance, public_external"),
     ({"sampler": "public_external"}, "game 'kuhn_tree' does not support sampling scheme 'public_external' (its engine "
                                      "runs: full, chance, external, outcome); use a game of the poker engine"),
-    ({"sampler": "outcome", "game": "kuhn"}, "game 'kuhn' does not support sampling scheme 'outcome' (its engine runs: "
-                                             "full, public_chance, public_external); use a game of the generic tree"),
+    ({"sampler": "outcome", "game": {"name": "kuhn", "parallel_deals": True}},
+     "game 'kuhn' does not support sampling scheme 'outcome' (its engine runs: full, public_chance, public_external); "
+     "use a game of the generic tree"),
     ({"sampler": "chance", "game": "skewed_pennies"}, "does not support sampling scheme 'chance'"),
     ({"sampler": "external", "preset": "pcfr_plus"}, "regret rule 'pcfr_plus'"),
     ({"sampler": "external", "rule": "dcfr"}, "regret rule 'dcfr' rescales every stored regret"),

@@ -131,6 +131,20 @@ class NPlayerPoker(PokerGame):
         _two_player_only(self.name, params)
         super().__init__(**params)
 
+    def engine_for_sampler(self, scheme: str):
+        """The tree engine's two-player game (:attr:`tree_name`) when it runs `scheme` (outcome
+        sampling) and no poker-engine-only parameter is set (the error then names the engines)."""
+        from solverkit.core.registry import get_registry
+
+        from .nplayer_tree import REFUSED, tree_params
+
+        tree_cls = get_registry().get("game", self.tree_name)
+        if scheme not in tuple(getattr(tree_cls, "samplers", ("full",))):
+            return None
+        if any(self.config.get(k, d) not in (d, None) for k, d in REFUSED.items()):
+            return None
+        return tree_cls(**tree_params(self.config, self.name, 2))
+
     def gamedef(self):
         """The bundled ACPC definition named as the game (kuhn, leduc)."""
         return load_gamedef(self.name)

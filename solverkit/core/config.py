@@ -184,6 +184,29 @@ def _table(raw, section):
     return dict(value)
 
 
+def _engine_for_sampler(raw, registry, instances) -> None:
+    """A game whose engine does not run the [sampler]'s scheme (and has no earlier name for it
+    there, see ``sampler_instead``) but that another engine runs as the same game
+    (:meth:`.game.Game.engine_for_sampler`) becomes that engine's game, said on stderr; the
+    resolved config keeps the [game] table as given, so a resumed run makes the same choice."""
+    name = _table(raw, "sampler").get("name", DEFAULT_SAMPLER)
+    game = instances["game"]
+    if not isinstance(name, str) or name not in registry.names("sampler"):
+        return  # named in _resolve_sampler's error
+    scheme = registry.get("sampler", name, where="[sampler] name").scheme
+    if scheme in tuple(getattr(game, "samplers", ("full",))) or scheme in dict(getattr(game, "sampler_instead", {})):
+        return
+    other = game.engine_for_sampler(scheme) if hasattr(game, "engine_for_sampler") else None
+    if other is not None:
+        print(f"note: [sampler] name = {name!r}: game {game.name!r} runs on the {_ENGINE_NAMES.get(scheme, 'other')} "
+              f"engine as {other.name!r} (its engine runs: {', '.join(game.samplers)})", file=sys.stderr)
+        instances["game"] = other
+
+
+#: the engine a sampling scheme names in the note of :func:`_engine_for_sampler`
+_ENGINE_NAMES = {"outcome": "generic tree", "chance": "generic tree", "external": "generic tree"}
+
+
 def _resolve_sampler(raw, registry, instances, seed):
     """The [sampler] instance (default full), seeded and checked against the game's engine, the
     rule and the averaging scheme."""
@@ -290,6 +313,7 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         _files_absolute(params, cls, base_dir)
         instances[section] = cls(**params)
         resolved[section] = {"name": name, **{k: v for k, v in params.items() if v is not None}}
+    _engine_for_sampler(raw, registry, instances)
     solver_table = drop_foreign_targets(_table(raw, "solver"), instances["game"])
     if "update" not in solver_table and preset is not None:
         solver_table["update"] = preset.update

@@ -167,6 +167,14 @@ class Game(StrategyViews):
         evaluations). Default False; sampled passes are always handed in blocks."""
         return False
 
+    def engine_for_sampler(self, scheme: str) -> "Game | None":
+        """This same game built on another engine that runs sampling `scheme`, which this one's
+        does not (None: there is none). :func:`~solverkit.core.config.load_config` takes it, saying
+        so on stderr: a poker-engine Kuhn or Leduc asked for outcome sampling runs as the tree
+        engine's ``kuhn_tree`` / ``leduc_tree`` (the poker engine is the faster one where both run:
+        docs/samplers.md)."""
+        return None
+
     def check_sampler(self, sampler, solver: dict) -> None:
         """ConfigError when this game's engine cannot run `sampler` with the ``[solver]`` settings
         `solver` (called once the sampler is checked against the rule and averaging)."""
