@@ -191,17 +191,17 @@ def after_study(results: dict, out, notice=None, spawner=spawn) -> str:
     JIT (each :class:`~solverkit.study.runs.RunResult` carries its process's, `jit_kernels`),
     made from one finished run's config.toml per assembly and game (OUT/runs/SLUG, their seeds
     share kernels). Returns why not ("" when started); never raises."""
-    missing = sorted({s for r in results.values() for s in getattr(r, "jit_kernels", ())})
+    missing = sorted({s for r in results.values() for s in r.jit_kernels})
     if not missing:
         return "no run took a kernel from the JIT that a build could hold"
     configs, seen = [], set()
     for slug, r in results.items():
         kind = slug.rsplit("__seed", 1)[0]
         path = Path(out) / "runs" / slug / "config.toml"
-        if kind not in seen and getattr(r, "jit_kernels", ()) and path.exists():
+        if kind not in seen and r.jit_kernels and path.exists():
             seen.add(kind)
             configs.append(path)
     if not configs:
         return "no run's config.toml to build from"
-    peak = max((float(getattr(r, "peak_rss_mb", 0.0) or 0.0) for r in results.values()), default=0.0)
+    peak = max((r.peak_rss_mb for r in results.values()), default=0.0)
     return after_solve(notice=notice, spawner=spawner, configs=configs, missing=missing, peak_mb=peak)

@@ -128,23 +128,44 @@ def _zero_gaps(x, xo, H, A, starts, runs, row):
     _zero(x, xo + prev * A, (H - prev) * A)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scaled(q, qo, x, xo, n, s):
+    """x[xo:xo+n] = q[qo:qo+n] x s (uint64 indices, as :func:`_zero`)."""
+    o, j = np.uint64(xo), np.uint64(qo)
+    for i in range(np.uint64(n)):
+        x[o + i] = q[j + i] * s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _quantized(x, xo, q, qo, n, inv):
+    """q[qo:qo+n] = round(x[xo:xo+n] x inv) (uint64 indices, as :func:`_zero`)."""
+    o, j = np.uint64(xo), np.uint64(qo)
+    for i in range(np.uint64(n)):
+        q[j + i] = np.int16(np.rint(x[o + i] * inv))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put_kept(x, xo, H, A, starts, runs, row, q, qo, inv):
+    """The values block x[xo:xo+H*A] keeps (every hand's when row < 0, else row `row`'s live
+    runs) into q[qo:], in units of 1 / inv."""
+    if row < 0:
+        _quantized(x, xo, q, qo, H * A, inv)
+        return
+    for k in range(starts[row], starts[row + 1]):
+        _quantized(x, xo + runs[k, 0] * A, q, qo + runs[k, 2] * A, (runs[k, 1] - runs[k, 0]) * A, inv)
+
+
 @njit(cache=True, nogil=True)
 def decode_live(q, qo, H, A, starts, runs, row, scales, b, x, xo):
     """Block b (H hands x A actions) into x[xo:xo+H*A] from its kept values q[qo:]: every hand's
-    (row < 0), else those of row `row`'s live runs (:func:`live_runs`), 0 for the other hands.
-    (Indices as uint64 in the run loops: numba's negative-index handling kept them scalar.)"""
+    (row < 0), else those of row `row`'s live runs (:func:`live_runs`), 0 for the other hands."""
     s = scales[b]
     if row < 0:
-        o, j = np.uint64(xo), np.uint64(qo)
-        for i in range(np.uint64(H * A)):
-            x[o + i] = q[j + i] * s
+        _scaled(q, qo, x, xo, H * A, s)
         return
     _zero_gaps(x, xo, H, A, starts, runs, row)
     for k in range(starts[row], starts[row + 1]):
-        o = np.uint64(xo + runs[k, 0] * A)
-        j = np.uint64(qo + runs[k, 2] * A)
-        for i in range(np.uint64((runs[k, 1] - runs[k, 0]) * A)):
-            x[o + i] = q[j + i] * s
+        _scaled(q, qo + runs[k, 2] * A, x, xo + runs[k, 0] * A, (runs[k, 1] - runs[k, 0]) * A, s)
 
 
 @njit(cache=True, nogil=True)
@@ -155,17 +176,7 @@ def encode_live(x, xo, H, A, starts, runs, row, q, qo, scales, b):
         _zero_gaps(x, xo, H, A, starts, runs, row)
     s = block_scale(abs_max(x, xo, H * A))
     scales[b] = s
-    inv = 1.0 / s if s != 0.0 else 0.0  # a power of two: x * inv is exact
-    if row < 0:
-        o, j = np.uint64(xo), np.uint64(qo)
-        for i in range(np.uint64(H * A)):
-            q[j + i] = np.int16(np.rint(x[o + i] * inv))
-        return
-    for k in range(starts[row], starts[row + 1]):
-        o = np.uint64(xo + runs[k, 0] * A)
-        j = np.uint64(qo + runs[k, 2] * A)
-        for i in range(np.uint64((runs[k, 1] - runs[k, 0]) * A)):
-            q[j + i] = np.int16(np.rint(x[o + i] * inv))
+    _put_kept(x, xo, H, A, starts, runs, row, q, qo, 1.0 / s if s != 0.0 else 0.0)  # 1 / s: a power of two, exact
 
 
 @njit(cache=True, nogil=True)
@@ -189,16 +200,7 @@ def _encode_grid(x, offset, hands, actions, qoff, live, starts, runs, scales, q)
         o, H, A, row = offset[b], hands[b], actions[b], live[b]
         s = block_scale(_live_max(x, o, H, A, starts, runs, row))
         scales[b] = s
-        inv = 1.0 / s if s != 0.0 else 0.0
-        if row < 0:
-            for i in range(H * A):
-                q[qoff[b] + i] = np.int16(np.rint(x[o + i] * inv))
-            continue
-        for k in range(starts[row], starts[row + 1]):
-            xo = np.uint64(o + runs[k, 0] * A)
-            j = np.uint64(qoff[b] + runs[k, 2] * A)
-            for i in range(np.uint64((runs[k, 1] - runs[k, 0]) * A)):
-                q[j + i] = np.int16(np.rint(x[xo + i] * inv))
+        _put_kept(x, o, H, A, starts, runs, row, q, qoff[b], 1.0 / s if s != 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)

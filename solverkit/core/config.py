@@ -20,6 +20,7 @@ from .config_text import PLUGIN_SECTIONS, TOP_KEYS, apply_overrides, parse_every
 from .params import Param, ParamSpec, expand_path, spec_of
 from .presets import UPDATE_ORDERS
 from .registry import KINDS, Registry, get_registry
+from .sampler import engine_of
 from .store import check_scales
 from .units import drop_foreign_targets, target_params
 
@@ -194,17 +195,13 @@ def _engine_for_sampler(raw, registry, instances) -> None:
     if not isinstance(name, str) or name not in registry.names("sampler"):
         return  # named in _resolve_sampler's error
     scheme = registry.get("sampler", name, where="[sampler] name").scheme
-    if scheme in tuple(getattr(game, "samplers", ("full",))) or scheme in dict(getattr(game, "sampler_instead", {})):
+    if scheme in game.samplers or scheme in dict(getattr(game, "sampler_instead", {})):
         return
-    other = game.engine_for_sampler(scheme) if hasattr(game, "engine_for_sampler") else None
+    other = game.engine_for_sampler(scheme)
     if other is not None:
-        print(f"note: [sampler] name = {name!r}: game {game.name!r} runs on the {_ENGINE_NAMES.get(scheme, 'other')} "
-              f"engine as {other.name!r} (its engine runs: {', '.join(game.samplers)})", file=sys.stderr)
+        print(f"note: [sampler] name = {name!r}: game {game.name!r} runs on the {engine_of(scheme)} engine as "
+              f"{other.name!r} (its engine runs: {', '.join(game.samplers)})", file=sys.stderr)
         instances["game"] = other
-
-
-#: the engine a sampling scheme names in the note of :func:`_engine_for_sampler`
-_ENGINE_NAMES = {"outcome": "generic tree", "chance": "generic tree", "external": "generic tree"}
 
 
 def _resolve_sampler(raw, registry, instances, seed):

@@ -22,11 +22,14 @@ SCHEMES = ("full", "chance", "external", "outcome", "public_chance", "public_ext
 
 
 #: which built-in engine runs a sampling scheme, as an error names it (a plugin's scheme: the tree engine's words)
-_ENGINE_OF = {
-    "public_chance": "poker engine (e.g. kuhn, leduc, hulhe, an ACPC game file)",
-    "public_external": "poker engine (e.g. kuhn, leduc, hulhe, an ACPC game file)",
-    "outcome": "generic tree engine (e.g. leduc_tree, kuhn_tree, openspiel)",
-}
+_ENGINE_OF = {"public_chance": "poker", "public_external": "poker", "outcome": "generic tree"}
+#: games of each engine, as the refusal of a scheme names them
+_GAMES_OF = {"poker": "kuhn, leduc, hulhe, an ACPC game file", "generic tree": "leduc_tree, kuhn_tree, openspiel"}
+
+
+def engine_of(scheme: str) -> str:
+    """The engine that runs sampling `scheme` where another does not ("poker" or "generic tree")."""
+    return _ENGINE_OF.get(scheme, "generic tree")
 
 
 class Sampler:
@@ -90,7 +93,7 @@ class Sampler:
             raise ConfigError(
                 f"[sampler] name = {self.name!r}: game {game.name!r} does not support sampling scheme "
                 f"{self.scheme!r} (its engine runs: {', '.join(supported)}); use a game of the "
-                f"{_ENGINE_OF.get(self.scheme, _ENGINE_OF['outcome'])} or [sampler] name = \"full\"")
+                f"{engine_of(self.scheme)} engine (e.g. {_GAMES_OF[engine_of(self.scheme)]}) or [sampler] name = \"full\"")
         if not self.sampled:
             return
         if not (rule.inline and rule.plain_policy):

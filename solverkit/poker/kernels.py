@@ -439,8 +439,9 @@ def _walk(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_players, coe
     small game a third of its time in reference counts and allocations). The passes run in
     :func:`_walk_passes`, compiled without numba's reference counts: there, every inlined round
     function took a reference to each of its records' ~70 arrays and gave it back (two atomic
-    operations an array, per call, per board), over 80% of a Kuhn iteration. Each is one walk from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the
-    boards W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
+    operations an array, per call, per board), over 80% of a Kuhn iteration. Each is one walk
+    from betting node W.n0 at board W.b0 (round W.r0) down to round W.r_end, dealing the boards
+    W.c_first..W.c_last-1 (children of b0) below the first round. T is the public tree
     (PublicTree), V the players' value arrays (Values).
 
     boundary_mode 0: r_end is the last round. 1: at round r_end's round-end nodes, write reach

@@ -244,7 +244,8 @@ def report(gd: GameDef, isomorphic: bool, split_round: int, name: str,
         (f"memory compressed at {MEASURED_RATIO}:1 (the ratio measured on Rhode Island)",
          human_bytes(8 * z.values(isomorphic) / MEASURED_RATIO)),
         ("memory of this engine's float64 store and tree, on one machine", human_bytes(float_bytes)),
-        ("memory as 16-bit blocks, live hands' regrets + averages ([store] precision = \"block16\")", human_bytes(4 * (z.action_values_iso if isomorphic else z.action_values_raw))),
+        ("memory as 16-bit blocks, live hands' regrets + averages ([store] precision = \"block16\")",
+         human_bytes(4 * (z.action_values_iso if isomorphic else z.action_values_raw))),
     ]
     if split_round:
         rows.append((f"subgames (cut at round {split_round})", f"{z.subgames(split_round, isomorphic):,}"))

@@ -17,7 +17,6 @@ What players look at (values and equity per hand, node views, labels, the report
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 
 import numpy as np
@@ -350,8 +349,8 @@ class HoldemSpot(SpotViews, PokerGame):
         # cards misses both in (n-2)_r of the (n)_r sequences; exact for raw boards, the same share
         # of the canonical ones)
         live = [math.perm(len(left) - 2, r) / math.perm(len(left), r) for r in range(gd.num_rounds)]
-        return GameSize(gd.num_rounds, hands, bet.decision_nodes, bet.decision_values, raw,
-                        [round(b * hands * f) for b, f in zip(raw, live)], [round(b * hands * f) for b, f in zip(iso, live)],
+        pairs = [[round(b * hands * f) for b, f in zip(boards, live)] for boards in (raw, iso)]
+        return GameSize(gd.num_rounds, hands, bet.decision_nodes, bet.decision_values, raw, *pairs,
                         bet.sequences_to_round, iso, bet.num_nodes)
 
     # --- values --------------------------------------------------------------------------------

@@ -19,10 +19,10 @@ class GameStoreOrder:
     def _below_tables(self, key):
         """For a trunk-only game: (board keys, hand orders, first row per round, first board per
         round, each player's hands valid per board) of the boards below subgame `key`'s cut board,
-        rows in the whole game's board
-        order, taken from the game a worker owning `key` builds (:meth:`subgame_config`:
-        hold'em deals only its flop). Made when a segment below the cut must be decoded here
-        (the strategy output, --resume); kept, within `below_cache_bytes`, per configuration."""
+        rows in the whole game's board order, taken from the game a worker owning `key` builds
+        (:meth:`subgame_config`: hold'em deals only its flop). Made when a segment below the cut
+        must be decoded here (the strategy output, --resume); kept, within `below_cache_bytes`,
+        per configuration."""
         cfg = self.subgame_config([key])
         tag = tuple(sorted((k, str(v)) for k, v in cfg.items()))
         cache = self.__dict__.setdefault("_below_cache", {})
