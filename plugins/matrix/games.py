@@ -234,12 +234,17 @@ class MatrixGame(Game):
         # player's policy and regrets, then the rule and averaging plug-ins.
         A = self.matrix
         s = self._scratch(store)
+        own = len(job.players) == 1 and job.averaging.own_pass
         if job.averaging is not s.averaging:
             s.averaging = job.averaging
-            s.avgval_ok = s.avgval_ok and _is_linear(job.averaging)
+            # avgval (the average's values, kept beside it) pairs each average with the opponent's pass
+            s.avgval_ok = s.avgval_ok and _is_linear(job.averaging) and not job.averaging.own_pass
         players = job.players
         with store.open("root") as seg:
             r0, r1 = seg["regret0"], seg["regret1"]
+            if own:
+                self._own_pass(seg, store, job, A, s)
+                return
             if len(players) == 1 and _fusable(job):
                 # one BLAS product and one kernel: the common case (CFR+ and relatives)
                 p = players[0]
@@ -297,6 +302,26 @@ class MatrixGame(Game):
                 job.accumulate(seg.get("avgval1"), s.u1)
             else:
                 raise ValueError(f"matrix game pass: players must be (0,), (1,) or (0, 1), got {players!r}")
+
+    @staticmethod
+    def _own_pass(seg, store, job, A, s) -> None:
+        """An alternating pass that adds the updating player's own strategy (the one it played,
+        before its regrets move) to its average: ``[solver] average_pass = "own"``."""
+        s.fresh = (False, False)
+        src0 = policy_source(store, seg, "root", 0, job.rule)
+        src1 = policy_source(store, seg, "root", 1, job.rule)
+        current_policy(src0, s.x)
+        current_policy(src1, s.y)
+        if job.players == (0,):
+            np.dot(A, s.y, out=s.u0)
+            instantaneous_regret(src0, s.u0, False, s.d0)
+            job.update(seg, 0, s.d0)
+            job.accumulate(seg.get("avg0"), s.x)
+        else:
+            np.dot(s.x, A, out=s.u1)
+            instantaneous_regret(src1, s.u1, True, s.d1)
+            job.update(seg, 1, s.d1)
+            job.accumulate(seg.get("avg1"), s.y)
 
     def best_response_from_store(self, store, kind, transport=None):
         """Best responses to the average strategy from ``avgval0/1``: br_0 = max(A S1) / sum(S1),

@@ -31,6 +31,9 @@ class Averaging:
     keeps_average: ClassVar[bool] = True
     #: "linear" (coefficients inside the kernels) or "custom" (:meth:`update` after a pass)
     family: ClassVar[str] = "linear"
+    #: alternating updates: a pass adds to the updating player's own average (the strategy it
+    #: played; ``[solver] average_pass = "own"``) instead of the previous player's (set by the config)
+    own_pass: bool = False
     #: optional: the kernel coefficients of iterations ts as arrays (core/block_coefficients.py; an
     #: annotation only, so that block_valid finds the class that writes one)
     _block: Callable[[np.ndarray], np.ndarray]

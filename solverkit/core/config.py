@@ -26,6 +26,9 @@ from .units import drop_foreign_targets, target_params
 
 DEFAULT_NAMES = {"compressor": "none", "transport": "local"}
 
+#: [solver] average_pass: whose pass adds a player's strategy to its average under alternating updates
+AVERAGE_PASSES = ("opponent", "own")
+
 SOLVER_PARAMS = ParamSpec(
     {
         "iterations": Param("int", 1000, "iterations to run at most", min=1),
@@ -33,6 +36,11 @@ SOLVER_PARAMS = ParamSpec(
         "update": Param("str", "alternating", "update order", choices=UPDATE_ORDERS),
         "first_update": Param("int", 0, "alternating updates: the player whose regrets update first in an iteration "
                               "(the original CFR+ code updates player 1 first)", min=0, max=1),
+        "average_pass": Param("str", "opponent", "alternating updates: the pass that adds a player's strategy to its "
+                              "average: \"opponent\" (the strategy after its update, in the next player's pass: "
+                              "Tammelin et al. 2015, the original CFR+ code) or \"own\" (the strategy it played in "
+                              "its own pass: OpenSpiel, the DCFR / DDCFR / PDCFR+ code); full passes only",
+                              choices=AVERAGE_PASSES),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade); also a string: "
                             "\"100\" iterations, \"30s\" / \"10m\" / \"1h\" of solve time, \"1e6 nodes\" touched", min=0),
         "time_limit": Param("float", 0.0, "stop after this many seconds of solve time (evaluations excluded; "
@@ -329,6 +337,12 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
         solver = solver_spec(instances["game"]).resolve(solver_table, "[solver]", ignore=())
     sampler = _resolve_sampler(raw, registry, instances, solver["seed"])
     instances["game"].check_sampler(sampler, solver)
+    if solver["average_pass"] == "own":
+        if getattr(sampler, "sampled", False):
+            raise ConfigError(f"[solver] average_pass = \"own\" applies to full passes; [sampler] {sampler.name!r} "
+                              "samples, and its averages follow its own scheme: use average_pass = \"opponent\" "
+                              "(the default) with it")
+        instances["averaging"].own_pass = True
     if "sampler" in raw:
         resolved["sampler"] = {"name": sampler.name, **sampler.config}
     try:

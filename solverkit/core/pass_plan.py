@@ -8,12 +8,13 @@ import numpy as np
 from .passes import _bits, kernel_coefficients_block
 
 
-def average_players(players, num_players: int) -> list[int]:
+def average_players(players, num_players: int, averaging=None) -> list[int]:
     """Whose averages a pass that updates `players` adds to: with alternating updates the player
-    who updated just before (p - 1; the opponent for two players, as Tammelin et al. 2015), with
-    simultaneous updates everyone."""
+    who updated just before (p - 1; the opponent for two players, as Tammelin et al. 2015), or
+    the updating player itself where `averaging` says so (``own_pass``: ``[solver] average_pass
+    = "own"``, OpenSpiel's convention); with simultaneous updates everyone."""
     if len(players) == 1:
-        return [(players[0] - 1) % num_players]
+        return [players[0] if getattr(averaging, "own_pass", False) else (players[0] - 1) % num_players]
     return list(range(num_players))
 
 
@@ -21,7 +22,7 @@ def average_mask(players, num_players: int, averaging, decay: float, weight: flo
     """The bit mask of :func:`average_players`, or 0 where the pass adds nothing to an average
     (none kept, or a zero weight without decay)."""
     if averaging.keeps_average and (weight != 0.0 or decay != 1.0):
-        return _bits(average_players(players, num_players))
+        return _bits(average_players(players, num_players, averaging))
     return 0
 
 
@@ -33,7 +34,7 @@ def block_plan(block, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     per_it = kernel_coefficients_block(block.first, block.count, block.rule, block.averaging)
     coeffs = np.repeat(per_it, len(groups), axis=0)
     upd = _per_pass([_bits(g) for g in groups], block.count)
-    avgs = _per_pass([_bits(average_players(g, num_players)) for g in groups], block.count)
+    avgs = _per_pass([_bits(average_players(g, num_players, block.averaging)) for g in groups], block.count)
     grows = block.averaging.keeps_average & ((coeffs[:, 5] != 0.0) | (coeffs[:, 4] != 1.0))
     return upd, np.where(grows, avgs, 0).astype(np.int64), coeffs
 

@@ -104,7 +104,7 @@ class TreeSampledPasses:
         sampler, rule, averaging = block.sampler, block.rule, block.averaging
         P = self.num_players
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
-        avgs = np.array([_bits(average_players(g, P)) for g in block.groups], dtype=np.int64)
+        avgs = np.array([_bits(average_players(g, P, block.averaging)) for g in block.groups], dtype=np.int64)
         iters, floors, weights, rw = sampled_coefficients(block)
         keep = averaging.keeps_average
         avgmasks = (np.tile(avgs, block.count) * (weights != 0.0) if keep else np.zeros(iters.size)).astype(np.int64)

@@ -381,7 +381,7 @@ class TreeGame(TreeSubgames, TreeSampledPasses, TreeEvaluation, Game):
             return self._sampled_block_n(store, block)
         rule, averaging = block.rule, block.averaging
         masks = np.array([_bits(g) for g in block.groups], dtype=np.int64)
-        others = np.array([_bits(average_players(g, 2)) for g in block.groups], dtype=np.int64)
+        others = np.array([_bits(average_players(g, 2, block.averaging)) for g in block.groups], dtype=np.int64)
         iters, floors, weights, rw = sampled_coefficients(block)
         avgmasks = np.tile(others, block.count) * (weights != 0.0) if averaging.keeps_average else np.zeros(iters.size, dtype=np.int64)
         upd_all = int(np.bitwise_or.reduce(masks))

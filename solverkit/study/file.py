@@ -60,6 +60,10 @@ class Run:
     #: the y axis of the study's plots: (metrics column, label, native -> axis factor), in the
     #: game's first display unit (mbb/g for poker) or its own
     axis: tuple[str, str, float] = (EXPLOITABILITY, "", 1.0)
+    #: the game's players, its display units' keys, and whether ``--iterations`` shortened the run
+    players: int = 2
+    units: tuple[str, ...] = ()
+    capped: bool = False
 
     @property
     def slug(self) -> str:
@@ -80,6 +84,8 @@ class Study:
     notes: list[str] = field(default_factory=list)
     #: how seeds' curves are averaged: "geometric" (default) or "arithmetic" (study_stats.MEANS)
     mean: str = "geometric"
+    #: published values to compare with ([reference]; study.reference.Reference), or None
+    reference: object = None
 
 
 #: assembly and game names become parts of run directory names (OUT/runs/A__G__seedS): letters,
@@ -223,8 +229,9 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
     raw = read_toml(path)
     base = Path(path).resolve().parent
     for key in raw:
-        if key not in ("study", "assemblies", "games"):
-            raise ConfigError(f"unknown top-level key {shown(key)} in {path}; valid: assemblies, games, study")
+        if key not in ("study", "assemblies", "games", "reference"):
+            raise ConfigError(f"unknown top-level key {shown(key)} in {path}; valid: assemblies, games, reference, "
+                              "study")
     study = raw.get("study", {})
     _check_keys(study, STUDY_KEYS, "[study]")
     iterations = _positive_int(study.get("iterations", 1000), "[study] iterations")
@@ -304,8 +311,9 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                           "time_limit": glimit, "checkpoint_every": checkpoint_every}
                 solver.update(cfg.get("solver", {}) if isinstance(cfg.get("solver"), dict) else {})
                 solver["seed"] = seed
-                if cap is not None and isinstance(solver.get("iterations"), int):
-                    solver["iterations"] = min(solver["iterations"], cap)
+                capped = cap is not None and isinstance(solver.get("iterations"), int) and solver["iterations"] > cap
+                if capped:
+                    solver["iterations"] = cap
                 cfg["solver"] = solver
                 # resolve now so that every error shows before anything runs
                 assembly = load_config(cfg, registry=registry, where=f"{path}: {awhere} on [games.{gname}]")
@@ -313,7 +321,8 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                 if stop_at_target and not any(k.startswith("target") for k in _solver_keys(atable)):
                     _stop_at(cfg["solver"], targets, where)  # a target of the game's own units: no new check needed
                 runs.append(Run(aname, gname, seed, targets, cfg, int(assembly.solver["iterations"]),
-                                plot_unit(assembly.game)))
+                                plot_unit(assembly.game), int(getattr(assembly.game, "num_players", 2)),
+                                tuple(u.key for u in units_of(assembly.game)), capped))
                 made.append(runs[-1])
                 if not seeded_game and not _sampler_is_random(assembly):
                     break  # nothing random: more seeds would repeat this run
@@ -324,7 +333,13 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                          f"game has no seed or fixes it, the assembly does not sample): each runs once, not once "
                          f"per seed {gseeds}")
     _check_slugs(runs)
-    return Study(_study_name(study.get("name", Path(path).stem)), runs, str(path), notes, how)
+    reference = None
+    if "reference" in raw:
+        from .reference import load_reference
+
+        reference, more = load_reference(raw["reference"], base, runs)
+        notes += more
+    return Study(_study_name(study.get("name", Path(path).stem)), runs, str(path), notes, how, reference)
 
 
 def _study_name(value) -> str:

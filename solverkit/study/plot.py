@@ -46,6 +46,25 @@ def _draw(ax, combined, color, label, dashed=False):
     return True
 
 
+def _draw_reference(ax, reference, gname, aname, run, color) -> None:
+    """The reference's values of one assembly on one game as open markers on the iterations
+    panel, in the axis's unit (a reference in another display unit than the axis is not drawn)."""
+    if reference is None:
+        return
+    points = [p for p in reference.points if p.game == gname and p.assembly == aname]
+    column, _, factor = run.axis
+    if not points or (reference.unit and f"{EXPLOITABILITY}_{reference.unit}" != column):
+        return
+    scale = (1.0 if reference.unit else factor) / (run.players if reference.measure == "nash_conv" else 1)
+    xs = [p.iteration for p in points]
+    ys = [p.value * scale for p in points]
+    if any(p.low is not None for p in points):
+        lows = [(p.value - (p.low if p.low is not None else p.value)) * scale for p in points]
+        highs = [((p.high if p.high is not None else p.value) - p.value) * scale for p in points]
+        ax.errorbar(xs, ys, yerr=[lows, highs], fmt="none", ecolor=color, elinewidth=0.8, capsize=2)
+    ax.plot(xs, ys, ls="none", marker="o", mfc="none", mec=color, ms=6, label=f"{aname}: reference")
+
+
 def plot_study(study, results, out) -> list:
     """Write OUT/<game>.png, OUT/<game>.svg and OUT/<game>_curves.csv for every game of the
     study; returns the paths."""
@@ -139,6 +158,8 @@ def game_figure(study, results, gname, curves=None):
             _draw(ax, curves.get((aname, "average", x)), color, label)
             if (aname, "current", x) in curves:
                 _draw(ax, curves[(aname, "current", x)], color, f"{aname}: current strategy", dashed=True)
+            if x == "iteration":
+                _draw_reference(ax, study.reference, gname, aname, runs[0], color)
         for target in first.targets:
             if target.column != column and target.unit:
                 continue  # a target in another display unit than the axis
@@ -154,6 +175,9 @@ def game_figure(study, results, gname, curves=None):
     legend = panels[0][0].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16),
                                  ncol=min(3, max(1, len(labels))), frameon=False)
     legend.set_in_layout(False)  # the panels keep their width (plot_study saves the legend with them)
-    fig.suptitle(f"{study.name}: {gname}")
+    title = f"{study.name}: {gname}"
+    if study.reference is not None and any(p.game == gname for p in study.reference.points):
+        title += f"\n(circles: {study.reference.source})"
+    fig.suptitle(title)
     fig.tight_layout()
     return fig

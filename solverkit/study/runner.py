@@ -115,12 +115,22 @@ def _run_and_write(study, out: Path, jobs: int, plan: dict, results: dict, bar) 
     from .plot import plot_study
 
     plot_study(study, results, out)
+    compared = None
+    if study.reference is not None:
+        from .reference import REFERENCE_COLUMNS, compare
+
+        compared = compare(study.reference, study, results)
+        _write_csv(out / "reference.csv", REFERENCE_COLUMNS, compared)
     lines = [f"{'assembly':<16} {'game':<14} {'target':>14} {'reached':>8} {'mean iters':>11} "
                  f"{'mean secs':>10} {'mean-curve iters':>17}"]
     for s in summary:
         target = f"{float(s['target']):.3g} {s['unit']}".strip()
         lines.append(f"{s['assembly']:<16} {s['game']:<14} {target:>14} {s['reached']:>8} "
                      f"{s['mean_iterations']!s:>11} {s['mean_seconds']!s:>10} {s['mean_curve_iterations']!s:>17}")
+    if compared is not None:
+        from .reference import text_table
+
+        lines.append(text_table(study.reference, compared))
     lines.append(f"results in {out}")
     return "\n".join(lines)
 
