@@ -92,14 +92,14 @@ def averaging_of(preset, override):
     return f"{spec['name']}({extra})" if extra else spec["name"]
 
 
-def run(ranks, preset, override, rule, checkpoints):
+def run(ranks, preset, override, rule, checkpoints, average_pass="opponent"):
     """{iteration: exploitability} of one run at `checkpoints`, and its seconds (evaluations
     excluded)."""
     from solverkit.core.config import load_config
     from solverkit.core.solver import Solver
 
     cfg = {"preset": preset, "game": {"name": "acpc", "gamedef": GAMEDEFS[ranks]},
-           "solver": {"iterations": checkpoints[-1], "eval_every": 0}}
+           "solver": {"iterations": checkpoints[-1], "eval_every": 0, "average_pass": average_pass}}
     if override:
         cfg["averaging"] = dict(override)
     if rule:
@@ -132,13 +132,15 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=5000, help="the iteration compared with the paper")
     ap.add_argument("--horizon", type=int, default=10000, help="the last checkpoint")
     ap.add_argument("--name", default="apcfr_paper")
+    ap.add_argument("--average-pass", default="opponent", choices=("opponent", "own"),
+                    help="[solver] average_pass: whose pass adds a player's strategy to its average")
     args = ap.parse_args(argv)
     n = args.iterations
     checkpoints = sorted({c for c in (500, 1000, 2000, n, args.horizon) if c <= max(n, args.horizon)})
     rows = []
     for ranks in args.ranks:
         for label, preset, override, rule in RUNS:
-            curve, secs = run(ranks, preset, override, rule, checkpoints)
+            curve, secs = run(ranks, preset, override, rule, checkpoints, args.average_pass)
             row = {"ranks": ranks, "run": label, "preset": preset, "averaging": averaging_of(preset, override),
                    "rule": rule, "curve": {str(k): v for k, v in curve.items()}, "seconds": round(secs, 2),
                    "ms_per_iteration": round(1e3 * secs / checkpoints[-1], 3)}

@@ -129,3 +129,19 @@ def test_a_missing_file_and_the_iterations_cap(tmp_path):
     study = load_study(path, iterations_cap=50)
     assert [p.iteration for p in study.reference.points] == [10]
     assert any("1 of 2 values are past the --iterations cap" in n for n in study.notes)
+
+
+def test_the_shipped_ddcfr_study_matches_its_reference_on_the_small_games(tmp_path):
+    """configs/ddcfr_paper.toml, cut to 100 iterations and its three smallest games: every value of
+    the DDCFR authors' curves there (iterations 1, 10 and 100) within its 5%."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "configs" / "ddcfr_paper.toml"
+    study = load_study(path, iterations_cap=100)
+    assert len({(p.game, p.assembly) for p in load_study(path).reference.points}) == 30
+    keep = {"small_matrix", "kuhn", "leduc"}
+    study.runs = [r for r in study.runs if r.game in keep]
+    study.reference.points = [p for p in study.reference.points if p.game in keep]
+    run_study(study, tmp_path / "out", progress=False)
+    rows = _rows(tmp_path / "out" / "reference.csv")
+    assert len(rows) == 27 and all(r["verdict"] == "match" for r in rows), [r for r in rows if r["verdict"] != "match"]
