@@ -271,7 +271,7 @@ game = { name = "kuhn_tree" }
     assert [(r.assembly, r.seed, r.raw["solver"]["seed"]) for r in study.runs] == [
         ("es", 0, 0), ("es", 1, 1), ("es", 2, 2), ("cfr", 0, 0)]
     assert study.notes == ["kuhn: cfr has nothing random here (the game has no seed or fixes it, the assembly "
-                           "does not sample): each runs once, not once per seed [0, 1, 2]"]
+                           "neither samples nor jitters): each runs once, not once per seed [0, 1, 2]"]
 
 
 def test_study_eval_every_takes_time_and_node_schedules(tmp_path):

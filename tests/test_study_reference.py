@@ -133,15 +133,30 @@ def test_a_missing_file_and_the_iterations_cap(tmp_path):
 
 def test_the_shipped_ddcfr_study_matches_its_reference_on_the_small_games(tmp_path):
     """configs/ddcfr_paper.toml, cut to 100 iterations and its three smallest games: every value of
-    the DDCFR authors' curves there (iterations 1, 10 and 100) within its 5%."""
+    the DDCFR authors' curves there (iterations 1, 10 and 100) within its 5%, as is and jittered."""
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "configs" / "ddcfr_paper.toml"
     study = load_study(path, iterations_cap=100)
-    assert len({(p.game, p.assembly) for p in load_study(path).reference.points}) == 30
+    assert len({(p.game, p.assembly) for p in load_study(path).reference.points}) == 60
     keep = {"small_matrix", "kuhn", "leduc"}
     study.runs = [r for r in study.runs if r.game in keep]
     study.reference.points = [p for p in study.reference.points if p.game in keep]
     run_study(study, tmp_path / "out", progress=False)
     rows = _rows(tmp_path / "out" / "reference.csv")
-    assert len(rows) == 27 and all(r["verdict"] == "match" for r in rows), [r for r in rows if r["verdict"] != "match"]
+    assert len(rows) == 54 and all(r["verdict"] == "match" for r in rows), [r for r in rows if r["verdict"] != "match"]
+    assert {r["seeds"] for r in rows if r["assembly"].endswith("_jitter")} == {"5/5"}
+
+
+def test_the_verdict_meets_ranges():
+    from solverkit.study.reference import Point, verdict
+
+    one = Point("g", "a", 10, 1.0)
+    assert verdict(1.2, 1.2, 1.2, one, 1.25) == "match" and verdict(1.3, 1.3, 1.3, one, 1.25) == "higher"
+    assert verdict(0.7, 0.7, 0.7, one, 1.25) == "lower"
+    # seeds from 0.5 to 3 (mean 1.6): the reference lies inside their range
+    assert verdict(1.6, 0.5, 3.0, one, 1.05) == "match"
+    assert verdict(2.2, 1.5, 3.0, one, 1.05) == "higher"  # 1.0 below 1.5 / 1.05
+    spread = Point("g", "a", 10, 1.0, 0.9, 1.4)
+    assert verdict(1.65, 1.65, 1.65, spread, 1.2) == "match"  # 1.65 / 1.2 = 1.375 <= 1.4
+    assert verdict(1.7, 1.7, 1.7, spread, 1.2) == "higher"  # 1.7 / 1.2 = 1.417 > 1.4

@@ -229,6 +229,12 @@ class MatrixGame(Game):
             s.avgval_ok = s.avgval_ok and s.exact_store
         return s
 
+    def forget_store_caches(self, store) -> None:
+        """Regrets changed outside a pass: the policies kept from the last pass are stale."""
+        s = self._scratches.get(store)
+        if s is not None:
+            s.fresh = (False, False)
+
     def cfr_pass(self, store, job: PassJob, transport=None):
         # Per pass: the opponent's policy, one BLAS product, one fused kernel for the updating
         # player's policy and regrets, then the rule and averaging plug-ins.

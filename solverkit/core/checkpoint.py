@@ -255,7 +255,7 @@ def _may_change(field: str) -> bool:
 
 
 #: settings added after checkpoints were first written, with the value an older checkpoint's run had
-ADDED_LATER = {"store.precision": "float64", "solver.average_pass": "opponent"}
+ADDED_LATER = {"store.precision": "float64", "solver.average_pass": "opponent", "solver.jitter": 0.0}
 
 
 def _flat(tables: dict) -> dict:

@@ -41,6 +41,10 @@ SOLVER_PARAMS = ParamSpec(
                               "Tammelin et al. 2015, the original CFR+ code) or \"own\" (the strategy it played in "
                               "its own pass: OpenSpiel, the DCFR / DDCFR / PDCFR+ code); full passes only",
                               choices=AVERAGE_PASSES),
+        "jitter": Param("float", 0.0, "move every regret by a relative size x N(0, 1) (seeded by [solver] seed) "
+                        "after the first iteration, e.g. 1e-15: runs of several seeds then show how far float "
+                        "rounding alone carries a deterministic sequence (float stores, local transport; 0: "
+                        "none)", min=0.0, max=1e-3),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade); also a string: "
                             "\"100\" iterations, \"30s\" / \"10m\" / \"1h\" of solve time, \"1e6 nodes\" touched", min=0),
         "time_limit": Param("float", 0.0, "stop after this many seconds of solve time (evaluations excluded; "
@@ -212,6 +216,13 @@ def _engine_for_sampler(raw, registry, instances) -> None:
         instances["game"] = other
 
 
+def _float_store(raw) -> bool:
+    """Whether the [store] table keeps floating-point values (not a fixed point nor block16)."""
+    store = raw.get("store") if isinstance(raw.get("store"), dict) else {}
+    return (store.get("precision", "float64") in ("float64", "float32") and not store.get("regret_scale")
+            and not store.get("avg_scale"))
+
+
 def _resolve_sampler(raw, registry, instances, seed):
     """The [sampler] instance (default full), seeded and checked against the game's engine, the
     rule and the averaging scheme."""
@@ -343,6 +354,10 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                               "samples, and its averages follow its own scheme: use average_pass = \"opponent\" "
                               "(the default) with it")
         instances["averaging"].own_pass = True
+    if solver["jitter"] and (instances["transport"].name != "local" or not _float_store(raw)):
+        raise ConfigError(f"[solver] jitter = {solver['jitter']!r} moves the regrets of a float store in this process; "
+                          f"it needs [transport] name = \"local\" (got {instances['transport'].name!r}) and a float "
+                          "store ([store] precision float64 or float32, no regret_scale / avg_scale)")
     if "sampler" in raw:
         resolved["sampler"] = {"name": sampler.name, **sampler.config}
     try:

@@ -161,6 +161,10 @@ class Game(StrategyViews):
         a kernel's signature resolved and loaded, so that solve time counts only the passes.
         Default: nothing."""
 
+    def forget_store_caches(self, store) -> None:
+        """The store's values were changed from outside the passes (``[solver] jitter``): drop
+        anything derived from them that the next pass would otherwise reuse. Default: nothing."""
+
     def blocks_passes(self, rule, averaging, store) -> bool:
         """True when :meth:`cfr_block` runs a block of *full* passes faster than one call each,
         with the same numbers (the solver then hands this game blocks of iterations between

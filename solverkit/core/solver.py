@@ -217,8 +217,10 @@ class Solver(StoreWatch, SolverFiles):
         """`count` iterations: both players' updates, in turn or simultaneously (a block of
         sampled iterations runs in one call of the game's :meth:`cfr_block`)."""
         fixed = bool(self.store.codec.scales)
+        jitter = self.iteration == 0 and bool(self.assembly.solver.get("jitter"))
         while count > 0 and ((count == 1 and not self._single_block()) or (fixed and self.iteration < 3)
-                             or not self.batches):
+                             or jitter or not self.batches):
+            jitter = False  # the first iteration alone: the perturbation follows it (_step_one)
             self._step_one()  # a fixed point's first iterations one by one: they check its resolution
             count -= 1
         if count > 0:
@@ -266,6 +268,11 @@ class Solver(StoreWatch, SolverFiles):
             self.store.codec.check_resolution(self._scale_keys())
         if self.iteration == 1:
             self._first_warnings()
+            if self.assembly.solver.get("jitter"):
+                from .jitter import jitter_regrets
+
+                jitter_regrets(self.store, float(self.assembly.solver["jitter"]), int(self.assembly.solver["seed"]))
+                self.game.forget_store_caches(self.store)
         self._add_time(t0, c0)
 
     def strategy(self, kind: str | None = None):

@@ -216,9 +216,10 @@ def _targets_for(raw: dict[str, list[float]], game, where) -> list[Target]:
     return out
 
 
-def _sampler_is_random(assembly) -> bool:
-    """Whether the assembly samples (Monte-Carlo CFR: any sampler but ``full``)."""
-    return bool(getattr(assembly.sampler, "sampled", False))
+def _is_random(assembly) -> bool:
+    """Whether the assembly's runs differ by seed: it samples (Monte-Carlo CFR: any sampler but
+    ``full``) or jitters its regrets (``[solver] jitter``)."""
+    return bool(getattr(assembly.sampler, "sampled", False)) or bool(assembly.solver.get("jitter"))
 
 
 def load_study(path, iterations_cap: int | None = None) -> Study:
@@ -324,13 +325,13 @@ def load_study(path, iterations_cap: int | None = None) -> Study:
                                 plot_unit(assembly.game), int(getattr(assembly.game, "num_players", 2)),
                                 tuple(u.key for u in units_of(assembly.game)), capped))
                 made.append(runs[-1])
-                if not seeded_game and not _sampler_is_random(assembly):
+                if not seeded_game and not _is_random(assembly):
                     break  # nothing random: more seeds would repeat this run
             if len(made) < len(gseeds):
                 once.append(aname)
         if once:
             notes.append(f"{gname}: {', '.join(once)} {'has' if len(once) == 1 else 'have'} nothing random here (the "
-                         f"game has no seed or fixes it, the assembly does not sample): each runs once, not once "
+                         f"game has no seed or fixes it, the assembly neither samples nor jitters): each runs once, not once "
                          f"per seed {gseeds}")
     _check_slugs(runs)
     reference = None

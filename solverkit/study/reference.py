@@ -5,9 +5,9 @@ study's own at the same iterations, a verdict per cell, written to ``reference.c
 optionally ``low`` and ``high``: the reference's spread) whose games and assemblies are the study's
 own names; ``source`` says where the numbers come from, ``measure`` what they measure
 (``exploitability``: solverkit's, the players' mean best-response gain; ``nash_conv``: their sum)
-and ``unit`` the display unit they are in ("" for the game's own). A cell matches when the study's
-value lies within ``tolerance`` times the reference (either way), or the study's seeds' range
-meets the reference's own [low, high]."""
+and ``unit`` the display unit they are in ("" for the game's own). A cell matches when the
+reference (its [low, high], or its value) meets the study's seeds' range widened by ``tolerance``
+either way: for one seed, the study's value within ``tolerance`` times the reference."""
 
 from __future__ import annotations
 
@@ -227,11 +227,11 @@ def compare(reference: Reference, study, results) -> list[dict]:
 
 
 def verdict(ratio: float, lo: float, hi: float, p: Point, tolerance: float) -> str:
-    """"match" when the ratio is within the tolerance either way or the seeds' range [lo, hi]
-    meets the reference's spread; else "higher" or "lower"."""
-    if 1.0 / tolerance <= ratio <= tolerance:
-        return "match"
-    if p.low is not None and lo <= p.high and hi >= p.low:
+    """"match" when the reference's spread ([low, high], or its value alone) meets the seeds'
+    range [lo, hi] widened by the tolerance either way (one seed: the ratio within the
+    tolerance); else "higher" or "lower", as the seeds' mean stands to the reference."""
+    ref_lo, ref_hi = (p.low, p.high) if p.low is not None else (p.value, p.value)
+    if ref_lo <= hi * tolerance and ref_hi >= lo / tolerance:
         return "match"
     return "higher" if ratio > 1 else "lower"
 
