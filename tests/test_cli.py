@@ -86,7 +86,7 @@ def test_config_toml_is_resolved_and_reloads(run_dir):
     out, _ = run_dir
     asm = load_config(out / "config.toml")
     assert asm.resolved["rule"]["name"] == "rm_plus" and asm.resolved["averaging"]["name"] == "linear"
-    assert asm.solver == {"iterations": 300, "target": 0.0, "update": "alternating", "first_update": 0, "eval_every": 10, "time_limit": 0.0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
+    assert asm.solver == {"iterations": 300, "target": 0.0, "update": "alternating", "first_update": 0, "average_pass": "opponent", "jitter": 0.0, "eval_every": 10, "time_limit": 0.0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert "preset" not in (out / "config.toml").read_text()
     assert load_config(out / "config.toml").resolved == asm.resolved
 

@@ -91,7 +91,7 @@ def test_explicit_tables_override_the_preset():
 
 def test_solver_defaults():
     asm = load_config({"game": "skewed_pennies", "rule": "rm", "averaging": "uniform"})
-    assert asm.solver == {"iterations": 1000, "target": 0.0, "update": "alternating", "first_update": 0, "eval_every": 0, "time_limit": 0.0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
+    assert asm.solver == {"iterations": 1000, "target": 0.0, "update": "alternating", "first_update": 0, "average_pass": "opponent", "jitter": 0.0, "eval_every": 0, "time_limit": 0.0, "eval_current": False, "seed": 0, "checkpoint_every": ""}
     assert asm.resolved["transport"] == {"name": "local", "threads": 2}
 
 
@@ -224,7 +224,7 @@ def test_set_into_a_non_table_section():
         ({**BASE, "game": {"name": 5}}, ["[game] name = 5", "string"]),
         ({**BASE, "game": 5}, ["[game]", "5", "table or a plugin name"]),
         ({**BASE, "game": {"name": "random_matrix", "rowz": 3}}, ["unknown parameter 'rowz'", "[game] (random_matrix)", "cols, rows, seed"]),
-        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, seed, target, time_limit, update"]),
+        ({**BASE, "solver": {"iteration": 3}}, ["unknown parameter 'iteration'", "[solver]", "eval_every, first_update, iterations, jitter, seed, target, time_limit, update"]),
         ({**BASE, "solver": {"target_mbb": 1.0}}, ["[solver] target_mbb = 1.0", "'skewed_pennies'", "no unit 'mbb'", "[solver] target"]),
         ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_mbb": -1}}, ["[solver] target_mbb = -1", "a number >= 0"]),
         ({"preset": "cfr_plus", "game": "kuhn", "solver": {"target_bb": 1.0}}, ["[solver] target_bb = 1.0", "no unit 'bb'", "target_mbb"]),
