@@ -52,6 +52,8 @@ def test_jitter_needs_a_float_store_in_this_process(extra, message):
         load_config({"preset": "cfr_plus", "game": "leduc", "solver": {"jitter": 1e-15}, **extra})
     with pytest.raises(ConfigError, match="jitter"):
         load_config({"preset": "cfr_plus", "game": "leduc", "solver": {"jitter": -1e-15}})
+    with pytest.raises(ConfigError, match="jitter = 1e-15 is for deterministic assemblies; \\[sampler\\] 'external'"):
+        load_config({"preset": "cfr", "game": "leduc_tree", "sampler": {"name": "external"}, "solver": {"jitter": 1e-15}})
 
 
 def test_a_study_runs_a_jittered_assembly_once_per_seed(tmp_path):

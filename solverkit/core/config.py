@@ -43,7 +43,7 @@ SOLVER_PARAMS = ParamSpec(
                               choices=AVERAGE_PASSES),
         "jitter": Param("float", 0.0, "move every regret by a relative size x N(0, 1) (seeded by [solver] seed) "
                         "after the first iteration, e.g. 1e-15: runs of several seeds then show how far float "
-                        "rounding alone carries a deterministic sequence (float stores, local transport; 0: "
+                        "rounding alone carries a deterministic sequence (full passes, float stores, local transport; 0: "
                         "none)", min=0.0, max=1e-3),
         "eval_every": Param("int", 0, "evaluate every N iterations (0: ~20 points per decade); also a string: "
                             "\"100\" iterations, \"30s\" / \"10m\" / \"1h\" of solve time, \"1e6 nodes\" touched", min=0),
@@ -354,6 +354,9 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                               "samples, and its averages follow its own scheme: use average_pass = \"opponent\" "
                               "(the default) with it")
         instances["averaging"].own_pass = True
+    if solver["jitter"] and getattr(sampler, "sampled", False):
+        raise ConfigError(f"[solver] jitter = {solver['jitter']!r} is for deterministic assemblies; [sampler] "
+                          f"{sampler.name!r} samples, and its seeds already vary its runs: leave jitter at 0 with it")
     if solver["jitter"] and (instances["transport"].name != "local" or not _float_store(raw)):
         raise ConfigError(f"[solver] jitter = {solver['jitter']!r} moves the regrets of a float store in this process; "
                           f"it needs [transport] name = \"local\" (got {instances['transport'].name!r}) and a float "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import SolverkitError
 from .store import family
 
 #: the seed stream of the perturbation, apart from a sampler's (same [solver] seed, other numbers)
@@ -27,6 +28,9 @@ def jitter_regrets(store, size: float, seed: int) -> int:
         with store.open(key, writes=names) as seg:
             for name in names:
                 r = seg[name]
+                if not np.issubdtype(r.dtype, np.floating):  # a game's own integer store (config refuses the known ones)
+                    raise SolverkitError(f"[solver] jitter: segment {key!r} keeps {name} as {r.dtype}, not floating "
+                                         "point; jitter moves float values only")
                 r *= 1.0 + size * rng.standard_normal(r.shape)
                 moved += int(np.count_nonzero(r))
     return moved
