@@ -82,3 +82,18 @@ def test_a_checkpoint_from_before_the_setting_resumes_only_as_the_opponents_pass
     own = load_config({"preset": "cfr_plus", "game": "kuhn", "solver": {"average_pass": "own"}}).resolved
     with pytest.raises(CheckpointError, match="average_pass is \"own\".*written with \"opponent\""):
         check_resume("ck", footer, own)
+
+
+def test_own_pass_is_openspiels_cfr_plus_with_three_players():
+    """OpenSpiel's own C++ CFR+ (alternating, each average in its player's own pass) as the oracle."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("kuhn_poker(players=3)")
+    oracle = pyspiel.CFRPlusSolver(game)
+    s = Solver(load_config({"preset": "cfr_plus", "game": {"name": "openspiel", "game": "kuhn_poker(players=3)"},
+                            "solver": {"eval_every": 0, "average_pass": "own"}}))
+    for t in range(1, 31):
+        oracle.evaluate_and_update_policy()
+        s.step(1)
+        if t in (1, 2, 5, 30):
+            assert s.evaluate()["nash_conv"] == pytest.approx(pyspiel.nash_conv(game, oracle.average_policy()),
+                                                              rel=1e-9), t
