@@ -97,3 +97,39 @@ def test_own_pass_is_openspiels_cfr_plus_with_three_players():
         if t in (1, 2, 5, 30):
             assert s.evaluate()["nash_conv"] == pytest.approx(pyspiel.nash_conv(game, oracle.average_policy()),
                                                               rel=1e-9), t
+
+
+SPOT = {"name": "holdem_spot", "board": "Ks9d7h", "pot": 20, "stack": 40, "oop_range": "AA,KQs,T9s,98s,K7s",
+        "ip_range": "QQ,T8s:0.5,AK,97s",
+        "sizes": {"flop": {"bet": "50%"}, "turn": {"bet": "50%, a"}, "river": {"bet": "75%", "raise": "a"}}}
+
+
+def _spot_run(game, iterations=6, **cfg):
+    s = Solver(load_config({"preset": "dcfr", "game": game, "solver": {"eval_every": 0, "average_pass": "own"}, **cfg}))
+    try:
+        s.step(iterations)
+        return s.evaluate()["exploitability"]
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("variant, cfg", [
+    ("split at the turn", {"game": {**SPOT, "split_round": 2}}),
+    ("split at the flop", {"game": {**SPOT, "split_round": 1}}),
+    ("parallel deals", {"game": {**SPOT, "parallel_deals": True}, "transport": {"name": "local", "threads": 2}}),
+    ("float32", {"game": SPOT, "store": {"precision": "float32"}}),
+    ("block16", {"game": SPOT, "store": {"precision": "block16"}}),
+])
+def test_the_own_pass_takes_every_way_the_poker_engine_walks(variant, cfg):
+    """A split game's trunk hands its subgames the updating player's own reach too (it used to
+    hand only the opponent's, which the default pass needs: the subgames' averages stayed 0).
+    The 16- and 32-bit stores are compared early, before their rounding moves the sequence."""
+    rounded = variant in ("float32", "block16")
+    iterations = 2 if rounded else 6
+    base = _spot_run(SPOT, iterations)
+    game = cfg.pop("game")
+    assert _spot_run(game, iterations, **cfg) == pytest.approx(base, rel=1e-5 if rounded else 1e-10), variant
+
+
+def test_a_split_leduc_takes_the_own_pass():
+    assert _spot_run({"name": "leduc", "split_round": 1}, 20) == pytest.approx(_spot_run("leduc", 20), rel=1e-12)

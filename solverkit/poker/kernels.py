@@ -523,12 +523,14 @@ def _walk_passes(T, W, V, entry_reach, upd_masks, avg_masks, val_masks, br_playe
             for lv in range(nlev - 1):
                 path[lv + 1], wq[lv + 1] = _sample_board(key, path[lv], bcode, child_start, child_end, perm_start, perm_end)
         sp = samp_player if mode == MODE_EXTERNAL else -1
-        amask = avg_mask if do_backward else 0
+        grow = avg_mask
         if br_player >= 0:
-            amask &= ~(1 << br_player)
-        # reach is needed for the players whose averages grow and for the opponents of the players
-        # whose values are computed
-        reach_mask = amask
+            grow &= ~(1 << br_player)
+        amask = grow if do_backward else 0
+        # reach is needed for the players whose averages grow (here, or on a trunk's way down in the
+        # subgames below its cut: a player's own average when it updates, [solver] average_pass =
+        # "own") and for the opponents of the players whose values are computed
+        reach_mask = grow
         for p in range(2):
             if (val_mask >> p) & 1:
                 reach_mask |= 1 << (1 - p)

@@ -177,7 +177,9 @@ class GameWalks:
         _kernel(values.src0.dtype)(
             self.kernel_tree(), self._walk_plan(region, b0, c0, c1, seg_board_lo),
             values,
-            Pass(int(job.upd_mask), int(job.avg_mask if do_backward else 0), int(job.val_mask), int(job.br_player),
+            # avg_mask also on a way down (do_backward False): the reach of the players whose
+            # averages grow below it (the kernel adds to no average on such a walk)
+            Pass(int(job.upd_mask), int(job.avg_mask), int(job.val_mask), int(job.br_player),
                  float(pre), float(pos), float(neg), float(floor), float(decay), float(weight), bool(job.prune),
                  int(job.sample), np.uint64(job.key()), int(job.sampling_player()), float(job.nxt),
                  float(job.pweight)),
