@@ -236,13 +236,21 @@ def verdict(ratio: float, lo: float, hi: float, p: Point, tolerance: float) -> s
     return "higher" if ratio > 1 else "lower"
 
 
+#: a comparison longer than this prints the values that do not match only (reference.csv has all)
+PRINT_ALL = 40
+
+
 def text_table(reference: Reference, rows: list[dict]) -> str:
-    """The comparison as the study command prints it, with a count of the matches."""
+    """The comparison as the study command prints it (every value, or past :data:`PRINT_ALL` rows
+    the ones that do not match), with a count of the matches."""
     lines = [f"reference: {reference.source} ({reference.measure}"
              f"{', ' + reference.unit if reference.unit else ''}; match: within {reference.tolerance:g}x"
              f"{' or the spread' if any(p.low is not None for p in reference.points) else ''})",
              f"{'game':<14} {'assembly':<16} {'iteration':>9} {'solverkit':>12} {'reference':>12} {'ratio':>7}  verdict"]
-    for r in rows:
+    shown_rows = rows if len(rows) <= PRINT_ALL else [r for r in rows if r["verdict"] != "match"]
+    if len(shown_rows) < len(rows):
+        lines[0] += f"; the {len(rows) - len(shown_rows)} values that match are in reference.csv"
+    for r in shown_rows:
         sk = f"{float(r['solverkit']):.4g}" if r["solverkit"] else "-"
         lines.append(f"{r['game']:<14} {r['assembly']:<16} {r['iteration']:>9} {sk:>12} "
                      f"{float(r['reference']):>12.4g} {r['ratio'] or '-':>7}  {r['verdict']}")
