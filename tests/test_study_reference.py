@@ -168,8 +168,8 @@ def test_a_long_comparison_prints_what_does_not_match():
     row = {"game": "g", "assembly": "a", "iteration": 10, "solverkit": "1", "reference": "1", "ratio": "1",
            "verdict": "match"}
     rows = [dict(row, iteration=i) for i in range(PRINT_ALL + 1)] + [dict(row, ratio="2", verdict="higher")]
-    text = text_table(Reference("paper", 1.05, "exploitability", "", [], "ref.csv"), rows)
+    text = text_table(Reference("paper", 1.05, "exploitability", "", []), rows)
     assert "the 41 values that match are in reference.csv" in text and text.count("\ng ") == 1
     assert f"41 of {PRINT_ALL + 2} reference values matched" in text
-    short = text_table(Reference("paper", 1.05, "exploitability", "", [], "ref.csv"), rows[:3])
+    short = text_table(Reference("paper", 1.05, "exploitability", "", []), rows[:3])
     assert short.count("\ng ") == 3 and "are in reference.csv" not in short

@@ -248,10 +248,7 @@ class MatrixGame(Game):
         players = job.players
         with store.open("root") as seg:
             r0, r1 = seg["regret0"], seg["regret1"]
-            if own:
-                self._own_pass(seg, store, job, A, s)
-                return
-            if len(players) == 1 and _fusable(job):
+            if len(players) == 1 and _fusable(job) and not own:
                 # one BLAS product and one kernel: the common case (CFR+ and relatives)
                 p = players[0]
                 pre, pos, neg, floor = job.rule.kernel_coefficients(job.iteration)
@@ -280,18 +277,28 @@ class MatrixGame(Game):
             src1 = policy_source(store, seg, "root", 1, job.rule)
             if players == (0,):
                 current_policy(src1, s.y)
+                if own:  # the strategy the row player plays in this pass, before its regrets move
+                    current_policy(src0, s.x)
                 np.dot(A, s.y, out=s.u0)  # row player's action values against y
                 instantaneous_regret(src0, s.u0, False, s.d0)
                 job.update(seg, 0, s.d0)
-                job.accumulate(seg.get("avg1"), s.y)  # y is what the row player's regrets were computed against
-                job.accumulate(seg.get("avgval0"), s.u0)  # so avgval0 stays A @ avg1
+                if own:
+                    job.accumulate(seg.get("avg0"), s.x)
+                else:
+                    job.accumulate(seg.get("avg1"), s.y)  # y is what the row player's regrets were computed against
+                    job.accumulate(seg.get("avgval0"), s.u0)  # so avgval0 stays A @ avg1
             elif players == (1,):
                 current_policy(src0, s.x)
+                if own:
+                    current_policy(src1, s.y)
                 np.dot(s.x, A, out=s.u1)
                 instantaneous_regret(src1, s.u1, True, s.d1)  # negates u1: column values are -(x A)
                 job.update(seg, 1, s.d1)
-                job.accumulate(seg.get("avg0"), s.x)
-                job.accumulate(seg.get("avgval1"), s.u1)
+                if own:
+                    job.accumulate(seg.get("avg1"), s.y)
+                else:
+                    job.accumulate(seg.get("avg0"), s.x)
+                    job.accumulate(seg.get("avgval1"), s.u1)
             elif set(players) == {0, 1}:
                 # simultaneous: both players' regrets from the same profile
                 current_policy(src0, s.x)
@@ -308,26 +315,6 @@ class MatrixGame(Game):
                 job.accumulate(seg.get("avgval1"), s.u1)
             else:
                 raise ValueError(f"matrix game pass: players must be (0,), (1,) or (0, 1), got {players!r}")
-
-    @staticmethod
-    def _own_pass(seg, store, job, A, s) -> None:
-        """An alternating pass that adds the updating player's own strategy (the one it played,
-        before its regrets move) to its average: ``[solver] average_pass = "own"``."""
-        s.fresh = (False, False)
-        src0 = policy_source(store, seg, "root", 0, job.rule)
-        src1 = policy_source(store, seg, "root", 1, job.rule)
-        current_policy(src0, s.x)
-        current_policy(src1, s.y)
-        if job.players == (0,):
-            np.dot(A, s.y, out=s.u0)
-            instantaneous_regret(src0, s.u0, False, s.d0)
-            job.update(seg, 0, s.d0)
-            job.accumulate(seg.get("avg0"), s.x)
-        else:
-            np.dot(s.x, A, out=s.u1)
-            instantaneous_regret(src1, s.u1, True, s.d1)
-            job.update(seg, 1, s.d1)
-            job.accumulate(seg.get("avg1"), s.y)
 
     def best_response_from_store(self, store, kind, transport=None):
         """Best responses to the average strategy from ``avgval0/1``: br_0 = max(A S1) / sum(S1),

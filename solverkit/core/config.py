@@ -216,13 +216,6 @@ def _engine_for_sampler(raw, registry, instances) -> None:
         instances["game"] = other
 
 
-def _float_store(raw) -> bool:
-    """Whether the [store] table keeps floating-point values (not a fixed point nor block16)."""
-    store = raw.get("store") if isinstance(raw.get("store"), dict) else {}
-    return (store.get("precision", "float64") in ("float64", "float32") and not store.get("regret_scale")
-            and not store.get("avg_scale"))
-
-
 def _resolve_sampler(raw, registry, instances, seed):
     """The [sampler] instance (default full), seeded and checked against the game's engine, the
     rule and the averaging scheme."""
@@ -357,10 +350,6 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
     if solver["jitter"] and getattr(sampler, "sampled", False):
         raise ConfigError(f"[solver] jitter = {solver['jitter']!r} is for deterministic assemblies; [sampler] "
                           f"{sampler.name!r} samples, and its seeds already vary its runs: leave jitter at 0 with it")
-    if solver["jitter"] and (instances["transport"].name != "local" or not _float_store(raw)):
-        raise ConfigError(f"[solver] jitter = {solver['jitter']!r} moves the regrets of a float store in this process; "
-                          f"it needs [transport] name = \"local\" (got {instances['transport'].name!r}) and a float "
-                          "store ([store] precision float64 or float32, no regret_scale / avg_scale)")
     if "sampler" in raw:
         resolved["sampler"] = {"name": sampler.name, **sampler.config}
     try:
@@ -379,6 +368,11 @@ def resolve(raw: dict, base_dir=None, registry: Registry | None = None, source="
                           "backend = \"disk\" (valid: hold = \"encoded\" with the disk backend, or backend = "
                           "\"memory\" with either hold)")
     check_scales(store, instances["averaging"], instances["rule"])  # a fixed point too coarse for them: refused
+    float_store = store["precision"] in ("float64", "float32") and not store["regret_scale"] and not store["avg_scale"]
+    if solver["jitter"] and (instances["transport"].name != "local" or not float_store):
+        raise ConfigError(f"[solver] jitter = {solver['jitter']!r} moves the regrets of a float store in this process; "
+                          f"it needs [transport] name = \"local\" (got {instances['transport'].name!r}) and a float "
+                          "store ([store] precision float64 or float32, no regret_scale / avg_scale)")
     if store["path"]:  # ~ expands as in every path parameter; relative paths are relative to the config file
         path = expand_path(store["path"], "[store] path")
         store["path"] = str(path if path.is_absolute() else (base_dir / path).resolve())

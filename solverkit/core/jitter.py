@@ -15,12 +15,11 @@ from .store import family
 JITTER_STREAM = 0x6A177E5
 
 
-def jitter_regrets(store, size: float, seed: int) -> int:
+def jitter_regrets(store, size: float, seed: int) -> None:
     """Multiply every stored regret by 1 + size * N(0, 1), segment by segment in key order (the
-    same numbers for the same seed and store); returns how many values moved. Values that are 0
-    stay 0: the perturbation moves magnitudes, never a regret's sign."""
+    same numbers for the same seed and store). Values that are 0 stay 0: the perturbation moves
+    magnitudes, never a regret's sign."""
     rng = np.random.default_rng([int(seed), JITTER_STREAM])
-    moved = 0
     for key in sorted(store.specs):
         names = sorted(n for n in store.specs[key].arrays if family(n) == "regret")
         if not names:
@@ -32,5 +31,3 @@ def jitter_regrets(store, size: float, seed: int) -> int:
                     raise SolverkitError(f"[solver] jitter: segment {key!r} keeps {name} as {r.dtype}, not floating "
                                          "point; jitter moves float values only")
                 r *= 1.0 + size * rng.standard_normal(r.shape)
-                moved += int(np.count_nonzero(r))
-    return moved

@@ -56,7 +56,6 @@ class Reference:
     measure: str
     unit: str
     points: list[Point]
-    path: str
 
 
 def load_reference(table, base: Path, runs, where: str = "[reference]") -> tuple[Reference, list[str]]:
@@ -107,7 +106,7 @@ def load_reference(table, base: Path, runs, where: str = "[reference]") -> tuple
         kept.append(p)
     if capped:
         notes.append(f"reference: {capped} of {len(points)} values are past the --iterations cap and are not compared")
-    return Reference(source, tolerance, measure, unit, kept, str(path)), notes
+    return Reference(source, tolerance, measure, unit, kept), notes
 
 
 def _read_points(path: Path, where: str) -> list[Point]:
@@ -201,16 +200,19 @@ def compare(reference: Reference, study, results) -> list[dict]:
     from .tables import groups
 
     runs_of = groups(study)
+    column = f"exploitability_{reference.unit}" if reference.unit else "exploitability"
+    curves: dict[str, dict[float, float]] = {}  # a run's evaluations by iteration, read once
     rows = []
     for p in reference.points:
         runs = runs_of[(p.assembly, p.game)]
-        column = f"exploitability_{reference.unit}" if reference.unit else "exploitability"
         factor = float(runs[0].players) if reference.measure == "nash_conv" else 1.0
         values = []
         for run in runs:
-            at = [y for x, y in results[run.slug].curve("iteration", column) if x == p.iteration]
-            if at:
-                values.append(at[-1] * factor)
+            if run.slug not in curves:
+                curves[run.slug] = dict(results[run.slug].curve("iteration", column))
+            at = curves[run.slug].get(p.iteration)
+            if at is not None:
+                values.append(at * factor)
         row = {"game": p.game, "assembly": p.assembly, "iteration": p.iteration, "seeds": f"{len(values)}/{len(runs)}",
                "reference": plain(p.value), "reference_low": plain(p.low), "reference_high": plain(p.high),
                "measure": reference.measure, "unit": reference.unit, "source": reference.source}
